@@ -1,0 +1,35 @@
+# CUDA is detected, not assumed. With nvcc present the GPU code is built; without it the CPU-only
+# build succeeds and says so in one configure line.
+# Default architecture: the GPU present at configure time, else sm_90 (H100/H200).
+# CMAKE_CUDA_ARCHITECTURES on the command line overrides both.
+set(FK_WITH_CUDA OFF)
+if(FK_ENABLE_CUDA)
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(_fk_arch 90)
+      find_program(_fk_nvidia_smi nvidia-smi)
+      if(_fk_nvidia_smi)
+        execute_process(COMMAND ${_fk_nvidia_smi} --query-gpu=compute_cap --format=csv,noheader
+                        OUTPUT_VARIABLE _fk_cap RESULT_VARIABLE _fk_rc ERROR_QUIET
+                        OUTPUT_STRIP_TRAILING_WHITESPACE)
+        if(_fk_rc EQUAL 0 AND _fk_cap MATCHES "^([0-9]+)\\.([0-9]+)")
+          set(_fk_arch "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
+        endif()
+      endif()
+      set(CMAKE_CUDA_ARCHITECTURES ${_fk_arch} CACHE STRING "CUDA architectures")
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    string(APPEND CMAKE_CUDA_FLAGS " --expt-relaxed-constexpr -Xcompiler=-fopenmp")
+    string(APPEND CMAKE_CUDA_FLAGS_RELEASE " -O3")
+    set(FK_WITH_CUDA ON)
+    message(STATUS "factorkit: CUDA ${CMAKE_CUDA_COMPILER_VERSION} found, GPU code ON (architectures ${CMAKE_CUDA_ARCHITECTURES})")
+  else()
+    message(STATUS "factorkit: no CUDA compiler found, building CPU-only")
+  endif()
+else()
+  message(STATUS "factorkit: FK_ENABLE_CUDA=OFF, building CPU-only")
+endif()

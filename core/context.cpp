@@ -1,0 +1,79 @@
+#include "core/context.hpp"
+
+#include <omp.h>
+
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/gpu_hooks.hpp"
+#include "core/log.hpp"
+
+namespace fk {
+
+DeviceRequest parse_device_request(const std::string& text) {
+  if (text == "auto") return DeviceRequest::kAuto;
+  if (text == "gpu" || text == "cuda") return DeviceRequest::kGpu;
+  if (text == "cpu") return DeviceRequest::kCpu;
+  throw Error("--device: expected auto, gpu or cpu, got '" + text + "'");
+}
+
+const char* to_string(DeviceKind kind) { return kind == DeviceKind::kGpu ? "gpu" : "cpu"; }
+
+Context Context::create(DeviceRequest request, int threads, int gpu_id) {
+  if (request == DeviceRequest::kCpu) return Context(DeviceKind::kCpu, threads);
+  if (request == DeviceRequest::kGpu) {
+    if (!cuda_compiled())
+      throw Error("--device gpu: this factorkit build has no CUDA support (nvcc was not found at configure time)");
+    const int n = cuda_device_count();
+    if (n == 0) throw Error("--device gpu: no usable CUDA device found (" + hooks::cuda_absence_reason() + ")");
+    if (gpu_id < 0 || gpu_id >= n)
+      throw Error("GPU id " + std::to_string(gpu_id) + " out of range: " + std::to_string(n) + " device(s)");
+    return Context(DeviceKind::kGpu, threads, gpu_id);
+  }
+  if (cuda_device_count() > gpu_id) return Context(DeviceKind::kGpu, threads, gpu_id);
+  log_info() << "no usable CUDA device (" << (cuda_compiled() ? hooks::cuda_absence_reason() : "CPU-only build")
+             << "); running on the CPU";
+  return Context(DeviceKind::kCpu, threads);
+}
+
+Context::Context(DeviceKind kind, int threads, int gpu_id) : kind_(kind), gpu_id_(gpu_id) {
+  if (threads > 0) omp_set_num_threads(threads);
+  threads_ = threads > 0 ? threads : omp_get_max_threads();
+  if (kind == DeviceKind::kGpu) gpu_ = hooks::create_gpu_resources(gpu_id);
+}
+
+Context::~Context() {
+  if (gpu_) hooks::destroy_gpu_resources(gpu_);
+}
+
+Context::Context(Context&& other) noexcept
+    : kind_(other.kind_), threads_(other.threads_), gpu_id_(other.gpu_id_),
+      gpu_(std::exchange(other.gpu_, nullptr)) {}
+
+Context& Context::operator=(Context&& other) noexcept {
+  if (this != &other) {
+    if (gpu_) hooks::destroy_gpu_resources(gpu_);
+    kind_ = other.kind_;
+    threads_ = other.threads_;
+    gpu_id_ = other.gpu_id_;
+    gpu_ = std::exchange(other.gpu_, nullptr);
+  }
+  return *this;
+}
+
+std::string Context::describe() const {
+  if (kind_ == DeviceKind::kGpu)
+    return "GPU " + std::to_string(gpu_id_) + " (" + hooks::gpu_name(*gpu_) + ")";
+  return "CPU (" + std::to_string(threads_) + " threads)";
+}
+
+GpuResources& Context::gpu() const {
+  if (!gpu_) throw Error("a GPU operation was requested on a CPU context");
+  return *gpu_;
+}
+
+void Context::synchronize() const {
+  if (gpu_) hooks::synchronize(*gpu_);
+}
+
+}  // namespace fk

@@ -1,0 +1,48 @@
+#pragma once
+// Context: where work runs. The first argument of every kernel-level call. It chooses the device,
+// sets the OpenMP thread count, and (on the GPU) owns the CUDA stream and lazily created library
+// handles. This header is host-only: CUDA types live in core/cuda/gpu_resources.cuh.
+#include <string>
+
+namespace fk {
+
+enum class DeviceKind { kCpu, kGpu };
+// What the user asked for on the command line (--device auto|gpu|cpu).
+enum class DeviceRequest { kAuto, kGpu, kCpu };
+
+DeviceRequest parse_device_request(const std::string& text);  // throws fk::Error naming the value
+const char* to_string(DeviceKind kind);
+
+bool cuda_compiled();     // true when this build contains the CUDA code
+int cuda_device_count();  // usable CUDA devices; 0 in a CPU-only build or without a driver/device
+
+struct GpuResources;  // stream + cuSPARSE/cuBLAS/cuSOLVER handles; see core/cuda/gpu_resources.cuh
+
+class Context {
+ public:
+  // Resolves a request: kAuto picks GPU 0 when usable, else the CPU (and logs one notice);
+  // kGpu without a usable device throws fk::Error saying why. threads <= 0 keeps OpenMP's default.
+  static Context create(DeviceRequest request, int threads = 0, int gpu_id = 0);
+  explicit Context(DeviceKind kind, int threads = 0, int gpu_id = 0);
+  ~Context();
+  Context(Context&& other) noexcept;
+  Context& operator=(Context&& other) noexcept;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  DeviceKind device() const { return kind_; }
+  bool is_gpu() const { return kind_ == DeviceKind::kGpu; }
+  int threads() const { return threads_; }
+  int gpu_id() const { return gpu_id_; }
+  std::string describe() const;  // e.g. "GPU 0 (NVIDIA H200)" or "CPU (2 threads)"
+  GpuResources& gpu() const;     // throws fk::Error on a CPU context
+  void synchronize() const;      // waits for the stream on the GPU; no-op on the CPU
+
+ private:
+  DeviceKind kind_ = DeviceKind::kCpu;
+  int threads_ = 1;
+  int gpu_id_ = 0;
+  GpuResources* gpu_ = nullptr;  // owned; created only for GPU contexts
+};
+
+}  // namespace fk

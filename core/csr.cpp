@@ -1,0 +1,125 @@
+#include "core/csr.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace fk {
+
+void validate(const CsrView& csr) {
+  FK_CHECK(csr.rows >= 0 && csr.cols >= 0, "negative shape " << csr.rows << " x " << csr.cols);
+  FK_CHECK(csr.cols <= INT32_MAX, "column count " << csr.cols << " exceeds 32-bit indices");
+  FK_CHECK(csr.row_ptr != nullptr, "CSR without row offsets");
+  FK_CHECK(csr.row_ptr[0] == 0, "CSR row offsets must start at 0");
+  for (std::int64_t r = 0; r < csr.rows; ++r)
+    FK_CHECK(csr.row_ptr[r] <= csr.row_ptr[r + 1], "CSR row offsets decrease at row " << r);
+  FK_CHECK(csr.row_ptr[csr.rows] == csr.nnz,
+           "CSR row offsets end at " << csr.row_ptr[csr.rows] << " but nnz is " << csr.nnz);
+  for (std::int64_t j = 0; j < csr.nnz; ++j)
+    FK_CHECK(csr.col_idx[j] >= 0 && csr.col_idx[j] < csr.cols,
+             "CSR column index " << csr.col_idx[j] << " out of range [0, " << csr.cols << ")");
+}
+
+HostCsr coo_to_csr(const HostCoo& coo) {
+  HostCsr out;
+  out.rows = coo.rows;
+  out.cols = coo.cols;
+  const std::int64_t nnz = coo.nnz();
+  out.row_ptr.assign(static_cast<std::size_t>(coo.rows) + 1, 0);
+  for (std::int64_t j = 0; j < nnz; ++j) {
+    FK_CHECK(coo.row[j] >= 0 && coo.row[j] < coo.rows, "COO row " << coo.row[j] << " out of range");
+    ++out.row_ptr[coo.row[j] + 1];
+  }
+  std::partial_sum(out.row_ptr.begin(), out.row_ptr.end(), out.row_ptr.begin());
+  std::vector<std::int64_t> next(out.row_ptr.begin(), out.row_ptr.end() - 1);
+  out.col_idx.resize(nnz);
+  const bool has_vals = !coo.val.empty();
+  out.vals.resize(has_vals ? nnz : 0);
+  for (std::int64_t j = 0; j < nnz; ++j) {
+    const std::int64_t dst = next[coo.row[j]]++;
+    out.col_idx[dst] = coo.col[j];
+    if (has_vals) out.vals[dst] = coo.val[j];
+  }
+  return out;
+}
+
+HostCoo csr_to_coo(const HostCsr& csr) {
+  HostCoo out;
+  out.rows = csr.rows;
+  out.cols = csr.cols;
+  out.row.resize(csr.nnz());
+  out.col = csr.col_idx;
+  out.val = csr.vals;
+  for (std::int64_t r = 0; r < csr.rows; ++r)
+    std::fill(out.row.begin() + csr.row_ptr[r], out.row.begin() + csr.row_ptr[r + 1], r);
+  return out;
+}
+
+HostCsr transpose(const CsrView& csr, std::vector<std::int64_t>* perm) {
+  HostCsr out;
+  out.rows = csr.cols;
+  out.cols = csr.rows;
+  out.row_ptr.assign(static_cast<std::size_t>(csr.cols) + 1, 0);
+  for (std::int64_t j = 0; j < csr.nnz; ++j) ++out.row_ptr[csr.col_idx[j] + 1];
+  std::partial_sum(out.row_ptr.begin(), out.row_ptr.end(), out.row_ptr.begin());
+  std::vector<std::int64_t> next(out.row_ptr.begin(), out.row_ptr.end() - 1);
+  out.col_idx.resize(csr.nnz);
+  if (csr.vals) out.vals.resize(csr.nnz);
+  if (perm) perm->resize(csr.nnz);
+  for (std::int64_t r = 0; r < csr.rows; ++r) {
+    for (std::int64_t j = csr.row_ptr[r]; j < csr.row_ptr[r + 1]; ++j) {
+      const std::int64_t dst = next[csr.col_idx[j]]++;
+      out.col_idx[dst] = static_cast<std::int32_t>(r);
+      if (csr.vals) out.vals[dst] = csr.vals[j];
+      if (perm) (*perm)[dst] = j;
+    }
+  }
+  return out;
+}
+
+void sort_columns(HostCsr& csr) {
+  std::vector<std::int64_t> order;
+  std::vector<std::int32_t> cols;
+  std::vector<float> vals;
+  for (std::int64_t r = 0; r < csr.rows; ++r) {
+    const std::int64_t b = csr.row_ptr[r], e = csr.row_ptr[r + 1];
+    if (std::is_sorted(csr.col_idx.begin() + b, csr.col_idx.begin() + e)) continue;
+    order.resize(e - b);
+    std::iota(order.begin(), order.end(), b);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::int64_t x, std::int64_t y) { return csr.col_idx[x] < csr.col_idx[y]; });
+    cols.resize(e - b);
+    vals.resize(csr.vals.empty() ? 0 : e - b);
+    for (std::int64_t i = 0; i < e - b; ++i) {
+      cols[i] = csr.col_idx[order[i]];
+      if (!csr.vals.empty()) vals[i] = csr.vals[order[i]];
+    }
+    std::copy(cols.begin(), cols.end(), csr.col_idx.begin() + b);
+    if (!csr.vals.empty()) std::copy(vals.begin(), vals.end(), csr.vals.begin() + b);
+  }
+}
+
+SparseFeatures features(const CsrView& csr) {
+  SparseFeatures f;
+  f.rows = csr.rows;
+  f.cols = csr.cols;
+  f.nnz = csr.nnz;
+  const double cells = static_cast<double>(csr.rows) * static_cast<double>(csr.cols);
+  f.density = cells > 0 ? static_cast<double>(csr.nnz) / cells : 0.0;
+  f.row_mean = csr.rows > 0 ? static_cast<double>(csr.nnz) / static_cast<double>(csr.rows) : 0.0;
+  double sq = 0;
+  for (std::int64_t r = 0; r < csr.rows; ++r) {
+    const std::int64_t len = csr.row_ptr[r + 1] - csr.row_ptr[r];
+    f.row_max = std::max(f.row_max, len);
+    f.empty_rows += len == 0;
+    const double d = static_cast<double>(len) - f.row_mean;
+    sq += d * d;
+  }
+  f.row_cv = (csr.rows > 0 && f.row_mean > 0) ? std::sqrt(sq / static_cast<double>(csr.rows)) / f.row_mean : 0.0;
+  std::vector<char> seen(static_cast<std::size_t>(csr.cols), 0);
+  for (std::int64_t j = 0; j < csr.nnz; ++j) seen[csr.col_idx[j]] = 1;
+  f.nonempty_cols = std::count(seen.begin(), seen.end(), 1);
+  return f;
+}
+
+}  // namespace fk

@@ -1,0 +1,77 @@
+#pragma once
+// Sparse matrices on the host: CSR (the format every kernel takes) and COO (what readers build).
+// Row offsets are 64-bit so that nnz may pass 2^31; column indices are 32-bit; values float.
+#include <cstdint>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace fk {
+
+// Non-owning CSR view. All three arrays live on the same side (host for CPU kernels, device for
+// CUDA kernels). row_ptr has rows + 1 entries; col_idx and vals have nnz entries. Columns within a
+// row need not be sorted. vals may be null for a pattern-only matrix.
+struct CsrView {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t nnz = 0;
+  const std::int64_t* row_ptr = nullptr;
+  const std::int32_t* col_idx = nullptr;
+  const float* vals = nullptr;
+};
+
+// Owning host CSR matrix.
+struct HostCsr {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::vector<std::int64_t> row_ptr{0};  // rows + 1 entries
+  std::vector<std::int32_t> col_idx;     // nnz entries
+  std::vector<float> vals;               // nnz entries
+
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col_idx.size()); }
+  CsrView view() const {
+    return {rows, cols, nnz(), row_ptr.data(), col_idx.data(), vals.empty() ? nullptr : vals.data()};
+  }
+};
+
+// Owning host COO triplets (what file readers produce before conversion).
+struct HostCoo {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::vector<std::int64_t> row;
+  std::vector<std::int32_t> col;
+  std::vector<float> val;
+
+  std::int64_t nnz() const { return static_cast<std::int64_t>(row.size()); }
+};
+
+// Throws fk::Error when the structure is inconsistent (offsets not monotone, indices out of range).
+void validate(const CsrView& csr);
+
+// COO -> CSR by a stable counting sort on rows (keeps the triplets' order within a row).
+// Duplicate (row, col) pairs are kept as separate entries; readers reject them earlier.
+HostCsr coo_to_csr(const HostCoo& coo);
+
+// CSR -> COO (row-major order).
+HostCoo csr_to_coo(const HostCsr& csr);
+
+// Transpose. If `perm` is not null it receives nnz entries: perm[j] is the position in `csr` of
+// the j-th entry of the result, so values can be gathered again later without re-transposing.
+HostCsr transpose(const CsrView& csr, std::vector<std::int64_t>* perm = nullptr);
+
+// Sorts the columns within each row (values follow). Returns the matrix unchanged otherwise.
+void sort_columns(HostCsr& csr);
+
+// Row-length statistics used by the kernel selectors and the benchmarks.
+struct SparseFeatures {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  double density = 0;        // nnz / (rows * cols)
+  double row_mean = 0;       // mean nonzeros per row
+  double row_cv = 0;         // standard deviation / mean of the row lengths
+  std::int64_t row_max = 0;  // longest row
+  std::int64_t empty_rows = 0;
+  std::int64_t nonempty_cols = 0;
+};
+SparseFeatures features(const CsrView& csr);
+
+}  // namespace fk

@@ -1,0 +1,93 @@
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/gpu_resources.cuh"
+#include "core/gpu_hooks.hpp"
+
+namespace fk {
+
+bool cuda_compiled() { return true; }
+
+int cuda_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device / no driver" error
+    return 0;
+  }
+  return n;
+}
+
+GpuResources::GpuResources(int gpu_id) : device(gpu_id) {
+  FK_CUDA_CHECK(cudaSetDevice(gpu_id));
+  FK_CUDA_CHECK(cudaGetDeviceProperties(&props, gpu_id));
+  // A blocking stream: plain cudaMemcpy on the legacy default stream orders after our kernels.
+  FK_CUDA_CHECK(cudaStreamCreate(&stream));
+}
+
+GpuResources::~GpuResources() {
+  if (cusparse_) cusparseDestroy(cusparse_);
+  if (cublas_) cublasDestroy(cublas_);
+  if (cusolver_) cusolverDnDestroy(cusolver_);
+  if (stream) cudaStreamDestroy(stream);
+}
+
+cusparseHandle_t GpuResources::cusparse() {
+  if (!cusparse_) {
+    FK_CUSPARSE_CHECK(cusparseCreate(&cusparse_));
+    FK_CUSPARSE_CHECK(cusparseSetStream(cusparse_, stream));
+  }
+  return cusparse_;
+}
+
+cublasHandle_t GpuResources::cublas() {
+  if (!cublas_) {
+    FK_CUBLAS_CHECK(cublasCreate(&cublas_));
+    FK_CUBLAS_CHECK(cublasSetStream(cublas_, stream));
+  }
+  return cublas_;
+}
+
+cusolverDnHandle_t GpuResources::cusolver() {
+  if (!cusolver_) {
+    FK_CUSOLVER_CHECK(cusolverDnCreate(&cusolver_));
+    FK_CUSOLVER_CHECK(cusolverDnSetStream(cusolver_, stream));
+  }
+  return cusolver_;
+}
+
+namespace hooks {
+
+GpuResources* create_gpu_resources(int gpu_id) { return new GpuResources(gpu_id); }
+void destroy_gpu_resources(GpuResources* res) noexcept { delete res; }
+std::string gpu_name(const GpuResources& res) { return res.props.name; }
+void synchronize(const GpuResources& res) { FK_CUDA_CHECK(cudaStreamSynchronize(res.stream)); }
+
+std::string cuda_absence_reason() {
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  cudaGetLastError();
+  if (err != cudaSuccess) return cudaGetErrorString(err);
+  return n == 0 ? "no CUDA device present" : "device present";
+}
+
+void* device_allocate(std::size_t bytes) {
+  void* p = nullptr;
+  FK_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
+}
+void device_free(void* ptr) noexcept {
+  if (ptr) cudaFree(ptr);
+}
+void copy_host_to_device(void* dst, const void* src, std::size_t bytes) {
+  FK_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+void copy_device_to_host(void* dst, const void* src, std::size_t bytes) {
+  FK_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+void copy_device_to_device(void* dst, const void* src, std::size_t bytes) {
+  FK_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+}
+void device_fill_bytes(void* dst, int byte, std::size_t bytes) {
+  FK_CUDA_CHECK(cudaMemset(dst, byte, bytes));
+}
+
+}  // namespace hooks
+}  // namespace fk

@@ -1,0 +1,36 @@
+#pragma once
+// What a GPU Context owns: the device id and properties, one stream, and library handles created
+// on first use (most runs need only some of them). CUDA-only header.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <cusparse.h>
+
+#include "core/context.hpp"
+
+namespace fk {
+
+struct GpuResources {
+  explicit GpuResources(int gpu_id);
+  ~GpuResources();
+  GpuResources(const GpuResources&) = delete;
+  GpuResources& operator=(const GpuResources&) = delete;
+
+  int device = 0;
+  cudaDeviceProp props{};
+  cudaStream_t stream = nullptr;
+
+  cusparseHandle_t cusparse();  // created on first call, bound to `stream`
+  cublasHandle_t cublas();
+  cusolverDnHandle_t cusolver();
+
+ private:
+  cusparseHandle_t cusparse_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  cusolverDnHandle_t cusolver_ = nullptr;
+};
+
+// Shorthand used by kernels: the stream of a GPU context.
+inline cudaStream_t stream_of(const Context& ctx) { return ctx.gpu().stream; }
+
+}  // namespace fk

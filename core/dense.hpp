@@ -1,0 +1,58 @@
+#pragma once
+// Dense row-major matrices: an owning host matrix and a non-owning view that kernels take.
+// Row-major with no padding: element (r, c) lives at data[r * cols + c].
+#include <cstdint>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace fk {
+
+// Non-owning view of a rows x cols row-major matrix. Whether `data` is host or device memory is
+// decided by the caller: CPU kernels take host views, CUDA kernels take device views.
+template <typename T>
+struct DenseView {
+  T* data = nullptr;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+
+  std::int64_t size() const { return rows * cols; }
+  T* row(std::int64_t r) const { return data + r * cols; }
+  T& operator()(std::int64_t r, std::int64_t c) const { return data[r * cols + c]; }
+  operator DenseView<const T>() const { return {data, rows, cols}; }  // NOLINT: implicit by design
+};
+
+// Owning row-major host matrix.
+template <typename T>
+class HostDense {
+ public:
+  HostDense() = default;
+  HostDense(std::int64_t rows, std::int64_t cols, T fill = T{})
+      : rows_(rows), cols_(cols), data_(checked_size(rows, cols), fill) {}
+
+  std::int64_t rows() const { return rows_; }
+  std::int64_t cols() const { return cols_; }
+  std::int64_t size() const { return rows_ * cols_; }
+  T* data() { return data_.data(); }
+  const T* data() const { return data_.data(); }
+  T& operator()(std::int64_t r, std::int64_t c) { return data_[r * cols_ + c]; }
+  const T& operator()(std::int64_t r, std::int64_t c) const { return data_[r * cols_ + c]; }
+  T* row(std::int64_t r) { return data_.data() + r * cols_; }
+  const T* row(std::int64_t r) const { return data_.data() + r * cols_; }
+  std::vector<T>& storage() { return data_; }
+  const std::vector<T>& storage() const { return data_; }
+
+  DenseView<T> view() { return {data_.data(), rows_, cols_}; }
+  DenseView<const T> view() const { return {data_.data(), rows_, cols_}; }
+
+ private:
+  static std::size_t checked_size(std::int64_t rows, std::int64_t cols) {
+    FK_CHECK(rows >= 0 && cols >= 0, "negative matrix shape " << rows << " x " << cols);
+    return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  }
+  std::int64_t rows_ = 0;
+  std::int64_t cols_ = 0;
+  std::vector<T> data_;
+};
+
+}  // namespace fk

@@ -1,0 +1,27 @@
+#pragma once
+// The seam between host code and the CUDA part of core. In CUDA builds these are implemented in
+// core/cuda/*.cu; in CPU-only builds core/cpu_only_hooks.cpp implements them by throwing a clear
+// "not compiled with CUDA" error (or reporting zero devices), so every binary still links.
+#include <cstddef>
+#include <string>
+
+namespace fk {
+struct GpuResources;
+namespace hooks {
+
+GpuResources* create_gpu_resources(int gpu_id);
+void destroy_gpu_resources(GpuResources* res) noexcept;
+std::string gpu_name(const GpuResources& res);
+void synchronize(const GpuResources& res);
+std::string cuda_absence_reason();  // why cuda_device_count() is 0, for messages
+
+// Device memory. Copies are synchronous with respect to the host.
+void* device_allocate(std::size_t bytes);
+void device_free(void* ptr) noexcept;
+void copy_host_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_device_to_host(void* dst, const void* src, std::size_t bytes);
+void copy_device_to_device(void* dst, const void* src, std::size_t bytes);
+void device_fill_bytes(void* dst, int byte, std::size_t bytes);
+
+}  // namespace hooks
+}  // namespace fk

@@ -1,0 +1,33 @@
+#pragma once
+// Ratings files: MovieLens "user::item::rating::timestamp" (ratings.dat), CSV with a header line
+// (userId,movieId,rating[,timestamp]), or tab/space separated "user item rating [timestamp]"
+// (u.data). Raw ids are arbitrary tokens (any length) mapped to dense indices in order of first
+// appearance; the maps are kept so outputs can use the raw ids. Ratings must be finite numbers;
+// a repeated (user, item) pair is an InputError.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/csr.hpp"
+
+namespace fk::io {
+
+struct Ratings {
+  std::vector<std::int32_t> user;  // dense user index per rating
+  std::vector<std::int32_t> item;  // dense item index per rating
+  std::vector<float> rating;
+  std::vector<std::string> user_ids;  // raw id of each dense user index
+  std::vector<std::string> item_ids;  // raw id of each dense item index
+
+  std::int64_t size() const { return static_cast<std::int64_t>(rating.size()); }
+  std::int64_t users() const { return static_cast<std::int64_t>(user_ids.size()); }
+  std::int64_t items() const { return static_cast<std::int64_t>(item_ids.size()); }
+  // users x items CSR of the ratings (in file order within a user).
+  HostCsr to_csr() const;
+};
+
+Ratings read_ratings(const std::string& path);
+// CSV "user,item,rating" with a header, raw ids (atomically).
+void write_ratings_csv(const std::string& path, const Ratings& r);
+
+}  // namespace fk::io

@@ -1,0 +1,9 @@
+#pragma once
+// Factories of the OpenMP variants (one per file in this folder).
+#include <memory>
+
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+
+namespace fk {
+}  // namespace fk

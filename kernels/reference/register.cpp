@@ -1,0 +1,9 @@
+#include "kernels/reference/reference.hpp"
+#include "kernels/registry.hpp"
+
+namespace fk {
+void register_reference_variants(Registry& r) {
+  r.sddmm.push_back(make_reference_sddmm());
+  r.spmm.push_back(make_reference_spmm());
+}
+}  // namespace fk

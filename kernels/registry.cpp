@@ -1,0 +1,208 @@
+#include "kernels/registry.hpp"
+
+#include <sstream>
+
+#include "core/device_buffer.hpp"
+#include "core/log.hpp"
+#include "core/timer.hpp"
+#if FK_WITH_CUDA
+#include "kernels/cuda/device_ops.hpp"
+#endif
+
+namespace fk {
+
+const char* to_string(Backend b) {
+  switch (b) {
+    case Backend::kReference: return "reference";
+    case Backend::kOmp: return "omp";
+    case Backend::kCuda: return "cuda";
+  }
+  return "?";
+}
+
+const Registry& registry() {
+  static const Registry reg = [] {
+    Registry r;
+    register_reference_variants(r);
+    register_omp_variants(r);
+#if FK_WITH_CUDA
+    register_cuda_variants(r);
+#endif
+    return r;
+  }();
+  return reg;
+}
+
+namespace {
+
+template <typename V>
+std::vector<const V*> pointers(const std::vector<std::unique_ptr<V>>& owned) {
+  std::vector<const V*> out;
+  for (const auto& v : owned) out.push_back(v.get());
+  return out;
+}
+
+template <typename V>
+const V& find_variant(const std::vector<const V*>& all, const std::string& name, const char* op) {
+  for (const V* v : all)
+    if (name == v->name()) return *v;
+  std::ostringstream os;
+  os << "unknown " << op << " variant '" << name << "'; known:";
+  for (const V* v : all) os << ' ' << v->name();
+  os << " auto";
+  throw Error(os.str());
+}
+
+// Row statistics of S wherever it lives: a device pattern's row offsets are copied to the host
+// (8 bytes per row, once per plan).
+SparseFeatures pattern_features(const Context& ctx, const CsrView& s) {
+  if (!ctx.is_gpu()) return features(s);
+  std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(s.rows) + 1);
+  hooks::copy_device_to_host(row_ptr.data(), s.row_ptr, row_ptr.size() * sizeof(std::int64_t));
+  CsrView rows_only = s;
+  rows_only.row_ptr = row_ptr.data();
+  rows_only.col_idx = nullptr;
+  rows_only.nnz = 0;  // features() then skips the column scan
+  SparseFeatures f = features(rows_only);
+  f.nnz = s.nnz;
+  const double cells = static_cast<double>(s.rows) * static_cast<double>(s.cols);
+  f.density = cells > 0 ? static_cast<double>(s.nnz) / cells : 0.0;
+  return f;
+}
+
+template <typename V>
+const V& resolve(const Context& ctx, const std::vector<const V*>& all, const std::string& name,
+                 const KernelProblem& problem, const char* op,
+                 const V& (*choose)(DeviceKind, const KernelProblem&)) {
+  if (name == "auto") {
+    const V& v = choose(ctx.device(), problem);
+    log_debug() << op << " auto chose " << v.name();
+    return v;
+  }
+  const V& v = find_variant(all, name, op);
+  if (device_of(v.backend()) != ctx.device())
+    throw Error(std::string(op) + " variant '" + name + "' runs on the " + to_string(device_of(v.backend())) +
+                " but the context is " + ctx.describe());
+  const std::string why = v.why_not(problem);
+  if (!why.empty()) throw Error(std::string(op) + " variant '" + name + "' does not apply: " + why);
+  return v;
+}
+
+void check_pattern(const CsrView& s, int k) {
+  FK_CHECK(k >= 1, "dense width K must be at least 1, got " << k);
+  FK_CHECK(s.rows >= 0 && s.cols >= 0 && s.nnz >= 0, "invalid sparse shape");
+  FK_CHECK(s.cols <= INT32_MAX, "sparse matrix has more columns than 32-bit indices can hold");
+  FK_CHECK(s.row_ptr != nullptr, "sparse matrix without row offsets");
+}
+
+// C = Sᵀ·B through a transposed copy of the pattern: the inner plan runs on Sᵀ (N x M); values
+// given in S's order are gathered through `perm` into Sᵀ's order before each run.
+class CachedTransposePlan : public SpmmPlan {
+ public:
+  CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner) {
+    HostCsr host_s;
+    CsrView hs = s;
+    if (ctx.is_gpu()) {  // transpose on the host once; the plan is reused for many runs
+      host_s.rows = s.rows;
+      host_s.cols = s.cols;
+      host_s.row_ptr.resize(s.rows + 1);
+      host_s.col_idx.resize(s.nnz);
+      hooks::copy_device_to_host(host_s.row_ptr.data(), s.row_ptr, (s.rows + 1) * sizeof(std::int64_t));
+      hooks::copy_device_to_host(host_s.col_idx.data(), s.col_idx, s.nnz * sizeof(std::int32_t));
+      if (s.vals) {
+        host_s.vals.resize(s.nnz);
+        hooks::copy_device_to_host(host_s.vals.data(), s.vals, s.nnz * sizeof(float));
+      }
+      hs = host_s.view();
+    }
+    std::vector<std::int64_t> perm;
+    transposed_ = transpose(hs, &perm);
+    own_vals_ = s.vals;
+    if (ctx.is_gpu()) {
+      dev_t_ = DeviceCsr(transposed_);
+      dev_perm_ = DeviceBuffer<std::int64_t>(perm);
+      dev_vals_ = DeviceBuffer<float>(s.nnz);
+      inner_ = inner.prepare(ctx, dev_t_.view(), k);
+    } else {
+      perm_ = std::move(perm);
+      host_vals_.resize(s.nnz);
+      inner_ = inner.prepare(ctx, transposed_.view(), k);
+    }
+  }
+
+  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
+    if (!vals) vals = own_vals_;
+    FK_CHECK(vals != nullptr, "SpMM run without values: the pattern has none and none were given");
+    const std::int64_t nnz = transposed_.nnz();
+    if (ctx.is_gpu()) {
+#if FK_WITH_CUDA
+      gather_values(ctx, vals, dev_perm_.data(), nnz, dev_vals_.data());
+#endif
+      inner_->run(ctx, dev_vals_.data(), b, c);
+    } else {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t j = 0; j < nnz; ++j) host_vals_[j] = vals[perm_[j]];
+      inner_->run(ctx, host_vals_.data(), b, c);
+    }
+  }
+
+ private:
+  HostCsr transposed_;  // host copy (pattern of Sᵀ); the CPU inner plan views it
+  const float* own_vals_ = nullptr;
+  std::vector<std::int64_t> perm_;
+  std::vector<float> host_vals_;
+  DeviceCsr dev_t_;
+  DeviceBuffer<std::int64_t> dev_perm_;
+  DeviceBuffer<float> dev_vals_;
+  std::unique_ptr<SpmmPlan> inner_;
+};
+
+}  // namespace
+
+const std::vector<const SddmmVariant*>& sddmm_variants() {
+  static const auto all = pointers(registry().sddmm);
+  return all;
+}
+const std::vector<const SpmmVariant*>& spmm_variants() {
+  static const auto all = pointers(registry().spmm);
+  return all;
+}
+const SddmmVariant& find_sddmm_variant(const std::string& name) { return find_variant(sddmm_variants(), name, "SDDMM"); }
+const SpmmVariant& find_spmm_variant(const std::string& name) { return find_variant(spmm_variants(), name, "SpMM"); }
+
+PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k, const std::string& variant) {
+  check_pattern(s, k);
+  const KernelProblem problem{pattern_features(ctx, s), k};
+  PreparedSddmm out;
+  out.variant = &resolve(ctx, sddmm_variants(), variant, problem, "SDDMM", &choose_sddmm_variant);
+  Stopwatch clock;
+  out.plan = out.variant->prepare(ctx, s, k);
+  ctx.synchronize();
+  out.prepare_seconds = clock.seconds();
+  return out;
+}
+
+PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op, const std::string& variant) {
+  check_pattern(s, k);
+  KernelProblem problem{pattern_features(ctx, s), k};
+  PreparedSpmm out;
+  out.op = op;
+  Stopwatch clock;
+  if (op == Op::kNoTrans) {
+    out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
+    out.plan = out.variant->prepare(ctx, s, k);
+  } else {
+    // The rules see Sᵀ: its rows are S's columns. Row statistics of Sᵀ are only known after the
+    // transpose, so the choice uses S's shape swapped and its mean; the plan is then built on Sᵀ.
+    std::swap(problem.sparse.rows, problem.sparse.cols);
+    problem.sparse.row_mean = problem.sparse.rows > 0 ? double(problem.sparse.nnz) / double(problem.sparse.rows) : 0;
+    out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
+    out.plan = out.variant->prepare_transposed(ctx, s, k);
+    if (!out.plan) out.plan = std::make_unique<CachedTransposePlan>(ctx, s, k, *out.variant);
+  }
+  ctx.synchronize();
+  out.prepare_seconds = clock.seconds();
+  return out;
+}
+
+}  // namespace fk

@@ -1,0 +1,58 @@
+#pragma once
+// SpMM: C = op(S) · B with S sparse (M x N, CSR), op(S) = S or Sᵀ, B dense row-major float32 and
+// C dense row-major float32 (overwritten). K = B.cols may be 1 (SpMV).
+//   op = kNoTrans: B is N x K, C is M x K.
+//   op = kTrans:   B is M x K, C is N x K. Served by a transposed copy of the pattern cached in the
+//                  plan (with the permutation that maps its entries back to S's order), unless a
+//                  variant transposes natively.
+// Values are given at run time, in S's CSR order, so one plan serves every set of values on the
+// same pattern (apps recompute values each iteration).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dense.hpp"
+#include "kernels/variant.hpp"
+
+namespace fk {
+
+enum class Op { kNoTrans, kTrans };
+
+class SpmmPlan {
+ public:
+  virtual ~SpmmPlan() = default;
+  // vals: nnz values in S's order (nullptr: S's own values, which must then exist).
+  // b, c as described above; all on the plan's side.
+  virtual void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) = 0;
+};
+
+class SpmmVariant : public VariantInfo {
+ public:
+  // Plan for C = S · B. `s` is on the variant's side and must outlive the plan.
+  virtual std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const = 0;
+  // Plan for C = Sᵀ · B computed natively; nullptr means "use the cached transpose".
+  virtual std::unique_ptr<SpmmPlan> prepare_transposed(const Context& /*ctx*/, const CsrView& /*s*/,
+                                                       int /*k*/) const {
+    return nullptr;
+  }
+};
+
+const std::vector<const SpmmVariant*>& spmm_variants();
+const SpmmVariant& find_spmm_variant(const std::string& name);
+const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& problem);
+
+struct PreparedSpmm {
+  std::unique_ptr<SpmmPlan> plan;
+  const SpmmVariant* variant = nullptr;
+  Op op = Op::kNoTrans;
+  double prepare_seconds = 0;
+  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) const {
+    plan->run(ctx, vals, b, c);
+  }
+};
+
+// For op = kTrans the problem the rules and checks see is Sᵀ's.
+PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op = Op::kNoTrans,
+                            const std::string& variant = "auto");
+
+}  // namespace fk

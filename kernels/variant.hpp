@@ -1,0 +1,34 @@
+#pragma once
+// What every kernel variant has (CUTLASS/Ginkgo style): a stable descriptive name, a one-line
+// summary, the backend it runs on, and an applicability check that says why it does not apply.
+// Variants are objects registered explicitly by one function per backend (kernels/registry.hpp).
+#include <string>
+
+#include "core/context.hpp"
+#include "core/csr.hpp"
+
+namespace fk {
+
+enum class Backend { kReference, kOmp, kCuda };
+const char* to_string(Backend b);
+// Reference and OpenMP variants run on CPU contexts with host data; CUDA ones on GPU contexts
+// with device data.
+inline DeviceKind device_of(Backend b) { return b == Backend::kCuda ? DeviceKind::kGpu : DeviceKind::kCpu; }
+
+// The problem as variants and the `auto` rules see it.
+struct KernelProblem {
+  SparseFeatures sparse;  // of S (row statistics; nonempty_cols may be 0 when unknown)
+  int k = 0;              // dense width
+};
+
+class VariantInfo {
+ public:
+  virtual ~VariantInfo() = default;
+  virtual const char* name() const = 0;     // e.g. "omp.sddmm.aspt"
+  virtual const char* summary() const = 0;  // one line for `fk-bench --list`
+  virtual Backend backend() const = 0;
+  // Empty when the variant applies to the problem; otherwise a reason a person can read.
+  virtual std::string why_not(const KernelProblem& /*problem*/) const { return {}; }
+};
+
+}  // namespace fk

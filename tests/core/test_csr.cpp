@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include "core/csr.hpp"
+#include "core/random.hpp"
+#include "../kernels/problems.hpp"
+
+namespace fk {
+namespace {
+
+// [[1 0 2], [0 0 0], [0 3 0]]
+HostCsr small() {
+  HostCsr m;
+  m.rows = 3;
+  m.cols = 3;
+  m.row_ptr = {0, 2, 2, 3};
+  m.col_idx = {0, 2, 1};
+  m.vals = {1, 2, 3};
+  return m;
+}
+
+TEST(Csr, TransposeSmallExact) {
+  std::vector<std::int64_t> perm;
+  HostCsr t = transpose(small().view(), &perm);
+  EXPECT_EQ(t.rows, 3);
+  EXPECT_EQ(t.row_ptr, (std::vector<std::int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(t.col_idx, (std::vector<std::int32_t>{0, 2, 0}));
+  EXPECT_EQ(t.vals, (std::vector<float>{1, 3, 2}));
+  EXPECT_EQ(perm, (std::vector<std::int64_t>{0, 2, 1}));
+}
+
+TEST(Csr, TransposeTwiceIsIdentityOnRandomPatterns) {
+  for (auto& p : test::awkward_problems(7)) {
+    HostCsr s = p.s;
+    sort_columns(s);
+    HostCsr tt = transpose(transpose(s.view()).view());
+    EXPECT_EQ(tt.row_ptr, s.row_ptr) << p.name;
+    EXPECT_EQ(tt.col_idx, s.col_idx) << p.name;
+    EXPECT_EQ(tt.vals, s.vals) << p.name;
+    validate(tt.view());
+  }
+}
+
+TEST(Csr, CooRoundTrip) {
+  HostCsr m = small();
+  HostCoo coo = csr_to_coo(m);
+  EXPECT_EQ(coo.row, (std::vector<std::int64_t>{0, 0, 2}));
+  HostCsr back = coo_to_csr(coo);
+  EXPECT_EQ(back.row_ptr, m.row_ptr);
+  EXPECT_EQ(back.col_idx, m.col_idx);
+  EXPECT_EQ(back.vals, m.vals);
+}
+
+TEST(Csr, CooToCsrRejectsRowOutOfRange) {
+  HostCoo coo;
+  coo.rows = 2;
+  coo.cols = 2;
+  coo.row = {0, 2};
+  coo.col = {0, 0};
+  coo.val = {1, 1};
+  EXPECT_THROW(coo_to_csr(coo), Error);
+}
+
+TEST(Csr, ValidateCatchesBadStructure) {
+  HostCsr m = small();
+  m.col_idx[1] = 3;
+  EXPECT_THROW(validate(m.view()), Error);
+  m = small();
+  m.row_ptr[2] = 1;
+  EXPECT_THROW(validate(m.view()), Error);
+}
+
+TEST(Csr, SortColumnsKeepsValuesWithTheirColumns) {
+  HostCsr m;
+  m.rows = 1;
+  m.cols = 5;
+  m.row_ptr = {0, 3};
+  m.col_idx = {4, 0, 2};
+  m.vals = {40, 0, 20};
+  sort_columns(m);
+  EXPECT_EQ(m.col_idx, (std::vector<std::int32_t>{0, 2, 4}));
+  EXPECT_EQ(m.vals, (std::vector<float>{0, 20, 40}));
+}
+
+TEST(Csr, Features) {
+  SparseFeatures f = features(small().view());
+  EXPECT_EQ(f.nnz, 3);
+  EXPECT_EQ(f.empty_rows, 1);
+  EXPECT_EQ(f.row_max, 2);
+  EXPECT_EQ(f.nonempty_cols, 3);
+  EXPECT_DOUBLE_EQ(f.row_mean, 1.0);
+  EXPECT_NEAR(f.row_cv, std::sqrt(2.0 / 3.0), 1e-12);
+}
+
+}  // namespace
+}  // namespace fk
