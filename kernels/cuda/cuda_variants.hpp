@@ -6,4 +6,8 @@
 #include "kernels/spmm.hpp"
 
 namespace fk {
+// --- SDDMM variants ---
+// --- end SDDMM variants ---
+// --- SpMM variants ---
+// --- end SpMM variants ---
 }  // namespace fk

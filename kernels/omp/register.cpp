@@ -3,6 +3,10 @@
 
 namespace fk {
 void register_omp_variants(Registry& r) {
+  // --- SDDMM variants ---
+  // --- end SDDMM variants ---
+  // --- SpMM variants ---
+  // --- end SpMM variants ---
   (void)r;
 }
 }  // namespace fk
