@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
@@ -21,9 +22,11 @@ inline bool gpu_available() { return cuda_device_count() > 0; }
     if (!::fk::test::gpu_available()) GTEST_SKIP() << "no CUDA device";  \
   } while (0)
 
-// ../shared/data beside the checkout, or "" when absent (tests using it skip).
+// ../shared/data beside the checkout (or $FK_SHARED_DATA when set, e.g. on a machine where the
+// binaries were carried without the checkout), or "" when absent: tests using it skip.
 inline std::string shared_data(const std::string& rel) {
-  const std::filesystem::path p = std::filesystem::path(FK_SHARED_DATA_DIR) / rel;
+  const char* env = std::getenv("FK_SHARED_DATA");
+  const std::filesystem::path p = std::filesystem::path(env && *env ? env : FK_SHARED_DATA_DIR) / rel;
   return std::filesystem::exists(p) ? p.string() : std::string();
 }
 
