@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs on a lent GPU machine over binaries gathered by scripts/device_pack.sh (in .carry/).
+#   scripts/device_run.sh STAGE...   stages: info tests memcheck racecheck bench bench-quick lda
+# Logs and CSVs go to $OUT (or out/device when unset). Each stage has its own time limit so one
+# slow stage cannot eat the whole call.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out/device}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
+export FK_SHARED_DATA=$PWD/.carry/data
+bin=.carry/bin
+status=0
+run() {  # run NAME SECONDS CMD...: logs to $out/NAME.log, prints its tail
+  local name=$1 secs=$2; shift 2
+  echo "=== $name: $*"
+  timeout "$secs" "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  tail -n 15 "$out/$name.log"
+  echo "=== $name rc=$rc"
+  ((rc == 0)) || status=1
+}
+for stage in "$@"; do
+  case $stage in
+    info) nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv ;;
+    tests)
+      for t in $bin/fk_*tests; do run "$(basename "$t")" 400 "$t" --gtest_brief=1; done ;;
+    memcheck)
+      run memcheck 500 compute-sanitizer --tool memcheck --error-exitcode 3 \
+        $bin/fk_kernel_tests --gtest_brief=1 --gtest_filter="${FK_SANITIZE_FILTER:-*cuda*}" ;;
+    racecheck)
+      run racecheck 500 compute-sanitizer --tool racecheck --error-exitcode 3 \
+        $bin/fk_kernel_tests --gtest_brief=1 --gtest_filter="${FK_SANITIZE_FILTER:-*cuda*}" ;;
+    bench-quick)
+      run bench-quick 300 bash scripts/bench_kernels.sh --quick --bin $bin --csv "$out/kernels-quick.csv" ;;
+    bench)
+      run bench 560 bash scripts/bench_kernels.sh --bin $bin --csv "$out/kernels.csv" ;;
+    lda)
+      run lda-default 200 $bin/fk-lda --config configs/lda-default.ini --compare --out "$out/lda-default" ;;
+    *) echo "unknown stage $stage"; status=1 ;;
+  esac
+done
+exit $status
