@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "core/context.hpp"
+#include "core/device_buffer.hpp"
+#include "core/error.hpp"
+#include "../test_util.hpp"
+
+namespace fk {
+namespace {
+
+TEST(Context, ParsesDeviceRequests) {
+  EXPECT_EQ(parse_device_request("auto"), DeviceRequest::kAuto);
+  EXPECT_EQ(parse_device_request("cpu"), DeviceRequest::kCpu);
+  EXPECT_EQ(parse_device_request("gpu"), DeviceRequest::kGpu);
+  try {
+    parse_device_request("tpu");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tpu"), std::string::npos);
+  }
+}
+
+TEST(Context, AutoFallsBackToCpuWithoutDevice) {
+  Context ctx = Context::create(DeviceRequest::kAuto, 1);
+  EXPECT_EQ(ctx.is_gpu(), test::gpu_available());
+  Context cpu = Context::create(DeviceRequest::kCpu, 2);
+  EXPECT_FALSE(cpu.is_gpu());
+  EXPECT_EQ(cpu.threads(), 2);
+  EXPECT_THROW(cpu.gpu(), Error);
+}
+
+TEST(Context, GpuRequestWithoutDeviceIsClearError) {
+  if (test::gpu_available()) GTEST_SKIP() << "a device is present";
+  try {
+    Context::create(DeviceRequest::kGpu);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--device gpu"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DeviceBuffer, EmptyBufferNeedsNoDevice) {
+  DeviceBuffer<float> empty;
+  EXPECT_EQ(empty.size(), 0);
+  EXPECT_TRUE(empty.to_host().empty());
+}
+
+TEST(DeviceBuffer, CsrAndDenseRoundTrip) {
+  FK_REQUIRE_GPU();
+  HostCsr m;
+  m.rows = 3;
+  m.cols = 4;
+  m.row_ptr = {0, 2, 2, 3};
+  m.col_idx = {3, 0, 1};
+  m.vals = {1.5f, -2, 7};
+  DeviceCsr d(m);
+  HostCsr back = d.to_host();
+  EXPECT_EQ(back.row_ptr, m.row_ptr);
+  EXPECT_EQ(back.col_idx, m.col_idx);
+  EXPECT_EQ(back.vals, m.vals);
+  HostDense<float> h(5, 3);
+  for (std::int64_t i = 0; i < h.size(); ++i) h.data()[i] = float(i) * 0.5f;
+  DeviceDense<float> dd(h);
+  EXPECT_EQ(dd.to_host().storage(), h.storage());
+  DeviceBuffer<float> copy(4);
+  copy.upload(h.data(), 4);
+  std::vector<float> part(2);
+  copy.download(part.data(), 2, 2);
+  EXPECT_EQ(part, (std::vector<float>{1.0f, 1.5f}));
+  EXPECT_THROW(copy.download(part.data(), 2, 3), Error);
+}
+
+}  // namespace
+}  // namespace fk
