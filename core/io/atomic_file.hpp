@@ -1,7 +1,10 @@
 #pragma once
-// Output that never leaves a half-written file: data goes to "<path>.tmp.<pid>" and is renamed over
-// <path> by commit(). If the writer is destroyed without commit (an exception, a failed write),
-// the temporary file is removed and <path> is untouched.
+// Output that never leaves a half-written file: data goes to "<path>.tmp.<pid>.<n>" (n counts the
+// AtomicFiles of this process, so two writers of one path in one process do not collide) in the
+// same directory, and is renamed over <path> by commit(). If the writer is destroyed without
+// commit (an exception, a failed write), the temporary file is removed and <path> is untouched.
+// rename(2) within one directory is atomic, so readers see either the old or the new file. No
+// fsync: this protects against our own failures, not against a power cut.
 #include <fstream>
 #include <string>
 
@@ -9,6 +12,8 @@ namespace fk::io {
 
 class AtomicFile {
  public:
+  // Creates the temporary file; throws fk::Error naming the path when it cannot (no such directory,
+  // no permission).
   explicit AtomicFile(const std::string& path, bool binary = false);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -16,7 +21,10 @@ class AtomicFile {
 
   std::ostream& stream() { return out_; }
   // Flushes, checks for write errors (throws fk::Error naming the path), renames into place.
+  // Calling it twice is an error.
   void commit();
+  const std::string& path() const { return path_; }
+  const std::string& temp_path() const { return tmp_path_; }
 
  private:
   std::string path_;

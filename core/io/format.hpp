@@ -13,11 +13,17 @@ enum class InputFormat {
   kSmtx,     // DLMC .smtx pattern CSR
 };
 
-InputFormat parse_input_format(const std::string& text);  // throws fk::Error naming the value
+// Case-insensitive. Accepts the names to_string gives (auto, uci, mtx, text, ratings, smtx) and the
+// aliases "mm"/"matrix-market" (mtx), "txt" (text), "dlmc" (smtx). Throws fk::Error naming the value
+// and listing the accepted names.
+InputFormat parse_input_format(const std::string& text);
 const char* to_string(InputFormat f);
-// Looks at the first lines: "%%MatrixMarket" -> kMtx; three integer header lines followed by
-// triplets -> kUci; "r, c, nnz" header -> kSmtx; "::" separators, a CSV header, or 3-4 numeric
-// columns -> kRatings; anything else -> kText. Throws InputError for a missing/empty file or a dir.
+// Looks at the first lines (gzip or plain; at most 4 KiB of each of the first 8 non-blank lines):
+// "%%MatrixMarket" -> kMtx; "r, c, nnz" followed by a line of integers starting with 0 -> kSmtx;
+// three lines holding one integer each, then (if any) a line of three integers -> kUci; "::"
+// separators, or 3-4 comma- or blank-separated columns whose third is a number on every data line
+// looked at (a CSV may start with a header) -> kRatings; anything else -> kText. Throws InputError
+// for a missing/empty file or a directory.
 InputFormat detect_format(const std::string& path);
 
 }  // namespace fk::io

@@ -1,8 +1,11 @@
 #pragma once
 // Streams a text file line by line, plain or gzip-compressed (detected from the magic bytes, not
-// the name), keeping the 1-based line number for error messages. Memory use is one line, whatever
-// the file size. Opening a directory, a missing file, or reading a truncated/corrupt gzip stream
-// throws fk::InputError with the path (and line).
+// the name), keeping the 1-based line number for error messages. Memory use is one line (capped by
+// max_line_length()) plus two 1 MiB buffers, whatever the file size. Opening a directory or a
+// missing file, a read error, or a truncated/corrupt gzip stream (including a CRC mismatch and
+// non-gzip bytes after the last member) throws fk::InputError with the path and line.
+// Concatenated gzip members (as `cat a.gz b.gz` makes) read as one stream.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -17,17 +20,40 @@ class LineReader {
   LineReader& operator=(const LineReader&) = delete;
 
   // Reads the next line into `line` (without the trailing '\n' or "\r\n"). False at end of file.
+  // A file that ends without a final newline still yields its last line; a final "\n" does not
+  // yield an extra empty line. A line longer than max_line_length() is an InputError.
   bool next(std::string& line);
+
+  // For lines that may be huge (DLMC .smtx stores all column indices on one line): hands the next
+  // line over in pieces of at most `max_bytes` bytes. `part` receives the piece; `line_end` is set
+  // when the piece ends the line (the newline itself is not included). The first piece of a line
+  // advances line_number(). False at end of file (only when asked for a new line). Pieces may cut
+  // a token in two; the caller carries it over. Not limited by max_line_length().
+  bool next_part(std::string& part, std::size_t max_bytes, bool& line_end);
+
+  // Longest line next() accepts (default 64 MiB): a binary file without newlines fails quickly
+  // instead of growing one line to the size of the file.
+  void set_max_line_length(std::size_t bytes) { max_line_ = bytes; }
+  std::size_t max_line_length() const { return max_line_; }
+
   std::int64_t line_number() const { return line_no_; }
   const std::string& path() const { return path_; }
+  // Size of the file on disk in bytes (the compressed size for gzip).
+  std::int64_t file_size() const { return file_size_; }
+  bool gzipped() const;
+
   // Throws InputError("path:line: message") at the current line.
   [[noreturn]] void fail(const std::string& message) const;
 
  private:
   struct Impl;
+  bool fill();  // makes decoded bytes available; false at the clean end of the data
   std::unique_ptr<Impl> impl_;
   std::string path_;
   std::int64_t line_no_ = 0;
+  std::int64_t file_size_ = 0;
+  std::size_t max_line_ = std::size_t{64} << 20;
+  bool mid_line_ = false;  // next_part() stopped inside a line
 };
 
 }  // namespace fk::io

@@ -1,0 +1,132 @@
+#include "core/io/format.hpp"
+
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/io/csv.hpp"
+#include "core/io/line_reader.hpp"
+#include "core/io/parse.hpp"
+
+namespace fk::io {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// Integer tokens of `line` (blank-separated, commas allowed as separators when `commas`), or -1
+// when some token is not an integer.
+int count_ints(std::string_view line, bool commas) {
+  std::string copy(line);
+  if (commas)
+    for (char& c : copy)
+      if (c == ',') c = ' ';
+  int n = 0;
+  bool ok = true;
+  detail::for_each_token(copy, [&](std::string_view t) {
+    std::int64_t v = 0;
+    if (!detail::parse_int(t, v)) ok = false;
+    ++n;
+  });
+  return ok ? n : -1;
+}
+
+std::string_view first_token(std::string_view line) {
+  std::string_view tok[1];
+  return detail::split_blanks(line, tok, 1) > 0 ? tok[0] : std::string_view();
+}
+
+bool is_number(std::string_view t) {
+  double v = 0;
+  return detail::parse_real(t, v) == detail::NumberStatus::kOk;
+}
+
+// Fields of a ratings line in the dialect `csv` (comma) or blank-separated; empty on bad quoting.
+std::vector<std::string> ratings_fields(std::string_view line, bool csv) {
+  std::vector<std::string> out;
+  if (csv) {
+    bool ok = true;
+    if (!split_csv_record(line, out, ok) || !ok) out.clear();
+  } else {
+    detail::for_each_token(line, [&](std::string_view t) { out.emplace_back(t); });
+  }
+  return out;
+}
+
+bool looks_like_ratings(const std::vector<std::string>& lines) {
+  const bool csv = lines[0].find(',') != std::string::npos;
+  std::size_t width = 0;
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const auto f = ratings_fields(lines[k], csv);
+    if (f.size() < 3 || f.size() > 4) return false;
+    if (width == 0) width = f.size();
+    if (f.size() != width) return false;
+    const bool data = is_number(f[2]) && (f.size() == 3 || count_ints(f[3], false) == 1);
+    if (!data && !(csv && k == 0)) return false;  // only a CSV may open with a header line
+  }
+  return true;
+}
+
+}  // namespace
+
+InputFormat parse_input_format(const std::string& text) {
+  const std::string t = lower(text);
+  if (t == "auto") return InputFormat::kAuto;
+  if (t == "uci") return InputFormat::kUci;
+  if (t == "mtx" || t == "mm" || t == "matrix-market") return InputFormat::kMtx;
+  if (t == "text" || t == "txt") return InputFormat::kText;
+  if (t == "ratings") return InputFormat::kRatings;
+  if (t == "smtx" || t == "dlmc") return InputFormat::kSmtx;
+  throw Error("unknown input format '" + text + "' (expected auto, uci, mtx, text, ratings or smtx)");
+}
+
+const char* to_string(InputFormat f) {
+  switch (f) {
+    case InputFormat::kAuto:
+      return "auto";
+    case InputFormat::kUci:
+      return "uci";
+    case InputFormat::kMtx:
+      return "mtx";
+    case InputFormat::kText:
+      return "text";
+    case InputFormat::kRatings:
+      return "ratings";
+    case InputFormat::kSmtx:
+      return "smtx";
+  }
+  return "unknown";
+}
+
+InputFormat detect_format(const std::string& path) {
+  constexpr std::size_t kPrefix = 4096;
+  constexpr std::size_t kLines = 8;
+  LineReader in(path);
+  std::vector<std::string> lines;
+  std::string part;
+  bool end = false;
+  while (lines.size() < kLines && in.next_part(part, kPrefix, end)) {
+    std::string prefix = part;
+    while (!end) in.next_part(part, kPrefix, end);  // skip the rest of a long line
+    if (!detail::blank_line(prefix)) lines.push_back(std::move(prefix));
+  }
+  if (lines.empty()) throw InputError(path, 0, "empty file: cannot detect its format");
+  const std::string& l0 = lines[0];
+  if (lower(l0.substr(0, 14)) == "%%matrixmarket") return InputFormat::kMtx;
+  if (l0.find(',') != std::string::npos && count_ints(l0, true) == 3 && lines.size() >= 2 &&
+      lines[1].find(',') == std::string::npos && count_ints(lines[1], false) >= 1 &&
+      first_token(lines[1]) == "0")
+    return InputFormat::kSmtx;
+  if (lines.size() >= 3 && count_ints(lines[0], false) == 1 && count_ints(lines[1], false) == 1 &&
+      count_ints(lines[2], false) == 1 && (lines.size() == 3 || count_ints(lines[3], false) == 3))
+    return InputFormat::kUci;
+  if (l0.find("::") != std::string::npos) return InputFormat::kRatings;
+  if (looks_like_ratings(lines)) return InputFormat::kRatings;
+  return InputFormat::kText;
+}
+
+}  // namespace fk::io
