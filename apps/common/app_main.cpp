@@ -1,0 +1,43 @@
+#include "apps/common/app_main.hpp"
+
+#include <boost/program_options/errors.hpp>
+
+#include <exception>
+#include <iostream>
+#include <new>
+
+#include "apps/common/options.hpp"
+#include "core/error.hpp"
+
+namespace fk::app {
+namespace {
+int fail(const std::string& app, const std::string& message, int status) {
+  std::cout.flush();
+  std::cerr << app << ": error: " << message;
+  if (status == kExitUsage) std::cerr << " (see " << app << " --help)";
+  std::cerr << std::endl;
+  return status;
+}
+}  // namespace
+
+int run_main(const std::string& app, int argc, char** argv, const std::function<int(int, char**)>& body) {
+  try {
+    return body(argc, argv);
+  } catch (const UsageError& e) {
+    return fail(app, e.what(), kExitUsage);
+  } catch (const boost::program_options::error& e) {
+    return fail(app, e.what(), kExitUsage);
+  } catch (const InputError& e) {
+    return fail(app, e.what(), kExitFailure);
+  } catch (const Error& e) {
+    return fail(app, e.what(), kExitFailure);
+  } catch (const std::bad_alloc&) {
+    return fail(app, "out of memory", kExitFailure);
+  } catch (const std::exception& e) {
+    return fail(app, e.what(), kExitFailure);
+  } catch (...) {
+    return fail(app, "unknown exception", kExitFailure);
+  }
+}
+
+}  // namespace fk::app

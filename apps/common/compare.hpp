@@ -1,0 +1,31 @@
+#pragma once
+// --compare: the same configuration run on the GPU and on the CPU, printed side by side.
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fk::app {
+
+// What one run reports for the comparison.
+struct RunRecord {
+  std::string label;                // "gpu" or "cpu"
+  std::string device;               // Context::describe(), e.g. "GPU 0 (NVIDIA H100)"
+  std::vector<double> iter_seconds;  // wall time of every iteration this run made
+  // Final quality numbers in display order, e.g. {"held-out log-likelihood", -7.91}.
+  std::vector<std::pair<std::string, double>> finals;
+};
+
+// Empty when a CUDA GPU is usable; otherwise why not (CPU-only build, no device, no driver).
+std::string gpu_unavailable_reason();
+
+// Prints per-iteration times of both runs with the speedup, the median time per iteration, and
+// each final metric with the relative difference |a - b| / max(|a|, |b|). `iter_name` names the
+// iterations ("pass"). Runs without iterations print "-".
+void print_comparison(std::ostream& os, const RunRecord& gpu, const RunRecord& cpu,
+                      const std::string& iter_name = "iter");
+
+// The median iteration time (0 when there are none).
+double median_seconds(const std::vector<double>& seconds);
+
+}  // namespace fk::app

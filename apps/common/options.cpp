@@ -1,0 +1,221 @@
+#include "apps/common/options.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/log.hpp"
+
+namespace fk::app {
+namespace {
+
+// A hidden option that collects stray positional words so the error can name them.
+constexpr const char* kPositional = "fk-positional";
+
+std::string value_text(const boost::any& v, bool json) {
+  if (v.empty()) return {};
+  if (const auto* s = boost::any_cast<std::string>(&v)) return json ? json_quote(*s) : *s;
+  if (const auto* b = boost::any_cast<bool>(&v)) return *b ? "true" : "false";
+  if (const auto* i = boost::any_cast<int>(&v)) return std::to_string(*i);
+  if (const auto* l = boost::any_cast<long>(&v)) return std::to_string(*l);
+  if (const auto* ll = boost::any_cast<long long>(&v)) return std::to_string(*ll);
+  if (const auto* u = boost::any_cast<unsigned>(&v)) return std::to_string(*u);
+  if (const auto* ul = boost::any_cast<unsigned long>(&v)) return std::to_string(*ul);
+  if (const auto* ull = boost::any_cast<unsigned long long>(&v)) return std::to_string(*ull);
+  if (const auto* d = boost::any_cast<double>(&v)) {
+    const std::string t = format_double(*d);
+    return json && !std::isfinite(*d) ? "null" : t;
+  }
+  if (const auto* f = boost::any_cast<float>(&v)) {
+    const std::string t = format_double(*f);
+    return json && !std::isfinite(*f) ? "null" : t;
+  }
+  return json ? "null" : "";
+}
+
+}  // namespace
+
+void usage_fail(const std::string& option, const std::string& message) {
+  throw UsageError("--" + option + ": " + message);
+}
+
+std::string format_double(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[40];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+std::string json_quote(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += ch;  // UTF-8 passes through unchanged
+        }
+    }
+  }
+  return out + "\"";
+}
+
+CommandLine::CommandLine(std::string app, std::string synopsis, std::string usage, CommonDefaults defaults)
+    : app_name_(std::move(app)),
+      synopsis_(std::move(synopsis)),
+      usage_(std::move(usage)),
+      common_desc_("Common options (every factorkit app)"),
+      app_("Options of " + app_name_) {
+  common_.out = defaults.out;
+  common_.iters = defaults.iters;
+  common_.seed = defaults.seed;
+  // clang-format off
+  common_desc_.add_options()
+    ("help,h", "print this help and exit")
+    ("config", po::value<std::string>(&common_.config)->value_name("FILE"),
+     "read options from an INI file (key = value per line, keys are the long option names "
+     "without '--'); options given on the command line win over the file")
+    ("input", po::value<std::string>(&common_.input)->value_name("PATH"),
+     "input data file (see the app's description for what it accepts); relative paths are "
+     "relative to the current directory, also inside a config file")
+    ("format", po::value<std::string>(&format_text_)->default_value("auto")->value_name("FMT"),
+     "input format: auto (detect from the content), uci, mtx, text, ratings or smtx")
+    ("out", po::value<std::string>(&common_.out)->default_value(defaults.out)->value_name("DIR"),
+     "output directory (created when missing); metrics.jsonl and the resolved configuration "
+     "are written there")
+    ("device", po::value<std::string>(&device_text_)->default_value("auto")->value_name("DEV"),
+     "where to run: auto (a CUDA GPU when one is usable, else the CPU), gpu or cpu")
+    ("threads", po::value<int>(&common_.threads)->default_value(0)->value_name("N"),
+     "CPU threads (0: OpenMP's default, usually all cores)")
+    ("seed", po::value<std::uint64_t>(&common_.seed)->default_value(defaults.seed)->value_name("N"),
+     "random seed; the same seed gives the same result")
+    ("iters", po::value<int>(&common_.iters)->default_value(defaults.iters)->value_name("N"),
+     "iterations (passes over the data)")
+    ("compare", po::bool_switch(&common_.compare),
+     "run the same configuration on the GPU and on the CPU and print a side-by-side table "
+     "(time per iteration, speedup, final quality); without a GPU, runs the CPU only")
+    ("quiet,q", po::bool_switch(&common_.quiet), "print warnings and errors only");
+  // clang-format on
+}
+
+bool CommandLine::given(const std::string& name) const {
+  const auto it = vm_.find(name);
+  return it != vm_.end() && !it->second.defaulted() && !it->second.empty();
+}
+
+bool CommandLine::parse(int argc, const char* const* argv, int first) {
+  return parse(argc, argv, std::cout, first);
+}
+
+bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_out, int first) {
+  po::options_description all;
+  all.add(common_desc_).add(app_);
+  po::options_description with_hidden;
+  with_hidden.add(all);
+  with_hidden.add_options()(kPositional, po::value<std::vector<std::string>>());
+  po::positional_options_description positional;
+  positional.add(kPositional, -1);
+
+  std::vector<std::string> args;
+  for (int i = first; i < argc; ++i) args.emplace_back(argv[i]);
+  namespace style = po::command_line_style;
+  try {
+    // No abbreviations: "--comp" must not silently mean "--compare".
+    po::store(po::command_line_parser(args)
+                  .options(with_hidden)
+                  .positional(positional)
+                  .style(style::default_style & ~style::allow_guessing)
+                  .run(),
+              vm_);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm_.count(kPositional)) {
+    const auto& stray = vm_[kPositional].as<std::vector<std::string>>();
+    throw UsageError("unexpected argument '" + stray.front() + "' (options start with --)");
+  }
+  if (vm_.count("help")) {
+    print_help(help_out);
+    return false;
+  }
+  if (vm_.count("config")) {
+    const std::string path = vm_["config"].as<std::string>();
+    std::ifstream in(path);
+    if (!in) throw UsageError("--config: cannot open config file '" + path + "'");
+    try {
+      po::store(po::parse_config_file(in, all, /*allow_unregistered=*/false), vm_);
+    } catch (const po::error& e) {
+      throw UsageError("config file '" + path + "': " + e.what());
+    }
+  }
+  try {
+    po::notify(vm_);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  try {
+    common_.format = io::parse_input_format(format_text_);
+  } catch (const Error&) {
+    usage_fail("format", "expected auto, uci, mtx, text, ratings or smtx, got '" + format_text_ + "'");
+  }
+  try {
+    common_.device = parse_device_request(device_text_);
+  } catch (const Error&) {
+    usage_fail("device", "expected auto, gpu or cpu, got '" + device_text_ + "'");
+  }
+  require_at_least("threads", common_.threads, 0);
+  require_at_least("iters", common_.iters, 0);
+  if (common_.out.empty()) usage_fail("out", "must not be empty");
+  set_log_level(common_.quiet ? LogLevel::kWarn : LogLevel::kInfo);
+  return true;
+}
+
+void CommandLine::print_help(std::ostream& os) const {
+  os << app_name_ << ": " << synopsis_ << "\n\nUsage:\n  " << usage_ << "\n\n";
+  os << app_ << "\n" << common_desc_ << "\n";
+  os << "Options can also come from an INI file given with --config (e.g. `topics = 50`); the\n"
+        "command line wins. Exit status: 0 success, 1 runtime failure (bad input file, device\n"
+        "error), 2 usage error (unknown option, bad value).\n";
+}
+
+ResolvedConfig CommandLine::resolved(const ResolvedConfig& overrides) const {
+  ResolvedConfig out;
+  auto add_from = [&](const po::options_description& desc) {
+    for (const auto& opt : desc.options()) {
+      const std::string& key = opt->long_name();
+      if (key == "help" || key == "config" || key == kPositional) continue;
+      const auto it = vm_.find(key);
+      if (it == vm_.end() || it->second.empty()) continue;
+      out.push_back({key, value_text(it->second.value(), false), value_text(it->second.value(), true)});
+    }
+  };
+  add_from(common_desc_);
+  add_from(app_);
+  for (const ConfigEntry& o : overrides) {
+    bool replaced = false;
+    for (ConfigEntry& e : out)
+      if (e.key == o.key) {
+        e = o;
+        replaced = true;
+      }
+    if (!replaced) out.push_back(o);
+  }
+  return out;
+}
+
+}  // namespace fk::app

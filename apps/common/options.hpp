@@ -1,0 +1,119 @@
+#pragma once
+// The command line every factorkit app shares (Boost.Program_options): the common options, an
+// optional INI config file (--config FILE; the command line wins), help text that explains every
+// option including the app's own, and the resolved configuration for the output directory.
+//
+//   app::CommandLine cli("fk-lda", "train an LDA topic model", {.iters = 10});
+//   cli.app_options().add_options()("topics", po::value<int>(&opt.topics)->default_value(100), "...");
+//   if (!cli.parse(argc, argv)) return 0;  // --help was printed
+//   const app::CommonOptions& common = cli.common();
+//
+// Unknown options and values that do not parse are app::UsageError naming the option (and the
+// config file when the problem is there); apps exit 2 on those (apps/common/app_main.hpp).
+#include <boost/program_options.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/error.hpp"
+#include "core/io/format.hpp"
+
+namespace fk::app {
+
+namespace po = boost::program_options;
+
+// A problem with how the program was called (unknown option, bad value, conflicting options):
+// apps print it and exit with status 2, where runtime failures exit with 1.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+struct CommonOptions {
+  std::string config;                             // --config FILE ("" when none)
+  std::string input;                              // --input PATH ("" when not given)
+  io::InputFormat format = io::InputFormat::kAuto;  // --format
+  std::string out;                                // --out DIR
+  DeviceRequest device = DeviceRequest::kAuto;    // --device
+  int threads = 0;                                // --threads (0: OpenMP's default)
+  std::uint64_t seed = 1;                         // --seed
+  int iters = 10;                                 // --iters
+  bool compare = false;                           // --compare
+  bool quiet = false;                             // --quiet
+};
+
+// Per-app defaults of the common options.
+struct CommonDefaults {
+  std::string out = "out";
+  int iters = 10;
+  std::uint64_t seed = 1;
+};
+
+// One resolved option: its name and value as INI text and as a JSON value.
+struct ConfigEntry {
+  std::string key;
+  std::string ini;   // e.g. 0.5, gen:default, true
+  std::string json;  // e.g. 0.5, "gen:default", true
+};
+using ResolvedConfig = std::vector<ConfigEntry>;
+
+class CommandLine {
+ public:
+  // `app` is the executable name ("fk-lda"); `synopsis` one line for --help; `usage` the usage
+  // line(s) printed under it (e.g. "fk-lda [options]\n  fk-lda infer --model DIR --input FILE").
+  CommandLine(std::string app, std::string synopsis, std::string usage, CommonDefaults defaults = {});
+
+  // The app adds its own options here before parse(); bind them with po::value<T>(&field).
+  po::options_description& app_options() { return app_; }
+
+  // Parses argv[first..argc) and then --config FILE (values from the command line win). Returns
+  // false when --help was asked for: the help text has then been written to `help_out`. Throws
+  // UsageError naming the option for an unknown option, a value that does not parse, a bad
+  // --format/--device value, or a config file that cannot be read.
+  bool parse(int argc, const char* const* argv, int first = 1);
+  bool parse(int argc, const char* const* argv, std::ostream& help_out, int first = 1);
+
+  const CommonOptions& common() const { return common_; }
+  const po::variables_map& vm() const { return vm_; }
+  // True when the option was given on the command line or in the config file (not defaulted).
+  bool given(const std::string& name) const;
+  const std::string& app() const { return app_name_; }
+
+  void print_help(std::ostream& os) const;
+
+  // Every option (common and app) with its final value, in declaration order; --config, --help
+  // and options without a value are left out. `overrides` replaces the value of a key (an app's
+  // derived default, e.g. alpha = 1/K) or appends it when the key is unknown.
+  ResolvedConfig resolved(const ResolvedConfig& overrides = {}) const;
+
+ private:
+  std::string app_name_, synopsis_, usage_;
+  po::options_description common_desc_;
+  po::options_description app_;
+  po::variables_map vm_;
+  CommonOptions common_;
+  std::string format_text_, device_text_;
+};
+
+// Helpers for apps' own checks; each throws UsageError "--NAME: ...".
+[[noreturn]] void usage_fail(const std::string& option, const std::string& message);
+template <typename T>
+void require_at_least(const std::string& option, T value, T minimum) {
+  if (value < minimum) {
+    std::ostringstream os;
+    os << "must be at least " << minimum << ", got " << value;
+    usage_fail(option, os.str());
+  }
+}
+
+// Shortest decimal text that reads back as the same double ("0.1", not "0.10000000000000001");
+// "nan"/"inf" for non-finite values.
+std::string format_double(double v);
+// JSON string literal with escapes.
+std::string json_quote(const std::string& s);
+
+}  // namespace fk::app

@@ -1,0 +1,162 @@
+#include "apps/common/output.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <utility>
+#include <vector>
+
+#include "core/io/atomic_file.hpp"
+
+namespace fk::app {
+
+namespace fs = std::filesystem;
+
+void ensure_output_dir(const std::string& dir) {
+  FK_CHECK(!dir.empty(), "empty output directory name");
+  std::error_code ec;
+  const fs::path p(dir);
+  if (fs::exists(p, ec) && !fs::is_directory(p, ec))
+    throw Error("output directory '" + dir + "' exists and is not a directory");
+  fs::create_directories(p, ec);
+  if (ec) throw Error("cannot create output directory '" + dir + "': " + ec.message());
+  if (!fs::is_directory(p, ec)) throw Error("cannot create output directory '" + dir + "'");
+  if (::access(p.c_str(), W_OK | X_OK) != 0)
+    throw Error("output directory '" + dir + "' is not writable: " + std::strerror(errno));
+}
+
+// ---- JsonObject ---------------------------------------------------------------------------------
+
+JsonObject& JsonObject::add_raw(const std::string& key, const std::string& json) {
+  if (!body_.empty()) body_ += ',';
+  body_ += json_quote(key);
+  body_ += ':';
+  body_ += json;
+  return *this;
+}
+JsonObject& JsonObject::add(const std::string& key, double value) {
+  return add_raw(key, std::isfinite(value) ? format_double(value) : "null");
+}
+JsonObject& JsonObject::add(const std::string& key, std::int64_t value) {
+  return add_raw(key, std::to_string(value));
+}
+JsonObject& JsonObject::add(const std::string& key, const std::string& value) {
+  return add_raw(key, json_quote(value));
+}
+JsonObject& JsonObject::add(const std::string& key, bool value) { return add_raw(key, value ? "true" : "false"); }
+JsonObject& JsonObject::add(const std::string& key, const std::optional<double>& value) {
+  return value ? add(key, *value) : add_null(key);
+}
+JsonObject& JsonObject::add_null(const std::string& key) { return add_raw(key, "null"); }
+
+// ---- MetricsWriter ------------------------------------------------------------------------------
+
+namespace {
+
+std::FILE* open_or_throw(const std::string& path, const char* mode) {
+  std::FILE* f = std::fopen(path.c_str(), mode);
+  if (!f) throw Error("cannot open metrics file '" + path + "' for writing: " + std::strerror(errno));
+  return f;
+}
+
+// The iteration number of a line written by MetricsWriter ({"iter":N,...}), or -1.
+std::int64_t iter_of(const std::string& line) {
+  static const std::string kKey = "{\"iter\":";
+  if (line.compare(0, kKey.size(), kKey) != 0) return -1;
+  char* end = nullptr;
+  const long long v = std::strtoll(line.c_str() + kKey.size(), &end, 10);
+  return end == line.c_str() + kKey.size() ? -1 : v;
+}
+
+}  // namespace
+
+MetricsWriter MetricsWriter::create(const std::string& path) { return MetricsWriter(path, open_or_throw(path, "w")); }
+
+MetricsWriter MetricsWriter::resume(const std::string& path, std::int64_t last_iter) {
+  std::vector<std::string> keep;
+  {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      const std::int64_t it = iter_of(line);
+      if (it >= 0 && it <= last_iter) keep.push_back(line);
+    }
+  }
+  io::AtomicFile rewritten(path);
+  for (const std::string& l : keep) rewritten.stream() << l << '\n';
+  rewritten.commit();
+  return MetricsWriter(path, open_or_throw(path, "a"));
+}
+
+MetricsWriter::~MetricsWriter() {
+  if (file_) std::fclose(file_);
+}
+MetricsWriter::MetricsWriter(MetricsWriter&& other) noexcept
+    : path_(std::move(other.path_)), file_(std::exchange(other.file_, nullptr)) {}
+MetricsWriter& MetricsWriter::operator=(MetricsWriter&& other) noexcept {
+  if (this != &other) {
+    if (file_) std::fclose(file_);
+    path_ = std::move(other.path_);
+    file_ = std::exchange(other.file_, nullptr);
+  }
+  return *this;
+}
+
+void MetricsWriter::write(const JsonObject& line) {
+  FK_CHECK(file_ != nullptr, "metrics writer is not open");
+  const std::string text = line.str() + "\n";
+  // Write-through: a killed run keeps every complete line it wrote.
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
+    throw Error("write to metrics file '" + path_ + "' failed: " + std::strerror(errno));
+}
+
+// ---- configuration ------------------------------------------------------------------------------
+
+void write_resolved_config(const std::string& dir, const ResolvedConfig& config) {
+  io::AtomicFile ini(dir + "/config.ini");
+  ini.stream() << "# resolved configuration; run again with --config " << dir << "/config.ini\n";
+  for (const ConfigEntry& e : config) ini.stream() << e.key << " = " << e.ini << '\n';
+  ini.commit();
+  io::AtomicFile json(dir + "/config.json");
+  json.stream() << "{\n";
+  for (std::size_t i = 0; i < config.size(); ++i)
+    json.stream() << "  " << json_quote(config[i].key) << ": " << config[i].json
+                  << (i + 1 < config.size() ? ",\n" : "\n");
+  json.stream() << "}\n";
+  json.commit();
+}
+
+ResolvedConfig read_key_values(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, 0, "cannot open file");
+  auto trim = [](std::string s) {
+    const auto b = s.find_first_not_of(" \t\r");
+    const auto e = s.find_last_not_of(" \t\r");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
+  ResolvedConfig out;
+  std::string line;
+  std::int64_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#' || t[0] == ';') continue;
+    const auto eq = t.find('=');
+    if (eq == std::string::npos) throw InputError(path, line_no, "expected 'key = value', got '" + t + "'");
+    const std::string key = trim(t.substr(0, eq)), value = trim(t.substr(eq + 1));
+    out.push_back({key, value, json_quote(value)});
+  }
+  return out;
+}
+
+std::optional<std::string> find_value(const ResolvedConfig& config, const std::string& key) {
+  for (const ConfigEntry& e : config)
+    if (e.key == key) return e.ini;
+  return std::nullopt;
+}
+
+}  // namespace fk::app

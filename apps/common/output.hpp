@@ -1,0 +1,74 @@
+#pragma once
+// What every app writes into its --out directory: the directory itself, metrics.jsonl (one JSON
+// object per iteration, written through line by line so a killed run keeps the lines it had), and
+// the resolved configuration (config.ini, readable again with --config, and config.json).
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "apps/common/options.hpp"
+
+namespace fk::app {
+
+// Creates `dir` (and its parents) when missing. Throws fk::Error naming the directory when it
+// cannot be created, exists as something other than a directory, or cannot be written to.
+void ensure_output_dir(const std::string& dir);
+
+// One JSON object built key by key: JsonObject().add("iter", 3).add("device", "gpu").str()
+// gives {"iter":3,"device":"gpu"}. Non-finite doubles and empty optionals are written as null.
+class JsonObject {
+ public:
+  JsonObject& add(const std::string& key, double value);
+  JsonObject& add(const std::string& key, std::int64_t value);
+  JsonObject& add(const std::string& key, int value) { return add(key, std::int64_t{value}); }
+  JsonObject& add(const std::string& key, const std::string& value);
+  JsonObject& add(const std::string& key, const char* value) { return add(key, std::string(value)); }
+  JsonObject& add(const std::string& key, bool value);
+  JsonObject& add(const std::string& key, const std::optional<double>& value);
+  JsonObject& add_null(const std::string& key);
+  JsonObject& add_raw(const std::string& key, const std::string& json);  // value already JSON
+  std::string str() const { return body_.empty() ? "{}" : "{" + body_ + "}"; }
+
+ private:
+  std::string body_;
+};
+
+// metrics.jsonl: one line per iteration, flushed after each line. Lines should begin with
+// "iter" (JsonObject().add("iter", n) first) so that resume() can cut the log at a checkpoint.
+class MetricsWriter {
+ public:
+  MetricsWriter() = default;
+  // Starts a fresh log at `path` (truncating an old one). Throws fk::Error naming the path.
+  static MetricsWriter create(const std::string& path);
+  // Continues the log of a run resumed after iteration `last_iter`: lines of later iterations (a
+  // run killed after its last checkpoint wrote them) are dropped, then new lines are appended.
+  static MetricsWriter resume(const std::string& path, std::int64_t last_iter);
+  ~MetricsWriter();
+  MetricsWriter(MetricsWriter&& other) noexcept;
+  MetricsWriter& operator=(MetricsWriter&& other) noexcept;
+  MetricsWriter(const MetricsWriter&) = delete;
+  MetricsWriter& operator=(const MetricsWriter&) = delete;
+
+  void write(const JsonObject& line);
+  const std::string& path() const { return path_; }
+  bool is_open() const { return file_ != nullptr; }
+
+ private:
+  MetricsWriter(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+// Writes `<dir>/config.ini` (key = value, loadable with --config) and `<dir>/config.json`
+// (one object), both atomically.
+void write_resolved_config(const std::string& dir, const ResolvedConfig& config);
+
+// Reads a key = value file such as config.ini or a checkpoint's state file into entries (ini
+// text only). Blank lines and lines starting with '#' or ';' are skipped. InputError on a line
+// without '='.
+ResolvedConfig read_key_values(const std::string& path);
+// The value of `key`, or nullopt.
+std::optional<std::string> find_value(const ResolvedConfig& config, const std::string& key);
+
+}  // namespace fk::app
