@@ -7,7 +7,19 @@
 
 namespace fk {
 // --- SDDMM variants ---
+namespace aspt {
+struct AsptParams;  // kernels/omp/aspt_tiling.hpp
+}
+std::unique_ptr<SddmmVariant> make_omp_sddmm_rows();
+std::unique_ptr<SddmmVariant> make_omp_sddmm_aspt();
+// The same variant with explicit tiling parameters (zero fields are still chosen automatically);
+// for benchmarks and tests, not registered.
+std::unique_ptr<SddmmVariant> make_omp_sddmm_aspt_with(const aspt::AsptParams& params);
 // --- end SDDMM variants ---
 // --- SpMM variants ---
+std::unique_ptr<SpmmVariant> make_omp_spmm_rows();
+std::unique_ptr<SpmmVariant> make_omp_spmm_nnz_balanced();
+std::unique_ptr<SpmmVariant> make_omp_spmm_aspt();
+std::unique_ptr<SpmmVariant> make_omp_spmm_aspt_with(const aspt::AsptParams& params);  // see above
 // --- end SpMM variants ---
 }  // namespace fk

@@ -1,0 +1,79 @@
+#pragma once
+// ASpT panel/tile analysis (Hong et al., "Adaptive sparse tiling for sparse matrix multiplication",
+// PPoPP'19, sections 4-5), shared by the OpenMP ASpT SDDMM and SpMM variants and usable by a GPU
+// ASpT implementation (everything here is plain host data: upload the arrays as they are).
+//
+// The idea: cut S into panels of `panel_rows` consecutive rows. Inside a panel, a column with at
+// least `heavy_threshold` nonzeros is "heavy": the panel's nonzeros in heavy columns form sparse-
+// but-reused "dense tiles" that are processed tile by tile (`tile_cols` heavy columns at a time),
+// so the B rows of one tile stay in cache while every row of the panel uses them. The remaining
+// ("light") nonzeros are processed row by row as in plain CSR.
+//
+// Tiling pays only where row-by-row processing would miss the cache: a panel whose nonzeros touch
+// fewer than `min_panel_cols` distinct columns (their B rows fit in cache together) gets no heavy
+// columns at all, and all its rows are plain CSR rows.
+//
+// Only entries are reordered, never rows and never column indices: row r keeps S's range
+// [row_ptr[r], row_ptr[r+1]) and inside it the heavy entries come first (sorted by column, hence
+// grouped by tile), then the light ones in S's order. `perm` maps every reordered entry back to
+// its position in S, so values in S's order are read through it and SDDMM results are written
+// through it (outputs stay in S's CSR order).
+//
+// Example (panel_rows = 2, heavy_threshold = 2): rows {0: cols 5 1 3}, {1: cols 3 7 5}. Columns 3
+// and 5 occur twice in the panel, so heavy_cols = [3 5]; row 0 becomes [3 5 | 1] with
+// perm = [2 0 | 1] and heavy_end[0] = 2; row 1 becomes [3 5 | 7] with perm = [3 5 | 4].
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/csr.hpp"
+
+namespace fk::aspt {
+
+// Tiling parameters. A zero asks resolve_params() to choose the value.
+struct AsptParams {
+  std::int64_t panel_rows = 0;       // rows per panel (the last panel may be shorter)
+  std::int64_t heavy_threshold = 0;  // a column is heavy in a panel with >= this many nonzeros there
+  std::int64_t tile_cols = 0;        // heavy columns per dense tile
+  std::int64_t min_panel_cols = 0;   // panels with fewer distinct columns are not tiled (1: tile all)
+};
+
+// Fills the zero fields of `requested` for S with `rows` rows, dense width `k` and `threads`
+// OpenMP threads: tiles of B sized for a core's L2 cache, panels small enough that every thread
+// gets several, a threshold of 2 (a B row loaded for a tile is used at least twice), and
+// min_panel_cols such that smaller panels' B rows fit in half of an L2 cache.
+// Explicit (non-zero) fields are kept; all results are >= 1.
+AsptParams resolve_params(AsptParams requested, std::int64_t rows, int k, int threads);
+
+struct AsptTiling {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  AsptParams params;  // resolved values used to build this tiling
+
+  // Copy of S's row offsets (rows + 1 entries) so the structure is self-contained.
+  std::vector<std::int64_t> row_ptr;
+  // Heavy columns of panel p: heavy_cols[heavy_ptr[p] .. heavy_ptr[p+1]), ascending.
+  // Tile t of panel p covers heavy columns [heavy_ptr[p] + t*tile_cols, min(+tile_cols, heavy_ptr[p+1])).
+  std::vector<std::int64_t> heavy_ptr;   // num_panels() + 1 entries
+  std::vector<std::int32_t> heavy_cols;  // heavy_ptr.back() entries
+  // Per row: entries [row_ptr[r], heavy_end[r]) are heavy (ascending column), the rest light.
+  // A row without heavy entries is stored exactly as in S (perm[j] == j on its range).
+  std::vector<std::int64_t> heavy_end;  // rows entries
+  // Reordered entries (nnz each): original column index, and position in S.
+  std::vector<std::int32_t> col_idx;
+  std::vector<std::int64_t> perm;
+  std::int64_t heavy_nnz = 0;  // nonzeros in heavy columns, all panels
+
+  std::int64_t num_panels() const { return static_cast<std::int64_t>(heavy_ptr.size()) - 1; }
+  std::int64_t panel_begin(std::int64_t p) const { return p * params.panel_rows; }
+  std::int64_t panel_end(std::int64_t p) const { return std::min(rows, (p + 1) * params.panel_rows); }
+  double heavy_fraction() const { return nnz > 0 ? double(heavy_nnz) / double(nnz) : 0.0; }
+};
+
+// Builds the tiling of a host CSR pattern (values are not read). `params` must be resolved
+// (every field >= 1). Parallel over panels with OpenMP; cost O(nnz log(panel nnz)).
+AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params);
+
+// Throws fk::Error when `t` violates the invariants above for pattern `s` (used by the tests).
+void check_aspt_tiling(const AsptTiling& t, const CsrView& s);
+
+}  // namespace fk::aspt

@@ -1,0 +1,122 @@
+// omp.sddmm.aspt: ASpT multicore SDDMM (Hong et al., PPoPP'19, sections 4-5).
+//
+// prepare() builds the panel/tile analysis (kernels/omp/aspt_tiling.hpp). run() then, for each
+// panel (dynamic schedule, one panel at a time per thread):
+//   1. heavy part: tile by tile (tile_cols heavy columns whose B rows fit in L2), every row of the
+//      panel computes its entries that fall in the tile, so each B row of the tile is loaded from
+//      memory once per panel and reused by the panel's other rows from cache;
+//   2. light part: row by row, as in plain CSR (the A row stays in L1 across its entries).
+// Light parts of very long rows are cut into segments that every thread shares after the panels,
+// so one huge row does not serialise the run (SDDMM outputs are independent, no combining needed).
+// Results go through the tiling's permutation, so `out` is in S's CSR order. Dot products use the
+// 4-wide register-blocked kernel of kernels/omp/simd.hpp.
+#include <memory>
+#include <vector>
+
+#include "kernels/omp/aspt_tiling.hpp"
+#include "kernels/omp/common.hpp"
+#include "kernels/omp/omp_variants.hpp"
+#include "kernels/omp/simd.hpp"
+
+namespace fk {
+namespace {
+
+struct Segment {
+  std::int64_t row, begin, end;  // reordered entries [begin, end) of `row`
+};
+
+class OmpSddmmAsptPlan : public SddmmPlan {
+ public:
+  OmpSddmmAsptPlan(const CsrView& s, int k, const aspt::AsptParams& requested)
+      : s_(s), k_(k),
+        tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(requested, s.rows, k, omp_get_max_threads()))) {
+    // A light part is "long" when it alone would be several times the work of an average
+    // dynamic-schedule unit; it is then run as segments of about `seg` entries.
+    const std::int64_t threads = std::max(1, omp_get_max_threads());
+    const std::int64_t seg = std::max<std::int64_t>(1024, s.nnz / (16 * threads));
+    long_row_.assign(static_cast<std::size_t>(s.rows), 0);
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+      const std::int64_t b = tiling_.heavy_end[r], e = s.row_ptr[r + 1];
+      if (e - b <= 2 * seg) continue;
+      long_row_[r] = 1;
+      for (std::int64_t x = b; x < e; x += seg) segments_.push_back({r, x, std::min(e, x + seg)});
+    }
+  }
+
+  void run(const Context&, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
+           float* out) override {
+    omp_common::check_sddmm_shapes(s_, k_, a, b, out, "omp.sddmm.aspt");
+    const aspt::AsptTiling& t = tiling_;
+    const std::int64_t panels = t.num_panels(), tile_cols = t.params.tile_cols, k = k_;
+    const std::int64_t nseg = static_cast<std::int64_t>(segments_.size());
+    const std::int32_t* cols = t.col_idx.data();
+    const std::int64_t* perm = t.perm.data();
+    const float* bd = b.data;
+    const std::int64_t ldb = b.cols;
+#pragma omp parallel
+    {
+      std::vector<std::int64_t> cursor(static_cast<std::size_t>(t.params.panel_rows));
+#pragma omp for schedule(dynamic, 1) nowait
+      for (std::int64_t p = 0; p < panels; ++p) {
+        const std::int64_t r0 = t.panel_begin(p), r1 = t.panel_end(p);
+        const std::int64_t h0 = t.heavy_ptr[p], h1 = t.heavy_ptr[p + 1];
+        for (std::int64_t r = r0; r < r1; ++r) cursor[r - r0] = t.row_ptr[r];
+        for (std::int64_t tile = h0; tile < h1; tile += tile_cols) {
+          const std::int32_t last_col = t.heavy_cols[std::min(h1, tile + tile_cols) - 1];
+          for (std::int64_t r = r0; r < r1; ++r) {
+            const std::int64_t j0 = cursor[r - r0], he = t.heavy_end[r];
+            std::int64_t j1 = j0;
+            while (j1 < he && cols[j1] <= last_col) ++j1;
+            if (j1 > j0) omp_simd::sddmm_entries(a.row(r), bd, ldb, k, cols + j0, perm + j0, j0, j1 - j0, s_vals, out);
+            cursor[r - r0] = j1;
+          }
+        }
+        for (std::int64_t r = r0; r < r1; ++r) {
+          if (long_row_[r]) continue;
+          const std::int64_t j0 = t.heavy_end[r], j1 = t.row_ptr[r + 1];
+          // A row without heavy entries is S's row unchanged: no permutation to read.
+          const std::int64_t* pr = j0 == t.row_ptr[r] ? nullptr : perm + j0;
+          if (j1 > j0) omp_simd::sddmm_entries(a.row(r), bd, ldb, k, cols + j0, pr, j0, j1 - j0, s_vals, out);
+        }
+      }
+#pragma omp for schedule(dynamic, 1)
+      for (std::int64_t i = 0; i < nseg; ++i) {
+        const Segment& g = segments_[i];
+        const std::int64_t* pr = t.heavy_end[g.row] == t.row_ptr[g.row] ? nullptr : perm + g.begin;
+        omp_simd::sddmm_entries(a.row(g.row), bd, ldb, k, cols + g.begin, pr, g.begin, g.end - g.begin, s_vals, out);
+      }
+    }
+  }
+
+ private:
+  CsrView s_;
+  int k_;
+  aspt::AsptTiling tiling_;
+  std::vector<char> long_row_;    // rows whose light part runs as segments
+  std::vector<Segment> segments_;
+};
+
+class OmpSddmmAspt : public SddmmVariant {
+ public:
+  explicit OmpSddmmAspt(const aspt::AsptParams& params) : params_(params) {}
+  const char* name() const override { return "omp.sddmm.aspt"; }
+  const char* summary() const override {
+    return "OpenMP ASpT: row panels, heavy columns as L2-sized dense tiles, the rest row-wise (PPoPP'19)";
+  }
+  Backend backend() const override { return Backend::kOmp; }
+  std::unique_ptr<SddmmPlan> prepare(const Context&, const CsrView& s, int k) const override {
+    return std::make_unique<OmpSddmmAsptPlan>(s, k, params_);
+  }
+
+ private:
+  aspt::AsptParams params_;
+};
+
+}  // namespace
+
+std::unique_ptr<SddmmVariant> make_omp_sddmm_aspt() { return std::make_unique<OmpSddmmAspt>(aspt::AsptParams{}); }
+std::unique_ptr<SddmmVariant> make_omp_sddmm_aspt_with(const aspt::AsptParams& params) {
+  return std::make_unique<OmpSddmmAspt>(params);
+}
+
+}  // namespace fk

@@ -1,0 +1,155 @@
+#pragma once
+// Small SIMD building blocks shared by the tuned OpenMP variants (the `rows` SDDMM baseline keeps
+// the plain `#pragma omp simd reduction` a user would write, on purpose).
+//
+// Written with GCC/Clang vector extensions rather than intrinsics: the compiler lowers an 8-lane
+// float vector to one AVX register with -march=x86-64-v3 and to two SSE/NEON registers elsewhere,
+// so the code stays portable while fixing the register blocking ourselves (GCC does not interleave
+// reduction accumulators on its own, which leaves a single FMA dependency chain per dot product).
+// FMA contraction of `acc + x * y` is GCC's default for C++ (-ffp-contract=fast).
+//
+// Every pointer here is host memory. Dense rows are contiguous floats; K may be any value >= 1
+// (full 8-lane blocks first, then a scalar tail of K % 8 columns).
+#include <cstdint>
+#include <cstring>
+
+namespace fk::omp_simd {
+
+typedef float V8 __attribute__((vector_size(32)));
+constexpr int kLanes = 8;
+// Column block of the SpMM accumulators kept in registers: 8 vectors = 64 floats (16 AVX
+// registers exist; the rest hold B loads and the broadcast value).
+constexpr int kBlockVectors = 8;
+constexpr int kBlockCols = kBlockVectors * kLanes;
+
+inline V8 load(const float* p) {
+  V8 v;
+  std::memcpy(&v, p, sizeof(v));  // unaligned load; compiles to one vmovups
+  return v;
+}
+inline void store(float* p, V8 v) { std::memcpy(p, &v, sizeof(v)); }
+inline V8 splat(float x) { return V8{x, x, x, x, x, x, x, x}; }
+inline V8 zero() { return V8{0, 0, 0, 0, 0, 0, 0, 0}; }
+inline float hsum(V8 v) {
+  return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
+}
+
+// ---- SDDMM: dot products of one A row with several B rows ---------------------------------------
+
+// Returns dot(a, b) over k floats.
+inline float dot1(const float* a, const float* b, std::int64_t k) {
+  V8 s0 = zero(), s1 = zero();
+  std::int64_t t = 0;
+  for (; t + 2 * kLanes <= k; t += 2 * kLanes) {  // two chains hide part of the FMA latency
+    s0 += load(a + t) * load(b + t);
+    s1 += load(a + t + kLanes) * load(b + t + kLanes);
+  }
+  if (t + kLanes <= k) {
+    s0 += load(a + t) * load(b + t);
+    t += kLanes;
+  }
+  float r = hsum(s0 + s1);
+  for (; t < k; ++t) r += a[t] * b[t];
+  return r;
+}
+
+// r[q] = dot(a, b_q) for q = 0..3: a is loaded once per block and shared by four independent
+// accumulator chains (the A row stays in L1, the B rows stream).
+inline void dot4(const float* a, const float* b0, const float* b1, const float* b2, const float* b3,
+                 std::int64_t k, float r[4]) {
+  V8 s0 = zero(), s1 = zero(), s2 = zero(), s3 = zero();
+  std::int64_t t = 0;
+  for (; t + kLanes <= k; t += kLanes) {
+    const V8 av = load(a + t);
+    s0 += av * load(b0 + t);
+    s1 += av * load(b1 + t);
+    s2 += av * load(b2 + t);
+    s3 += av * load(b3 + t);
+  }
+  float r0 = hsum(s0), r1 = hsum(s1), r2 = hsum(s2), r3 = hsum(s3);
+  for (; t < k; ++t) {
+    r0 += a[t] * b0[t];
+    r1 += a[t] * b1[t];
+    r2 += a[t] * b2[t];
+    r3 += a[t] * b3[t];
+  }
+  r[0] = r0;
+  r[1] = r1;
+  r[2] = r2;
+  r[3] = r3;
+}
+
+// For entries e in [0, n): res = dot(a, B[cols[e]]); out[pos(e)] = scale(e) * res, where
+// pos(e) = perm ? perm[e] : e and scale(e) = s_vals ? s_vals[pos(e)] : 1.
+// `b` is row-major with `ldb` floats per row. cols/perm point at the first entry of the range;
+// s_vals and out are indexed by absolute position in S's order.
+inline void sddmm_entries(const float* a, const float* b, std::int64_t ldb, std::int64_t k,
+                          const std::int32_t* cols, const std::int64_t* perm, std::int64_t first,
+                          std::int64_t n, const float* s_vals, float* out) {
+  auto emit = [&](std::int64_t e, float v) {
+    const std::int64_t pos = perm ? perm[e] : first + e;
+    out[pos] = s_vals ? v * s_vals[pos] : v;
+  };
+  std::int64_t e = 0;
+  float r[4];
+  for (; e + 4 <= n; e += 4) {
+    dot4(a, b + std::int64_t(cols[e]) * ldb, b + std::int64_t(cols[e + 1]) * ldb,
+         b + std::int64_t(cols[e + 2]) * ldb, b + std::int64_t(cols[e + 3]) * ldb, k, r);
+    emit(e, r[0]);
+    emit(e + 1, r[1]);
+    emit(e + 2, r[2]);
+    emit(e + 3, r[3]);
+  }
+  for (; e < n; ++e) emit(e, dot1(a, b + std::int64_t(cols[e]) * ldb, k));
+}
+
+// ---- SpMM: one output row from a list of (column, value) entries -------------------------------
+
+// out[k0 .. k0 + 8*NV) (+)= sum_e vals[e] * B[cols[e], k0 .. k0 + 8*NV), the accumulators held in
+// NV vector registers for the whole entry list, so `out` is read (when accumulating) and written once.
+template <int NV>
+inline void spmm_block(const std::int32_t* cols, const float* vals, std::int64_t n, const float* b,
+                       std::int64_t ldb, std::int64_t k0, float* out, bool accumulate) {
+  V8 acc[NV];
+  for (int q = 0; q < NV; ++q) acc[q] = accumulate ? load(out + k0 + q * kLanes) : zero();
+  const float* bk = b + k0;
+  for (std::int64_t e = 0; e < n; ++e) {
+    const V8 v = splat(vals[e]);
+    const float* br = bk + std::int64_t(cols[e]) * ldb;
+    for (int q = 0; q < NV; ++q) acc[q] += v * load(br + q * kLanes);
+  }
+  for (int q = 0; q < NV; ++q) store(out + k0 + q * kLanes, acc[q]);
+}
+
+// out[0..k) (+)= sum_{e < n} vals[e] * B[cols[e], 0..k). `out` holds k floats (a C row or a carry
+// buffer). Column blocks of 64 floats keep their accumulators in registers; the scalar tail of
+// k % 8 columns is one more pass over the entries.
+inline void spmm_row(const std::int32_t* cols, const float* vals, std::int64_t n, const float* b,
+                     std::int64_t ldb, std::int64_t k, float* out, bool accumulate) {
+  std::int64_t k0 = 0;
+  for (; k0 + kBlockCols <= k; k0 += kBlockCols)
+    spmm_block<kBlockVectors>(cols, vals, n, b, ldb, k0, out, accumulate);
+  switch ((k - k0) / kLanes) {
+    case 7: spmm_block<7>(cols, vals, n, b, ldb, k0, out, accumulate); break;
+    case 6: spmm_block<6>(cols, vals, n, b, ldb, k0, out, accumulate); break;
+    case 5: spmm_block<5>(cols, vals, n, b, ldb, k0, out, accumulate); break;
+    case 4: spmm_block<4>(cols, vals, n, b, ldb, k0, out, accumulate); break;
+    case 3: spmm_block<3>(cols, vals, n, b, ldb, k0, out, accumulate); break;
+    case 2: spmm_block<2>(cols, vals, n, b, ldb, k0, out, accumulate); break;
+    case 1: spmm_block<1>(cols, vals, n, b, ldb, k0, out, accumulate); break;
+    default: break;
+  }
+  k0 += (k - k0) / kLanes * kLanes;
+  const std::int64_t tail = k - k0;  // 0..7 columns
+  if (tail == 0) return;
+  float acc[kLanes];
+  for (std::int64_t t = 0; t < tail; ++t) acc[t] = accumulate ? out[k0 + t] : 0.0f;
+  for (std::int64_t e = 0; e < n; ++e) {
+    const float v = vals[e];
+    const float* br = b + std::int64_t(cols[e]) * ldb + k0;
+    for (std::int64_t t = 0; t < tail; ++t) acc[t] += v * br[t];
+  }
+  for (std::int64_t t = 0; t < tail; ++t) out[k0 + t] = acc[t];
+}
+
+}  // namespace fk::omp_simd

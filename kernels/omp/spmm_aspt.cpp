@@ -1,0 +1,109 @@
+// omp.spmm.aspt: ASpT multicore SpMM (Hong et al., PPoPP'19, section 4.2).
+//
+// prepare() builds the panel/tile analysis (kernels/omp/aspt_tiling.hpp). run(), per panel
+// (dynamic schedule, one panel at a time per thread):
+//   0. gathers the values of rows with heavy entries into the tiling's entry order (values arrive
+//      in S's order; rows without heavy entries are S's rows unchanged and are read in place);
+//   1. heavy part: tile by tile, every row of the panel adds its entries in the tile to its C row,
+//      so the tile's B rows (sized for L2) are read from memory once per panel and reused from
+//      cache by the panel's other rows, while the panel's C rows stay in L2 between tiles;
+//   2. light part: row by row, added to the C row.
+// A C row's first contribution overwrites it (rows with no entries are zeroed), later ones add to
+// it; each row belongs to one panel, so no two threads touch the same row. Register blocking over
+// K as in omp.spmm.rows (kernels/omp/simd.hpp). A single very long row is one thread's work here;
+// `auto` sends such matrices to omp.spmm.nnz_balanced.
+#include <memory>
+#include <vector>
+
+#include "kernels/omp/aspt_tiling.hpp"
+#include "kernels/omp/common.hpp"
+#include "kernels/omp/omp_variants.hpp"
+#include "kernels/omp/simd.hpp"
+
+namespace fk {
+namespace {
+
+class OmpSpmmAsptPlan : public SpmmPlan {
+ public:
+  OmpSpmmAsptPlan(const CsrView& s, int k, const aspt::AsptParams& requested)
+      : s_(s), k_(k),
+        tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(requested, s.rows, k, omp_get_max_threads()))),
+        vals_(static_cast<std::size_t>(s.nnz)) {}
+
+  void run(const Context&, const float* vals, DenseView<const float> b, DenseView<float> c) override {
+    vals = omp_common::check_spmm_shapes(s_, k_, vals, b, c, "omp.spmm.aspt");
+    const aspt::AsptTiling& t = tiling_;
+    const std::int64_t panels = t.num_panels(), tile_cols = t.params.tile_cols, k = k_;
+    const std::int32_t* cols = t.col_idx.data();
+    const std::int64_t* perm = t.perm.data();
+    float* rv = vals_.data();
+    const float* bd = b.data;
+    const std::int64_t ldb = b.cols;
+#pragma omp parallel
+    {
+      std::vector<std::int64_t> cursor(static_cast<std::size_t>(t.params.panel_rows));
+      std::vector<char> written(static_cast<std::size_t>(t.params.panel_rows));
+#pragma omp for schedule(dynamic, 1)
+      for (std::int64_t p = 0; p < panels; ++p) {
+        const std::int64_t r0 = t.panel_begin(p), r1 = t.panel_end(p);
+        const std::int64_t h0 = t.heavy_ptr[p], h1 = t.heavy_ptr[p + 1];
+        for (std::int64_t r = r0; r < r1; ++r) {
+          cursor[r - r0] = t.row_ptr[r];
+          written[r - r0] = 0;
+          if (t.heavy_end[r] > t.row_ptr[r])  // reordered row: gather its values
+            for (std::int64_t j = t.row_ptr[r]; j < t.row_ptr[r + 1]; ++j) rv[j] = vals[perm[j]];
+        }
+        for (std::int64_t tile = h0; tile < h1; tile += tile_cols) {
+          const std::int32_t last_col = t.heavy_cols[std::min(h1, tile + tile_cols) - 1];
+          for (std::int64_t r = r0; r < r1; ++r) {
+            const std::int64_t j0 = cursor[r - r0], he = t.heavy_end[r];
+            std::int64_t j1 = j0;
+            while (j1 < he && cols[j1] <= last_col) ++j1;
+            if (j1 == j0) continue;
+            omp_simd::spmm_row(cols + j0, rv + j0, j1 - j0, bd, ldb, k, c.row(r), written[r - r0]);
+            written[r - r0] = 1;
+            cursor[r - r0] = j1;
+          }
+        }
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const std::int64_t j0 = t.heavy_end[r], j1 = t.row_ptr[r + 1];
+          // A row without heavy entries is S's row unchanged: its values are read in place.
+          const float* v = j0 == t.row_ptr[r] ? vals : rv;
+          if (j1 > j0 || !written[r - r0])
+            omp_simd::spmm_row(cols + j0, v + j0, j1 - j0, bd, ldb, k, c.row(r), written[r - r0]);
+        }
+      }
+    }
+  }
+
+ private:
+  CsrView s_;
+  int k_;
+  aspt::AsptTiling tiling_;
+  std::vector<float> vals_;  // the run's values in the tiling's entry order
+};
+
+class OmpSpmmAspt : public SpmmVariant {
+ public:
+  explicit OmpSpmmAspt(const aspt::AsptParams& params) : params_(params) {}
+  const char* name() const override { return "omp.spmm.aspt"; }
+  const char* summary() const override {
+    return "OpenMP ASpT: row panels, heavy columns as L2-sized dense tiles, the rest row-wise (PPoPP'19)";
+  }
+  Backend backend() const override { return Backend::kOmp; }
+  std::unique_ptr<SpmmPlan> prepare(const Context&, const CsrView& s, int k) const override {
+    return std::make_unique<OmpSpmmAsptPlan>(s, k, params_);
+  }
+
+ private:
+  aspt::AsptParams params_;
+};
+
+}  // namespace
+
+std::unique_ptr<SpmmVariant> make_omp_spmm_aspt() { return std::make_unique<OmpSpmmAspt>(aspt::AsptParams{}); }
+std::unique_ptr<SpmmVariant> make_omp_spmm_aspt_with(const aspt::AsptParams& params) {
+  return std::make_unique<OmpSpmmAspt>(params);
+}
+
+}  // namespace fk
