@@ -1,0 +1,56 @@
+// fk-bench: times every registered SDDMM or SpMM variant on one problem, in one process, and
+// checks each against the reference. `fk-bench --help` explains the options and the columns.
+#include <iostream>
+
+#include "apps/bench/options.hpp"
+#include "apps/bench/problem.hpp"
+#include "apps/bench/runner.hpp"
+#include "core/context.hpp"
+#include "core/log.hpp"
+
+namespace {
+
+int run(int argc, const char* const argv[]) {
+  using namespace fk::bench;
+  const BenchOptions options = parse_options(argc, argv);
+  if (options.help) {
+    std::cout << help_text();
+    return 0;
+  }
+  if (options.list) {
+    print_variant_list(std::cout);
+    return 0;
+  }
+  fk::DeviceRequest request = fk::DeviceRequest::kAuto;
+  try {
+    request = fk::parse_device_request(options.device);
+  } catch (const fk::Error& e) {
+    throw UsageError(e.what());
+  }
+  const fk::Context ctx = fk::Context::create(request, options.threads, options.gpu);
+  // Variant names are checked before the (possibly long) load or generation of the matrix.
+  const Selection selection = select_variants(options, ctx.device());
+  const BenchMatrix matrix = load_matrix(options);
+  const RunSummary summary = run_benchmark(options, ctx, matrix, selection, std::cout);
+  if (!options.csv.empty()) std::cout << "\nwrote " << summary.rows << " rows to " << options.csv << "\n";
+  if (summary.failed + summary.wrong > 0) {
+    std::cerr << "fk-bench: " << summary.failed << " variant run(s) failed and " << summary.wrong
+              << " exceeded the tolerance (see the table)\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const fk::bench::UsageError& e) {
+    std::cerr << "fk-bench: error: " << e.what() << " (see fk-bench --help)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "fk-bench: error: " << e.what() << "\n";
+    return 1;
+  }
+}

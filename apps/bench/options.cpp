@@ -1,0 +1,244 @@
+#include "apps/bench/options.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace fk::bench {
+
+const char* to_string(BenchOp op) { return op == BenchOp::kSddmm ? "sddmm" : "spmm"; }
+
+namespace {
+
+constexpr unsigned kHelpWidth = 100;
+
+// The visible options, in three groups (also what --help prints).
+void add_option_groups(po::options_description& out) {
+  po::options_description source("Matrix (exactly one)", kHelpWidth, kHelpWidth / 2);
+  source.add_options()
+      ("input", po::value<std::string>()->value_name("FILE"),
+       "Matrix Market .mtx, DLMC .smtx, UCI docword.X.txt[.gz] or a ratings file; a pattern-only "
+       "matrix gets random values in [0.5, 1.5)")
+      ("format", po::value<std::string>()->value_name("NAME"), "format of --input: auto (default), mtx, smtx, uci, ratings")
+      ("gen", po::value<std::string>()->value_name("SPEC"),
+       "generated matrix 'KIND:rows=R,cols=C,nnz=Z[,param=P][,seed=S]', KIND one of uniform, "
+       "powerlaw, banded, clustered")
+      ("preset", po::value<std::string>()->value_name("NAME"),
+       "a generator preset; LDA corpora (documents x words counts: nytimes, nips, ...) or ratings "
+       "(users x items: ml-20m, netflix, ml-100k, ...)")
+      ("name", po::value<std::string>()->value_name("LABEL"), "label of the matrix in the table and the CSV (default: from the source)");
+
+  po::options_description run("Run", kHelpWidth, kHelpWidth / 2);
+  run.add_options()
+      ("k", po::value<std::string>()->value_name("K,K,.."),
+       "comma-separated dense widths K (default sddmm 32,64,128,256,512; spmm 1,4,32,64,128,256,512)")
+      ("device", po::value<std::string>()->value_name("DEV"), "cpu, gpu or auto (default auto: the GPU when one is usable)")
+      ("threads", po::value<int>()->value_name("N"), "OpenMP threads on the CPU (default: OpenMP's default)")
+      ("gpu", po::value<int>()->value_name("ID"), "GPU id (default 0)")
+      ("variants", po::value<std::string>()->value_name("V,V,.."),
+       "comma-separated variant names and/or 'auto' (default: every variant of the device that applies, "
+       "plus auto; ref.* is left out when nnz*K > 2e8 unless named). The baseline variant is always "
+       "timed when it exists, for the speedup column")
+      ("form", po::value<std::string>()->value_name("FORM"), "sddmm only: scaled (default; out = S .* (A B^T)), unscaled, or both")
+      ("op", po::value<std::string>()->value_name("OP"), "spmm only: n (default; C = S B), t (C = S^T B), or both")
+      ("warmup", po::value<int>()->value_name("N"), "untimed runs per variant after the check run (default 3)")
+      ("runs", po::value<int>()->value_name("N"), "timed runs per variant; the median is reported (default 20)")
+      ("no-flush", "do not evict caches before each timed run (default: flush; see below)")
+      ("seed", po::value<std::uint64_t>()->value_name("N"), "seed of the dense operands and of random values (default 1)")
+      ("tolerance", po::value<double>()->value_name("X"), "max_rel_err above which a row is marked 'wrong' (default 1e-4)")
+      ("check-nnz", po::value<std::int64_t>()->value_name("N"),
+       "nonzeros' worth of rows checked against the reference (default 200000; all rows when nnz is smaller)")
+      ("csv", po::value<std::string>()->value_name("FILE"),
+       "write one row per (matrix, K, form, variant); appended when FILE exists with the same header");
+
+  po::options_description info("Information", kHelpWidth, kHelpWidth / 2);
+  info.add_options()
+      ("list", "print every registered variant with its backend and summary, then exit")
+      ("help,h", "print this help, then exit");
+
+  out.add(source).add(run).add(info);
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream is(text);
+  while (std::getline(is, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<int> parse_widths(const std::string& text) {
+  std::vector<int> out;
+  for (const std::string& item : split_commas(text)) {
+    std::size_t used = 0;
+    long value = -1;
+    try {
+      value = std::stol(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || value < 1 || value > (1 << 20))
+      throw UsageError("--k: '" + item + "' is not a width between 1 and 1048576");
+    out.push_back(static_cast<int>(value));
+  }
+  if (out.empty()) throw UsageError("--k: expected a comma-separated list of widths, got '" + text + "'");
+  return out;
+}
+
+// `op` options that exist only for one command are errors with the other: silently ignoring
+// `--op t` on an SDDMM run would report something the user did not ask for.
+void only_for(const po::variables_map& vm, const char* option, BenchOp allowed, BenchOp given) {
+  if (vm.count(option) && allowed != given)
+    throw UsageError(std::string("--") + option + " applies only to '" + to_string(allowed) + "', not to '" +
+                     to_string(given) + "'");
+}
+
+}  // namespace
+
+BenchOptions parse_options(int argc, const char* const argv[]) {
+  po::options_description desc;
+  add_option_groups(desc);
+  desc.add_options()("command", po::value<std::string>(), "sddmm or spmm");  // positional, hidden
+  po::positional_options_description positional;
+  positional.add("command", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+
+  BenchOptions o;
+  o.help = vm.count("help") > 0;
+  o.list = vm.count("list") > 0;
+  if (o.help || o.list) return o;
+
+  if (!vm.count("command")) throw UsageError("missing command: 'sddmm' or 'spmm' (see --help)");
+  const std::string command = vm["command"].as<std::string>();
+  if (command == "sddmm") {
+    o.op = BenchOp::kSddmm;
+  } else if (command == "spmm") {
+    o.op = BenchOp::kSpmm;
+  } else {
+    throw UsageError("unknown command '" + command + "': expected 'sddmm' or 'spmm'");
+  }
+
+  const int sources = int(vm.count("input")) + int(vm.count("gen")) + int(vm.count("preset"));
+  if (sources != 1) throw UsageError("give exactly one of --input, --gen, --preset (got " + std::to_string(sources) + ")");
+  if (vm.count("input")) o.input = vm["input"].as<std::string>();
+  if (vm.count("gen")) o.gen = vm["gen"].as<std::string>();
+  if (vm.count("preset")) o.preset = vm["preset"].as<std::string>();
+  if (vm.count("format")) {
+    if (o.input.empty()) throw UsageError("--format applies only to --input");
+    o.input_format = vm["format"].as<std::string>();
+  }
+  if (vm.count("name")) o.name = vm["name"].as<std::string>();
+
+  o.ks = parse_widths(vm.count("k") ? vm["k"].as<std::string>()
+                                    : (o.op == BenchOp::kSddmm ? "32,64,128,256,512" : "1,4,32,64,128,256,512"));
+  if (vm.count("device")) o.device = vm["device"].as<std::string>();
+  if (vm.count("threads")) {
+    o.threads = vm["threads"].as<int>();
+    if (o.threads < 1) throw UsageError("--threads: must be at least 1, got " + std::to_string(o.threads));
+  }
+  if (vm.count("gpu")) {
+    o.gpu = vm["gpu"].as<int>();
+    if (o.gpu < 0) throw UsageError("--gpu: must be a device id >= 0, got " + std::to_string(o.gpu));
+  }
+  if (vm.count("variants")) {
+    o.variants = split_commas(vm["variants"].as<std::string>());
+    if (o.variants.empty()) throw UsageError("--variants: expected a comma-separated list of names");
+  }
+
+  only_for(vm, "form", BenchOp::kSddmm, o.op);
+  only_for(vm, "op", BenchOp::kSpmm, o.op);
+  const std::string form = vm.count("form") ? vm["form"].as<std::string>() : "scaled";
+  if (form == "scaled") {
+    o.sddmm_scaled = {true};
+  } else if (form == "unscaled") {
+    o.sddmm_scaled = {false};
+  } else if (form == "both") {
+    o.sddmm_scaled = {true, false};
+  } else {
+    throw UsageError("--form: expected scaled, unscaled or both, got '" + form + "'");
+  }
+  const std::string op = vm.count("op") ? vm["op"].as<std::string>() : "n";
+  if (op == "n") {
+    o.spmm_ops = {Op::kNoTrans};
+  } else if (op == "t") {
+    o.spmm_ops = {Op::kTrans};
+  } else if (op == "both") {
+    o.spmm_ops = {Op::kNoTrans, Op::kTrans};
+  } else {
+    throw UsageError("--op: expected n, t or both, got '" + op + "'");
+  }
+
+  if (vm.count("warmup")) o.warmup = vm["warmup"].as<int>();
+  if (o.warmup < 0) throw UsageError("--warmup: must be at least 0, got " + std::to_string(o.warmup));
+  if (vm.count("runs")) o.runs = vm["runs"].as<int>();
+  if (o.runs < 1) throw UsageError("--runs: must be at least 1, got " + std::to_string(o.runs));
+  o.flush = vm.count("no-flush") == 0;
+  if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
+  if (vm.count("tolerance")) o.tolerance = vm["tolerance"].as<double>();
+  if (!(o.tolerance > 0)) throw UsageError("--tolerance: must be positive");
+  if (vm.count("check-nnz")) o.check_nnz = vm["check-nnz"].as<std::int64_t>();
+  if (o.check_nnz < 1) throw UsageError("--check-nnz: must be at least 1, got " + std::to_string(o.check_nnz));
+  if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
+  return o;
+}
+
+std::string help_text() {
+  std::ostringstream os;
+  os << "fk-bench: time every SDDMM or SpMM variant on one problem, check each against the reference.\n"
+        "\n"
+        "usage: fk-bench sddmm|spmm (--input FILE | --gen SPEC | --preset NAME) [options]\n"
+        "       fk-bench --list\n"
+        "\n"
+        "examples:\n"
+        "  fk-bench sddmm --preset nips --k 32,128 --device gpu --csv results.csv\n"
+        "  fk-bench spmm --gen powerlaw:rows=100000,cols=50000,nnz=2000000 --op both --k 1,64\n"
+        "  fk-bench spmm --input ../shared/data/suitesparse/hep-th.mtx --device cpu --threads 2\n";
+  po::options_description shown(kHelpWidth, kHelpWidth / 2);
+  add_option_groups(shown);
+  os << "\n" << shown;
+  os << "\n"
+        "what happens, per (K, form or op):\n"
+        "  For each variant: prepare the plan once (prep_ms, reported apart), poison the output with NaN,\n"
+        "  run once and check it, run --warmup times, then time --runs runs and report the median.\n"
+        "  GPU runs are timed with CUDA events on the context's stream; CPU runs with the steady clock.\n"
+        "  Before every timed run the caches are flushed (not timed): on the GPU by writing a buffer of\n"
+        "  2x the L2 size (from the device attributes); on the CPU by writing 2x the last-level cache\n"
+        "  (at most 512 MiB), skipped when the problem's compulsory bytes exceed that buffer anyway.\n"
+        "\n"
+        "columns:\n"
+        "  GFLOP/s    2*nnz*K / median time (SDDMM and SpMM alike)\n"
+        "  GB/s       compulsory bytes / median time, where compulsory bytes are\n"
+        "               SDDMM: 12*nnz (8*nnz unscaled: no scale values read) + 4*K*(M + N)\n"
+        "               SpMM:  8*nnz + 4*K*(non-empty columns of op(S) + rows of op(S))\n"
+        "  floor_ms   max(compulsory bytes / measured bandwidth, flops / peak fp32): no variant can run\n"
+        "             much faster. Bandwidth is measured once per process: on the GPU a large device-to-\n"
+        "             device cudaMemcpy (read + write bytes, median of 10); on the CPU a STREAM-like triad.\n"
+        "             Peak fp32 is computed, not measured: GPU = SMs x clock x fp32 lanes per SM (128 on\n"
+        "             sm_86 and later, 64 on sm_70/sm_80) x 2; CPU = threads x clock x 32 flop/cycle\n"
+        "             (an assumption: AVX2, 2 FMA units x 8 fp32 lanes x 2 flops), or bandwidth only\n"
+        "             when the clock cannot be read.\n"
+        "  x_floor    median / floor_ms (1.0 = at the floor)\n"
+        "  speedup    baseline median / variant median; baseline = cuda.<op>.cusparse on the GPU\n"
+        "             (for scaled SDDMM that is cuSPARSE plus its scale pass), omp.<op>.rows on the CPU\n"
+        "  max_rel_err  over the checked outputs, max |out - ref| / sum_t |term_t|, the sum of the\n"
+        "             absolute products that make up that output (the scale of float32 rounding in a\n"
+        "             dot product); ref = ref.sddmm / ref.spmm in double on the CPU over a deterministic\n"
+        "             sample of rows (all rows when nnz <= --check-nnz). NaN (unwritten) counts as inf.\n"
+        "  auto       its own row: the variant `auto` picks, with its own plan; the summary line compares it\n"
+        "             with the fastest variant.\n"
+        "\n"
+        "exit status: 0 all rows ok; 1 a variant failed or exceeded --tolerance, or a run-time error;\n"
+        "             2 a bad command line.\n";
+  return os.str();
+}
+
+}  // namespace fk::bench

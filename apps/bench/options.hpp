@@ -1,0 +1,56 @@
+#pragma once
+// Command line of fk-bench: what to run (sddmm | spmm), on which matrix, at which widths, on which
+// device, which variants, how many runs, where the CSV goes. Parsed with Boost.Program_options;
+// every bad option or value is a UsageError whose message names the option.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/spmm.hpp"
+
+namespace fk::bench {
+
+// A bad command line (unknown option, bad value, missing or conflicting options): exit code 2.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+enum class BenchOp { kSddmm, kSpmm };
+const char* to_string(BenchOp op);
+
+struct BenchOptions {
+  bool help = false;
+  bool list = false;
+  BenchOp op = BenchOp::kSddmm;
+
+  // Exactly one source of the sparse matrix.
+  std::string input;                // a file (.mtx, .smtx, UCI docword[.gz], ratings)
+  std::string input_format = "auto";
+  std::string gen;                  // a generator spec, core/generate/sparse.hpp
+  std::string preset;               // an LDA corpus or ratings generator preset name
+  std::string name;                 // label in the table and the CSV ("" = derived from the source)
+
+  std::vector<int> ks;              // dense widths, in the order given
+  std::string device = "auto";
+  int threads = 0;                  // 0 = OpenMP's default
+  int gpu = 0;
+  std::vector<std::string> variants;  // empty = every applicable variant of the device + auto
+  std::vector<bool> sddmm_scaled;     // forms to run: true = scaled, false = unscaled
+  std::vector<Op> spmm_ops;           // S·B and/or Sᵀ·B
+  int warmup = 3;
+  int runs = 20;
+  bool flush = true;                  // evict caches before every timed run
+  std::string csv;
+  std::uint64_t seed = 1;
+  double tolerance = 1e-4;            // max_rel_err above this marks the row "wrong"
+  std::int64_t check_nnz = 200000;    // nonzeros' worth of rows checked against the reference
+};
+
+// argv as given to main. Throws UsageError naming the option for anything wrong.
+BenchOptions parse_options(int argc, const char* const argv[]);
+// The full --help text.
+std::string help_text();
+
+}  // namespace fk::bench

@@ -1,0 +1,139 @@
+#include "apps/bench/report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/csv.hpp"
+
+namespace fk::bench {
+namespace {
+
+// Compact number for the CSV: 6 significant digits; NaN and inf become an empty field.
+std::string num(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Number for the table: 4 significant digits, "-" when absent.
+std::string cell(double v, const char* fmt = "%.4g") {
+  if (std::isnan(v)) return "-";
+  if (std::isinf(v)) return "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string join_csv(const std::vector<std::string>& fields) {
+  std::string line;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i) line += ',';
+    line += io::csv_escape(fields[i]);
+  }
+  return line;
+}
+
+std::vector<std::string> fields_of(const ResultRow& r) {
+  const bool measured = r.status != "failed";
+  return {r.op,
+          r.form,
+          r.matrix,
+          std::to_string(r.m),
+          std::to_string(r.n),
+          std::to_string(r.nnz),
+          std::to_string(r.k),
+          r.variant,
+          r.chosen,
+          r.device,
+          r.device_name,
+          std::to_string(r.threads),
+          measured ? num(r.prep_ms) : "",
+          measured ? num(r.median_ms) : "",
+          measured ? num(r.min_ms) : "",
+          measured ? std::to_string(r.runs) : "",
+          measured ? num(r.gflops) : "",
+          measured ? num(r.gbps) : "",
+          num(r.floor_ms),
+          r.bound,
+          r.baseline,
+          measured ? num(r.speedup) : "",
+          measured ? (std::isfinite(r.max_rel_err) ? num(r.max_rel_err) : "inf") : "",
+          std::to_string(r.checked_rows),
+          r.status,
+          r.message,
+          std::to_string(r.seed)};
+}
+
+constexpr int kVariantWidth = 34;
+
+}  // namespace
+
+const std::vector<std::string>& csv_header() {
+  static const std::vector<std::string> header = {
+      "op",        "form",      "matrix",       "m",       "n",       "nnz",    "k",
+      "variant",   "chosen",    "device",       "device_name", "threads", "prep_ms", "median_ms",
+      "min_ms",    "runs",      "gflops",       "gbps",    "floor_ms", "bound",  "baseline",
+      "speedup_vs_baseline",    "max_rel_err",  "checked_rows", "status", "message", "seed"};
+  return header;
+}
+
+void append_csv(const std::string& path, const std::vector<ResultRow>& rows) {
+  const std::string header = join_csv(csv_header());
+  std::string existing;
+  if (std::filesystem::exists(path)) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("--csv " + path + ": cannot read the existing file");
+    std::ostringstream all;
+    all << in.rdbuf();
+    existing = all.str();
+    std::string first = existing.substr(0, existing.find('\n'));
+    if (!first.empty() && first.back() == '\r') first.pop_back();
+    if (!existing.empty() && first != header)
+      throw Error("--csv " + path +
+                  ": the existing file has a different header, so rows cannot be appended; write to a new file "
+                  "(expected: " + header + ")");
+    if (!existing.empty() && existing.back() != '\n') existing += '\n';
+  }
+  io::AtomicFile file(path);
+  std::ostream& out = file.stream();
+  if (existing.empty()) {
+    out << header << '\n';
+  } else {
+    out << existing;
+  }
+  for (const ResultRow& r : rows) out << join_csv(fields_of(r)) << '\n';
+  file.commit();
+}
+
+void print_table_header(std::ostream& os) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  %-*s %9s %10s %9s %8s %10s %8s %8s %11s  %s", kVariantWidth, "variant", "prep_ms",
+                "median_ms", "GFLOP/s", "GB/s", "floor_ms", "x_floor", "speedup", "max_rel_err", "status");
+  os << buf << '\n';
+}
+
+void print_table_row(std::ostream& os, const ResultRow& r) {
+  std::string label = r.variant;
+  if (!r.chosen.empty()) label += " -> " + r.chosen;
+  char buf[512];
+  if (r.status == "failed") {
+    std::snprintf(buf, sizeof buf, "  %-*s FAILED: %s", kVariantWidth, label.c_str(), r.message.c_str());
+    os << buf << std::endl;
+    return;
+  }
+  const double x_floor = r.floor_ms > 0 ? r.median_ms / r.floor_ms : NAN;
+  std::snprintf(buf, sizeof buf, "  %-*s %9s %10s %9s %8s %10s %8s %8s %11s  %s", kVariantWidth, label.c_str(),
+                cell(r.prep_ms).c_str(), cell(r.median_ms).c_str(), cell(r.gflops, "%.1f").c_str(),
+                cell(r.gbps, "%.1f").c_str(), cell(r.floor_ms).c_str(), cell(x_floor, "%.2f").c_str(),
+                cell(r.speedup, "%.2f").c_str(), cell(r.max_rel_err, "%.2e").c_str(), r.status.c_str());
+  os << buf << std::endl;
+}
+
+}  // namespace fk::bench

@@ -1,0 +1,521 @@
+#include "apps/bench/runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include "apps/bench/check.hpp"
+#include "apps/bench/report.hpp"
+#include "apps/bench/timing.hpp"
+#include "core/device_buffer.hpp"
+#include "core/random.hpp"
+#include "core/timer.hpp"
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+#if FK_WITH_CUDA
+#include "apps/bench/gpu_timing.hpp"
+#endif
+
+namespace fk::bench {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// ref.* is sequential: by default it is timed only while 2*nnz*K stays near a second per run.
+constexpr double kReferenceDefaultMaxNnzK = 2e8;
+// The CPU flush buffer: 2x the last-level cache, at most this much.
+constexpr std::int64_t kCpuFlushMaxBytes = std::int64_t(512) << 20;
+
+// ---- data on the context's side ---------------------------------------------------------------
+
+// `n` floats in host memory (CPU context) or device memory (GPU context).
+class Floats {
+ public:
+  Floats(const Context& ctx, std::int64_t n) : gpu_(ctx.is_gpu()) {
+    if (gpu_) {
+      dev_ = DeviceBuffer<float>(n);
+    } else {
+      host_.assign(static_cast<std::size_t>(n), 0.0f);
+    }
+  }
+  Floats(const Context& ctx, const std::vector<float>& values) : gpu_(ctx.is_gpu()) {
+    if (gpu_) {
+      dev_ = DeviceBuffer<float>(values);
+    } else {
+      host_ = values;
+    }
+  }
+  float* data() { return gpu_ ? dev_.data() : host_.data(); }
+  std::int64_t size() const { return gpu_ ? dev_.size() : static_cast<std::int64_t>(host_.size()); }
+  // Every element NaN (0xFF bytes are a NaN), so an element a variant never writes fails the check.
+  void poison() {
+    if (gpu_) {
+      dev_.fill_bytes(0xFF);
+    } else {
+      std::fill(host_.begin(), host_.end(), std::numeric_limits<float>::quiet_NaN());
+    }
+  }
+  // The values on the host (downloaded on the GPU; the caller synchronizes the context first).
+  const std::vector<float>& fetch() {
+    if (!gpu_) return host_;
+    scratch_.resize(static_cast<std::size_t>(dev_.size()));
+    dev_.download(scratch_.data(), dev_.size());
+    return scratch_;
+  }
+
+ private:
+  bool gpu_;
+  std::vector<float> host_;
+  DeviceBuffer<float> dev_;
+  std::vector<float> scratch_;
+};
+
+// A dense row-major operand on the context's side.
+class Dense {
+ public:
+  Dense(const Context& ctx, const HostDense<float>& host)
+      : rows_(host.rows()), cols_(host.cols()), values_(ctx, host.storage()) {}
+  DenseView<const float> view() { return {values_.data(), rows_, cols_}; }
+
+ private:
+  std::int64_t rows_, cols_;
+  Floats values_;
+};
+
+// S on the context's side (the host matrix itself on the CPU, a device copy on the GPU).
+class SideCsr {
+ public:
+  // `host` must outlive this object on the CPU (the view points into it).
+  SideCsr(const Context& ctx, const HostCsr& host) {
+    if (ctx.is_gpu()) dev_ = DeviceCsr(host);
+    view_ = ctx.is_gpu() ? dev_.view() : host.view();
+  }
+  const CsrView& view() const { return view_; }
+  const float* vals() const { return view_.vals; }
+
+ private:
+  DeviceCsr dev_;
+  CsrView view_;
+};
+
+// Uniform [-1, 1) entries, the same for any thread count: each block of rows has its own stream.
+HostDense<float> random_dense(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::uint64_t tag) {
+  HostDense<float> m(rows, cols);
+  const Rng base(seed * 0x9e3779b97f4a7c15ULL + tag);
+  const std::int64_t kBlock = 1024;
+  const std::int64_t blocks = (rows + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t blk = 0; blk < blocks; ++blk) {
+    Rng rng = base.split(static_cast<std::uint64_t>(blk));
+    const std::int64_t end = std::min(rows, (blk + 1) * kBlock);
+    for (std::int64_t r = blk * kBlock; r < end; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) m(r, c) = static_cast<float>(rng.uniform(-1.0, 1.0));
+  }
+  return m;
+}
+
+// ---- one (op, form, K) case behind one interface ------------------------------------------------
+
+class Case {
+ public:
+  virtual ~Case() = default;
+  // Empty when the registered variant `name` applies to this case's problem, else why not.
+  virtual std::string why_not(const std::string& name) const = 0;
+  // Prepares "auto" or a registered variant; returns the name of what was prepared.
+  virtual std::string prepare(const std::string& name, double& prepare_seconds) = 0;
+  virtual void poison() = 0;
+  virtual void run() = 0;  // queues one run of the prepared plan on the context's stream
+  virtual double check() = 0;  // waits for the context, returns max_rel_err of the output
+  virtual void release() = 0;  // drops the plan (and its workspace)
+};
+
+class SddmmCase : public Case {
+ public:
+  SddmmCase(const Context& ctx, const SideCsr& s, Dense& a, Dense& b, bool scaled, const KernelProblem& problem,
+            const SddmmCheck& check)
+      : ctx_(ctx), s_(s), a_(a), b_(b), scaled_(scaled), k_(problem.k), problem_(problem), check_(check),
+        out_(ctx, s.view().nnz) {}
+  std::string why_not(const std::string& name) const override { return find_sddmm_variant(name).why_not(problem_); }
+  std::string prepare(const std::string& name, double& prepare_seconds) override {
+    plan_ = make_sddmm_plan(ctx_, s_.view(), k_, name);
+    prepare_seconds = plan_.prepare_seconds;
+    return plan_.variant->name();
+  }
+  void poison() override { out_.poison(); }
+  void run() override { plan_.run(ctx_, a_.view(), b_.view(), scaled_ ? s_.vals() : nullptr, out_.data()); }
+  double check() override {
+    ctx_.synchronize();
+    return check_.max_rel_err(out_.fetch(), scaled_);
+  }
+  void release() override { plan_ = PreparedSddmm{}; }
+
+ private:
+  const Context& ctx_;
+  const SideCsr& s_;
+  Dense& a_;
+  Dense& b_;
+  bool scaled_;
+  int k_;
+  KernelProblem problem_;
+  const SddmmCheck& check_;
+  Floats out_;
+  PreparedSddmm plan_;
+};
+
+class SpmmCase : public Case {
+ public:
+  SpmmCase(const Context& ctx, const SideCsr& s, Op op, std::int64_t out_rows, Dense& b, int k,
+           const KernelProblem& problem, const SpmmCheck& check)
+      : ctx_(ctx), s_(s), op_(op), out_rows_(out_rows), b_(b), k_(k), problem_(problem), check_(check),
+        out_(ctx, out_rows * k) {}
+  std::string why_not(const std::string& name) const override { return find_spmm_variant(name).why_not(problem_); }
+  std::string prepare(const std::string& name, double& prepare_seconds) override {
+    plan_ = make_spmm_plan(ctx_, s_.view(), k_, op_, name);
+    prepare_seconds = plan_.prepare_seconds;
+    return plan_.variant->name();
+  }
+  void poison() override { out_.poison(); }
+  void run() override { plan_.run(ctx_, s_.vals(), b_.view(), DenseView<float>{out_.data(), out_rows_, k_}); }
+  double check() override {
+    ctx_.synchronize();
+    return check_.max_rel_err(out_.fetch());
+  }
+  void release() override { plan_ = PreparedSpmm{}; }
+
+ private:
+  const Context& ctx_;
+  const SideCsr& s_;
+  Op op_;
+  std::int64_t out_rows_;
+  Dense& b_;
+  int k_;
+  KernelProblem problem_;
+  const SpmmCheck& check_;
+  Floats out_;
+  PreparedSpmm plan_;
+};
+
+// ---- the loop ---------------------------------------------------------------------------------
+
+// What every row of one case shares.
+struct CaseInfo {
+  std::string form;
+  int k = 0;
+  double bytes = 0;  // compulsory
+  double flops = 0;
+  std::int64_t checked_rows = 0;
+};
+
+class Runner {
+ public:
+  Runner(const BenchOptions& o, const Context& ctx, const BenchMatrix& m, const Selection& sel, std::ostream& out)
+      : o_(o), ctx_(ctx), m_(m), sel_(sel), out_(out) {
+#if FK_WITH_CUDA
+    if (ctx.is_gpu()) {
+      ceilings_ = measure_gpu_ceilings(ctx);
+      timer_ = make_gpu_timer(ctx, o.flush);
+      timer_how_ = "CUDA events on the context's stream";
+    }
+#endif
+    if (!ctx.is_gpu()) {
+      ceilings_ = measure_cpu_ceilings(ctx.threads());
+      timer_ = make_cpu_timer(o.flush ? std::min(2 * cpu_last_level_cache_bytes(), kCpuFlushMaxBytes) : 0);
+      timer_how_ = "steady clock";
+    }
+    FK_CHECK(timer_ != nullptr, "no timer for " << ctx.describe());
+  }
+
+  void print_header() {
+    const SparseFeatures f = features(m_.s.view());
+    out_ << "fk-bench " << to_string(o_.op) << ": " << m_.name << " - " << m_.source << "\n"
+         << "  " << f.rows << " x " << f.cols << ", nnz " << f.nnz << "; rows: mean " << std::setprecision(4) << f.row_mean
+         << ", cv " << f.row_cv << ", max " << f.row_max << ", empty " << f.empty_rows << "; non-empty columns "
+         << f.nonempty_cols << "\n"
+         << "device: " << ctx_.describe() << "\n"
+         << "bandwidth: " << std::fixed << std::setprecision(1) << ceilings_.bandwidth_gbs << " GB/s ("
+         << ceilings_.bandwidth_how << ")\n"
+         << "peak fp32: " << ceilings_.peak_gflops << " GFLOP/s (" << ceilings_.peak_how << ")\n"
+         << std::defaultfloat << std::setprecision(6);
+    out_ << "baseline: " << (sel_.baseline.empty() ? "none registered (speedup column empty)" : sel_.baseline) << "\n"
+         << "timing: median of " << o_.runs << " runs after 1 check run + " << o_.warmup << " warm-up(s), "
+         << timer_how_ << "; cache flush: ";
+    if (timer_->flush_bytes() > 0) {
+      out_ << (timer_->flush_bytes() >> 20) << " MiB written before each timed run"
+           << (ctx_.is_gpu() ? " (2x L2)" : " (skipped for a case whose compulsory bytes exceed it)");
+    } else {
+      out_ << "off";
+    }
+    out_ << "\n"
+         << "check: against " << (o_.op == BenchOp::kSddmm ? "ref.sddmm" : "ref.spmm")
+         << " on sampled rows; max_rel_err = max |out - ref| / sum |terms|; tolerance " << o_.tolerance << "\n";
+  }
+
+  RunSummary run() {
+    if (o_.op == BenchOp::kSddmm) {
+      run_sddmm();
+    } else {
+      run_spmm();
+    }
+    return summary_;
+  }
+
+ private:
+  void run_sddmm() {
+    const HostCsr& s = m_.s;
+    const SideCsr side(ctx_, s);
+    const SparseFeatures f = features(s.view());
+    for (int k : o_.ks) {
+      const HostDense<float> a = random_dense(s.rows, k, o_.seed, 1);
+      const HostDense<float> b = random_dense(s.cols, k, o_.seed, 2);
+      const SddmmCheck check(s.view(), a.view(), b.view(), o_.check_nnz);
+      Dense da(ctx_, a), db(ctx_, b);
+      for (bool scaled : o_.sddmm_scaled) {
+        CaseInfo info;
+        info.form = scaled ? "scaled" : "unscaled";
+        info.k = k;
+        info.bytes = (scaled ? 12.0 : 8.0) * double(s.nnz()) + 4.0 * k * double(s.rows + s.cols);
+        info.flops = 2.0 * double(s.nnz()) * k;
+        info.checked_rows = check.rows();
+        SddmmCase c(ctx_, side, da, db, scaled, KernelProblem{f, k}, check);
+        run_case(c, info);
+      }
+    }
+  }
+
+  void run_spmm() {
+    const HostCsr& s = m_.s;
+    const SideCsr side(ctx_, s);
+    const SparseFeatures fs = features(s.view());
+    for (Op op : o_.spmm_ops) {
+      // op(S) explicitly on the host, for the check and for the compulsory bytes.
+      HostCsr transposed;
+      if (op == Op::kTrans) transposed = transpose(s.view());
+      const HostCsr& operand = op == Op::kTrans ? transposed : s;
+      const SparseFeatures fo = features(operand.view());
+      // What the registry's rules see (kernels/registry.cpp): for Sᵀ, S's features with the shape
+      // swapped and the mean recomputed, so that this applicability pre-check agrees with it.
+      KernelProblem problem{fs, 0};
+      if (op == Op::kTrans) {
+        std::swap(problem.sparse.rows, problem.sparse.cols);
+        problem.sparse.row_mean = problem.sparse.rows > 0 ? double(problem.sparse.nnz) / double(problem.sparse.rows) : 0;
+      }
+      for (int k : o_.ks) {
+        problem.k = k;
+        const HostDense<float> b = random_dense(operand.cols, k, o_.seed, 3);
+        const SpmmCheck check(operand.view(), b.view(), o_.check_nnz);
+        Dense db(ctx_, b);
+        CaseInfo info;
+        info.form = op == Op::kTrans ? "t" : "n";
+        info.k = k;
+        info.bytes = 8.0 * double(s.nnz()) + 4.0 * k * double(fo.nonempty_cols + operand.rows);
+        info.flops = 2.0 * double(s.nnz()) * k;
+        info.checked_rows = check.rows();
+        SpmmCase c(ctx_, side, op, operand.rows, db, k, problem, check);
+        run_case(c, info);
+      }
+    }
+  }
+
+  void print_skip(const std::string& name, const std::string& why) {
+    out_ << "  " << std::left << std::setw(34) << name << std::right << " skipped: " << why << "\n";
+  }
+
+  bool is_named(const std::string& name) const {
+    return std::find(sel_.named.begin(), sel_.named.end(), name) != sel_.named.end();
+  }
+
+  void run_case(Case& c, const CaseInfo& info) {
+    const Floor floor = floor_time(ceilings_, info.bytes, info.flops);
+    const bool flush = timer_->flush_bytes() > 0 && (ctx_.is_gpu() || info.bytes <= double(timer_->flush_bytes()));
+    out_ << "\n" << to_string(o_.op) << " " << (o_.op == BenchOp::kSddmm ? "" : "op=") << info.form << ", K = " << info.k
+         << ": " << std::setprecision(4) << info.flops * 1e-9 << " GFLOP, " << info.bytes * 1e-6
+         << " MB compulsory, floor " << floor.ms << " ms (" << floor.bound << "-bound); checked rows "
+         << info.checked_rows << (flush || timer_->flush_bytes() == 0 ? "" : "; no flush: the data exceed the cache")
+         << std::setprecision(6) << "\n";
+    print_table_header(out_);
+
+    std::vector<ResultRow> rows;
+    double baseline_ms = kNaN;
+    for (const std::string& name : sel_.names) {
+      if (name != "auto") {
+        const std::string why = c.why_not(name);
+        if (!why.empty()) {
+          print_skip(name, why);
+          continue;
+        }
+        if (name.rfind("ref.", 0) == 0 && !is_named(name) && double(m_.s.nnz()) * info.k > kReferenceDefaultMaxNnzK) {
+          print_skip(name, "sequential reference left out by default when nnz*K > 2e8 (name it in --variants)");
+          continue;
+        }
+      }
+      ResultRow row = base_row(info, floor);
+      row.variant = name;
+      try {
+        measure(c, name, info, flush, row);
+      } catch (const std::exception& e) {
+        c.release();
+        row.status = "failed";
+        row.message = e.what();
+        ++summary_.failed;
+      }
+      if (name == sel_.baseline && row.status == "ok") baseline_ms = row.median_ms;
+      row.speedup = baseline_ms / row.median_ms;
+      if (row.status == "wrong") ++summary_.wrong;
+      print_table_row(out_, row);
+      rows.push_back(row);
+    }
+    print_auto_summary(rows);
+    if (!o_.csv.empty()) append_csv(o_.csv, rows);
+    summary_.rows += static_cast<int>(rows.size());
+  }
+
+  ResultRow base_row(const CaseInfo& info, const Floor& floor) const {
+    ResultRow row;
+    row.op = to_string(o_.op);
+    row.form = info.form;
+    row.matrix = m_.name;
+    row.m = m_.s.rows;
+    row.n = m_.s.cols;
+    row.nnz = m_.s.nnz();
+    row.k = info.k;
+    row.device = to_string(ctx_.device());
+    row.device_name = ctx_.describe();
+    row.threads = ctx_.threads();
+    row.floor_ms = floor.ms;
+    row.bound = floor.bound;
+    row.baseline = sel_.baseline;
+    row.speedup = kNaN;
+    row.checked_rows = info.checked_rows;
+    row.seed = o_.seed;
+    return row;
+  }
+
+  // Prepare once, check once on a poisoned output, warm up, then time each run alone.
+  void measure(Case& c, const std::string& name, const CaseInfo& info, bool flush, ResultRow& row) {
+    double prepare_seconds = 0;
+    const std::string prepared = c.prepare(name, prepare_seconds);
+    if (name == "auto") row.chosen = prepared;
+    c.poison();
+    c.run();
+    row.max_rel_err = c.check();
+    for (int w = 0; w < o_.warmup; ++w) c.run();
+    ctx_.synchronize();
+    std::vector<double> ms;
+    ms.reserve(static_cast<std::size_t>(o_.runs));
+    for (int r = 0; r < o_.runs; ++r) {
+      if (flush) timer_->flush();
+      timer_->start();
+      c.run();
+      ms.push_back(timer_->stop_ms());
+    }
+    c.release();
+    row.prep_ms = prepare_seconds * 1e3;
+    row.median_ms = median(ms);
+    row.min_ms = *std::min_element(ms.begin(), ms.end());
+    row.runs = o_.runs;
+    const double seconds = row.median_ms * 1e-3;
+    row.gflops = seconds > 0 ? info.flops / seconds * 1e-9 : kNaN;
+    row.gbps = seconds > 0 ? info.bytes / seconds * 1e-9 : kNaN;
+    row.status = row.max_rel_err <= o_.tolerance ? "ok" : "wrong";
+  }
+
+  void print_auto_summary(const std::vector<ResultRow>& rows) {
+    const ResultRow* automatic = nullptr;
+    const ResultRow* best = nullptr;
+    for (const ResultRow& r : rows) {
+      if (r.status == "failed") continue;
+      if (r.variant == "auto") {
+        automatic = &r;
+      } else if (!best || r.median_ms < best->median_ms) {
+        best = &r;
+      }
+    }
+    if (!automatic || !best) return;
+    out_ << "  auto picked " << automatic->chosen << " (" << std::setprecision(4) << automatic->median_ms
+         << " ms); fastest " << best->variant << " (" << best->median_ms << " ms); auto / fastest = "
+         << automatic->median_ms / best->median_ms << std::setprecision(6) << "\n";
+  }
+
+  const BenchOptions& o_;
+  const Context& ctx_;
+  const BenchMatrix& m_;
+  const Selection& sel_;
+  std::ostream& out_;
+  Ceilings ceilings_;
+  std::unique_ptr<RunTimer> timer_;
+  std::string timer_how_;
+  RunSummary summary_;
+};
+
+template <typename V>
+Selection select_from(const std::vector<const V*>& all, const BenchOptions& o, DeviceKind device,
+                      const std::string& baseline_name, const V& (*find)(const std::string&)) {
+  Selection sel;
+  for (const V* v : all)
+    if (baseline_name == v->name() && device_of(v->backend()) == device) sel.baseline = baseline_name;
+  std::vector<std::string> wanted;
+  if (o.variants.empty()) {
+    for (const V* v : all)
+      if (device_of(v->backend()) == device) wanted.push_back(v->name());
+    wanted.push_back("auto");
+  } else {
+    for (const std::string& name : o.variants) {
+      if (name != "auto") {
+        const V* v = nullptr;
+        try {
+          v = &find(name);
+        } catch (const Error& e) {
+          throw UsageError(std::string("--variants: ") + e.what());
+        }
+        if (device_of(v->backend()) != device)
+          throw UsageError("--variants: '" + name + "' runs on the " + to_string(device_of(v->backend())) +
+                           " but the benchmark runs on the " + to_string(device) + " (see --device)");
+      }
+      if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) wanted.push_back(name);
+    }
+    sel.named = wanted;
+  }
+  // The baseline first, so each later row's speedup is known when it is printed; auto last.
+  if (!sel.baseline.empty()) sel.names.push_back(sel.baseline);
+  for (const std::string& n : wanted)
+    if (n != sel.baseline && n != "auto") sel.names.push_back(n);
+  if (std::find(wanted.begin(), wanted.end(), "auto") != wanted.end()) sel.names.push_back("auto");
+  return sel;
+}
+
+}  // namespace
+
+Selection select_variants(const BenchOptions& o, DeviceKind device) {
+  const bool gpu = device == DeviceKind::kGpu;
+  if (o.op == BenchOp::kSddmm)
+    return select_from(sddmm_variants(), o, device, gpu ? "cuda.sddmm.cusparse" : "omp.sddmm.rows", &find_sddmm_variant);
+  return select_from(spmm_variants(), o, device, gpu ? "cuda.spmm.cusparse" : "omp.spmm.rows", &find_spmm_variant);
+}
+
+RunSummary run_benchmark(const BenchOptions& options, const Context& ctx, const BenchMatrix& matrix,
+                         const Selection& selection, std::ostream& out) {
+  Runner runner(options, ctx, matrix, selection, out);
+  runner.print_header();
+  return runner.run();
+}
+
+void print_variant_list(std::ostream& out) {
+  auto print = [&](const char* title, const auto& all, const char* auto_note) {
+    out << title << "\n";
+    for (const auto* v : all)
+      out << "  " << std::left << std::setw(30) << v->name() << std::setw(11) << to_string(v->backend()) << v->summary()
+          << "\n";
+    out << "  " << std::left << std::setw(30) << "auto" << std::setw(11) << "-" << auto_note << "\n" << std::right;
+  };
+  print("SDDMM variants (name, backend, summary):", sddmm_variants(),
+        "picked per problem by the rule table in kernels/select.cpp");
+  print("SpMM variants (name, backend, summary):", spmm_variants(),
+        "picked per problem by the rule table in kernels/select.cpp");
+  out << "this build: " << (cuda_compiled() ? "with CUDA" : "CPU only") << "; usable CUDA devices: " << cuda_device_count()
+      << "\n";
+}
+
+}  // namespace fk::bench

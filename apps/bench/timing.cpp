@@ -1,0 +1,134 @@
+#include "apps/bench/timing.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "core/timer.hpp"
+
+namespace fk::bench {
+
+Floor floor_time(const Ceilings& c, double bytes, double flops) {
+  Floor f;
+  const double memory_ms = c.bandwidth_gbs > 0 ? bytes / (c.bandwidth_gbs * 1e9) * 1e3 : 0.0;
+  const double compute_ms = c.peak_gflops > 0 ? flops / (c.peak_gflops * 1e9) * 1e3 : 0.0;
+  f.ms = std::max(memory_ms, compute_ms);
+  f.bound = compute_ms > memory_ms ? "compute" : "memory";
+  return f;
+}
+
+std::int64_t cpu_last_level_cache_bytes() {
+  long bytes = 0;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  if (bytes <= 0) bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+  return bytes > 0 ? bytes : std::int64_t(32) << 20;
+}
+
+namespace {
+
+class CpuTimer : public RunTimer {
+ public:
+  explicit CpuTimer(std::int64_t flush_bytes) : buffer_(static_cast<std::size_t>(std::max<std::int64_t>(flush_bytes, 0))) {}
+
+  void flush() override {
+    if (buffer_.empty()) return;
+    // A different byte each time so no level of the hierarchy can treat the write as a no-op.
+    const int byte = static_cast<int>(++generation_ & 0x7f) + 1;
+    const std::int64_t n = static_cast<std::int64_t>(buffer_.size());
+    const std::int64_t chunk = std::int64_t(1) << 20;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t at = 0; at < n; at += chunk)
+      std::memset(buffer_.data() + at, byte, static_cast<std::size_t>(std::min(chunk, n - at)));
+  }
+  void start() override { clock_.restart(); }
+  double stop_ms() override { return clock_.milliseconds(); }
+  std::int64_t flush_bytes() const override { return static_cast<std::int64_t>(buffer_.size()); }
+
+ private:
+  std::vector<char> buffer_;
+  unsigned generation_ = 0;
+  Stopwatch clock_;
+};
+
+// The nominal clock in GHz: cpufreq's maximum when the kernel exposes it, else /proc/cpuinfo's
+// "cpu MHz" (the current clock; on virtual machines usually the nominal one). 0 when neither.
+double cpu_clock_ghz() {
+  std::ifstream max_freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  double khz = 0;
+  if (max_freq >> khz && khz > 0) return khz / 1e6;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("cpu MHz", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    try {
+      return std::stod(line.substr(colon + 1)) / 1e3;
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::unique_ptr<RunTimer> make_cpu_timer(std::int64_t flush_bytes) { return std::make_unique<CpuTimer>(flush_bytes); }
+
+Ceilings measure_cpu_ceilings(int threads) {
+  Ceilings c;
+  // Triad a = b + s*c over three arrays of 4x the last-level cache, at most 128 MiB each (the
+  // measurement must stay quick on small CI machines; on CPUs whose LLC exceeds 32 MiB part of it
+  // may then be cache hits, which makes the floor lower, never higher than the truth).
+  const std::int64_t bytes_per_array =
+      std::clamp<std::int64_t>(4 * cpu_last_level_cache_bytes(), std::int64_t(16) << 20, std::int64_t(128) << 20);
+  const std::int64_t n = bytes_per_array / static_cast<std::int64_t>(sizeof(float));
+  std::vector<float> a(static_cast<std::size_t>(n)), b(a.size()), d(a.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {  // first touch by the thread that uses the page later
+    a[i] = 0.0f;
+    b[i] = 1.0f;
+    d[i] = 2.0f;
+  }
+  const float scalar = 3.0f;
+  const int kRuns = 7;
+  std::vector<double> seconds;
+  for (int r = 0; r < kRuns + 1; ++r) {
+    Stopwatch clock;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) a[i] = b[i] + scalar * d[i];
+    if (r > 0) seconds.push_back(clock.seconds());  // the first pass is a warm-up
+  }
+  volatile float sink = a[static_cast<std::size_t>(n / 2)];  // keep the loop observable
+  (void)sink;
+  const double t = median(seconds);
+  c.bandwidth_gbs = t > 0 ? 3.0 * double(bytes_per_array) / t / 1e9 : 0.0;
+  std::ostringstream bw;
+  bw << "measured: STREAM-like triad over 3 x " << (bytes_per_array >> 20) << " MiB, " << threads
+     << " threads, median of " << kRuns;
+  c.bandwidth_how = bw.str();
+
+  const double ghz = cpu_clock_ghz();
+  std::ostringstream peak;
+  if (ghz > 0) {
+    c.peak_gflops = threads * ghz * 32.0;
+    peak.precision(3);
+    peak << "computed: " << threads << " cores x " << ghz
+         << " GHz x 32 flop/cycle (assumed: AVX2, 2 FMA units x 8 fp32 lanes x 2)";
+  } else {
+    peak << "unknown (no CPU clock readable): floors use bandwidth only";
+  }
+  c.peak_how = peak.str();
+  return c;
+}
+
+}  // namespace fk::bench
