@@ -149,16 +149,29 @@ void DistinctSampler::sample(std::int64_t count, Rng& rng, std::vector<std::int3
   if (count <= 0) return;
   next_stamp();
   if (weights_ == nullptr)
-    uniform_sample(count, rng, out);
+    uniform_sample(count, n_, rng, out);
   else
     weighted_sample(count, rng, out);
 }
 
-void DistinctSampler::uniform_sample(std::int64_t count, Rng& rng, std::vector<std::int32_t>& out) {
+void DistinctSampler::sample_below(std::int64_t count, std::int64_t limit, Rng& rng,
+                                   std::vector<std::int32_t>& out) {
+  FK_CHECK(weights_ == nullptr, "DistinctSampler::sample_below needs a uniform sampler");
+  FK_CHECK(limit >= 0 && limit <= n_, "DistinctSampler::sample_below: limit " << limit
+                                          << " outside [0, " << n_ << "]");
+  out.clear();
+  count = std::min(count, limit);
+  if (count <= 0) return;
+  next_stamp();
+  uniform_sample(count, limit, rng, out);
+}
+
+void DistinctSampler::uniform_sample(std::int64_t count, std::int64_t limit, Rng& rng,
+                                     std::vector<std::int32_t>& out) {
   out.reserve(static_cast<std::size_t>(count));
-  if (count * 4 <= n_) {  // sparse: rejection costs at most 4/3 draws per element
+  if (count * 4 <= limit) {  // sparse: rejection costs at most 4/3 draws per element
     while (static_cast<std::int64_t>(out.size()) < count) {
-      const auto x = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(n_)));
+      const auto x = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(limit)));
       if (mark_[x] == stamp_) continue;
       mark_[x] = stamp_;
       out.push_back(x);
@@ -168,8 +181,8 @@ void DistinctSampler::uniform_sample(std::int64_t count, Rng& rng, std::vector<s
   }
   // Dense: selection sampling (Knuth's algorithm S) walks the range once, output already sorted.
   std::int64_t need = count;
-  for (std::int64_t i = 0; i < n_ && need > 0; ++i) {
-    if (static_cast<double>(n_ - i) * rng.uniform() < static_cast<double>(need)) {
+  for (std::int64_t i = 0; i < limit && need > 0; ++i) {
+    if (static_cast<double>(limit - i) * rng.uniform() < static_cast<double>(need)) {
       out.push_back(static_cast<std::int32_t>(i));
       --need;
     }

@@ -40,10 +40,12 @@ class DistinctSampler {
   // sets, or a run of too many rejections (heavy skew), switch to exponential keys over the indices
   // not drawn yet, which gives the same distribution in O(n).
   void sample(std::int64_t count, Rng& rng, std::vector<std::int32_t>& out);
+  // Uniform samplers only: min(count, limit) distinct indices in [0, limit), limit <= n, sorted.
+  void sample_below(std::int64_t count, std::int64_t limit, Rng& rng, std::vector<std::int32_t>& out);
 
  private:
   void next_stamp();
-  void uniform_sample(std::int64_t count, Rng& rng, std::vector<std::int32_t>& out);
+  void uniform_sample(std::int64_t count, std::int64_t limit, Rng& rng, std::vector<std::int32_t>& out);
   void weighted_sample(std::int64_t count, Rng& rng, std::vector<std::int32_t>& out);
   void finish_by_keys(std::int64_t count, Rng& rng, std::vector<std::int32_t>& out);
 

@@ -7,26 +7,35 @@
 
 namespace fk::gen {
 
+// Row lengths are apportioned to exactly nnz (each within 1 of its share); `param` by kind:
 enum class SparseKind {
-  kUniform,         // each entry's column uniform
-  kPowerLaw,        // row lengths follow a power law (a few huge rows), columns Zipf-skewed
-  kBanded,          // entries within a band around the (scaled) diagonal
-  kBlockClustered,  // rows in groups sharing column clusters (what ASpT tiles exploit)
+  kUniform,         // Poisson row lengths, each entry's column uniform. No param (must be 0).
+  kPowerLaw,        // row lengths ∝ rank^-param (a few huge rows, capped at cols), columns drawn
+                    // with popularity ∝ rank^-param; ranks shuffled over ids. Default param 1.
+  kBanded,          // entries uniform within a band of `param` columns (odd; an even width w is
+                    // w - 1) centred on the diagonal scaled to rows x cols, clipped at the edges.
+                    // Default width 2 * ceil(nnz / rows) + 1. nnz beyond the band is an error.
+  kBlockClustered,  // groups of `param` consecutive rows (default 32) share a column set of
+                    // ceil(1.5 * nnz / rows) columns; 80% of a row's entries come from its set,
+                    // the rest from the other columns (what ASpT's dense tiles exploit).
 };
 
 struct SparseSpec {
   SparseKind kind = SparseKind::kUniform;
   std::int64_t rows = 1000, cols = 1000, nnz = 10000;
-  double param = 0;  // kind-specific: power-law exponent, band width, cluster size (0 = default)
+  double param = 0;  // kind-specific: power-law exponent, band width, rows per cluster (0 = default)
   std::uint64_t seed = 1;
 };
 
 // Parses "KIND:rows=R,cols=C,nnz=Z[,param=P][,seed=S]" with KIND one of uniform, powerlaw,
-// banded, clustered. Throws fk::Error naming the bad part.
+// banded, clustered (keys in any order; counts may be written 1e6). Throws fk::Error naming the
+// bad part. to_string gives the canonical form, which parses back to the same spec.
 SparseSpec parse_sparse_spec(const std::string& text);
 std::string to_string(const SparseSpec& spec);
 
-// Values uniform in [0.5, 1.5); columns sorted within rows, no duplicates. nnz is met within 1%.
+// Values uniform in [0.5, 1.5); columns sorted within rows, no duplicates; nnz is met exactly.
+// Throws fk::Error for a spec out of range. Deterministic for a given spec on any machine and any
+// OpenMP thread count (each row, and each cluster's column set, has its own random stream).
 HostCsr generate_sparse(const SparseSpec& spec);
 
 }  // namespace fk::gen
