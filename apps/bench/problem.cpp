@@ -87,14 +87,14 @@ BenchMatrix from_file(const BenchOptions& o) {
 }
 
 BenchMatrix from_spec(const BenchOptions& o) {
+  BenchMatrix m;
   gen::SparseSpec spec;
-  try {
+  try {  // a spec that does not parse or is out of range (e.g. more nnz than a band holds)
     spec = gen::parse_sparse_spec(o.gen);
+    m.s = gen::generate_sparse(spec);
   } catch (const Error& e) {
     throw UsageError(std::string("--gen: ") + e.what());
   }
-  BenchMatrix m;
-  m.s = gen::generate_sparse(spec);
   m.name = gen::to_string(spec);
   m.source = "generated " + m.name;
   return m;
