@@ -1,0 +1,272 @@
+// fk-bench as a user runs it: the built binary (FK_BENCH_EXE) on tiny generated problems on the
+// CPU. Checks the exit status, the CSV (header, one row per variant and case, every row checked
+// against the reference), appending to an existing CSV, --list, and that bad options fail with a
+// message naming the option.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+#include "tests/test_util.hpp"
+
+namespace fk {
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+// Runs fk-bench with `args` (already shell-quoted where needed), capturing both streams.
+Outcome run_bench(const test::TempDir& dir, const std::string& args) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command = std::string("'") + FK_BENCH_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  Outcome o;
+  o.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(out);
+  o.err = slurp(err);
+  return o;
+}
+
+// RFC 4180 lines: quoted fields may hold commas and doubled quotes (no embedded newlines here).
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+struct Csv {
+  std::string header_line;
+  std::vector<std::string> header;
+  std::vector<std::map<std::string, std::string>> rows;
+};
+
+Csv read_csv(const std::string& path) {
+  std::ifstream in(path);
+  Csv csv;
+  std::getline(in, csv.header_line);
+  csv.header = split_csv_line(csv.header_line);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto fields = split_csv_line(line);
+    EXPECT_EQ(fields.size(), csv.header.size()) << "CSV row with the wrong field count: " << line;
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < fields.size() && i < csv.header.size(); ++i) row[csv.header[i]] = fields[i];
+    csv.rows.push_back(row);
+  }
+  return csv;
+}
+
+// The CPU variants this build registers, plus "auto": what a default CPU run must time.
+template <typename V>
+std::multiset<std::string> cpu_variants(const std::vector<const V*>& all) {
+  std::multiset<std::string> names{"auto"};
+  for (const V* v : all)
+    if (device_of(v->backend()) == DeviceKind::kCpu) names.insert(v->name());
+  return names;
+}
+
+// A fresh seed per run: every variant must be right on any input, not on one lucky draw.
+std::string fresh_seed() { return std::to_string(std::random_device{}() % 1000000 + 1); }
+
+const char* const kExpectedHeader =
+    "op,form,matrix,m,n,nnz,k,variant,chosen,device,device_name,threads,prep_ms,median_ms,min_ms,runs,gflops,gbps,"
+    "floor_ms,bound,baseline,speedup_vs_baseline,max_rel_err,checked_rows,status,message,seed";
+
+// Every row of `csv` measured, correct to float32 rounding, with the numbers the report needs.
+void expect_rows_checked(const Csv& csv) {
+  for (const auto& row : csv.rows) {
+    SCOPED_TRACE(row.at("variant") + " k=" + row.at("k") + " form=" + row.at("form"));
+    EXPECT_EQ(row.at("status"), "ok") << row.at("message");
+    ASSERT_FALSE(row.at("max_rel_err").empty());
+    EXPECT_LT(std::stod(row.at("max_rel_err")), 1e-4);
+    EXPECT_GT(std::stod(row.at("median_ms")), 0.0);
+    EXPECT_GT(std::stod(row.at("gflops")), 0.0);
+    EXPECT_GT(std::stod(row.at("floor_ms")), 0.0);
+    EXPECT_EQ(row.at("device"), "cpu");
+    if (row.at("variant") == "auto") {
+      EXPECT_FALSE(row.at("chosen").empty()) << "the auto row must say what auto picked";
+    }
+    if (!row.at("baseline").empty() && row.at("variant") == row.at("baseline")) {
+      EXPECT_DOUBLE_EQ(std::stod(row.at("speedup_vs_baseline")), 1.0);
+    }
+  }
+}
+
+// The variants of the rows with this K (and form/op), as a multiset: one row per variant.
+std::multiset<std::string> variants_of(const Csv& csv, const std::string& k, const std::string& form) {
+  std::multiset<std::string> names;
+  for (const auto& row : csv.rows)
+    if (row.at("k") == k && row.at("form") == form) names.insert(row.at("variant"));
+  return names;
+}
+
+TEST(BenchCli, SddmmWritesOneCheckedRowPerVariantAndK) {
+  test::TempDir dir;
+  const std::string csv_path = dir.file("sddmm.csv");
+  // Default cache flush on: this run also covers the flush path.
+  const Outcome o = run_bench(dir, "sddmm --gen uniform:rows=300,cols=200,nnz=3000 --device cpu --threads 2 --k 8,33 "
+                                   "--runs 3 --warmup 1 --seed " + fresh_seed() + " --csv '" + csv_path + "'");
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  const Csv csv = read_csv(csv_path);
+  EXPECT_EQ(csv.header_line, kExpectedHeader);
+  const auto expected = cpu_variants(sddmm_variants());
+  EXPECT_EQ(variants_of(csv, "8", "scaled"), expected);
+  EXPECT_EQ(variants_of(csv, "33", "scaled"), expected);
+  EXPECT_EQ(csv.rows.size(), 2 * expected.size());
+  expect_rows_checked(csv);
+  for (const auto& row : csv.rows) {
+    EXPECT_EQ(row.at("op"), "sddmm");
+    EXPECT_EQ(row.at("m"), "300");
+    EXPECT_EQ(row.at("n"), "200");
+  }
+  // The table names every variant and the auto summary.
+  for (const auto& name : expected) EXPECT_NE(o.out.find(name), std::string::npos) << name;
+  EXPECT_NE(o.out.find("auto picked"), std::string::npos) << o.out;
+}
+
+TEST(BenchCli, SpmmBothOpsAndSddmmUnscaledAccumulateInOneCsv) {
+  test::TempDir dir;
+  const std::string csv_path = dir.file("all.csv");
+  const std::string common = " --device cpu --threads 2 --runs 2 --warmup 1 --no-flush --seed " + fresh_seed() +
+                             " --csv '" + csv_path + "'";
+  // Power-law rows (one long row among short ones), rectangular, K = 1 (SpMV) and an odd K.
+  const Outcome spmm = run_bench(dir, "spmm --gen powerlaw:rows=400,cols=250,nnz=4000 --op both --k 1,17" + common);
+  ASSERT_EQ(spmm.code, 0) << spmm.out << spmm.err;
+  const Outcome sddmm = run_bench(dir, "sddmm --gen banded:rows=200,cols=200,nnz=2000 --form unscaled --k 5" + common);
+  ASSERT_EQ(sddmm.code, 0) << sddmm.out << sddmm.err;
+
+  const Csv csv = read_csv(csv_path);
+  EXPECT_EQ(csv.header_line, kExpectedHeader);
+  const auto spmm_expected = cpu_variants(spmm_variants());
+  for (const char* op : {"n", "t"})
+    for (const char* k : {"1", "17"}) EXPECT_EQ(variants_of(csv, k, op), spmm_expected) << "op " << op << " k " << k;
+  EXPECT_EQ(variants_of(csv, "5", "unscaled"), cpu_variants(sddmm_variants()));
+  EXPECT_EQ(csv.rows.size(), 4 * spmm_expected.size() + cpu_variants(sddmm_variants()).size());
+  expect_rows_checked(csv);
+  // The header appears once: appended rows never repeat it.
+  for (const auto& row : csv.rows) EXPECT_NE(row.at("op"), "op");
+}
+
+TEST(BenchCli, RealFilesWithPatternOnlyValues) {
+  const std::string mtx = test::shared_data("suitesparse/hep-th.mtx");
+  const std::string smtx = test::shared_data("dlmc/rn50/magnitude_pruning/0.9/bottleneck_1_block_group1_1_1.smtx");
+  if (mtx.empty() || smtx.empty()) GTEST_SKIP() << "../shared/data not present";
+  test::TempDir dir;
+  const std::string csv_path = dir.file("files.csv");
+  for (const std::string& file : {mtx, smtx}) {
+    const Outcome o = run_bench(dir, "spmm --input '" + file + "' --device cpu --threads 2 --k 4 --runs 1 --warmup 0 "
+                                     "--no-flush --seed " + fresh_seed() + " --csv '" + csv_path + "'");
+    ASSERT_EQ(o.code, 0) << file << "\n" << o.out << o.err;
+  }
+  const Csv csv = read_csv(csv_path);
+  expect_rows_checked(csv);
+  std::set<std::string> matrices;
+  for (const auto& row : csv.rows) matrices.insert(row.at("matrix"));
+  EXPECT_EQ(matrices, (std::set<std::string>{"hep-th", "0.9/bottleneck_1_block_group1_1_1"}));
+}
+
+TEST(BenchCli, AppendingToACsvWithAnotherHeaderFails) {
+  test::TempDir dir;
+  const std::string csv_path = dir.file("other.csv");
+  std::ofstream(csv_path) << "a,b,c\n1,2,3\n";
+  const Outcome o = run_bench(dir, "sddmm --gen uniform:rows=20,cols=20,nnz=50 --device cpu --k 4 --runs 1 --no-flush "
+                                   "--csv '" + csv_path + "'");
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.err.find("--csv"), std::string::npos) << o.err;
+  EXPECT_EQ(slurp(csv_path), "a,b,c\n1,2,3\n") << "the foreign file must be left as it was";
+}
+
+TEST(BenchCli, ListNamesEveryVariantWithItsBackend) {
+  test::TempDir dir;
+  const Outcome o = run_bench(dir, "--list");
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::istringstream lines(o.out);
+  std::map<std::string, std::string> listed;  // name -> backend
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string name, backend;
+    if (line.rfind("  ", 0) == 0 && words >> name >> backend) listed[name] = backend;
+  }
+  for (const auto* v : sddmm_variants()) EXPECT_EQ(listed[v->name()], to_string(v->backend())) << v->name();
+  for (const auto* v : spmm_variants()) EXPECT_EQ(listed[v->name()], to_string(v->backend())) << v->name();
+  EXPECT_EQ(listed.count("auto"), 1u);
+}
+
+TEST(BenchCli, HelpExplainsEveryOption) {
+  test::TempDir dir;
+  const Outcome o = run_bench(dir, "--help");
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* option : {"--input", "--gen", "--preset", "--k", "--device", "--threads", "--variants", "--op",
+                             "--form", "--warmup", "--runs", "--csv", "--seed", "--list", "--no-flush"})
+    EXPECT_NE(o.out.find(option), std::string::npos) << option;
+}
+
+TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
+  test::TempDir dir;
+  const std::string gen = " --gen uniform:rows=10,cols=10,nnz=20 --device cpu";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"sddmm --bogus 3" + gen, "--bogus"},
+      {"sddmm --k 0" + gen, "--k"},
+      {"sddmm --k 8,x" + gen, "--k"},
+      {"spmm --runs abc" + gen, "--runs"},
+      {"spmm --runs 0" + gen, "--runs"},
+      {"sddmm --device tpu --gen uniform:rows=10,cols=10,nnz=20", "--device"},
+      {"sddmm --op t" + gen, "--op"},
+      {"spmm --form scaled" + gen, "--form"},
+      {"spmm --op x" + gen, "--op"},
+      {"spmm --variants no.such.variant" + gen, "--variants"},
+      {"sddmm --gen nonsense --device cpu", "--gen"},
+      {"sddmm --preset no-such-preset --device cpu", "--preset"},
+      {"sddmm --device cpu", "--input"},  // no matrix given
+      {"frobnicate" + gen, "frobnicate"},
+  };
+  for (const auto& [args, option] : cases) {
+    SCOPED_TRACE(args);
+    const Outcome o = run_bench(dir, args);
+    EXPECT_NE(o.code, 0);
+    EXPECT_NE(o.err.find(option), std::string::npos) << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one clear line: " << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+  }
+}
+
+}  // namespace
+}  // namespace fk
