@@ -59,7 +59,7 @@ TEST(IoLineReader, EmptyFileHasNoLines) {
 }
 
 TEST(IoLineReader, GzipReadsLikePlainAcrossBufferBoundaries) {
-  const std::uint64_t seed = test::fresh_seed();
+  const std::uint64_t seed = test::fresh_io_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   Rng rng(seed);
   const auto lines = random_lines(rng, 3u << 20);
@@ -93,7 +93,7 @@ TEST(IoLineReader, ConcatenatedGzipMembersReadAsOneStream) {
 }
 
 TEST(IoLineReader, TruncatedGzipIsAnErrorAtEveryCut) {
-  const std::uint64_t seed = test::fresh_seed();
+  const std::uint64_t seed = test::fresh_io_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   Rng rng(seed);
   const auto lines = random_lines(rng, 200000);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -46,8 +47,12 @@ inline std::string gzip(const std::string& text, int level = 6) {
   return out;
 }
 
-// A seed that differs between runs (fresh inputs), reported on failure through SCOPED_TRACE.
-inline std::uint64_t fresh_seed() { return (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}(); }
+// A seed that differs between runs (fresh inputs), reported on failure through SCOPED_TRACE;
+// $FK_TEST_SEED replays a failure.
+inline std::uint64_t fresh_io_seed() {
+  if (const char* env = std::getenv("FK_TEST_SEED"); env && *env) return std::strtoull(env, nullptr, 0);
+  return (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+}
 
 // Runs f and checks that it throws fk::InputError whose file() is `file`, whose line() is `line`
 // (pass -1 to accept any line), and whose what() reads "file[:line]: ..." and contains every
