@@ -16,7 +16,11 @@ std::string quote(std::string_view token) {
   for (char c : token.substr(0, kMax)) {
     // Keep messages on one printable line even when the input is binary.
     const auto u = static_cast<unsigned char>(c);
-    out += (u >= 32 && u < 127) ? c : '?';
+    if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += (u >= 32 && u < 127) ? c : '?';
+    }
   }
   if (token.size() > kMax) out += "...";
   out += "'";
