@@ -1,0 +1,359 @@
+// fk-datagen: writes the seeded synthetic data sets of core/generate to files.
+//   fk-datagen lda     [--preset NAME] [--docs D --words W --topics K ...] --out DIR
+//   fk-datagen ratings [--preset NAME] [--users U --items I --ratings N ...] --out FILE.csv
+//   fk-datagen sparse  --spec SPEC --out FILE.mtx|FILE.smtx
+// Every command takes --seed, --threads, --quiet and --help. Errors are one line on stderr and
+// exit status 2 (usage) or 1 (runtime), see apps/common/app_main.hpp.
+#include <omp.h>
+
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/common/app_main.hpp"
+#include "apps/common/options.hpp"
+#include "core/generate/lda_corpus.hpp"
+#include "core/generate/ratings.hpp"
+#include "core/generate/sparse.hpp"
+#include "core/io/matrix_market.hpp"
+#include "core/io/npy.hpp"
+#include "core/io/ratings.hpp"
+#include "core/io/smtx.hpp"
+#include "core/io/uci.hpp"
+#include "core/log.hpp"
+#include "core/timer.hpp"
+
+namespace fk {
+namespace {
+
+namespace po = boost::program_options;
+using app::usage_fail;
+using app::UsageError;
+
+constexpr const char* kApp = "fk-datagen";
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+void print_usage(std::ostream& os) {
+  os << "fk-datagen: seeded synthetic data sets (the same seed gives the same files on any machine\n"
+        "and any thread count)\n\n"
+        "usage:\n"
+        "  fk-datagen lda     [--preset NAME] [--docs D --words W --topics K ...] --out DIR\n"
+        "      LDA corpus from the generative model: DIR/docword.txt (UCI bag of words),\n"
+        "      DIR/vocab.txt and DIR/true_topics.npy (topics x words, float32, rows sum to 1).\n"
+        "      Presets: "
+     << join(gen::lda_preset_names())
+     << ".\n"
+        "  fk-datagen ratings [--preset NAME] [--users U --items I --ratings N ...] --out FILE.csv\n"
+        "      Ratings from a low-rank model with power-law activity, CSV user,item,rating.\n"
+        "      Presets: "
+     << join(gen::ratings_preset_names())
+     << ".\n"
+        "  fk-datagen sparse  --spec SPEC --out FILE.mtx|FILE.smtx\n"
+        "      Synthetic sparse matrix as Matrix Market (with values) or DLMC .smtx (pattern).\n"
+        "  fk-datagen COMMAND --help   explains every option of COMMAND\n";
+}
+
+// Options every command has.
+struct Common {
+  std::uint64_t seed = 1;
+  int threads = 0;
+  bool quiet = false;
+};
+
+void add_common(po::options_description& desc, Common& c, const std::string& seed_help) {
+  desc.add_options()
+      ("seed", po::value<std::uint64_t>(&c.seed), seed_help.c_str())
+      ("threads", po::value<int>(&c.threads)->default_value(0),
+       "OpenMP threads (0: OpenMP's default); the output does not depend on it")
+      ("quiet", po::bool_switch(&c.quiet), "only warnings and errors on stderr (no progress lines)")
+      ("help", "print this help and exit");
+}
+
+// Parses argv[2..]. Short options are off so that negative values ("--min-rating -1") read as
+// values. Returns false when --help was printed.
+bool parse(int argc, char** argv, const po::options_description& desc, const std::string& usage,
+           po::variables_map& vm) {
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  const int style = po::command_line_style::unix_style ^ po::command_line_style::allow_short;
+  const po::parsed_options parsed = po::command_line_parser(args).options(desc).style(style).run();
+  for (const po::option& o : parsed.options)
+    if (o.position_key >= 0 || o.string_key.empty())
+      throw UsageError("unexpected argument '" + (o.original_tokens.empty() ? o.value.front() : o.original_tokens.front()) +
+                       "' (every value needs its --option)");
+  po::store(parsed, vm);
+  if (vm.count("help")) {
+    std::cout << usage << "\n\n" << desc << std::endl;
+    return false;
+  }
+  po::notify(vm);
+  return true;
+}
+
+void apply_common(const Common& c) {
+  if (c.threads < 0) usage_fail("threads", "must be >= 0, got " + std::to_string(c.threads));
+  if (c.threads > 0) omp_set_num_threads(c.threads);
+  if (c.quiet) set_log_level(LogLevel::kWarn);
+}
+
+// Range check of option `name` (of type T) when it was given, naming the option; `lo_open`
+// excludes the lower bound. Preset values are valid by construction.
+template <typename T>
+void check(const po::variables_map& vm, const std::string& name, T lo, T hi, bool lo_open = false) {
+  if (!vm.count(name)) return;
+  const T value = vm[name].as<T>();
+  if (std::isfinite(static_cast<double>(value)) && (lo_open ? value > lo : value >= lo) && value <= hi)
+    return;
+  std::ostringstream os;
+  if (hi == std::numeric_limits<T>::max())
+    os << "must be " << (lo_open ? "> " : ">= ") << lo << ", got " << value;
+  else
+    os << "must be in " << (lo_open ? "(" : "[") << lo << ", " << hi << "], got " << value;
+  usage_fail(name, os.str());
+}
+
+// Sets `field` from option `name` when it was given.
+template <typename T, typename F>
+void take(const po::variables_map& vm, const std::string& name, F& field) {
+  if (vm.count(name)) field = static_cast<F>(vm[name].as<T>());
+}
+
+double seconds_since(const Stopwatch& sw) { return std::round(sw.seconds() * 100) / 100; }
+
+int run_lda(int argc, char** argv) {
+  Common common;
+  std::string preset = "default", out;
+  po::options_description desc("fk-datagen lda options (values not given come from the preset)");
+  desc.add_options()
+      ("preset", po::value<std::string>(&preset)->default_value(preset),
+       ("shape and concentrations to start from: " + join(gen::lda_preset_names()) +
+        " (default ~2,000 x 5,000; kos 3,430 x 6,906; nips 1,500 x 12,419; nytimes 300,000 x "
+        "102,660, ~70M nonzeros, about 8 s and 1.3 GB on 2 cores)").c_str())
+      ("docs", po::value<std::int64_t>(), "number of documents (>= 1)")
+      ("words", po::value<std::int64_t>(), "vocabulary size (>= 1)")
+      ("topics", po::value<int>(), "number of true topics K (>= 1)")
+      ("mean-length", po::value<double>(), "mean tokens per document (log-normal mean, >= 1)")
+      ("length-sigma", po::value<double>(), "log-normal shape of the document lengths, in [0, 3]")
+      ("doc-alpha", po::value<double>(), "document-topic Dirichlet concentration (> 0)")
+      ("topic-eta", po::value<double>(),
+       "topic-word Dirichlet concentration per word, shaped by the Zipf base measure (> 0)")
+      ("zipf", po::value<double>(), "Zipf exponent of the vocabulary base measure, in [0, 5]")
+      ("out", po::value<std::string>(&out)->required(),
+       "output directory (created): docword.txt, vocab.txt, true_topics.npy");
+  add_common(desc, common, "random seed (default 1)");
+  po::variables_map vm;
+  if (!parse(argc, argv, desc, "usage: fk-datagen lda [--preset NAME] [options] --out DIR", vm)) return 0;
+  apply_common(common);
+
+  gen::LdaCorpusSpec spec;
+  try {
+    spec = gen::lda_preset(preset);
+  } catch (const Error& e) {
+    usage_fail("preset", e.what());
+  }
+  const std::int64_t kMaxIndex = std::numeric_limits<std::int32_t>::max();
+  check<std::int64_t>(vm, "docs", 1, INT64_MAX);
+  check<std::int64_t>(vm, "words", 1, kMaxIndex);
+  check<int>(vm, "topics", 1, 1 << 20);
+  check<double>(vm, "mean-length", 1.0, 1e7);
+  check<double>(vm, "length-sigma", 0.0, 3.0);
+  check<double>(vm, "doc-alpha", 0.0, 1e6, true);
+  check<double>(vm, "topic-eta", 0.0, 1e6, true);
+  check<double>(vm, "zipf", 0.0, 5.0);
+  take<std::int64_t>(vm, "docs", spec.docs);
+  take<std::int64_t>(vm, "words", spec.words);
+  take<int>(vm, "topics", spec.topics);
+  take<double>(vm, "mean-length", spec.mean_doc_length);
+  take<double>(vm, "length-sigma", spec.doc_length_sigma);
+  take<double>(vm, "doc-alpha", spec.doc_alpha);
+  take<double>(vm, "topic-eta", spec.topic_eta);
+  take<double>(vm, "zipf", spec.zipf_exponent);
+  if (vm.count("seed")) spec.seed = common.seed;
+
+  log_info() << "lda: " << spec.docs << " docs x " << spec.words << " words, " << spec.topics
+             << " topics, mean length " << spec.mean_doc_length << ", seed " << spec.seed;
+  Stopwatch sw;
+  gen::GeneratedCorpus c = gen::generate_lda_corpus(spec);
+  const double gen_s = seconds_since(sw);
+  double tokens = 0;
+  for (float v : c.counts.vals) tokens += v;
+  const std::int64_t nnz = c.counts.nnz();
+  log_info() << "generated " << nnz << " nonzeros, " << static_cast<std::int64_t>(tokens) << " tokens in "
+             << gen_s << " s; writing " << out;
+
+  sw.restart();
+  std::filesystem::create_directories(out);
+  const std::string docword = out + "/docword.txt", vocab = out + "/vocab.txt",
+                    topics = out + "/true_topics.npy";
+  io::Corpus corpus;
+  corpus.counts = std::move(c.counts);
+  corpus.vocab = std::move(c.vocab);
+  io::write_uci(docword, vocab, corpus);
+  io::write_npy(topics, c.topics);
+  std::cout << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs << " docs x "
+            << spec.words << " words, " << nnz << " nonzeros, " << static_cast<std::int64_t>(tokens)
+            << " tokens, " << spec.topics << " topics (generated in " << gen_s << " s, written in "
+            << seconds_since(sw) << " s)" << std::endl;
+  return 0;
+}
+
+int run_ratings(int argc, char** argv) {
+  Common common;
+  std::string preset = "ml-100k", out;
+  po::options_description desc("fk-datagen ratings options (values not given come from the preset)");
+  desc.add_options()
+      ("preset", po::value<std::string>(&preset)->default_value(preset),
+       ("shape and skew to start from: " + join(gen::ratings_preset_names()) +
+        " (ml-100k 943 x 1,682, 100K; ml-20m 138,493 x 26,744, 20M; netflix 480,189 x 17,770, "
+        "100M, about 5 s and 1.3 GB on 2 cores plus the CSV writing)").c_str())
+      ("users", po::value<std::int64_t>(), "number of users (>= 1)")
+      ("items", po::value<std::int64_t>(), "number of items (>= 1)")
+      ("ratings", po::value<std::int64_t>(),
+       "number of ratings, no duplicate (user, item) pairs: at most users x items")
+      ("rank", po::value<int>(), "rank of the true model (>= 1)")
+      ("noise", po::value<double>(), "standard deviation of the rating noise, in rating units (>= 0)")
+      ("user-exponent", po::value<double>(), "Zipf exponent of user activity by rank, in [0, 5]")
+      ("item-exponent", po::value<double>(), "Zipf exponent of item popularity by rank, in [0, 5]")
+      ("min-rating", po::value<float>(), "lowest rating (ratings are clipped to it)")
+      ("max-rating", po::value<float>(), "highest rating (ratings are clipped to it)")
+      ("step", po::value<float>(), "ratings are rounded to min-rating + k * step; 0 keeps real values")
+      ("min-user-ratings", po::value<std::int64_t>(),
+       "every user rates at least this many items (MovieLens presets: 20)")
+      ("out", po::value<std::string>(&out)->required(), "output CSV file (user,item,rating; ids from 1)");
+  add_common(desc, common, "random seed (default 1)");
+  po::variables_map vm;
+  if (!parse(argc, argv, desc, "usage: fk-datagen ratings [--preset NAME] [options] --out FILE.csv", vm))
+    return 0;
+  apply_common(common);
+
+  gen::RatingsSpec spec;
+  try {
+    spec = gen::ratings_preset(preset);
+  } catch (const Error& e) {
+    usage_fail("preset", e.what());
+  }
+  const std::int64_t kMaxIndex = std::numeric_limits<std::int32_t>::max();
+  check<std::int64_t>(vm, "users", 1, kMaxIndex);
+  check<std::int64_t>(vm, "items", 1, kMaxIndex);
+  check<std::int64_t>(vm, "ratings", 0, INT64_MAX);
+  check<int>(vm, "rank", 1, 4096);
+  check<double>(vm, "noise", 0.0, 1e6);
+  check<double>(vm, "user-exponent", 0.0, 5.0);
+  check<double>(vm, "item-exponent", 0.0, 5.0);
+  check<float>(vm, "min-rating", -1e9f, 1e9f);
+  check<float>(vm, "max-rating", -1e9f, 1e9f);
+  check<float>(vm, "step", 0.0f, 1e9f);
+  check<std::int64_t>(vm, "min-user-ratings", 0, kMaxIndex);
+  take<std::int64_t>(vm, "users", spec.users);
+  take<std::int64_t>(vm, "items", spec.items);
+  take<std::int64_t>(vm, "ratings", spec.ratings);
+  take<int>(vm, "rank", spec.rank);
+  take<double>(vm, "noise", spec.noise);
+  take<double>(vm, "user-exponent", spec.user_exponent);
+  take<double>(vm, "item-exponent", spec.item_exponent);
+  take<float>(vm, "min-rating", spec.min_rating);
+  take<float>(vm, "max-rating", spec.max_rating);
+  take<float>(vm, "step", spec.step);
+  take<std::int64_t>(vm, "min-user-ratings", spec.min_user_ratings);
+  if (vm.count("seed")) spec.seed = common.seed;
+  // Checks that involve several options, named by the options.
+  if (!(spec.min_rating < spec.max_rating))
+    usage_fail("min-rating/--max-rating", "need min-rating < max-rating");
+  if (spec.step > spec.max_rating - spec.min_rating)
+    usage_fail("step", "must not exceed max-rating - min-rating");
+  if (static_cast<double>(spec.ratings) > static_cast<double>(spec.users) * static_cast<double>(spec.items))
+    usage_fail("ratings", std::to_string(spec.ratings) + " do not fit in users x items = " +
+                                std::to_string(spec.users) + " x " + std::to_string(spec.items));
+  if (spec.min_user_ratings > spec.items)
+    usage_fail("min-user-ratings", "must not exceed items (" + std::to_string(spec.items) + ")");
+  if (static_cast<double>(spec.ratings) < static_cast<double>(spec.users) * static_cast<double>(spec.min_user_ratings))
+    usage_fail("ratings", std::to_string(spec.ratings) + " are fewer than users x min-user-ratings = " +
+                                std::to_string(spec.users) + " x " + std::to_string(spec.min_user_ratings));
+
+  log_info() << "ratings: " << spec.users << " users x " << spec.items << " items, " << spec.ratings
+             << " ratings, rank " << spec.rank << ", seed " << spec.seed;
+  Stopwatch sw;
+  const gen::GeneratedRatings g = gen::generate_ratings(spec);
+  const double gen_s = seconds_since(sw);
+  log_info() << "generated in " << gen_s << " s; writing " << out;
+  sw.restart();
+  const std::filesystem::path parent = std::filesystem::path(out).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  io::write_ratings_csv(out, g.ratings);
+  std::cout << "wrote " << out << ": " << spec.users << " users x " << spec.items << " items, "
+            << g.ratings.size() << " ratings (generated in " << gen_s << " s, written in " << seconds_since(sw)
+            << " s)" << std::endl;
+  return 0;
+}
+
+int run_sparse(int argc, char** argv) {
+  Common common;
+  std::string spec_text, out;
+  po::options_description desc("fk-datagen sparse options");
+  desc.add_options()
+      ("spec", po::value<std::string>(&spec_text)->required(),
+       "KIND:rows=R,cols=C,nnz=Z[,param=P][,seed=S]. KIND: uniform (Poisson row lengths, uniform "
+       "columns; no param), powerlaw (row lengths and column popularity Zipf with exponent P, "
+       "default 1), banded (uniform within a band of P columns around the scaled diagonal, default "
+       "2*ceil(nnz/rows)+1), clustered (groups of P rows, default 32, share a column set that holds "
+       "80% of their entries). nnz is met exactly; counts may be written as 1e6")
+      ("out", po::value<std::string>(&out)->required(),
+       "output file: .mtx (Matrix Market coordinate real general, values in [0.5, 1.5)) or .smtx "
+       "(DLMC pattern CSR)");
+  add_common(desc, common, "random seed, overriding the spec's seed=");
+  po::variables_map vm;
+  if (!parse(argc, argv, desc, "usage: fk-datagen sparse --spec SPEC --out FILE.mtx|FILE.smtx", vm)) return 0;
+  apply_common(common);
+  gen::SparseSpec spec;
+  try {
+    spec = gen::parse_sparse_spec(spec_text);
+  } catch (const Error& e) {
+    usage_fail("spec", e.what());
+  }
+  if (vm.count("seed")) spec.seed = common.seed;
+  const std::string ext = std::filesystem::path(out).extension().string();
+  if (ext != ".mtx" && ext != ".smtx")
+    usage_fail("out", "'" + out + "' must end in .mtx (Matrix Market) or .smtx (DLMC)");
+
+  log_info() << "sparse: " << gen::to_string(spec);
+  Stopwatch sw;
+  const HostCsr m = gen::generate_sparse(spec);
+  const double gen_s = seconds_since(sw);
+  sw.restart();
+  const std::filesystem::path parent = std::filesystem::path(out).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  if (ext == ".mtx")
+    io::write_matrix_market(out, m);
+  else
+    io::write_smtx(out, m);
+  std::cout << "wrote " << out << ": " << gen::to_string(spec) << " (generated in " << gen_s
+            << " s, written in " << seconds_since(sw) << " s)" << std::endl;
+  return 0;
+}
+
+int datagen_main(int argc, char** argv) {
+  if (argc < 2) throw UsageError("no command given (lda, ratings or sparse)");
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    print_usage(std::cout);
+    return 0;
+  }
+  if (cmd == "lda") return run_lda(argc, argv);
+  if (cmd == "ratings") return run_ratings(argc, argv);
+  if (cmd == "sparse") return run_sparse(argc, argv);
+  throw UsageError("unknown command '" + cmd + "' (expected lda, ratings or sparse)");
+}
+
+}  // namespace
+}  // namespace fk
+
+int main(int argc, char** argv) { return fk::app::run_main(fk::kApp, argc, argv, fk::datagen_main); }
