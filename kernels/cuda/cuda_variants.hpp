@@ -9,5 +9,10 @@ namespace fk {
 // --- SDDMM variants ---
 // --- end SDDMM variants ---
 // --- SpMM variants ---
+std::unique_ptr<SpmmVariant> make_cuda_spmm_row_csc();   // spmm_row_csc.cu
+std::unique_ptr<SpmmVariant> make_cuda_spmm_vdl();       // spmm_vdl.cu
+std::unique_ptr<SpmmVariant> make_cuda_spmm_nnz_vsr();   // spmm_nnz_vsr.cu
+std::unique_ptr<SpmmVariant> make_cuda_spmm_aspt();      // spmm_aspt.cu
+std::unique_ptr<SpmmVariant> make_cuda_spmm_cusparse();  // spmm_cusparse.cu
 // --- end SpMM variants ---
 }  // namespace fk

@@ -6,6 +6,11 @@ void register_cuda_variants(Registry& r) {
   // --- SDDMM variants ---
   // --- end SDDMM variants ---
   // --- SpMM variants ---
+  r.spmm.push_back(make_cuda_spmm_row_csc());
+  r.spmm.push_back(make_cuda_spmm_vdl());
+  r.spmm.push_back(make_cuda_spmm_nnz_vsr());
+  r.spmm.push_back(make_cuda_spmm_aspt());
+  r.spmm.push_back(make_cuda_spmm_cusparse());
   // --- end SpMM variants ---
   (void)r;
 }

@@ -1,0 +1,155 @@
+// Shared host and device helpers of the CUDA SpMM variants (see spmm_common.cuh).
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/cuda/spmm_common.cuh"
+
+namespace fk::cuda_spmm {
+
+void check_shapes(const char* variant, const CsrView& s, int k, DenseView<const float> b, DenseView<float> c) {
+  FK_CHECK(b.rows == s.cols && b.cols == k && c.rows == s.rows && c.cols == k,
+           variant << ": shape mismatch: S " << s.rows << "x" << s.cols << ", B " << b.rows << "x" << b.cols << ", C "
+                   << c.rows << "x" << c.cols << ", K " << k);
+  FK_CHECK((b.data != nullptr || b.size() == 0) && (c.data != nullptr || c.size() == 0),
+           variant << ": null dense operand");
+}
+
+const float* resolve_values(const char* variant, const CsrView& s, const float* vals) {
+  if (!vals) vals = s.vals;
+  FK_CHECK(vals != nullptr || s.nnz == 0,
+           variant << ": SpMM run without values: the pattern has none and none were given");
+  return vals;
+}
+
+bool vec4_ok(int k, const void* b, const void* c) {
+  return k % 4 == 0 && reinterpret_cast<std::uintptr_t>(b) % 16 == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
+}
+
+std::vector<std::int64_t> download_row_ptr(const CsrView& s) {
+  std::vector<std::int64_t> h(static_cast<std::size_t>(s.rows) + 1);
+  FK_CUDA_CHECK(cudaMemcpy(h.data(), s.row_ptr, h.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+std::vector<std::int32_t> download_col_idx(const CsrView& s) {
+  std::vector<std::int32_t> h(static_cast<std::size_t>(s.nnz));
+  if (s.nnz > 0)
+    FK_CUDA_CHECK(cudaMemcpy(h.data(), s.col_idx, h.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+namespace {
+
+constexpr int kLongThreads = 256;
+
+__global__ void zero_rows_kernel(const std::int64_t* __restrict__ rows, std::int64_t n, int k, float* __restrict__ c) {
+  const std::int64_t total = n * k;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t r = i / k;
+    c[rows[r] * k + (i - r * k)] = 0.f;
+  }
+}
+
+// One block per segment of a long row. The block's threads form kLongThreads / g nonzero groups of
+// g lanes; lanes own V-float vectors along K (tile g * V columns), nonzero groups take every
+// (kLongThreads / g)-th nonzero of the segment. Partial tiles are tree-reduced in shared memory and
+// added to C with one atomic per vector.
+template <int V>
+__global__ void __launch_bounds__(kLongThreads)
+    long_rows_kernel(std::int64_t num_segments, const std::int64_t* __restrict__ seg_row,
+                     const std::int64_t* __restrict__ seg_begin, std::int64_t segment,
+                     const std::int64_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
+                     const float* __restrict__ vals, const float* __restrict__ b, float* __restrict__ c, int k,
+                     int g) {
+  __shared__ float red[kLongThreads * V];
+  const int tid = threadIdx.x;
+  const int gl = tid & (g - 1);  // lane along K
+  const int ng = tid / g;        // nonzero group
+  const int groups = kLongThreads / g;
+  for (std::int64_t sidx = blockIdx.x; sidx < num_segments; sidx += gridDim.x) {
+    const std::int64_t row = seg_row[sidx];
+    const std::int64_t jb = seg_begin[sidx];
+    const std::int64_t je = std::min(jb + segment, row_ptr[row + 1]);
+    for (int k0 = 0; k0 < k; k0 += g * V) {
+      const int kk = k0 + gl * V;
+      const bool active = kk < k;
+      float acc[V];
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[v] = 0.f;
+      if (active) {
+        for (std::int64_t j = jb + ng; j < je; j += groups) {
+          const float a = __ldg(vals + j);
+          float x[V];
+          ldg_vec<V>(b + std::int64_t(__ldg(col_idx + j)) * k + kk, x);
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[v] = fmaf(a, x[v], acc[v]);
+        }
+      }
+#pragma unroll
+      for (int v = 0; v < V; ++v) red[tid * V + v] = acc[v];
+      __syncthreads();
+      for (int half = groups / 2; half > 0; half /= 2) {
+        if (ng < half) {
+#pragma unroll
+          for (int v = 0; v < V; ++v) red[tid * V + v] += red[(tid + half * g) * V + v];
+        }
+        __syncthreads();
+      }
+      if (ng == 0 && active) {
+        float sum[V];
+#pragma unroll
+        for (int v = 0; v < V; ++v) sum[v] = red[tid * V + v];
+        atomic_add_vec<V>(c + row * k + kk, sum);
+      }
+      __syncthreads();  // red is reused by the next tile
+    }
+  }
+}
+
+}  // namespace
+
+void zero_rows(const Context& ctx, const std::int64_t* rows, std::int64_t n, int k, float* c) {
+  if (n == 0 || k == 0) return;
+  const int threads = 256;
+  zero_rows_kernel<<<grid_for(n * k, threads), threads, 0, stream_of(ctx)>>>(rows, n, k, c);
+  FK_CUDA_CHECK_LAUNCH();
+}
+
+LongRows::LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t threshold, std::int64_t segment)
+    : threshold_(threshold), segment_(segment) {
+  FK_CHECK(threshold >= 1 && segment >= 1, "long-row split needs positive threshold and segment");
+  std::vector<std::int64_t> rows, seg_row, seg_begin;
+  const std::int64_t m = static_cast<std::int64_t>(row_ptr.size()) - 1;
+  for (std::int64_t r = 0; r < m; ++r) {
+    if (row_ptr[r + 1] - row_ptr[r] <= threshold) continue;
+    rows.push_back(r);
+    for (std::int64_t j = row_ptr[r]; j < row_ptr[r + 1]; j += segment) {
+      seg_row.push_back(r);
+      seg_begin.push_back(j);
+    }
+  }
+  rows_ = DeviceBuffer<std::int64_t>(rows);
+  seg_row_ = DeviceBuffer<std::int64_t>(seg_row);
+  seg_begin_ = DeviceBuffer<std::int64_t>(seg_begin);
+}
+
+void LongRows::run(const Context& ctx, const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals,
+                   const float* b, float* c, int k) const {
+  if (rows_.size() == 0) return;
+  zero_rows(ctx, rows_.data(), rows_.size(), k, c);
+  const std::int64_t segments = seg_row_.size();
+  const unsigned grid = grid_for(segments, 1);
+  if (vec4_ok(k, b, c)) {
+    const int g = std::min(32, pow2_ceil(k / 4));
+    long_rows_kernel<4><<<grid, kLongThreads, 0, stream_of(ctx)>>>(segments, seg_row_.data(), seg_begin_.data(),
+                                                                   segment_, row_ptr, col_idx, vals, b, c, k, g);
+  } else {
+    const int g = std::min(32, pow2_ceil(k));
+    long_rows_kernel<1><<<grid, kLongThreads, 0, stream_of(ctx)>>>(segments, seg_row_.data(), seg_begin_.data(),
+                                                                   segment_, row_ptr, col_idx, vals, b, c, k, g);
+  }
+  FK_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace fk::cuda_spmm

@@ -1,0 +1,205 @@
+#pragma once
+// Device helpers shared by the CUDA SpMM variants (kernels/cuda/spmm_*.cu). nvcc only.
+//
+// Conventions of every kernel here: S is M x N CSR on the device (64-bit row offsets, 32-bit
+// columns), B is N x K and C is M x K, both row-major float32 on the device without padding.
+// Nonzero positions and element offsets (row * K) are 64-bit; column indices and K are 32-bit.
+#include <cstdint>
+#include <vector>
+
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/gpu_resources.cuh"
+#include "core/device_buffer.hpp"
+#include "kernels/spmm.hpp"
+
+namespace fk::cuda_spmm {
+
+constexpr int kWarpSize = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+// Grid sizes are capped (kernels loop grid-stride over their work items), so 64-bit work counts
+// never overflow gridDim.x.
+constexpr std::int64_t kMaxBlocks = std::int64_t(1) << 22;
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+inline int pow2_ceil(std::int64_t x) {
+  int p = 1;
+  while (p < x && p < (1 << 30)) p <<= 1;
+  return p;
+}
+inline unsigned grid_for(std::int64_t items, std::int64_t items_per_block) {
+  const std::int64_t blocks = ceil_div(std::max<std::int64_t>(items, 1), items_per_block);
+  return static_cast<unsigned>(std::min(blocks, kMaxBlocks));
+}
+
+// ---- host-side checks shared by every plan ------------------------------------------------------
+
+// Throws fk::Error when B or C do not fit S (M x N) and K, naming the variant.
+void check_shapes(const char* variant, const CsrView& s, int k, DenseView<const float> b, DenseView<float> c);
+// The values to multiply with: `vals` when given, else S's own (an error when S has none).
+const float* resolve_values(const char* variant, const CsrView& s, const float* vals);
+// 16-byte vector loads and stores apply: K % 4 == 0 and both dense bases 16-byte aligned.
+bool vec4_ok(int k, const void* b, const void* c);
+// Copies of S's row offsets (rows + 1) and columns (nnz) from the device to the host.
+std::vector<std::int64_t> download_row_ptr(const CsrView& s);
+std::vector<std::int32_t> download_col_idx(const CsrView& s);
+
+// ---- long rows: split across thread blocks, finished with atomics ------------------------------
+//
+// A warp per row is too slow for a row of millions of nonzeros. The row-split variants therefore
+// skip rows longer than `threshold` and hand them to this helper: it zeroes those rows of C and then
+// splits each one into segments of `segment` nonzeros, one thread block per segment, every block
+// adding its partial row with atomicAdd.
+class LongRows {
+ public:
+  static constexpr std::int64_t kDefaultThreshold = 4096;
+  static constexpr std::int64_t kDefaultSegment = 2048;
+
+  LongRows() = default;
+  // row_ptr: host copy of S's rows + 1 offsets.
+  explicit LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t threshold = kDefaultThreshold,
+                    std::int64_t segment = kDefaultSegment);
+  // Kernels skip rows with more nonzeros than this.
+  std::int64_t threshold() const { return threshold_; }
+  std::int64_t count() const { return rows_.size(); }
+  // Computes the long rows of C = S·B on ctx's stream. All pointers are device pointers: row_ptr
+  // (M + 1), col_idx and vals (nnz, S's order), b (N x k), c (M x k), row-major.
+  void run(const Context& ctx, const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals,
+           const float* b, float* c, int k) const;
+
+ private:
+  std::int64_t threshold_ = kDefaultThreshold;
+  std::int64_t segment_ = kDefaultSegment;
+  DeviceBuffer<std::int64_t> rows_;       // the long rows (to zero)
+  DeviceBuffer<std::int64_t> seg_row_;    // per segment: its row
+  DeviceBuffer<std::int64_t> seg_begin_;  // per segment: its first nonzero
+};
+
+// Zeroes rows rows[0..n) of the row-major M x k matrix c (device pointers) on ctx's stream.
+void zero_rows(const Context& ctx, const std::int64_t* rows, std::int64_t n, int k, float* c);
+
+// ---- device helpers ----------------------------------------------------------------------------
+
+// The lanes of a group of G consecutive lanes (G a power of two dividing 32) as a shuffle mask.
+template <int G>
+__device__ __forceinline__ unsigned group_mask(int lane) {
+  if constexpr (G == 32) {
+    return kFullMask;
+  } else {
+    return ((1u << G) - 1u) << (lane & ~(G - 1));
+  }
+}
+__device__ __forceinline__ unsigned group_mask_rt(int g, int lane) {
+  return g == 32 ? kFullMask : ((1u << g) - 1u) << (lane & ~(g - 1));
+}
+
+// V consecutive floats (V = 1, 2, 4) through the read-only path; p is V*4-byte aligned.
+template <int V>
+__device__ __forceinline__ void ldg_vec(const float* __restrict__ p, float (&x)[V]) {
+  if constexpr (V == 4) {
+    const float4 t = __ldg(reinterpret_cast<const float4*>(p));
+    x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
+  } else if constexpr (V == 2) {
+    const float2 t = __ldg(reinterpret_cast<const float2*>(p));
+    x[0] = t.x, x[1] = t.y;
+  } else {
+    static_assert(V == 1, "vector width must be 1, 2 or 4");
+    x[0] = __ldg(p);
+  }
+}
+// Generic-address load (p may point to shared or global memory).
+template <int V>
+__device__ __forceinline__ void ld_vec(const float* p, float (&x)[V]) {
+  if constexpr (V == 4) {
+    const float4 t = *reinterpret_cast<const float4*>(p);
+    x[0] = t.x, x[1] = t.y, x[2] = t.z, x[3] = t.w;
+  } else if constexpr (V == 2) {
+    const float2 t = *reinterpret_cast<const float2*>(p);
+    x[0] = t.x, x[1] = t.y;
+  } else {
+    static_assert(V == 1, "vector width must be 1, 2 or 4");
+    x[0] = *p;
+  }
+}
+// Plain store of V floats.
+template <int V>
+__device__ __forceinline__ void st_vec(float* p, const float (&x)[V]) {
+  if constexpr (V == 4) {
+    *reinterpret_cast<float4*>(p) = make_float4(x[0], x[1], x[2], x[3]);
+  } else if constexpr (V == 2) {
+    *reinterpret_cast<float2*>(p) = make_float2(x[0], x[1]);
+  } else {
+    static_assert(V == 1, "vector width must be 1, 2 or 4");
+    *p = x[0];
+  }
+}
+// Streaming (evict-first) store: C is written once and never re-read by the kernel, so it should
+// not push B out of L2.
+template <int V>
+__device__ __forceinline__ void stcs_vec(float* p, const float (&x)[V]) {
+  if constexpr (V == 4) {
+    __stcs(reinterpret_cast<float4*>(p), make_float4(x[0], x[1], x[2], x[3]));
+  } else if constexpr (V == 2) {
+    __stcs(reinterpret_cast<float2*>(p), make_float2(x[0], x[1]));
+  } else {
+    static_assert(V == 1, "vector width must be 1, 2 or 4");
+    __stcs(p, x[0]);
+  }
+}
+// atomicAdd of V floats into global memory (one vector atomic on sm_90 and later).
+template <int V>
+__device__ __forceinline__ void atomic_add_vec(float* p, const float (&x)[V]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (V == 4) {
+    atomicAdd(reinterpret_cast<float4*>(p), make_float4(x[0], x[1], x[2], x[3]));
+  } else if constexpr (V == 2) {
+    atomicAdd(reinterpret_cast<float2*>(p), make_float2(x[0], x[1]));
+  } else {
+    atomicAdd(p, x[0]);
+  }
+#else
+#pragma unroll
+  for (int v = 0; v < V; ++v) atomicAdd(p + v, x[v]);
+#endif
+}
+
+// ---- mapping of K onto the lanes of a row group ------------------------------------------------
+//
+// A row (or a nonzero slot) is served by a group of G lanes; each lane owns T vectors of V floats,
+// at columns k0 + (t * G + lane) * V, so a group covers a K tile of G * V * T columns and every
+// B-row access of the group is contiguous (coalesced). Larger K loops over tiles.
+template <int G_, int V_, int T_>
+struct KMap {
+  static constexpr int G = G_;
+  static constexpr int V = V_;
+  static constexpr int T = T_;
+  static constexpr int kTile = G * V * T;
+  static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "lanes per group: a power of two up to a warp");
+  static_assert(V == 1 || V == 4, "vector width 1 (any K) or 4 (K % 4 == 0, 16-byte aligned)");
+  static_assert(T >= 1 && T <= 4, "at most 4 vectors per lane keep the accumulators in registers");
+};
+
+// Calls f(KMap<...>{}) with the mapping for K: the narrowest group that covers K (so small K does
+// not leave lanes idle), float4 lanes when vec4 holds; K > 128 uses whole warps with 2 float4
+// (tile 256) or 4 floats (tile 128) per lane.
+template <typename F>
+void dispatch_kmap(int k, bool vec4, F&& f) {
+  if (vec4) {
+    if (k <= 4) return f(KMap<1, 4, 1>{});
+    if (k <= 8) return f(KMap<2, 4, 1>{});
+    if (k <= 16) return f(KMap<4, 4, 1>{});
+    if (k <= 32) return f(KMap<8, 4, 1>{});
+    if (k <= 64) return f(KMap<16, 4, 1>{});
+    if (k <= 128) return f(KMap<32, 4, 1>{});
+    return f(KMap<32, 4, 2>{});
+  }
+  if (k <= 1) return f(KMap<1, 1, 1>{});
+  if (k <= 2) return f(KMap<2, 1, 1>{});
+  if (k <= 4) return f(KMap<4, 1, 1>{});
+  if (k <= 8) return f(KMap<8, 1, 1>{});
+  if (k <= 16) return f(KMap<16, 1, 1>{});
+  if (k <= 32) return f(KMap<32, 1, 1>{});
+  if (k <= 64) return f(KMap<32, 1, 2>{});
+  return f(KMap<32, 1, 4>{});
+}
+
+}  // namespace fk::cuda_spmm

@@ -1,0 +1,167 @@
+// cuda.spmm.row_csc: row split, sequential reduction, coalesced sparse-row caching (GE-SpMM's CRC
+// with coarse-grained warp merging).
+//
+// A group of G lanes computes one K tile of one row of C. The group walks the row in chunks of G
+// nonzeros: lane i loads (col, val) of the chunk's i-th nonzero once, coalesced, and the chunk is
+// then broadcast lane to lane with shuffles while every lane accumulates its own T vectors of V
+// columns (KMap in spmm_common.cuh). So each nonzero's (col, val) is read from memory once per K
+// tile, and every B row is read as one contiguous G*V*T-float segment. Four nonzeros are in flight
+// per step for memory-level parallelism. Rows longer than LongRows' threshold are skipped here and
+// split across blocks with atomics (LongRows), so a giant row does not serialize on one warp.
+#include <memory>
+
+#include "kernels/cuda/cuda_variants.hpp"
+#include "kernels/cuda/spmm_common.cuh"
+
+namespace fk {
+namespace {
+
+using namespace cuda_spmm;
+
+constexpr int kThreads = 128;
+constexpr int kUnroll = 4;  // nonzeros whose B rows are loaded before the first FMA
+
+// acc[t][v] += sum over nonzeros j in [begin, end) of vals[j] * B[col_idx[j], kbase + t*G*V + v],
+// for the G lanes of one group (all lanes of the group call it with the same begin and end).
+template <int G, int V, int T>
+__device__ __forceinline__ void row_csc_accumulate(std::int64_t begin, std::int64_t end, int k, int kbase,
+                                                   unsigned mask, int gl, const std::int32_t* __restrict__ col_idx,
+                                                   const float* __restrict__ vals, const float* __restrict__ b,
+                                                   float (&acc)[T][V]) {
+  // Absolute source lanes (group base + q) rather than shuffle widths: the width form made ptxas
+  // spill for G < 32.
+  const int base = (threadIdx.x & 31) & ~(G - 1);
+  for (std::int64_t j0 = begin; j0 < end; j0 += G) {
+    // Coalesced load of the chunk: lane gl holds nonzero j0 + gl.
+    int my_col = 0;
+    float my_val = 0.f;
+    if (j0 + gl < end) {
+      my_col = __ldg(col_idx + j0 + gl);
+      my_val = __ldg(vals + j0 + gl);
+    }
+    const int n = static_cast<int>(end - j0 < G ? end - j0 : G);
+    int q = 0;
+    for (; q + kUnroll <= n; q += kUnroll) {
+      float a[kUnroll];
+      float x[kUnroll][T][V];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int col = __shfl_sync(mask, my_col, base + q + u);
+        a[u] = __shfl_sync(mask, my_val, base + q + u);
+        const float* brow = b + std::int64_t(col) * k;
+#pragma unroll
+        for (int t = 0; t < T; ++t) {
+          const int kk = kbase + t * G * V;
+          if (kk < k) {
+            ldg_vec<V>(brow + kk, x[u][t]);
+          } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v) x[u][t][v] = 0.f;
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+        for (int t = 0; t < T; ++t)
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[t][v] = fmaf(a[u], x[u][t][v], acc[t][v]);
+    }
+    for (; q < n; ++q) {
+      const int col = __shfl_sync(mask, my_col, base + q);
+      const float a = __shfl_sync(mask, my_val, base + q);
+      const float* brow = b + std::int64_t(col) * k;
+#pragma unroll
+      for (int t = 0; t < T; ++t) {
+        const int kk = kbase + t * G * V;
+        if (kk < k) {
+          float x[V];
+          ldg_vec<V>(brow + kk, x);
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[t][v] = fmaf(a, x[v], acc[t][v]);
+        }
+      }
+    }
+  }
+}
+
+template <int G, int V, int T>
+__global__ void __launch_bounds__(kThreads)
+    row_csc_kernel(std::int64_t rows, int k, int num_tiles, std::int64_t long_threshold,
+                   const std::int64_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
+                   const float* __restrict__ vals, const float* __restrict__ b, float* __restrict__ c) {
+  constexpr int kTile = G * V * T;
+  constexpr int kGroupsPerBlock = kThreads / G;
+  const int lane = threadIdx.x & (kWarpSize - 1);
+  const int gl = lane & (G - 1);
+  const unsigned mask = group_mask<G>(lane);
+  const std::int64_t stride = std::int64_t(gridDim.x) * kGroupsPerBlock;
+  for (std::int64_t row = std::int64_t(blockIdx.x) * kGroupsPerBlock + threadIdx.x / G; row < rows;
+       row += stride) {
+    const std::int64_t begin = row_ptr[row];
+    const std::int64_t end = row_ptr[row + 1];
+    if (end - begin > long_threshold) continue;  // LongRows computes it
+    // K tiles of one row run back to back on the same group, so the row's (col, val) are re-read
+    // from L1 rather than DRAM.
+    for (int tile = 0; tile < num_tiles; ++tile) {
+      const int kbase = tile * kTile + gl * V;  // vector t of this lane starts at kbase + t * G * V
+      float acc[T][V];
+#pragma unroll
+      for (int t = 0; t < T; ++t)
+#pragma unroll
+        for (int v = 0; v < V; ++v) acc[t][v] = 0.f;
+      row_csc_accumulate<G, V, T>(begin, end, k, kbase, mask, gl, col_idx, vals, b, acc);
+      float* crow = c + row * k;
+#pragma unroll
+      for (int t = 0; t < T; ++t) {
+        const int kk = kbase + t * G * V;
+        if (kk < k) stcs_vec<V>(crow + kk, acc[t]);
+      }
+    }
+  }
+}
+
+class RowCscPlan : public SpmmPlan {
+ public:
+  RowCscPlan(const CsrView& s, int k) : s_(s), k_(k), long_rows_(download_row_ptr(s)) {}
+
+  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
+    constexpr const char* kName = "cuda.spmm.row_csc";
+    check_shapes(kName, s_, k_, b, c);
+    vals = resolve_values(kName, s_, vals);
+    if (s_.rows == 0) return;
+    const bool vec4 = vec4_ok(k_, b.data, c.data);
+    dispatch_kmap(k_, vec4, [&](auto map) {
+      using M = decltype(map);
+      const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
+      const unsigned grid = grid_for(s_.rows, kThreads / M::G);
+      row_csc_kernel<M::G, M::V, M::T><<<grid, kThreads, 0, stream_of(ctx)>>>(
+          s_.rows, k_, tiles, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
+      FK_CUDA_CHECK_LAUNCH();
+    });
+    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals, b.data, c.data, k_);
+  }
+
+ private:
+  CsrView s_;
+  int k_;
+  LongRows long_rows_;
+};
+
+class RowCscSpmm : public SpmmVariant {
+ public:
+  const char* name() const override { return "cuda.spmm.row_csc"; }
+  const char* summary() const override {
+    return "row split, lanes along K, sparse row chunks cached in registers and shuffled (GE-SpMM CRC)";
+  }
+  Backend backend() const override { return Backend::kCuda; }
+  std::unique_ptr<SpmmPlan> prepare(const Context&, const CsrView& s, int k) const override {
+    return std::make_unique<RowCscPlan>(s, k);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SpmmVariant> make_cuda_spmm_row_csc() { return std::make_unique<RowCscSpmm>(); }
+
+}  // namespace fk
