@@ -212,38 +212,23 @@ void for_each_entry(LineReader& in, const Header& h, std::string& line, Emit&& e
                    "duplicate entry (" + std::to_string(row + 1) + ", " + std::to_string(col + 1) + ")");
 }
 
-HostCoo read_coo_unchecked(const std::string& path) {
+// Reads every entry (expanding symmetric files) without the duplicate check; sets rows/cols.
+detail::Triplets read_entries(const std::string& path, std::int64_t& rows, std::int64_t& cols) {
   LineReader in(path);
   std::string line;
   const Header h = read_header(in, line, true);
-  HostCoo coo;
-  coo.rows = h.rows;
-  coo.cols = h.cols;
+  rows = h.rows;
+  cols = h.cols;
+  detail::Triplets t;
   const std::int64_t min_bytes = h.field == Field::kPattern ? 4 : 6;
-  const std::size_t cap =
-      detail::reserve_cap(in, h.entries, min_bytes) * (h.symmetry == Symmetry::kGeneral ? 1 : 2);
-  coo.row.reserve(cap);
-  coo.col.reserve(cap);
-  coo.val.reserve(cap);
+  t.reserve(detail::reserve_cap(in, h.entries, min_bytes) * (h.symmetry == Symmetry::kGeneral ? 1 : 2));
   const bool sym = h.symmetry != Symmetry::kGeneral;
   const float mirror = h.symmetry == Symmetry::kSkew ? -1.0f : 1.0f;
   for_each_entry(in, h, line, [&](std::int64_t r, std::int64_t c, float v) {
-    coo.row.push_back(r);
-    coo.col.push_back(static_cast<std::int32_t>(c));
-    coo.val.push_back(v);
-    if (sym && r != c) {  // the other triangle; the diagonal is stored once
-      coo.row.push_back(c);
-      coo.col.push_back(static_cast<std::int32_t>(r));
-      coo.val.push_back(mirror * v);
-    }
+    t.push(r, c, v);
+    if (sym && r != c) t.push(c, r, mirror * v);  // the other triangle; the diagonal is stored once
   });
-  return coo;
-}
-
-void check_no_duplicates(const std::string& path, const HostCsr& csr) {
-  std::int64_t r = 0;
-  std::int32_t c = 0;
-  if (detail::find_duplicate(csr, r, c)) report_duplicate(path, r, c);
+  return t;
 }
 
 // Appends to `buf` and hands it to the stream in large pieces.
@@ -257,18 +242,26 @@ void flush_if_large(std::string& buf, std::ostream& os) {
 }  // namespace
 
 HostCoo read_matrix_market_coo(const std::string& path) {
-  HostCoo coo = read_coo_unchecked(path);
-  check_no_duplicates(path, coo_to_csr(coo));
+  HostCoo coo;
+  detail::Triplets t = read_entries(path, coo.rows, coo.cols);
+  std::int64_t r = 0;
+  std::int32_t c = 0;
+  if (detail::find_duplicate_pair(coo.rows, coo.cols, t.row.data(), t.col.data(), t.size(), r, c))
+    report_duplicate(path, r, c);
+  coo.row.assign(t.row.begin(), t.row.end());
+  t.row = std::vector<std::int32_t>();
+  coo.col = std::move(t.col);
+  coo.val = std::move(t.val);
   return coo;
 }
 
 HostCsr read_matrix_market(const std::string& path) {
-  HostCsr csr;
-  {
-    HostCoo coo = read_coo_unchecked(path);
-    csr = coo_to_csr(coo);
-  }  // the triplets are freed before the duplicate search allocates its markers
-  check_no_duplicates(path, csr);
+  std::int64_t rows = 0, cols = 0;
+  detail::Triplets t = read_entries(path, rows, cols);
+  HostCsr csr = detail::triplets_to_csr(rows, cols, t);
+  std::int64_t r = 0;
+  std::int32_t c = 0;
+  if (detail::find_duplicate(csr, r, c)) report_duplicate(path, r, c);
   return csr;
 }
 

@@ -1,10 +1,15 @@
 #pragma once
 // Matrix Market reader and writer.
-// Reads "coordinate" (real, integer, pattern; general or symmetric — symmetric files store one
-// triangle and are expanded) and "array" (real, integer; general). Streaming and validating:
-// header sizes are checked against the body before any large allocation is trusted; every
-// malformed line, index out of range, NaN/inf value, duplicate entry, or count that disagrees with
-// the header is an InputError with file and line.
+// Reads "coordinate" (real, integer, pattern; general, symmetric or skew-symmetric — symmetric
+// files store one triangle and are expanded, the diagonal kept once; skew-symmetric mirrors with
+// the sign flipped) and "array" (real, integer; general), plain or gzip (detected by content).
+// Streaming and validating: the size line is checked against what the file size could hold before
+// anything is reserved, and dimensions must stay below 2^31 and be plausible for the file (see
+// detail::max_dimension in core/io/parse.hpp); every malformed line, index out of range, NaN/inf
+// or float-overflowing value, duplicate entry (also an (i, j) and (j, i) pair in a symmetric
+// file), or count that disagrees with the size line is one fk::InputError "file:line: what".
+// Values are stored as float (integer values above 2^24 are rounded). Blank lines and '%'
+// comment lines are skipped anywhere. Peak memory of a read: about 20 bytes per stored entry.
 #include <string>
 
 #include "core/csr.hpp"

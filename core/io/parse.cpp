@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 namespace fk::io::detail {
@@ -114,15 +115,26 @@ void check_dimension(const LineReader& in, std::int64_t value, const char* what)
   }
 }
 
-bool find_duplicate(const HostCsr& m, std::int64_t& row, std::int32_t& col) {
-  const std::int64_t nnz = m.nnz();
+namespace {
+
+// Row offsets (rows + 1) of n entries with the given rows.
+std::vector<std::int64_t> row_offsets(std::int64_t rows, const std::int32_t* row, std::size_t n) {
+  std::vector<std::int64_t> ptr(static_cast<std::size_t>(rows) + 1, 0);
+  for (std::size_t j = 0; j < n; ++j) ++ptr[static_cast<std::size_t>(row[j]) + 1];
+  std::partial_sum(ptr.begin(), ptr.end(), ptr.begin());
+  return ptr;
+}
+
+bool find_duplicate_in_rows(std::int64_t rows, std::int64_t cols, const std::int64_t* ptr,
+                            const std::int32_t* col_idx, std::int64_t& row, std::int32_t& col) {
+  const std::int64_t nnz = ptr[rows];
   if (nnz < 2) return false;
-  if (m.cols <= 4 * nnz + 4096) {
+  if (cols <= 4 * nnz + 4096) {
     // mark[c] = 1 + the last row that used column c.
-    std::vector<std::int64_t> mark(static_cast<std::size_t>(m.cols), 0);
-    for (std::int64_t r = 0; r < m.rows; ++r) {
-      for (std::int64_t j = m.row_ptr[r]; j < m.row_ptr[r + 1]; ++j) {
-        const std::int32_t c = m.col_idx[j];
+    std::vector<std::int64_t> mark(static_cast<std::size_t>(cols), 0);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t j = ptr[r]; j < ptr[r + 1]; ++j) {
+        const std::int32_t c = col_idx[j];
         if (mark[c] == r + 1) {
           row = r;
           col = c;
@@ -134,8 +146,8 @@ bool find_duplicate(const HostCsr& m, std::int64_t& row, std::int32_t& col) {
     return false;
   }
   std::vector<std::int32_t> scratch;
-  for (std::int64_t r = 0; r < m.rows; ++r) {
-    scratch.assign(m.col_idx.begin() + m.row_ptr[r], m.col_idx.begin() + m.row_ptr[r + 1]);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    scratch.assign(col_idx + ptr[r], col_idx + ptr[r + 1]);
     std::sort(scratch.begin(), scratch.end());
     auto it = std::adjacent_find(scratch.begin(), scratch.end());
     if (it != scratch.end()) {
@@ -145,6 +157,46 @@ bool find_duplicate(const HostCsr& m, std::int64_t& row, std::int32_t& col) {
     }
   }
   return false;
+}
+
+}  // namespace
+
+HostCsr csr_from_arrays(std::int64_t rows, std::int64_t cols, const std::int32_t* row,
+                        const std::int32_t* col, const float* val, std::size_t n) {
+  HostCsr out;
+  out.rows = rows;
+  out.cols = cols;
+  out.row_ptr = row_offsets(rows, row, n);
+  std::vector<std::int64_t> next(out.row_ptr.begin(), out.row_ptr.end() - 1);
+  out.col_idx.resize(n);
+  if (val) out.vals.resize(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::int64_t dst = next[row[j]]++;
+    out.col_idx[dst] = col[j];
+    if (val) out.vals[dst] = val[j];
+  }
+  return out;
+}
+
+HostCsr triplets_to_csr(std::int64_t rows, std::int64_t cols, Triplets& t) {
+  HostCsr out = csr_from_arrays(rows, cols, t.row.data(), t.col.data(), t.val.data(), t.size());
+  t = Triplets();  // frees the memory now rather than when the caller's scope ends
+  return out;
+}
+
+bool find_duplicate(const HostCsr& m, std::int64_t& row, std::int32_t& col) {
+  return find_duplicate_in_rows(m.rows, m.cols, m.row_ptr.data(), m.col_idx.data(), row, col);
+}
+
+bool find_duplicate_pair(std::int64_t rows, std::int64_t cols, const std::int32_t* row,
+                         const std::int32_t* col, std::size_t n, std::int64_t& dup_row,
+                         std::int32_t& dup_col) {
+  if (n < 2) return false;
+  const std::vector<std::int64_t> ptr = row_offsets(rows, row, n);
+  std::vector<std::int64_t> next(ptr.begin(), ptr.end() - 1);
+  std::vector<std::int32_t> grouped(n);
+  for (std::size_t j = 0; j < n; ++j) grouped[next[row[j]]++] = col[j];
+  return find_duplicate_in_rows(rows, cols, ptr.data(), grouped.data(), dup_row, dup_col);
 }
 
 }  // namespace fk::io::detail

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/csr.hpp"
 #include "core/io/line_reader.hpp"
@@ -112,8 +113,41 @@ inline void append_real(std::string& out, double v) {
   out.append(b, r.ptr);
 }
 
+// Entries as the readers collect them, with 32-bit rows (every reader caps dimensions at 2^31-1
+// through check_dimension): 12 bytes per entry, so reading then converting to CSR peaks at about
+// 20 bytes per entry instead of the 32 a HostCoo plus a HostCsr would take.
+struct Triplets {
+  std::vector<std::int32_t> row, col;
+  std::vector<float> val;
+
+  void reserve(std::size_t n) {
+    row.reserve(n);
+    col.reserve(n);
+    val.reserve(n);
+  }
+  void push(std::int64_t r, std::int64_t c, float v) {
+    row.push_back(static_cast<std::int32_t>(r));
+    col.push_back(static_cast<std::int32_t>(c));
+    val.push_back(v);
+  }
+  std::size_t size() const { return row.size(); }
+};
+
+// rows x cols CSR from n (row, col[, val]) entries by a stable counting sort on rows (file order
+// is kept within a row). Host arrays of n entries each; `val` may be null (no values). Indices
+// must be in range (the readers have checked them).
+HostCsr csr_from_arrays(std::int64_t rows, std::int64_t cols, const std::int32_t* row,
+                        const std::int32_t* col, const float* val, std::size_t n);
+// The same from Triplets, which are emptied (their memory freed) on return.
+HostCsr triplets_to_csr(std::int64_t rows, std::int64_t cols, Triplets& t);
+
 // Searches `m` for a (row, column) pair stored twice. Returns true and sets row/col when found.
 // Extra memory: one marker per column when cols is small next to nnz, else a per-row scratch copy.
 bool find_duplicate(const HostCsr& m, std::int64_t& row, std::int32_t& col);
+// The same for n unordered (row, col) pairs (host arrays); groups the columns by row first, which
+// costs 4 bytes per pair plus 8 per row.
+bool find_duplicate_pair(std::int64_t rows, std::int64_t cols, const std::int32_t* row,
+                         const std::int32_t* col, std::size_t n, std::int64_t& dup_row,
+                         std::int32_t& dup_col);
 
 }  // namespace fk::io::detail

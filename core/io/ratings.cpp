@@ -41,7 +41,7 @@ std::size_t split_colons(std::string_view line, std::string_view* out, std::size
   }
 }
 
-// Calls emit(user_token, item_token, rating) for every rating of the file, in file order. The
+// Calls emit(user_token, item_token, rating, line_bytes) for every rating, in file order. The
 // dialect is fixed by the first non-blank line: "::" -> MovieLens .dat, a comma -> CSV (whose first
 // line is a header when its rating column is not a number), otherwise blank-separated. Every line
 // must have as many fields (3 or 4) as the first.
@@ -105,7 +105,7 @@ std::int64_t for_each_rating(LineReader& in, Emit&& emit) {
       std::int64_t t = 0;
       if (!detail::parse_int(f[3], t)) in.fail("timestamp: expected an integer, found " + quote(f[3]));
     }
-    emit(f[0], f[1], static_cast<float>(r));
+    emit(f[0], f[1], static_cast<float>(r), line.size() + 1);
     ++count;
   }
   if (count == 0) {
@@ -140,7 +140,7 @@ class IdMap {
                                    const std::string& item) {
   LineReader in(path);
   std::int64_t first = 0;
-  for_each_rating(in, [&](std::string_view u, std::string_view i, float) {
+  for_each_rating(in, [&](std::string_view u, std::string_view i, float, std::size_t) {
     if (u != user || i != item) return;
     if (first == 0) {
       first = in.line_number();
@@ -158,14 +158,9 @@ HostCsr Ratings::to_csr() const {
   FK_CHECK(user.size() == rating.size() && item.size() == rating.size(),
            "Ratings arrays differ in length: " << user.size() << ", " << item.size() << ", "
                                                << rating.size());
-  HostCoo coo;
-  coo.rows = users();
-  coo.cols = items();
-  coo.row.assign(user.begin(), user.end());
-  coo.col = item;
-  coo.val = rating;
-  for (std::int32_t c : coo.col) FK_CHECK(c >= 0 && c < coo.cols, "Ratings item index " << c << " out of range");
-  return coo_to_csr(coo);
+  for (std::int32_t u : user) FK_CHECK(u >= 0 && u < users(), "Ratings user index " << u << " out of range");
+  for (std::int32_t i : item) FK_CHECK(i >= 0 && i < items(), "Ratings item index " << i << " out of range");
+  return detail::csr_from_arrays(users(), items(), user.data(), item.data(), rating.data(), rating.size());
 }
 
 Ratings read_ratings(const std::string& path) {
@@ -175,17 +170,17 @@ Ratings read_ratings(const std::string& path) {
     IdMap users, items;
     std::int64_t bytes_seen = 0;
     bool reserved = false;
-    for_each_rating(in, [&](std::string_view u, std::string_view i, float r) {
+    for_each_rating(in, [&](std::string_view u, std::string_view i, float r, std::size_t bytes) {
       out.user.push_back(users.index(u, out.user_ids, in, "user"));
       out.item.push_back(items.index(i, out.item_ids, in, "item"));
       out.rating.push_back(r);
       // No header count to go by: estimate the total from the first lines' length, capped by the
       // file size, to avoid repeated regrowth on big files.
-      bytes_seen += static_cast<std::int64_t>(u.size() + i.size()) + 8;
+      bytes_seen += static_cast<std::int64_t>(bytes);
       if (!reserved && out.rating.size() == 4096 && !in.gzipped()) {
         reserved = true;
         const double per_line = static_cast<double>(bytes_seen) / 4096.0;
-        const auto estimate = static_cast<std::int64_t>(1.1 * static_cast<double>(in.file_size()) / per_line);
+        const auto estimate = static_cast<std::int64_t>(1.05 * static_cast<double>(in.file_size()) / per_line);
         const std::size_t cap = detail::reserve_cap(in, estimate, 6);
         out.user.reserve(cap);
         out.item.reserve(cap);
@@ -195,7 +190,8 @@ Ratings read_ratings(const std::string& path) {
   }
   std::int64_t u = 0;
   std::int32_t i = 0;
-  if (detail::find_duplicate(out.to_csr(), u, i)) report_duplicate(path, out.user_ids[u], out.item_ids[i]);
+  if (detail::find_duplicate_pair(out.users(), out.items(), out.user.data(), out.item.data(), out.user.size(), u, i))
+    report_duplicate(path, out.user_ids[u], out.item_ids[i]);
   return out;
 }
 

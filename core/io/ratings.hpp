@@ -1,9 +1,14 @@
 #pragma once
 // Ratings files: MovieLens "user::item::rating::timestamp" (ratings.dat), CSV with a header line
 // (userId,movieId,rating[,timestamp]), or tab/space separated "user item rating [timestamp]"
-// (u.data). Raw ids are arbitrary tokens (any length) mapped to dense indices in order of first
-// appearance; the maps are kept so outputs can use the raw ids. Ratings must be finite numbers;
-// a repeated (user, item) pair is an InputError.
+// (u.data); plain or gzip. The first non-blank line fixes the dialect ("::" present -> MovieLens,
+// a comma -> CSV, else blanks) and the field count (3 or 4) every line must have; a CSV's first
+// line is its header when its rating column is not a number (a headerless CSV also reads).
+// Raw ids are arbitrary tokens (any length; CSV quoting is undone) mapped to dense indices in
+// order of first appearance; the maps are kept so outputs can use the raw ids. Ratings must be
+// finite numbers that fit a float (negative ratings are allowed: some scales, e.g. Jester's, have
+// them); a timestamp, when present, must be an integer. A repeated (user, item) pair, an empty id,
+// a wrong field count, or a file without ratings is one fk::InputError "file:line: what".
 #include <cstdint>
 #include <string>
 #include <vector>

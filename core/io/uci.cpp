@@ -144,19 +144,10 @@ Corpus read_uci(const std::string& docword_path, const std::string& vocab_path) 
     LineReader in(docword_path);
     std::string line;
     const Header h = read_header(in, line);
-    HostCoo coo;
-    coo.rows = h.docs;
-    coo.cols = h.words;
-    const std::size_t cap = detail::reserve_cap(in, h.nnz, 6);
-    coo.row.reserve(cap);
-    coo.col.reserve(cap);
-    coo.val.reserve(cap);
-    for_each_entry(in, h, line, [&](std::int64_t d, std::int64_t w, float c) {
-      coo.row.push_back(d);
-      coo.col.push_back(static_cast<std::int32_t>(w));
-      coo.val.push_back(c);
-    });
-    corpus.counts = coo_to_csr(coo);
+    detail::Triplets t;
+    t.reserve(detail::reserve_cap(in, h.nnz, 6));
+    for_each_entry(in, h, line, [&](std::int64_t d, std::int64_t w, float c) { t.push(d, w, c); });
+    corpus.counts = detail::triplets_to_csr(h.docs, h.words, t);
   }
   std::int64_t doc = 0;
   std::int32_t word = 0;

@@ -1,8 +1,11 @@
 #pragma once
 // UCI "Bag of Words" corpora: docword.X.txt or .txt.gz (3 header lines D, W, NNZ, then
 // "docID wordID count", 1-based, sorted by document in the published files but not required) and
-// vocab.X.txt (line i = word i). Counts must be positive integers; duplicate (doc, word) pairs,
-// ids out of range and a body whose entry count differs from NNZ are InputErrors.
+// vocab.X.txt (line i = word i). Gzip is detected by content, not by name. Counts must be positive
+// integers up to 2^24 (exact as float); duplicate (doc, word) pairs, ids out of range, a body whose
+// entry count differs from NNZ, a header line that is not a lone non-negative integer, and a
+// vocabulary whose word count differs from W (or has a blank line before its last word) are each
+// one fk::InputError "file:line: what". Blank body lines are skipped.
 #include <string>
 #include <vector>
 
