@@ -7,6 +7,12 @@
 
 namespace fk {
 // --- SDDMM variants ---
+std::unique_ptr<SddmmVariant> make_cuda_sddmm_coo();       // sddmm_coo.cu
+std::unique_ptr<SddmmVariant> make_cuda_sddmm_preds();     // sddmm_preds.cu
+std::unique_ptr<SddmmVariant> make_cuda_sddmm_shared();    // sddmm_shared.cu
+std::unique_ptr<SddmmVariant> make_cuda_sddmm_convert();   // sddmm_convert.cu
+std::unique_ptr<SddmmVariant> make_cuda_sddmm_aspt();      // sddmm_aspt.cu
+std::unique_ptr<SddmmVariant> make_cuda_sddmm_cusparse();  // sddmm_cusparse.cu
 // --- end SDDMM variants ---
 // --- SpMM variants ---
 std::unique_ptr<SpmmVariant> make_cuda_spmm_row_csc();   // spmm_row_csc.cu

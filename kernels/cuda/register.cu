@@ -4,6 +4,12 @@
 namespace fk {
 void register_cuda_variants(Registry& r) {
   // --- SDDMM variants ---
+  r.sddmm.push_back(make_cuda_sddmm_coo());
+  r.sddmm.push_back(make_cuda_sddmm_preds());
+  r.sddmm.push_back(make_cuda_sddmm_shared());
+  r.sddmm.push_back(make_cuda_sddmm_convert());
+  r.sddmm.push_back(make_cuda_sddmm_aspt());
+  r.sddmm.push_back(make_cuda_sddmm_cusparse());
   // --- end SDDMM variants ---
   // --- SpMM variants ---
   r.spmm.push_back(make_cuda_spmm_row_csc());

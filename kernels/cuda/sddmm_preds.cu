@@ -1,0 +1,121 @@
+// cuda.sddmm.preds: PRedS (Yu et al.), engineered for Hopper.
+//
+//   VCT  1-D tiles of Ts consecutive nonzeros (in S's CSR order) per warp. Ts is chosen in prepare
+//        from nnz and the SM count (about 8 tiles per resident warp, 64..2048 entries, multiple of
+//        32), so a row with millions of nonzeros is spread over many warps and empty rows cost
+//        nothing. The first row of every tile is found once in prepare (one bisection per tile).
+//   IIR  32/G dot products interleaved per warp instruction (G lanes each); at K = 32, 8 lanes x
+//        float4 per nonzero and 4 nonzeros per warp.
+//   WMT  for K > 32 each lane of a group handles K/G elements (G = 8 up to K = 256, 16 up to 512,
+//        32 up to 1024); partial sums are combined by shuffles (a transposing butterfly).
+//   Residue: K % 4 != 0 or unaligned A/B take the scalar configuration; tile tails and K tails are
+//        predicated; K > 1024 (vector) / 256 (scalar) is processed in chunks.
+// Within a tile the walker keeps A[i,:] in registers while it walks row i (sddmm_common.cuh).
+#include <memory>
+
+#include "core/device_buffer.hpp"
+#include "kernels/cuda/cuda_variants.hpp"
+#include "kernels/cuda/sddmm_common.cuh"
+
+namespace fk {
+namespace {
+
+using namespace sddmm_cuda;  // NOLINT: kernel-local helpers
+
+struct PredsArgs {
+  const std::int64_t* row_ptr;
+  const std::int32_t* col;
+  const std::int64_t* tile_rows;  // first row of each tile
+  std::int64_t rows, nnz, tile, num_tiles;
+  const float* a;
+  const float* b;
+  int k, chunk;
+  const float* scale;
+  float* out;
+};
+
+// tile_rows[t] = the row of entry t * tile.
+__global__ void preds_tile_rows_kernel(const std::int64_t* __restrict__ rp, std::int64_t rows, std::int64_t tile,
+                                       std::int64_t num_tiles, std::int64_t* __restrict__ tile_rows) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; t < num_tiles; t += stride)
+    tile_rows[t] = find_row(rp, rows, t * tile);
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(kWalkThreads, 2) preds_kernel(PredsArgs p) {
+  const std::int64_t warp = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) >> 5;
+  const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+  GroupWalker<Cfg, SrcGlobal> w(p.a, p.k, SrcGlobal{p.b, p.k, 0});
+  const MetaCodes meta{p.col};
+  const OutDirect out{p.out, p.scale};
+  for (std::int64_t tile = warp; tile < p.num_tiles; tile += warps) {
+    const std::int64_t t0 = tile * p.tile;
+    const std::int64_t t1 = t0 + p.tile < p.nnz ? t0 + p.tile : p.nnz;
+    const std::int64_t start_row = p.tile_rows[tile];
+    for (int k0 = 0; k0 < p.k; k0 += p.chunk) {
+      const int kc = p.k - k0 < p.chunk ? p.k - k0 : p.chunk;
+      w.set_chunk(k0, kc);
+      w.src.k0 = k0;
+      w.walk_csr(p.row_ptr, start_row, p.rows, t0, t1, meta, out, chunk_mode(k0, kc, p.k));
+    }
+  }
+}
+
+class PredsPlan : public SddmmPlan {
+ public:
+  PredsPlan(const Context& ctx, const CsrView& s, int k) : s_(s), k_(k) {
+    if (s.nnz == 0) return;
+    // About 8 tiles per resident warp (64 per SM) balances the tail; tiles shorter than 64
+    // entries would pay a tile-row lookup and an A reload too often.
+    const std::int64_t resident_warps = static_cast<std::int64_t>(sm_count(ctx)) * 64;
+    std::int64_t tile = 64;
+    while (tile < 2048 && tile * 2 * resident_warps * 8 <= s.nnz) tile *= 2;
+    tile_ = tile;
+    num_tiles_ = (s.nnz + tile - 1) / tile;
+    tile_rows_ = DeviceBuffer<std::int64_t>(num_tiles_);
+    const unsigned blocks = std::min(grid_blocks(num_tiles_, 256), 65535u * 16u);
+    preds_tile_rows_kernel<<<blocks, 256, 0, stream_of(ctx)>>>(s.row_ptr, s.rows, tile_, num_tiles_,
+                                                               tile_rows_.data());
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
+           float* out) override {
+    check_run_args(s_, k_, a, b, out, "cuda.sddmm.preds");
+    if (s_.nnz == 0) return;
+    const bool vec = vector_path_ok(a, b, k_);
+    PredsArgs p{s_.row_ptr, s_.col_idx, tile_rows_.data(), s_.rows, s_.nnz, tile_, num_tiles_,
+                a.data, b.data, k_, walk_chunk(k_, vec), s_vals, out};
+    const unsigned blocks = grid_blocks(num_tiles_, kWalkWarps);
+    dispatch_walk(p.chunk, vec, [&](auto cfg) {
+      using Cfg = decltype(cfg);
+      preds_kernel<Cfg><<<blocks, kWalkThreads, 0, stream_of(ctx)>>>(p);
+      FK_CUDA_CHECK_LAUNCH();
+    });
+  }
+
+ private:
+  CsrView s_;
+  int k_;
+  std::int64_t tile_ = 0, num_tiles_ = 0;
+  DeviceBuffer<std::int64_t> tile_rows_;  // num_tiles_ first rows
+};
+
+class PredsSddmm : public SddmmVariant {
+ public:
+  const char* name() const override { return "cuda.sddmm.preds"; }
+  const char* summary() const override {
+    return "PRedS: warp per 1-D tile of nonzeros, A row in registers, interleaved float4 dot products";
+  }
+  Backend backend() const override { return Backend::kCuda; }
+  std::unique_ptr<SddmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
+    return std::make_unique<PredsPlan>(ctx, s, k);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SddmmVariant> make_cuda_sddmm_preds() { return std::make_unique<PredsSddmm>(); }
+
+}  // namespace fk
