@@ -71,7 +71,7 @@ std::vector<std::string> fields_of(const ResultRow& r) {
           std::to_string(r.seed)};
 }
 
-constexpr int kVariantWidth = 34;
+constexpr int kVariantWidth = 38;  // "auto -> " + a long variant name
 
 }  // namespace
 
@@ -122,18 +122,23 @@ void print_table_header(std::ostream& os) {
 void print_table_row(std::ostream& os, const ResultRow& r) {
   std::string label = r.variant;
   if (!r.chosen.empty()) label += " -> " + r.chosen;
-  char buf[512];
   if (r.status == "failed") {
-    std::snprintf(buf, sizeof buf, "  %-*s FAILED: %s", kVariantWidth, label.c_str(), r.message.c_str());
-    os << buf << std::endl;
+    print_table_note(os, label, "FAILED: " + r.message);
     return;
   }
+  char buf[512];
   const double x_floor = r.floor_ms > 0 ? r.median_ms / r.floor_ms : NAN;
   std::snprintf(buf, sizeof buf, "  %-*s %9s %10s %9s %8s %10s %8s %8s %11s  %s", kVariantWidth, label.c_str(),
                 cell(r.prep_ms).c_str(), cell(r.median_ms).c_str(), cell(r.gflops, "%.1f").c_str(),
                 cell(r.gbps, "%.1f").c_str(), cell(r.floor_ms).c_str(), cell(x_floor, "%.2f").c_str(),
                 cell(r.speedup, "%.2f").c_str(), cell(r.max_rel_err, "%.2e").c_str(), r.status.c_str());
   os << buf << std::endl;
+}
+
+void print_table_note(std::ostream& os, const std::string& variant, const std::string& note) {
+  std::string line = "  " + variant;
+  if (line.size() < std::size_t(kVariantWidth) + 2) line.resize(std::size_t(kVariantWidth) + 2, ' ');
+  os << line << ' ' << note << std::endl;
 }
 
 }  // namespace fk::bench

@@ -43,5 +43,7 @@ void append_csv(const std::string& path, const std::vector<ResultRow>& rows);
 // The table on stdout.
 void print_table_header(std::ostream& os);
 void print_table_row(std::ostream& os, const ResultRow& row);
+// A line in the variant column followed by free text (a skipped variant and why).
+void print_table_note(std::ostream& os, const std::string& variant, const std::string& note);
 
 }  // namespace fk::bench

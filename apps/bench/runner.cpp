@@ -319,9 +319,7 @@ class Runner {
     }
   }
 
-  void print_skip(const std::string& name, const std::string& why) {
-    out_ << "  " << std::left << std::setw(34) << name << std::right << " skipped: " << why << "\n";
-  }
+  void print_skip(const std::string& name, const std::string& why) { print_table_note(out_, name, "skipped: " + why); }
 
   bool is_named(const std::string& name) const {
     return std::find(sel_.named.begin(), sel_.named.end(), name) != sel_.named.end();
@@ -426,7 +424,7 @@ class Runner {
     const ResultRow* automatic = nullptr;
     const ResultRow* best = nullptr;
     for (const ResultRow& r : rows) {
-      if (r.status == "failed") continue;
+      if (r.status != "ok") continue;  // a failed or wrong row is no candidate for "fastest"
       if (r.variant == "auto") {
         automatic = &r;
       } else if (!best || r.median_ms < best->median_ms) {
