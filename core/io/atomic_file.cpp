@@ -42,7 +42,8 @@ void AtomicFile::commit() {
     const int err = errno;
     std::remove(tmp_path_.c_str());
     committed_ = true;  // nothing left to clean up
-    throw Error("write error on " + path_ + " (" + std::strerror(err) + "); the file was not changed");
+    throw Error("write error on " + path_ + " (" + std::strerror(err) +
+                "); the file was not changed");
   }
   if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
     const int err = errno;

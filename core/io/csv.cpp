@@ -122,7 +122,8 @@ bool CsvReader::read_record(std::vector<std::string>& fields) {
     record_ += '\n';
     record_ += line_;
   }
-  if (!ok) in_.fail("malformed CSV quoting (a quote inside an unquoted field or after a closing quote)");
+  if (!ok)
+    in_.fail("malformed CSV quoting (a quote inside an unquoted field or after a closing quote)");
   return true;
 }
 

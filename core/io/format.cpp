@@ -81,7 +81,8 @@ InputFormat parse_input_format(const std::string& text) {
   if (t == "text" || t == "txt") return InputFormat::kText;
   if (t == "ratings") return InputFormat::kRatings;
   if (t == "smtx" || t == "dlmc") return InputFormat::kSmtx;
-  throw Error("unknown input format '" + text + "' (expected auto, uci, mtx, text, ratings or smtx)");
+  throw Error("unknown input format '" + text +
+              "' (expected auto, uci, mtx, text, ratings or smtx)");
 }
 
 const char* to_string(InputFormat f) {

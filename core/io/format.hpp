@@ -14,8 +14,8 @@ enum class InputFormat {
 };
 
 // Case-insensitive. Accepts the names to_string gives (auto, uci, mtx, text, ratings, smtx) and the
-// aliases "mm"/"matrix-market" (mtx), "txt" (text), "dlmc" (smtx). Throws fk::Error naming the value
-// and listing the accepted names.
+// aliases "mm"/"matrix-market" (mtx), "txt" (text), "dlmc" (smtx). Throws fk::Error naming the
+// value and listing the accepted names.
 InputFormat parse_input_format(const std::string& text);
 const char* to_string(InputFormat f);
 // Looks at the first lines (gzip or plain; at most 4 KiB of each of the first 8 non-blank lines):

@@ -24,7 +24,7 @@ constexpr std::size_t kChunk = std::size_t{1} << 20;
 struct LineReader::Impl {
   std::FILE* file = nullptr;
   bool gz = false;
-  bool in_eof = false;       // the file has no more bytes to give
+  bool in_eof = false;  // the file has no more bytes to give
   z_stream zs{};
   bool zs_ready = false;
   bool member_done = false;  // inflate finished a gzip member; another may follow
@@ -45,13 +45,16 @@ std::size_t read_some(std::FILE* f, char* dst, std::size_t cap, bool& eof, const
                       std::int64_t line) {
   const std::size_t n = std::fread(dst, 1, cap, f);
   if (n < cap) {
-    if (std::ferror(f)) throw InputError(path, line, std::string("read error: ") + std::strerror(errno));
+    if (std::ferror(f))
+      throw InputError(path, line, std::string("read error: ") + std::strerror(errno));
     eof = true;
   }
   return n;
 }
 
-bool gzip_magic(const unsigned char* p, std::size_t n) { return n >= 2 && p[0] == 0x1f && p[1] == 0x8b; }
+bool gzip_magic(const unsigned char* p, std::size_t n) {
+  return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
 
 }  // namespace
 
@@ -93,7 +96,9 @@ LineReader::~LineReader() = default;
 
 bool LineReader::gzipped() const { return impl_->gz; }
 
-void LineReader::fail(const std::string& message) const { throw InputError(path_, line_no_, message); }
+void LineReader::fail(const std::string& message) const {
+  throw InputError(path_, line_no_, message);
+}
 
 bool LineReader::fill() {
   Impl& s = *impl_;

@@ -36,7 +36,8 @@ std::string format_hint(std::string_view first_line) {
   const std::size_t n = detail::split_blanks(first_line, tok, 2);
   std::int64_t v = 0;
   if (n == 1 && detail::parse_int(tok[0], v)) return " (it looks like a UCI docword file)";
-  if (first_line.find(',') != std::string_view::npos && first_line.find("::") == std::string_view::npos)
+  if (first_line.find(',') != std::string_view::npos &&
+      first_line.find("::") == std::string_view::npos)
     return " (it looks like a DLMC .smtx or CSV file)";
   if (first_line.find("::") != std::string_view::npos) return " (it looks like a ratings file)";
   return "";
@@ -55,8 +56,10 @@ Header read_header(LineReader& in, std::string& line, bool want_coordinate) {
             quote(line) + format_hint(line));
   }
   if (n != 5) {
-    in.fail("the banner must read '%%MatrixMarket matrix <coordinate|array> <field> <symmetry>', found " +
-            std::to_string(n) + " words");
+    in.fail(
+        "the banner must read '%%MatrixMarket matrix <coordinate|array> <field> <symmetry>', "
+        "found " +
+        std::to_string(n) + " words");
   }
   Header h;
   if (lower(tok[1]) != "matrix") in.fail("unsupported object " + quote(tok[1]) + ", only 'matrix'");
@@ -88,7 +91,8 @@ Header read_header(LineReader& in, std::string& line, bool want_coordinate) {
   } else if (symmetry == "hermitian") {
     in.fail("hermitian matrices are not supported");
   } else {
-    in.fail("unknown symmetry " + quote(tok[4]) + ", expected general, symmetric or skew-symmetric");
+    in.fail("unknown symmetry " + quote(tok[4]) +
+            ", expected general, symmetric or skew-symmetric");
   }
   if (!h.coordinate && h.field == Field::kPattern) in.fail("an 'array' matrix cannot be 'pattern'");
   if (!h.coordinate && h.symmetry != Symmetry::kGeneral)
@@ -115,8 +119,8 @@ Header read_header(LineReader& in, std::string& line, bool want_coordinate) {
   detail::check_dimension(in, h.rows, "row count");
   detail::check_dimension(in, h.cols, "column count");
   if (h.symmetry != Symmetry::kGeneral && h.rows != h.cols) {
-    in.fail("a symmetric matrix must be square, the size line says " + std::to_string(h.rows) + " x " +
-            std::to_string(h.cols));
+    in.fail("a symmetric matrix must be square, the size line says " + std::to_string(h.rows) +
+            " x " + std::to_string(h.cols));
   }
   if (h.coordinate) {
     h.entries = size[2];
@@ -163,13 +167,14 @@ void for_each_entry(LineReader& in, const Header& h, std::string& line, Emit&& e
     if (detail::blank_line(line) || line[0] == '%') continue;
     const std::size_t n = detail::split_blanks(line, tok, 4);
     if (n != want) {
-      in.fail(std::string("expected ") + (want == 2 ? "'row col'" : "'row col value'") + ", found " +
-              std::to_string(n) + " field" + (n == 1 ? "" : "s"));
+      in.fail(std::string("expected ") + (want == 2 ? "'row col'" : "'row col value'") +
+              ", found " + std::to_string(n) + " field" + (n == 1 ? "" : "s"));
     }
     if (seen == h.entries)
       in.fail("more entries than the " + std::to_string(h.entries) + " declared in the size line");
     std::int64_t r = 0, c = 0;
-    if (!detail::parse_int(tok[0], r)) in.fail("row index: expected an integer, found " + quote(tok[0]));
+    if (!detail::parse_int(tok[0], r))
+      in.fail("row index: expected an integer, found " + quote(tok[0]));
     if (r < 1 || r > h.rows)
       in.fail("row index " + std::to_string(r) + " out of range 1.." + std::to_string(h.rows));
     if (!detail::parse_int(tok[1], c))
@@ -178,8 +183,8 @@ void for_each_entry(LineReader& in, const Header& h, std::string& line, Emit&& e
       in.fail("column index " + std::to_string(c) + " out of range 1.." + std::to_string(h.cols));
     const float v = want == 3 ? parse_value(in, h, tok[2]) : 1.0f;
     if (h.symmetry == Symmetry::kSkew && r == c)
-      in.fail("a skew-symmetric matrix has no diagonal entries, found (" + std::to_string(r) + ", " +
-              std::to_string(c) + ")");
+      in.fail("a skew-symmetric matrix has no diagonal entries, found (" + std::to_string(r) +
+              ", " + std::to_string(c) + ")");
     emit(r - 1, c - 1, v);
     ++seen;
   }
@@ -208,8 +213,9 @@ void for_each_entry(LineReader& in, const Header& h, std::string& line, Emit&& e
               (sym && row != col ? " (a symmetric file stores each off-diagonal pair once)" : ""));
     }
   });
-  throw InputError(path, 0,
-                   "duplicate entry (" + std::to_string(row + 1) + ", " + std::to_string(col + 1) + ")");
+  throw InputError(
+      path, 0,
+      "duplicate entry (" + std::to_string(row + 1) + ", " + std::to_string(col + 1) + ")");
 }
 
 // Reads every entry (expanding symmetric files) without the duplicate check; sets rows/cols.
@@ -221,7 +227,8 @@ detail::Triplets read_entries(const std::string& path, std::int64_t& rows, std::
   cols = h.cols;
   detail::Triplets t;
   const std::int64_t min_bytes = h.field == Field::kPattern ? 4 : 6;
-  t.reserve(detail::reserve_cap(in, h.entries, min_bytes) * (h.symmetry == Symmetry::kGeneral ? 1 : 2));
+  t.reserve(detail::reserve_cap(in, h.entries, min_bytes) *
+            (h.symmetry == Symmetry::kGeneral ? 1 : 2));
   const bool sym = h.symmetry != Symmetry::kGeneral;
   const float mirror = h.symmetry == Symmetry::kSkew ? -1.0f : 1.0f;
   for_each_entry(in, h, line, [&](std::int64_t r, std::int64_t c, float v) {
@@ -295,8 +302,9 @@ HostDense<float> read_matrix_market_array(const std::string& path) {
 
 void write_matrix_market(const std::string& path, const HostCsr& m) {
   validate(m.view());
-  FK_CHECK(m.vals.empty() || static_cast<std::int64_t>(m.vals.size()) == m.nnz(),
-           "CSR for " << path << " has " << m.vals.size() << " values for " << m.nnz() << " entries");
+  FK_CHECK(
+      m.vals.empty() || static_cast<std::int64_t>(m.vals.size()) == m.nnz(),
+      "CSR for " << path << " has " << m.vals.size() << " values for " << m.nnz() << " entries");
   const bool pattern = m.vals.empty() && m.nnz() > 0;
   AtomicFile file(path);
   std::ostream& os = file.stream();

@@ -41,9 +41,10 @@ struct Dtype<std::int32_t> {
 };
 
 template <typename T>
-void write_array(const std::string& path, const std::string& shape, const T* data, std::size_t count) {
-  std::string dict = std::string("{'descr': '") + Dtype<T>::kDescr + "', 'fortran_order': False, 'shape': " +
-                     shape + ", }";
+void write_array(const std::string& path, const std::string& shape, const T* data,
+                 std::size_t count) {
+  std::string dict = std::string("{'descr': '") + Dtype<T>::kDescr +
+                     "', 'fortran_order': False, 'shape': " + shape + ", }";
   // magic (6) + version (2) + header length (2) + dict + padding + '\n' is a multiple of 64.
   const std::size_t unpadded = kMagicLen + 4 + dict.size() + 1;
   dict.append((kAlign - unpadded % kAlign) % kAlign, ' ');
@@ -121,7 +122,8 @@ class DictParser {
         fail("expected ',' or '}' after the value of " + detail::quote(key));
       }
     }
-    if (!got_descr || !got_order || !got_shape) fail("the header must give 'descr', 'fortran_order' and 'shape'");
+    if (!got_descr || !got_order || !got_shape)
+      fail("the header must give 'descr', 'fortran_order' and 'shape'");
     return h;
   }
 
@@ -186,8 +188,9 @@ class DictParser {
 NpyHeader read_header(std::FILE* f, const std::string& path, std::int64_t file_size) {
   unsigned char pre[12];
   if (std::fread(pre, 1, 10, f) != 10 || std::memcmp(pre, kMagic, kMagicLen) != 0) {
-    throw InputError(path, 0, file_size == 0 ? "empty file, expected a .npy array"
-                                             : "not a .npy file (no \\x93NUMPY magic at the start)");
+    throw InputError(path, 0,
+                     file_size == 0 ? "empty file, expected a .npy array"
+                                    : "not a .npy file (no \\x93NUMPY magic at the start)");
   }
   NpyHeader h;
   h.major_version = pre[6];
@@ -201,11 +204,13 @@ NpyHeader read_header(std::FILE* f, const std::string& path, std::int64_t file_s
           (std::uint32_t{pre[11]} << 24);
     prefix = 12;
   } else {
-    throw InputError(path, 0, "unsupported .npy format version " + std::to_string(pre[6]) + "." +
-                                  std::to_string(pre[7]));
+    throw InputError(
+        path, 0,
+        "unsupported .npy format version " + std::to_string(pre[6]) + "." + std::to_string(pre[7]));
   }
   if (len > kMaxHeaderLen || prefix + static_cast<std::int64_t>(len) > file_size)
-    throw InputError(path, 0, "the .npy header length " + std::to_string(len) + " does not fit the file");
+    throw InputError(path, 0,
+                     "the .npy header length " + std::to_string(len) + " does not fit the file");
   std::string text(len, '\0');
   if (std::fread(text.data(), 1, len, f) != len) throw InputError(path, 0, "truncated .npy header");
   NpyHeader parsed = DictParser(text, path).parse();
@@ -220,12 +225,14 @@ HostDense<T> read_array(const std::string& path) {
   FilePtr f = open_binary(path, file_size);
   const NpyHeader h = read_header(f.get(), path, file_size);
   if (h.descr != Dtype<T>::kDescr) {
-    throw InputError(path, 0, "dtype " + detail::quote(h.descr) + " where '" + Dtype<T>::kDescr +
-                                  "' is expected");
+    throw InputError(
+        path, 0,
+        "dtype " + detail::quote(h.descr) + " where '" + Dtype<T>::kDescr + "' is expected");
   }
   if (h.shape.empty() || h.shape.size() > 2) {
-    throw InputError(path, 0, "a " + std::to_string(h.shape.size()) +
-                                  "-dimensional array where a vector or a matrix is expected");
+    throw InputError(path, 0,
+                     "a " + std::to_string(h.shape.size()) +
+                         "-dimensional array where a vector or a matrix is expected");
   }
   const std::int64_t rows = h.shape[0];
   const std::int64_t cols = h.shape.size() == 2 ? h.shape[1] : 1;
@@ -234,10 +241,11 @@ HostDense<T> read_array(const std::string& path) {
   const auto item = static_cast<std::int64_t>(sizeof(T));
   const bool fits = cols == 0 || rows <= data_bytes / item / cols;
   if (!fits || rows * cols * item != data_bytes) {
-    throw InputError(path, 0, "the file holds " + std::to_string(data_bytes) + " data bytes, but shape " +
-                                  (h.shape.size() == 2 ? shape_2d(rows, cols) : shape_1d(rows)) + " of " +
-                                  h.descr + " needs " +
-                                  (fits ? std::to_string(rows * cols * item) : std::string("more")));
+    throw InputError(path, 0,
+                     "the file holds " + std::to_string(data_bytes) + " data bytes, but shape " +
+                         (h.shape.size() == 2 ? shape_2d(rows, cols) : shape_1d(rows)) + " of " +
+                         h.descr + " needs " +
+                         (fits ? std::to_string(rows * cols * item) : std::string("more")));
   }
   HostDense<T> out(rows, cols);
   const auto count = static_cast<std::size_t>(rows * cols);
@@ -278,6 +286,8 @@ NpyHeader read_npy_header(const std::string& path) {
 
 HostDense<float> read_npy_f32(const std::string& path) { return read_array<float>(path); }
 HostDense<double> read_npy_f64(const std::string& path) { return read_array<double>(path); }
-HostDense<std::int32_t> read_npy_i32(const std::string& path) { return read_array<std::int32_t>(path); }
+HostDense<std::int32_t> read_npy_i32(const std::string& path) {
+  return read_array<std::int32_t>(path);
+}
 
 }  // namespace fk::io

@@ -31,7 +31,7 @@ struct NpyHeader {
 NpyHeader read_npy_header(const std::string& path);
 
 HostDense<float> read_npy_f32(const std::string& path);  // 2-D float32 (a 1-D array reads as n x 1)
-HostDense<double> read_npy_f64(const std::string& path);         // '<f8', same shapes
-HostDense<std::int32_t> read_npy_i32(const std::string& path);   // '<i4', same shapes
+HostDense<double> read_npy_f64(const std::string& path);        // '<f8', same shapes
+HostDense<std::int32_t> read_npy_i32(const std::string& path);  // '<i4', same shapes
 
 }  // namespace fk::io

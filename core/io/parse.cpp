@@ -31,7 +31,8 @@ std::string quote(std::string_view token) {
 NumberStatus parse_real(std::string_view tok, double& v) {
   if (!tok.empty() && tok.front() == '+') {
     tok.remove_prefix(1);
-    if (!tok.empty() && (tok.front() == '+' || tok.front() == '-')) return NumberStatus::kNotANumber;
+    if (!tok.empty() && (tok.front() == '+' || tok.front() == '-'))
+      return NumberStatus::kNotANumber;
   }
   if (tok.empty()) return NumberStatus::kNotANumber;
   const char* end = tok.data() + tok.size();
@@ -90,22 +91,25 @@ void check_count_fits(const LineReader& in, std::int64_t count, std::int64_t min
 
 std::size_t reserve_cap(const LineReader& in, std::int64_t count, std::int64_t min_bytes) {
   std::int64_t bytes = in.file_size();
-  if (in.gzipped()) bytes = bytes > std::numeric_limits<std::int64_t>::max() / 8 ? bytes : bytes * 8;
-  const std::int64_t cap = std::min<std::int64_t>(count, bytes / std::max<std::int64_t>(1, min_bytes) + 1);
+  if (in.gzipped())
+    bytes = bytes > std::numeric_limits<std::int64_t>::max() / 8 ? bytes : bytes * 8;
+  const std::int64_t cap =
+      std::min<std::int64_t>(count, bytes / std::max<std::int64_t>(1, min_bytes) + 1);
   return static_cast<std::size_t>(std::max<std::int64_t>(0, cap));
 }
 
 std::int64_t max_dimension(const LineReader& in) {
   const std::int64_t bytes = max_text_bytes(in);
-  const std::int64_t by_size =
-      bytes > std::numeric_limits<std::int64_t>::max() / 8 ? std::numeric_limits<std::int64_t>::max()
-                                                            : bytes * 8;
+  const std::int64_t by_size = bytes > std::numeric_limits<std::int64_t>::max() / 8
+                                   ? std::numeric_limits<std::int64_t>::max()
+                                   : bytes * 8;
   return std::min<std::int64_t>(std::numeric_limits<std::int32_t>::max(),
                                 std::max<std::int64_t>(std::int64_t{1} << 24, by_size));
 }
 
 void check_dimension(const LineReader& in, std::int64_t value, const char* what) {
-  if (value < 0) in.fail(std::string(what) + " must not be negative, found " + std::to_string(value));
+  if (value < 0)
+    in.fail(std::string(what) + " must not be negative, found " + std::to_string(value));
   const std::int64_t limit = max_dimension(in);
   if (value > limit) {
     in.fail(std::string(what) + " " + std::to_string(value) + " is implausible for a file of " +

@@ -14,7 +14,9 @@
 
 namespace fk::io::detail {
 
-inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+inline bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 // True when the line holds nothing but blanks.
 inline bool blank_line(std::string_view s) {
@@ -68,8 +70,9 @@ inline bool parse_int(std::string_view tok, std::int64_t& v) {
 enum class NumberStatus { kOk, kNotANumber, kNotFinite, kTooLarge };
 
 // Parses the whole token as a finite real number that fits a float (the value type of every
-// matrix we build). Accepts what strtod accepts in the C locale, decimal only; "nan" and "inf" parse
-// but give kNotFinite; magnitudes beyond FLT_MAX give kTooLarge; underflow rounds toward zero.
+// matrix we build). Accepts what strtod accepts in the C locale, decimal only; "nan" and "inf"
+// parse but give kNotFinite; magnitudes beyond FLT_MAX give kTooLarge; underflow rounds toward
+// zero.
 NumberStatus parse_real(std::string_view tok, double& v);
 
 // "expected a number, found 'x'" / "value 'x' is not finite" / ... for a failed parse_real.

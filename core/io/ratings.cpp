@@ -34,7 +34,8 @@ std::size_t split_colons(std::string_view line, std::string_view* out, std::size
   std::size_t n = 0, b = 0;
   while (true) {
     const std::size_t e = line.find("::", b);
-    if (n < max) out[n] = line.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b);
+    if (n < max)
+      out[n] = line.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b);
     ++n;
     if (e == std::string_view::npos) return n;
     b = e + 2;
@@ -59,9 +60,9 @@ std::int64_t for_each_rating(LineReader& in, Emit&& emit) {
     bool first = false;
     if (!started) {
       started = first = true;
-      dialect = line.find("::") != std::string::npos ? Dialect::kColons
+      dialect = line.find("::") != std::string::npos  ? Dialect::kColons
                 : line.find(',') != std::string::npos ? Dialect::kCsv
-                                                       : Dialect::kBlanks;
+                                                      : Dialect::kBlanks;
     }
     std::size_t n = 0;
     switch (dialect) {
@@ -82,8 +83,9 @@ std::int64_t for_each_rating(LineReader& in, Emit&& emit) {
     }
     if (width == 0) {
       if (n < 3 || n > 4) {
-        in.fail(std::string("expected 'user item rating [timestamp]': 3 or 4 fields separated by ") +
-                dialect_name(dialect) + ", found " + std::to_string(n));
+        in.fail(
+            std::string("expected 'user item rating [timestamp]': 3 or 4 fields separated by ") +
+            dialect_name(dialect) + ", found " + std::to_string(n));
       }
       width = n;
       double v = 0;
@@ -93,8 +95,8 @@ std::int64_t for_each_rating(LineReader& in, Emit&& emit) {
       }
     }
     if (n != width) {
-      in.fail("expected " + std::to_string(width) + " fields separated by " + dialect_name(dialect) +
-              " as on the first line, found " + std::to_string(n));
+      in.fail("expected " + std::to_string(width) + " fields separated by " +
+              dialect_name(dialect) + " as on the first line, found " + std::to_string(n));
     }
     if (f[0].empty()) in.fail("empty user id");
     if (f[1].empty()) in.fail("empty item id");
@@ -103,7 +105,8 @@ std::int64_t for_each_rating(LineReader& in, Emit&& emit) {
     if (st != detail::NumberStatus::kOk) in.fail("rating: " + detail::describe(st, f[2]));
     if (width == 4) {
       std::int64_t t = 0;
-      if (!detail::parse_int(f[3], t)) in.fail("timestamp: expected an integer, found " + quote(f[3]));
+      if (!detail::parse_int(f[3], t))
+        in.fail("timestamp: expected an integer, found " + quote(f[3]));
     }
     emit(f[0], f[1], static_cast<float>(r), line.size() + 1);
     ++count;
@@ -158,9 +161,12 @@ HostCsr Ratings::to_csr() const {
   FK_CHECK(user.size() == rating.size() && item.size() == rating.size(),
            "Ratings arrays differ in length: " << user.size() << ", " << item.size() << ", "
                                                << rating.size());
-  for (std::int32_t u : user) FK_CHECK(u >= 0 && u < users(), "Ratings user index " << u << " out of range");
-  for (std::int32_t i : item) FK_CHECK(i >= 0 && i < items(), "Ratings item index " << i << " out of range");
-  return detail::csr_from_arrays(users(), items(), user.data(), item.data(), rating.data(), rating.size());
+  for (std::int32_t u : user)
+    FK_CHECK(u >= 0 && u < users(), "Ratings user index " << u << " out of range");
+  for (std::int32_t i : item)
+    FK_CHECK(i >= 0 && i < items(), "Ratings item index " << i << " out of range");
+  return detail::csr_from_arrays(users(), items(), user.data(), item.data(), rating.data(),
+                                 rating.size());
 }
 
 Ratings read_ratings(const std::string& path) {
@@ -180,7 +186,8 @@ Ratings read_ratings(const std::string& path) {
       if (!reserved && out.rating.size() == 4096 && !in.gzipped()) {
         reserved = true;
         const double per_line = static_cast<double>(bytes_seen) / 4096.0;
-        const auto estimate = static_cast<std::int64_t>(1.05 * static_cast<double>(in.file_size()) / per_line);
+        const auto estimate =
+            static_cast<std::int64_t>(1.05 * static_cast<double>(in.file_size()) / per_line);
         const std::size_t cap = detail::reserve_cap(in, estimate, 6);
         out.user.reserve(cap);
         out.item.reserve(cap);
@@ -190,7 +197,8 @@ Ratings read_ratings(const std::string& path) {
   }
   std::int64_t u = 0;
   std::int32_t i = 0;
-  if (detail::find_duplicate_pair(out.users(), out.items(), out.user.data(), out.item.data(), out.user.size(), u, i))
+  if (detail::find_duplicate_pair(out.users(), out.items(), out.user.data(), out.item.data(),
+                                  out.user.size(), u, i))
     report_duplicate(path, out.user_ids[u], out.item_ids[i]);
   return out;
 }
@@ -202,8 +210,9 @@ void write_ratings_csv(const std::string& path, const Ratings& r) {
   // The reader takes one record per line, so ids must be non-empty single-line text.
   for (const auto* ids : {&r.user_ids, &r.item_ids})
     for (const auto& id : *ids)
-      FK_CHECK(!id.empty() && id.find_first_of("\r\n") == std::string::npos,
-               "cannot write " << path << ": id " << detail::quote(id) << " is empty or spans lines");
+      FK_CHECK(
+          !id.empty() && id.find_first_of("\r\n") == std::string::npos,
+          "cannot write " << path << ": id " << detail::quote(id) << " is empty or spans lines");
   AtomicFile file(path);
   std::string buf = "user,item,rating\n";
   for (std::int64_t k = 0; k < r.size(); ++k) {
@@ -211,7 +220,8 @@ void write_ratings_csv(const std::string& path, const Ratings& r) {
     FK_CHECK(u >= 0 && u < r.users() && i >= 0 && i < r.items(),
              "cannot write " << path << ": rating " << k << " has user " << u << ", item " << i
                              << " outside the id maps");
-    FK_CHECK(std::isfinite(r.rating[k]), "cannot write " << path << ": rating " << k << " is not finite");
+    FK_CHECK(std::isfinite(r.rating[k]),
+             "cannot write " << path << ": rating " << k << " is not finite");
     buf += csv_escape(r.user_ids[u]);
     buf += ',';
     buf += csv_escape(r.item_ids[i]);

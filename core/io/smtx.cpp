@@ -24,7 +24,8 @@ bool for_each_token_streamed(LineReader& in, F&& f) {
   bool line_end = false;
   if (!in.next_part(part, kPiece, line_end)) return false;
   auto check_length = [&] {
-    if (pending.size() > kMaxToken) in.fail("a number longer than 64 characters: " + quote(pending));
+    if (pending.size() > kMaxToken)
+      in.fail("a number longer than 64 characters: " + quote(pending));
   };
   while (true) {
     std::string_view view = part;
@@ -58,7 +59,8 @@ bool for_each_token_streamed(LineReader& in, F&& f) {
 HostCsr read_smtx(const std::string& path) {
   LineReader in(path);
   std::string line;
-  if (!in.next(line)) throw InputError(path, 0, "empty file, expected 'nrows, ncols, nnz' on line 1");
+  if (!in.next(line))
+    throw InputError(path, 0, "empty file, expected 'nrows, ncols, nnz' on line 1");
   std::string spaced = line;  // "64, 256, 1638": commas become blanks
   for (char& c : spaced)
     if (c == ',') c = ' ';
@@ -81,8 +83,8 @@ HostCsr read_smtx(const std::string& path) {
   detail::check_dimension(in, m.cols, "column count");
   if (nnz < 0) in.fail("negative nnz " + std::to_string(nnz));
   if (nnz > m.rows * m.cols) {  // both below 2^31: no overflow
-    in.fail("nnz = " + std::to_string(nnz) + " exceeds nrows x ncols = " + std::to_string(m.rows) + " x " +
-            std::to_string(m.cols));
+    in.fail("nnz = " + std::to_string(nnz) + " exceeds nrows x ncols = " + std::to_string(m.rows) +
+            " x " + std::to_string(m.cols));
   }
   detail::check_count_fits(in, m.rows + 1 + nnz, 2, "numbers (nrows + 1 offsets and nnz indices)");
 
@@ -97,16 +99,17 @@ HostCsr read_smtx(const std::string& path) {
     if (k == offsets) in.fail("more than nrows + 1 = " + std::to_string(offsets) + " row offsets");
     if (k == 0 && v != 0) in.fail("the first row offset must be 0, found " + std::to_string(v));
     if (k > 0 && v < m.row_ptr.back()) {
-      in.fail("row offsets decrease at row " + std::to_string(k - 1) + ": " + std::to_string(v) + " after " +
-              std::to_string(m.row_ptr.back()));
+      in.fail("row offsets decrease at row " + std::to_string(k - 1) + ": " + std::to_string(v) +
+              " after " + std::to_string(m.row_ptr.back()));
     }
-    if (v > nnz) in.fail("row offset " + std::to_string(v) + " exceeds nnz = " + std::to_string(nnz));
+    if (v > nnz)
+      in.fail("row offset " + std::to_string(v) + " exceeds nnz = " + std::to_string(nnz));
     m.row_ptr.push_back(v);
   });
   if (!has_line2) in.fail("the file ends before the row offsets (line 2)");
   if (static_cast<std::int64_t>(m.row_ptr.size()) != offsets) {
-    in.fail("line 2 holds " + std::to_string(m.row_ptr.size()) + " row offsets, expected nrows + 1 = " +
-            std::to_string(offsets));
+    in.fail("line 2 holds " + std::to_string(m.row_ptr.size()) +
+            " row offsets, expected nrows + 1 = " + std::to_string(offsets));
   }
   if (m.row_ptr.back() != nnz) {
     in.fail("the last row offset is " + std::to_string(m.row_ptr.back()) + ", but nnz is " +
@@ -119,23 +122,26 @@ HostCsr read_smtx(const std::string& path) {
     std::int64_t c = 0;
     if (!detail::parse_int(t, c)) in.fail("column index: expected an integer, found " + quote(t));
     if (c < 0 || c >= m.cols)
-      in.fail("column index " + std::to_string(c) + " out of range 0.." + std::to_string(m.cols - 1));
+      in.fail("column index " + std::to_string(c) + " out of range 0.." +
+              std::to_string(m.cols - 1));
     if (static_cast<std::int64_t>(m.col_idx.size()) == nnz)
       in.fail("more than nnz = " + std::to_string(nnz) + " column indices");
     m.col_idx.push_back(static_cast<std::int32_t>(c));
   });
   if (!has_line3 && nnz > 0) in.fail("the file ends before the column indices (line 3)");
   if (m.nnz() != nnz) {
-    in.fail("line 3 holds " + std::to_string(m.nnz()) + " column indices, expected nnz = " +
-            std::to_string(nnz));
+    in.fail("line 3 holds " + std::to_string(m.nnz()) +
+            " column indices, expected nnz = " + std::to_string(nnz));
   }
   while (in.next(line))
-    if (!detail::blank_line(line)) in.fail("unexpected content after the column indices: " + quote(line));
+    if (!detail::blank_line(line))
+      in.fail("unexpected content after the column indices: " + quote(line));
 
   std::int64_t r = 0;
   std::int32_t c = 0;
   if (detail::find_duplicate(m, r, c)) {
-    throw InputError(path, 3, "duplicate column index " + std::to_string(c) + " in row " + std::to_string(r));
+    throw InputError(
+        path, 3, "duplicate column index " + std::to_string(c) + " in row " + std::to_string(r));
   }
   return m;
 }

@@ -21,16 +21,20 @@ struct Header {
 
 std::string format_hint(std::string_view line, std::size_t tokens) {
   if (line.rfind("%%MatrixMarket", 0) == 0) return " (this is a Matrix Market file)";
-  if (line.find("::") != std::string_view::npos) return " (this looks like a MovieLens ratings file)";
-  if (line.find(',') != std::string_view::npos) return " (this looks like a DLMC .smtx or CSV file)";
-  if (tokens == 3 || tokens == 4) return " (this looks like a ratings or triplet file without header)";
+  if (line.find("::") != std::string_view::npos)
+    return " (this looks like a MovieLens ratings file)";
+  if (line.find(',') != std::string_view::npos)
+    return " (this looks like a DLMC .smtx or CSV file)";
+  if (tokens == 3 || tokens == 4)
+    return " (this looks like a ratings or triplet file without header)";
   return "";
 }
 
 std::int64_t header_value(LineReader& in, std::string& line, const char* name) {
   if (!in.next(line)) {
     if (in.line_number() == 0)
-      throw InputError(in.path(), 0, "empty file, expected the UCI header (D, W and NNZ on three lines)");
+      throw InputError(in.path(), 0,
+                       "empty file, expected the UCI header (D, W and NNZ on three lines)");
     in.fail(std::string("the file ends inside the header; expected ") + name + " on line " +
             std::to_string(in.line_number() + 1));
   }
@@ -53,8 +57,8 @@ Header read_header(LineReader& in, std::string& line) {
   detail::check_dimension(in, h.words, "vocabulary size W");
   h.nnz = header_value(in, line, "the entry count NNZ");
   if (h.nnz > h.docs * h.words) {  // both below 2^31: no overflow
-    in.fail("NNZ = " + std::to_string(h.nnz) + " exceeds D x W = " + std::to_string(h.docs) + " x " +
-            std::to_string(h.words));
+    in.fail("NNZ = " + std::to_string(h.nnz) + " exceeds D x W = " + std::to_string(h.docs) +
+            " x " + std::to_string(h.words));
   }
   detail::check_count_fits(in, h.nnz, 6, "entries");
   return h;
@@ -69,13 +73,17 @@ void for_each_entry(LineReader& in, const Header& h, std::string& line, Emit&& e
     if (detail::blank_line(line)) continue;
     const std::size_t n = detail::split_blanks(line, tok, 4);
     if (n != 3)
-      in.fail("expected 'docID wordID count', found " + std::to_string(n) + " field" + (n == 1 ? "" : "s"));
-    if (seen == h.nnz) in.fail("more entries than NNZ = " + std::to_string(h.nnz) + " in the header");
+      in.fail("expected 'docID wordID count', found " + std::to_string(n) + " field" +
+              (n == 1 ? "" : "s"));
+    if (seen == h.nnz)
+      in.fail("more entries than NNZ = " + std::to_string(h.nnz) + " in the header");
     std::int64_t d = 0, w = 0, c = 0;
-    if (!detail::parse_int(tok[0], d)) in.fail("docID: expected an integer, found " + quote(tok[0]));
+    if (!detail::parse_int(tok[0], d))
+      in.fail("docID: expected an integer, found " + quote(tok[0]));
     if (d < 1 || d > h.docs)
       in.fail("docID " + std::to_string(d) + " out of range 1.." + std::to_string(h.docs));
-    if (!detail::parse_int(tok[1], w)) in.fail("wordID: expected an integer, found " + quote(tok[1]));
+    if (!detail::parse_int(tok[1], w))
+      in.fail("wordID: expected an integer, found " + quote(tok[1]));
     if (w < 1 || w > h.words)
       in.fail("wordID " + std::to_string(w) + " out of range 1.." + std::to_string(h.words));
     if (!detail::parse_int(tok[2], c) || c <= 0)
@@ -86,8 +94,8 @@ void for_each_entry(LineReader& in, const Header& h, std::string& line, Emit&& e
     ++seen;
   }
   if (seen < h.nnz) {
-    in.fail("the file ends after " + std::to_string(seen) + " of the NNZ = " + std::to_string(h.nnz) +
-            " entries declared in the header");
+    in.fail("the file ends after " + std::to_string(seen) +
+            " of the NNZ = " + std::to_string(h.nnz) + " entries declared in the header");
   }
 }
 
@@ -103,11 +111,12 @@ void for_each_entry(LineReader& in, const Header& h, std::string& line, Emit&& e
       first = in.line_number();
       return;
     }
-    in.fail("duplicate entry (docID " + std::to_string(doc + 1) + ", wordID " + std::to_string(word + 1) +
-            "), first given at line " + std::to_string(first));
+    in.fail("duplicate entry (docID " + std::to_string(doc + 1) + ", wordID " +
+            std::to_string(word + 1) + "), first given at line " + std::to_string(first));
   });
-  throw InputError(path, 0, "duplicate entry (docID " + std::to_string(doc + 1) + ", wordID " +
-                                std::to_string(word + 1) + ")");
+  throw InputError(path, 0,
+                   "duplicate entry (docID " + std::to_string(doc + 1) + ", wordID " +
+                       std::to_string(word + 1) + ")");
 }
 
 std::vector<std::string> read_vocab(const std::string& path, std::int64_t words) {
@@ -121,7 +130,8 @@ std::vector<std::string> read_vocab(const std::string& path, std::int64_t words)
       if (blank_at == 0) blank_at = in.line_number();
       continue;
     }
-    if (blank_at != 0) throw InputError(path, blank_at, "blank line in the vocabulary (line i must hold word i)");
+    if (blank_at != 0)
+      throw InputError(path, blank_at, "blank line in the vocabulary (line i must hold word i)");
     if (static_cast<std::int64_t>(vocab.size()) == words)
       in.fail("more words than W = " + std::to_string(words) + " declared by the docword file");
     vocab.push_back(line);
@@ -130,8 +140,8 @@ std::vector<std::string> read_vocab(const std::string& path, std::int64_t words)
     throw InputError(path, 0, "empty vocabulary, expected W = " + std::to_string(words) + " words");
   }
   if (static_cast<std::int64_t>(vocab.size()) < words) {
-    in.fail("the vocabulary has " + std::to_string(vocab.size()) + " words, but the docword file says W = " +
-            std::to_string(words));
+    in.fail("the vocabulary has " + std::to_string(vocab.size()) +
+            " words, but the docword file says W = " + std::to_string(words));
   }
   return vocab;
 }
@@ -156,7 +166,8 @@ Corpus read_uci(const std::string& docword_path, const std::string& vocab_path) 
   return corpus;
 }
 
-void write_uci(const std::string& docword_path, const std::string& vocab_path, const Corpus& corpus) {
+void write_uci(const std::string& docword_path, const std::string& vocab_path,
+               const Corpus& corpus) {
   const HostCsr& m = corpus.counts;
   validate(m.view());
   FK_CHECK(static_cast<std::int64_t>(m.vals.size()) == m.nnz(),

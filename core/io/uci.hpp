@@ -21,6 +21,7 @@ struct Corpus {
 // vocab_path may be empty; if not empty its line count must equal W.
 Corpus read_uci(const std::string& docword_path, const std::string& vocab_path = "");
 // Writes docword (plain text) and, when corpus.vocab is not empty, the vocabulary (atomically).
-void write_uci(const std::string& docword_path, const std::string& vocab_path, const Corpus& corpus);
+void write_uci(const std::string& docword_path, const std::string& vocab_path,
+               const Corpus& corpus);
 
 }  // namespace fk::io

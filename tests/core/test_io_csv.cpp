@@ -104,17 +104,23 @@ TEST(IoCsv, ReaderErrorsNameFileAndLine) {
   test::TempDir dir;
   const std::string p = dir.file("bad.csv");
   test::write_bytes(p, "a,b\n1,2\n3\n");
-  EXPECT_TRUE(throws_input_error([&] {
-    io::CsvReader in(p);
-    std::vector<std::string> f;
-    while (in.next(f)) {}
-  }, p, 3, {"expected 2 fields", "found 1"}));
+  EXPECT_TRUE(throws_input_error(
+      [&] {
+        io::CsvReader in(p);
+        std::vector<std::string> f;
+        while (in.next(f)) {
+        }
+      },
+      p, 3, {"expected 2 fields", "found 1"}));
   test::write_bytes(p, "a,b\n1,\"open\n2\n");
-  EXPECT_TRUE(throws_input_error([&] {
-    io::CsvReader in(p);
-    std::vector<std::string> f;
-    while (in.next(f)) {}
-  }, p, 3, {"still open"}));
+  EXPECT_TRUE(throws_input_error(
+      [&] {
+        io::CsvReader in(p);
+        std::vector<std::string> f;
+        while (in.next(f)) {
+        }
+      },
+      p, 3, {"still open"}));
   test::write_bytes(p, "");
   EXPECT_TRUE(throws_input_error([&] { io::CsvReader in(p); }, p, 0, {"empty file"}));
 }

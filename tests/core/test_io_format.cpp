@@ -39,12 +39,15 @@ TEST(IoFormat, DetectsEachFormatFromContent) {
       {"docword_empty_body", "3\n4\n0\n", InputFormat::kUci},
       {"m.smtx", "3, 5, 4\n0 2 2 4\n4 0 1 3\n", InputFormat::kSmtx},
       {"ratings.dat", "1::1193::5::978300760\n1::661::3::978302109\n", InputFormat::kRatings},
-      {"ratings.csv", "userId,movieId,rating,timestamp\n1,31,2.5,1260759144\n1,1029,3.0,1260759179\n", InputFormat::kRatings},
+      {"ratings.csv",
+       "userId,movieId,rating,timestamp\n1,31,2.5,1260759144\n1,1029,3.0,1260759179\n",
+       InputFormat::kRatings},
       {"headerless.csv", "1,31,2.5\n1,1029,3\n", InputFormat::kRatings},
       {"u.data", "196\t242\t3\t881250949\n186\t302\t3\t891717742\n", InputFormat::kRatings},
       {"names", "alice matrix 4.5\nbob alien 3\n", InputFormat::kRatings},
       {"docs.txt", "the cat sat on the mat\na dog barked twice at 3 cats\n", InputFormat::kText},
-      {"words.txt", "one two 3\nfour five six\n", InputFormat::kText},  // third column not numeric on line 2
+      {"words.txt", "one two 3\nfour five six\n",
+       InputFormat::kText},  // third column not numeric on line 2
   };
   for (const auto& c : cases) {
     const std::string p = dir.file(c.name);
@@ -52,19 +55,25 @@ TEST(IoFormat, DetectsEachFormatFromContent) {
     EXPECT_EQ(io::to_string(io::detect_format(p)), std::string(io::to_string(c.want))) << c.name;
     // Gzip is looked through.
     test::write_bytes(p + ".gz", test::gzip(c.text));
-    EXPECT_EQ(io::to_string(io::detect_format(p + ".gz")), std::string(io::to_string(c.want))) << c.name << ".gz";
+    EXPECT_EQ(io::to_string(io::detect_format(p + ".gz")), std::string(io::to_string(c.want)))
+        << c.name << ".gz";
   }
 }
 
 TEST(IoFormat, DetectOnEmptyMissingOrDirectoryIsAnInputError) {
   test::TempDir dir;
-  const std::string empty = dir.file("empty"), blank = dir.file("blank"), missing = dir.file("missing");
+  const std::string empty = dir.file("empty"), blank = dir.file("blank"),
+                    missing = dir.file("missing");
   test::write_bytes(empty, "");
   test::write_bytes(blank, "\n  \n\t\n");
-  EXPECT_TRUE(test::throws_input_error([&] { io::detect_format(empty); }, empty, 0, {"empty file"}));
-  EXPECT_TRUE(test::throws_input_error([&] { io::detect_format(blank); }, blank, 0, {"empty file"}));
-  EXPECT_TRUE(test::throws_input_error([&] { io::detect_format(missing); }, missing, 0, {"no such file"}));
-  EXPECT_TRUE(test::throws_input_error([&] { io::detect_format(dir.path()); }, dir.path(), 0, {"directory"}));
+  EXPECT_TRUE(
+      test::throws_input_error([&] { io::detect_format(empty); }, empty, 0, {"empty file"}));
+  EXPECT_TRUE(
+      test::throws_input_error([&] { io::detect_format(blank); }, blank, 0, {"empty file"}));
+  EXPECT_TRUE(
+      test::throws_input_error([&] { io::detect_format(missing); }, missing, 0, {"no such file"}));
+  EXPECT_TRUE(test::throws_input_error([&] { io::detect_format(dir.path()); }, dir.path(), 0,
+                                       {"directory"}));
 }
 
 }  // namespace

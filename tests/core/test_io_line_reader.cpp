@@ -102,7 +102,8 @@ TEST(IoLineReader, TruncatedGzipIsAnErrorAtEveryCut) {
   const std::string p = dir.file("cut.gz");
   // Cuts inside the 10-byte header, in the deflate data, and inside the 8-byte CRC/size trailer.
   const std::size_t n = gz.size();
-  for (std::size_t keep : {std::size_t{2}, std::size_t{11}, n / 3, n / 2, n - 9, n - 8, n - 4, n - 1}) {
+  for (std::size_t keep :
+       {std::size_t{2}, std::size_t{11}, n / 3, n / 2, n - 9, n - 8, n - 4, n - 1}) {
     SCOPED_TRACE("kept " + std::to_string(keep) + " of " + std::to_string(n) + " bytes");
     test::write_bytes(p, gz.substr(0, keep));
     EXPECT_TRUE(test::throws_input_error([&] { all_lines(p); }, p, -1, {"truncated"}));
@@ -129,14 +130,17 @@ TEST(IoLineReader, CorruptGzipIsAnError) {
   EXPECT_TRUE(test::throws_input_error([&] { all_lines(p); }, p, -1, {"corrupt gzip"}));
   // Junk after a complete member is not silently ignored.
   test::write_bytes(p, test::gzip("hello\n") + "trailing junk");
-  EXPECT_TRUE(test::throws_input_error([&] { all_lines(p); }, p, -1, {"after the end of the gzip"}));
+  EXPECT_TRUE(
+      test::throws_input_error([&] { all_lines(p); }, p, -1, {"after the end of the gzip"}));
 }
 
 TEST(IoLineReader, MissingFileAndDirectoryAreInputErrors) {
   test::TempDir dir;
   const std::string missing = dir.file("nope.txt");
-  EXPECT_TRUE(test::throws_input_error([&] { io::LineReader in(missing); }, missing, 0, {"no such file"}));
-  EXPECT_TRUE(test::throws_input_error([&] { io::LineReader in(dir.path()); }, dir.path(), 0, {"directory"}));
+  EXPECT_TRUE(
+      test::throws_input_error([&] { io::LineReader in(missing); }, missing, 0, {"no such file"}));
+  EXPECT_TRUE(test::throws_input_error([&] { io::LineReader in(dir.path()); }, dir.path(), 0,
+                                       {"directory"}));
 }
 
 TEST(IoLineReader, OverlongLineFailsInsteadOfGrowingWithoutBound) {

@@ -16,7 +16,8 @@ using test::throws_input_error;
 const char* kBanner = "%%MatrixMarket matrix coordinate real general\n";
 
 // Writes `body` to a fresh file and returns its path.
-std::string mm_file(const test::TempDir& dir, const std::string& body, const std::string& name = "m.mtx") {
+std::string mm_file(const test::TempDir& dir, const std::string& body,
+                    const std::string& name = "m.mtx") {
   const std::string p = dir.file(name);
   test::write_bytes(p, body);
   return p;
@@ -33,8 +34,9 @@ std::vector<std::tuple<std::int64_t, std::int32_t, float>> triplets(const HostCs
 
 TEST(IoMatrixMarket, ReadsSmallGeneralRealExactly) {
   test::TempDir dir;
-  const auto p = mm_file(dir, std::string(kBanner) +
-                                  "% a comment\n%another\n\n3 4 4\n1 1 1.5\n3 4 -2e3\n1 3 +0.25\n\n2 2 7\n");
+  const auto p =
+      mm_file(dir, std::string(kBanner) +
+                       "% a comment\n%another\n\n3 4 4\n1 1 1.5\n3 4 -2e3\n1 3 +0.25\n\n2 2 7\n");
   const HostCsr m = io::read_matrix_market(p);
   EXPECT_EQ(m.rows, 3);
   EXPECT_EQ(m.cols, 4);
@@ -49,9 +51,11 @@ TEST(IoMatrixMarket, ReadsSmallGeneralRealExactly) {
 
 TEST(IoMatrixMarket, IntegerAndPatternFields) {
   test::TempDir dir;
-  const auto pi = mm_file(dir, "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 -5\n2 1 9\n", "i.mtx");
+  const auto pi = mm_file(
+      dir, "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 -5\n2 1 9\n", "i.mtx");
   EXPECT_EQ(io::read_matrix_market(pi).vals, (std::vector<float>{-5.0f, 9.0f}));
-  const auto pp = mm_file(dir, "%%matrixmarket MATRIX Coordinate Pattern General\n2 3 2\n2 3\n1 1\n", "p.mtx");
+  const auto pp =
+      mm_file(dir, "%%matrixmarket MATRIX Coordinate Pattern General\n2 3 2\n2 3\n1 1\n", "p.mtx");
   const HostCsr m = io::read_matrix_market(pp);
   EXPECT_EQ(m.col_idx, (std::vector<std::int32_t>{0, 2}));
   EXPECT_EQ(m.vals, (std::vector<float>{1.0f, 1.0f}));  // pattern entries read as 1
@@ -59,20 +63,22 @@ TEST(IoMatrixMarket, IntegerAndPatternFields) {
 
 TEST(IoMatrixMarket, SymmetricIsExpandedWithoutDuplicatingTheDiagonal) {
   test::TempDir dir;
-  const auto p = mm_file(dir,
-                         "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1\n2 1 2\n3 2 3\n3 3 4\n");
+  const auto p = mm_file(
+      dir, "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1\n2 1 2\n3 2 3\n3 3 4\n");
   const HostCsr m = io::read_matrix_market(p);
   EXPECT_EQ(m.nnz(), 6);  // 2 diagonal + 2 x 2 off-diagonal
   EXPECT_EQ(triplets(m), (std::vector<std::tuple<std::int64_t, std::int32_t, float>>{
                              {0, 0, 1}, {0, 1, 2}, {1, 0, 2}, {1, 2, 3}, {2, 1, 3}, {2, 2, 4}}));
-  const auto ps = mm_file(dir, "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 5\n", "s.mtx");
+  const auto ps =
+      mm_file(dir, "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 5\n", "s.mtx");
   EXPECT_EQ(triplets(io::read_matrix_market(ps)),
             (std::vector<std::tuple<std::int64_t, std::int32_t, float>>{{0, 1, -5}, {1, 0, 5}}));
 }
 
 TEST(IoMatrixMarket, ArrayIsColumnMajorInTheFile) {
   test::TempDir dir;
-  const auto p = mm_file(dir, "%%MatrixMarket matrix array real general\n% c\n2 3\n1\n2\n3\n4\n5\n6\n");
+  const auto p =
+      mm_file(dir, "%%MatrixMarket matrix array real general\n% c\n2 3\n1\n2\n3\n4\n5\n6\n");
   const HostDense<float> d = io::read_matrix_market_array(p);
   ASSERT_EQ(d.rows(), 2);
   ASSERT_EQ(d.cols(), 3);
@@ -104,7 +110,8 @@ TEST(IoMatrixMarket, RoundTripsEveryAwkwardProblemExactly) {
     EXPECT_EQ(pb.col_idx, pattern.col_idx) << prob.name;
     EXPECT_EQ(pb.vals, std::vector<float>(pattern.col_idx.size(), 1.0f)) << prob.name;
   }
-  EXPECT_EQ(test::list_dir(dir.path()).size(), test::awkward_problems(seed).size());  // no temporaries
+  EXPECT_EQ(test::list_dir(dir.path()).size(),
+            test::awkward_problems(seed).size());  // no temporaries
 }
 
 TEST(IoMatrixMarket, ArrayRoundTrip) {
@@ -112,7 +119,8 @@ TEST(IoMatrixMarket, ArrayRoundTrip) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   Rng rng(seed);
   HostDense<float> d(37, 5);
-  for (float& v : d.storage()) v = static_cast<float>(rng.normal() * std::pow(10.0, rng.uniform(-20, 20)));
+  for (float& v : d.storage())
+    v = static_cast<float>(rng.normal() * std::pow(10.0, rng.uniform(-20, 20)));
   test::TempDir dir;
   const std::string p = dir.file("d.mtx");
   io::write_matrix_market_array(p, d);
@@ -154,7 +162,8 @@ TEST(IoMatrixMarket, EveryKindOfBadInputIsOneInputErrorWithFileAndLine) {
       {"size line too short", b + "3 3\n", 2, "size line"},
       {"negative rows", b + "-3 3 0\n", 2, "negative"},
       {"nnz above rows*cols", b + "2 2 5\n1 1 1\n", 2, "at most 4"},
-      {"symmetric not square", "%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", 2, "square"},
+      {"symmetric not square", "%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", 2,
+       "square"},
       {"row out of range", b + "2 2 2\n1 1 1\n3 1 1\n", 4, "row index 3 out of range 1..2"},
       {"column zero", b + "2 2 2\n1 1 1\n1 0 1\n", 4, "column index 0 out of range"},
       {"negative index", b + "2 2 1\n-1 1 1\n", 3, "row index -1"},
@@ -165,57 +174,72 @@ TEST(IoMatrixMarket, EveryKindOfBadInputIsOneInputErrorWithFileAndLine) {
       {"NaN value", b + "2 2 2\n1 1 1\n2 2 nan\n", 4, "not finite"},
       {"inf value", b + "2 2 1\n2 2 -Inf\n", 3, "not finite"},
       {"float overflow", b + "2 2 1\n2 2 1e39\n", 3, "too large"},
-      {"integer field with real", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", 3,
+      {"integer field with real",
+       "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", 3,
        "expected an integer value"},
       {"too many entries", b + "2 2 2\n1 1 1\n2 2 1\n1 2 1\n", 5, "more entries than the 2"},
       {"too few entries", b + "3 3 4\n1 1 1\n2 2 1\n\n", 5, "ends after 2 of the 4"},
-      {"duplicate", b + "3 3 3\n1 1 1\n2 3 1\n2 3 5\n", 5, "duplicate entry (2, 3), first given at line 4"},
-      {"symmetric pair given twice", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n1 2 1\n",
-       4, "first given at line 3"},
-      {"skew diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 1\n", 3, "diagonal"},
+      {"duplicate", b + "3 3 3\n1 1 1\n2 3 1\n2 3 5\n", 5,
+       "duplicate entry (2, 3), first given at line 4"},
+      {"symmetric pair given twice",
+       "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n1 2 1\n", 4,
+       "first given at line 3"},
+      {"skew diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 1\n", 3,
+       "diagonal"},
       {"lying nnz", b + "1000 1000 999999\n1 1 1\n", 2, "cannot hold that many"},
       {"huge dimension", b + "3000000000 3 1\n1 1 1\n", 2, "implausible"},
-      {"array given", "%%MatrixMarket matrix array real general\n1 1\n1\n", 1, "read_matrix_market_array"},
+      {"array given", "%%MatrixMarket matrix array real general\n1 1\n1\n", 1,
+       "read_matrix_market_array"},
   };
   test::TempDir dir;
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
     const auto p = mm_file(dir, c.text, std::string("bad.mtx"));
     EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market(p); }, p, c.line, {c.fragment}));
-    EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market_coo(p); }, p, c.line, {c.fragment}));
+    EXPECT_TRUE(
+        throws_input_error([&] { io::read_matrix_market_coo(p); }, p, c.line, {c.fragment}));
   }
 }
 
 TEST(IoMatrixMarket, BadArrayFiles) {
   test::TempDir dir;
   const std::vector<BadCase> cases = {
-      {"too few values", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", 5, "ends after 3 of the 4"},
-      {"too many values", "%%MatrixMarket matrix array real general\n1 2\n1\n2\n3\n", 5, "more values"},
+      {"too few values", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", 5,
+       "ends after 3 of the 4"},
+      {"too many values", "%%MatrixMarket matrix array real general\n1 2\n1\n2\n3\n", 5,
+       "more values"},
       {"NaN", "%%MatrixMarket matrix array real general\n1 2\n1\nNaN\n", 4, "not finite"},
-      {"pattern array", "%%MatrixMarket matrix array pattern general\n1 1\n", 1, "cannot be 'pattern'"},
-      {"lying size", "%%MatrixMarket matrix array real general\n100000 100000\n1\n", 2, "cannot hold"},
-      {"coordinate given", "%%MatrixMarket matrix coordinate real general\n1 1 0\n", 1, "read_matrix_market"},
+      {"pattern array", "%%MatrixMarket matrix array pattern general\n1 1\n", 1,
+       "cannot be 'pattern'"},
+      {"lying size", "%%MatrixMarket matrix array real general\n100000 100000\n1\n", 2,
+       "cannot hold"},
+      {"coordinate given", "%%MatrixMarket matrix coordinate real general\n1 1 0\n", 1,
+       "read_matrix_market"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.what);
     const auto p = mm_file(dir, c.text, "bad_array.mtx");
-    EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market_array(p); }, p, c.line, {c.fragment}));
+    EXPECT_TRUE(
+        throws_input_error([&] { io::read_matrix_market_array(p); }, p, c.line, {c.fragment}));
   }
 }
 
 TEST(IoMatrixMarket, DirectoryAndMissingFile) {
   test::TempDir dir;
-  EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market(dir.path()); }, dir.path(), 0, {"directory"}));
+  EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market(dir.path()); }, dir.path(), 0,
+                                 {"directory"}));
   const std::string missing = dir.file("missing.mtx");
-  EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market(missing); }, missing, 0, {"no such file"}));
+  EXPECT_TRUE(
+      throws_input_error([&] { io::read_matrix_market(missing); }, missing, 0, {"no such file"}));
 }
 
 TEST(IoMatrixMarket, LyingHeaderFailsFastWithoutAllocating) {
   // A header that claims 10^14 entries in a 100-byte gzip file: rejected at the size line,
   // before any reservation (an allocation of that size would throw bad_alloc instead).
   test::TempDir dir;
-  const auto p = mm_file(dir, test::gzip(std::string(kBanner) + "16000000 16000000 100000000000000\n1 1 1\n"),
-                         "lie.mtx.gz");
+  const auto p =
+      mm_file(dir, test::gzip(std::string(kBanner) + "16000000 16000000 100000000000000\n1 1 1\n"),
+              "lie.mtx.gz");
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market(p); }, p, 2, {"cannot hold"}));
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);

@@ -40,10 +40,12 @@ TEST(IoNpy, WritesVersion1HeaderAlignedTo64) {
   const std::string bytes = test::read_bytes(p);
   ASSERT_GE(bytes.size(), 10u);
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  const std::size_t hlen = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+  const std::size_t hlen =
+      static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
   EXPECT_EQ((10 + hlen) % 64, 0u);
   const std::string header = bytes.substr(10, hlen);
-  EXPECT_EQ(header.rfind("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", 0), 0u) << header;
+  EXPECT_EQ(header.rfind("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", 0), 0u)
+      << header;
   EXPECT_EQ(header.back(), '\n');
   EXPECT_EQ(bytes.size(), 10 + hlen + 12 * sizeof(float));
   EXPECT_EQ(std::memcmp(bytes.data() + 10 + hlen, m.data(), 12 * sizeof(float)), 0);
@@ -59,7 +61,8 @@ TEST(IoNpy, RoundTripsEveryDtypeAndShape) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   Rng rng(seed);
   test::TempDir dir;
-  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {17, 3}, {0, 5}, {64, 129}}) {
+  for (auto [rows, cols] :
+       {std::pair<std::int64_t, std::int64_t>{1, 1}, {17, 3}, {0, 5}, {64, 129}}) {
     HostDense<float> f(rows, cols);
     HostDense<double> d(rows, cols);
     HostDense<std::int32_t> i(rows, cols);
@@ -102,8 +105,9 @@ TEST(IoNpy, ReadsVersion2AndFortranOrder) {
   test::TempDir dir;
   const std::string p = dir.file("v2.npy");
   // 2 x 3 stored column-major: columns (1,4), (2,5), (3,6).
-  test::write_bytes(p, npy_bytes(2, "{\"descr\": \"<f4\", \"fortran_order\": True, \"shape\": (2, 3)}\n",
-                                 raw(std::vector<float>{1, 4, 2, 5, 3, 6})));
+  test::write_bytes(
+      p, npy_bytes(2, "{\"descr\": \"<f4\", \"fortran_order\": True, \"shape\": (2, 3)}\n",
+                   raw(std::vector<float>{1, 4, 2, 5, 3, 6})));
   const auto m = io::read_npy_f32(p);
   EXPECT_EQ(m.rows(), 2);
   EXPECT_EQ(m.storage(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
@@ -123,12 +127,22 @@ TEST(IoNpy, BadFilesAreInputErrorsNamingTheFile) {
       {"empty", "", "empty file"},
       {"text file", "hello world, not numpy\n", "not a .npy file"},
       {"version 9", npy_bytes(9, ok_dict, four), "version 9"},
-      {"wrong dtype", npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }\n", four + four), "'<f8'"},
-      {"big endian", npy_bytes(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }\n", four), "'>f4'"},
+      {"wrong dtype",
+       npy_bytes(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }\n", four + four),
+       "'<f8'"},
+      {"big endian",
+       npy_bytes(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 2), }\n", four),
+       "'>f4'"},
       {"data too short", npy_bytes(1, ok_dict, four.substr(0, 12)), "holds 12 data bytes"},
       {"data too long", npy_bytes(1, ok_dict, four + "x"), "holds 17 data bytes"},
-      {"3-D", npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 2), }\n", four), "3-dimensional"},
-      {"huge shape", npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4000000000, 4000000000), }\n", four), "needs more"},
+      {"3-D",
+       npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 2), }\n", four),
+       "3-dimensional"},
+      {"huge shape",
+       npy_bytes(1,
+                 "{'descr': '<f4', 'fortran_order': False, 'shape': (4000000000, 4000000000), }\n",
+                 four),
+       "needs more"},
       {"missing key", npy_bytes(1, "{'descr': '<f4', 'shape': (2, 2), }\n", four), "must give"},
       {"garbage dict", npy_bytes(1, "{'descr': <f4}\n", four), "bad .npy header"},
       {"header longer than file", npy_bytes(1, ok_dict, "").substr(0, 20), "does not fit"},
@@ -138,8 +152,10 @@ TEST(IoNpy, BadFilesAreInputErrorsNamingTheFile) {
     test::write_bytes(p, c.bytes);
     EXPECT_TRUE(throws_input_error([&] { io::read_npy_f32(p); }, p, 0, {c.fragment}));
   }
-  EXPECT_TRUE(throws_input_error([&] { io::read_npy_f32(dir.path()); }, dir.path(), 0, {"directory"}));
-  EXPECT_TRUE(throws_input_error([&] { io::read_npy_f32(dir.file("none.npy")); }, dir.file("none.npy"), 0, {"no such file"}));
+  EXPECT_TRUE(
+      throws_input_error([&] { io::read_npy_f32(dir.path()); }, dir.path(), 0, {"directory"}));
+  EXPECT_TRUE(throws_input_error([&] { io::read_npy_f32(dir.file("none.npy")); },
+                                 dir.file("none.npy"), 0, {"no such file"}));
 }
 
 TEST(IoNpy, WriteIntoAMissingDirectoryIsAnError) {

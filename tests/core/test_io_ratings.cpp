@@ -10,7 +10,8 @@ namespace {
 
 using test::throws_input_error;
 
-io::Ratings read_text(const test::TempDir& dir, const std::string& text, const std::string& name = "r.txt") {
+io::Ratings read_text(const test::TempDir& dir, const std::string& text,
+                      const std::string& name = "r.txt") {
   const std::string p = dir.file(name);
   test::write_bytes(p, text);
   return io::read_ratings(p);
@@ -28,11 +29,16 @@ void expect_the_four(const io::Ratings& r) {
 
 TEST(IoRatings, ReadsEveryDialect) {
   test::TempDir dir;
-  expect_the_four(read_text(dir, "7::100::4.5::978300760\n7::5::3::978302109\n3::100::1::1\n3::42::5::2\n", "ratings.dat"));
-  expect_the_four(read_text(dir, "userId,movieId,rating,timestamp\n7,100,4.5,978300760\n7,5,3,1\n3,100,1,1\n3,42,5,2\n",
-                            "ratings.csv"));
-  expect_the_four(read_text(dir, "user,item,rating\r\n7,100,4.5\r\n7,5,3\r\n3,100,1\r\n3,42,5\r\n", "crlf.csv"));
-  expect_the_four(read_text(dir, "7\t100\t4.5\t881250949\n7\t5\t3\t1\n3\t100\t1\t1\n3\t42\t5\t2\n", "u.data"));
+  expect_the_four(
+      read_text(dir, "7::100::4.5::978300760\n7::5::3::978302109\n3::100::1::1\n3::42::5::2\n",
+                "ratings.dat"));
+  expect_the_four(read_text(
+      dir, "userId,movieId,rating,timestamp\n7,100,4.5,978300760\n7,5,3,1\n3,100,1,1\n3,42,5,2\n",
+      "ratings.csv"));
+  expect_the_four(read_text(dir, "user,item,rating\r\n7,100,4.5\r\n7,5,3\r\n3,100,1\r\n3,42,5\r\n",
+                            "crlf.csv"));
+  expect_the_four(
+      read_text(dir, "7\t100\t4.5\t881250949\n7\t5\t3\t1\n3\t100\t1\t1\n3\t42\t5\t2\n", "u.data"));
   expect_the_four(read_text(dir, "7 100 4.5\n\n7  5 3\n3 100 1\n3 42 5\n", "spaces.txt"));
   expect_the_four(read_text(dir, test::gzip("7 100 4.5\n7 5 3\n3 100 1\n3 42 5\n"), "r.txt.gz"));
 }
@@ -40,7 +46,9 @@ TEST(IoRatings, ReadsEveryDialect) {
 TEST(IoRatings, RawIdsAreArbitraryTokensOfAnyLength) {
   test::TempDir dir;
   const std::string long_id(5000, 'u');
-  const io::Ratings r = read_text(dir, "alice,\"The Matrix, 1999\",5\n" + long_id + ",item-\xc3\xa9,2\nalice,007,1\n", "ids.csv");
+  const io::Ratings r =
+      read_text(dir, "alice,\"The Matrix, 1999\",5\n" + long_id + ",item-\xc3\xa9,2\nalice,007,1\n",
+                "ids.csv");
   // The first line's rating is a number, so there is no header here.
   EXPECT_EQ(r.user_ids, (std::vector<std::string>{"alice", long_id}));
   EXPECT_EQ(r.item_ids, (std::vector<std::string>{"The Matrix, 1999", "item-\xc3\xa9", "007"}));
@@ -66,9 +74,12 @@ TEST(IoRatings, CsvRoundTripKeepsRawIdsAndValues) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   Rng rng(seed);
   io::Ratings r;
-  const std::vector<std::string> awkward = {"plain", "with,comma", "with \"quotes\"", " padded ", "a::b", "\xe2\x98\x85"};
-  for (int u = 0; u < 60; ++u) r.user_ids.push_back(awkward[u % awkward.size()] + std::to_string(u));
-  for (int i = 0; i < 90; ++i) r.item_ids.push_back("item" + std::to_string(rng.below(1u << 30)) + "_" + std::to_string(i));
+  const std::vector<std::string> awkward = {"plain",    "with,comma", "with \"quotes\"",
+                                            " padded ", "a::b",       "\xe2\x98\x85"};
+  for (int u = 0; u < 60; ++u)
+    r.user_ids.push_back(awkward[u % awkward.size()] + std::to_string(u));
+  for (int i = 0; i < 90; ++i)
+    r.item_ids.push_back("item" + std::to_string(rng.below(1u << 30)) + "_" + std::to_string(i));
   for (int u = 0; u < 60; ++u)
     for (int i = 0; i < 90; ++i)
       if (rng.below(4) == 0) {
@@ -81,8 +92,14 @@ TEST(IoRatings, CsvRoundTripKeepsRawIdsAndValues) {
   io::Ratings want;
   std::vector<int> umap(60, -1), imap(90, -1);
   for (std::int64_t k = 0; k < r.size(); ++k) {
-    if (umap[r.user[k]] < 0) { umap[r.user[k]] = static_cast<int>(want.user_ids.size()); want.user_ids.push_back(r.user_ids[r.user[k]]); }
-    if (imap[r.item[k]] < 0) { imap[r.item[k]] = static_cast<int>(want.item_ids.size()); want.item_ids.push_back(r.item_ids[r.item[k]]); }
+    if (umap[r.user[k]] < 0) {
+      umap[r.user[k]] = static_cast<int>(want.user_ids.size());
+      want.user_ids.push_back(r.user_ids[r.user[k]]);
+    }
+    if (imap[r.item[k]] < 0) {
+      imap[r.item[k]] = static_cast<int>(want.item_ids.size());
+      want.item_ids.push_back(r.item_ids[r.item[k]]);
+    }
     want.user.push_back(umap[r.user[k]]);
     want.item.push_back(imap[r.item[k]]);
     want.rating.push_back(r.rating[k]);
@@ -137,8 +154,10 @@ TEST(IoRatings, EveryKindOfBadInputIsOneInputErrorWithFileAndLine) {
       {"empty user", "::2::3\n", 1, "empty user id"},
       {"empty item", "u,,3\n", 1, "empty item id"},
       {"bad CSV quoting", "u,\"it\"em,3\n", 1, "quoting"},
-      {"duplicate pair", "u1 i1 3\nu2 i1 4\nu1 i2 1\nu1 i1 5\n", 4, "duplicate rating of item 'i1' by user 'u1', first given at line 1"},
-      {"duplicate in CSV", "user,item,rating\n\"a,b\",x,1\n\"a,b\",x,2\n", 3, "first given at line 2"},
+      {"duplicate pair", "u1 i1 3\nu2 i1 4\nu1 i2 1\nu1 i1 5\n", 4,
+       "duplicate rating of item 'i1' by user 'u1', first given at line 1"},
+      {"duplicate in CSV", "user,item,rating\n\"a,b\",x,1\n\"a,b\",x,2\n", 3,
+       "first given at line 2"},
   };
   test::TempDir dir;
   for (const auto& c : cases) {
@@ -147,12 +166,15 @@ TEST(IoRatings, EveryKindOfBadInputIsOneInputErrorWithFileAndLine) {
     test::write_bytes(p, c.text);
     EXPECT_TRUE(throws_input_error([&] { io::read_ratings(p); }, p, c.line, {c.fragment}));
   }
-  EXPECT_TRUE(throws_input_error([&] { io::read_ratings(dir.path()); }, dir.path(), 0, {"directory"}));
+  EXPECT_TRUE(
+      throws_input_error([&] { io::read_ratings(dir.path()); }, dir.path(), 0, {"directory"}));
 }
 
 TEST(IoRatings, TruncatedGzipIsAnError) {
   std::string text;
-  for (int k = 0; k < 20000; ++k) text += std::to_string(k % 97) + "\t" + std::to_string(k) + "\t" + std::to_string(1 + k % 5) + "\n";
+  for (int k = 0; k < 20000; ++k)
+    text +=
+        std::to_string(k % 97) + "\t" + std::to_string(k) + "\t" + std::to_string(1 + k % 5) + "\n";
   const std::string gz = test::gzip(text);
   test::TempDir dir;
   const std::string p = dir.file("r.data.gz");

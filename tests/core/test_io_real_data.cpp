@@ -16,8 +16,8 @@
 namespace fk {
 namespace {
 
-#define FK_REQUIRE_DATA(var, rel)                                        \
-  const std::string var = test::shared_data(rel);                        \
+#define FK_REQUIRE_DATA(var, rel)                 \
+  const std::string var = test::shared_data(rel); \
   if (var.empty()) GTEST_SKIP() << "../shared/data/" << rel << " absent"
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -35,7 +35,9 @@ TEST(IoSmtx, RoundTripIncludingLinesLongerThanTheReadPieces) {
   auto problems = test::awkward_problems(seed);
   // ~60k indices of up to 6 digits: line 3 spans several 64 KiB pieces, so numbers get cut
   // between pieces and must be carried over.
-  problems.push_back({"long_lines", test::random_pattern(3000, 200000, rng, [&](std::int64_t) { return rng.below(40); })});
+  problems.push_back({"long_lines", test::random_pattern(3000, 200000, rng, [&](std::int64_t) {
+                        return rng.below(40);
+                      })});
   test::TempDir dir;
   for (const auto& prob : problems) {
     const std::string p = dir.file(prob.name + ".smtx");
@@ -63,7 +65,8 @@ struct BadCase {
 TEST(IoSmtx, EveryKindOfBadInputIsOneInputErrorWithFileAndLine) {
   const std::vector<BadCase> cases = {
       {"empty file", "", 0, "empty file"},
-      {"Matrix Market given", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1\n", 1, "Matrix Market"},
+      {"Matrix Market given", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1\n", 1,
+       "Matrix Market"},
       {"UCI given", "3\n4\n1\n1 1 1\n", 1, "UCI"},
       {"header two numbers", "3, 5\n0 0 0 0\n\n", 1, "nrows, ncols, nnz"},
       {"nnz above rows*cols", "2, 2, 5\n0 1 5\n0 1 0 1 0\n", 1, "exceeds nrows x ncols"},
@@ -73,7 +76,8 @@ TEST(IoSmtx, EveryKindOfBadInputIsOneInputErrorWithFileAndLine) {
       {"first offset not 0", "2, 2, 1\n1 1 1\n0\n", 2, "first row offset must be 0"},
       {"offsets decrease", "3, 3, 2\n0 2 1 2\n0 1\n", 2, "decrease at row 1"},
       {"offset beyond nnz", "2, 3, 2\n0 3 2\n0 1\n", 2, "exceeds nnz"},
-      {"too few offsets", "3, 3, 2\n0 1 2\n0 1\n", 2, "holds 3 row offsets, expected nrows + 1 = 4"},
+      {"too few offsets", "3, 3, 2\n0 1 2\n0 1\n", 2,
+       "holds 3 row offsets, expected nrows + 1 = 4"},
       {"too many offsets", "1, 3, 2\n0 1 2\n0 1\n", 2, "more than nrows + 1 = 2"},
       {"last offset not nnz", "2, 3, 3\n0 1 2\n0 1 2\n", 2, "last row offset is 2, but nnz is 3"},
       {"offset junk", "2, 3, 2\n0 1 x\n0 1\n", 2, "row offset: expected an integer"},
@@ -99,7 +103,8 @@ TEST(IoSmtx, EveryKindOfBadInputIsOneInputErrorWithFileAndLine) {
 TEST(IoSmtx, TruncatedGzipIsAnError) {
   const std::uint64_t seed = test::fresh_io_seed();
   Rng rng(seed);
-  const HostCsr m = test::random_pattern(500, 1000, rng, [&](std::int64_t) { return rng.below(50); });
+  const HostCsr m =
+      test::random_pattern(500, 1000, rng, [&](std::int64_t) { return rng.below(50); });
   test::TempDir dir;
   const std::string plain = dir.file("m.smtx"), p = dir.file("m.smtx.gz");
   io::write_smtx(plain, m);

@@ -54,9 +54,12 @@ TEST(IoUci, RoundTripOfRandomCorpora) {
   for (auto& prob : test::awkward_problems(seed)) {
     io::Corpus c;
     c.counts = prob.s;
-    for (float& v : c.counts.vals) v = static_cast<float>(1 + rng.below(rng.below(10) == 0 ? 100000 : 5));
-    for (std::int64_t w = 0; w < c.counts.cols; ++w) c.vocab.push_back("w" + std::to_string(rng.below(1000000)) + "_" + std::to_string(w));
-    const std::string dw = dir.file("docword." + prob.name + ".txt"), voc = dir.file("vocab." + prob.name + ".txt");
+    for (float& v : c.counts.vals)
+      v = static_cast<float>(1 + rng.below(rng.below(10) == 0 ? 100000 : 5));
+    for (std::int64_t w = 0; w < c.counts.cols; ++w)
+      c.vocab.push_back("w" + std::to_string(rng.below(1000000)) + "_" + std::to_string(w));
+    const std::string dw = dir.file("docword." + prob.name + ".txt"),
+                      voc = dir.file("vocab." + prob.name + ".txt");
     io::write_uci(dw, voc, c);
     const io::Corpus back = io::read_uci(dw, voc);
     EXPECT_EQ(back.counts.rows, c.counts.rows) << prob.name;
@@ -118,7 +121,8 @@ TEST(IoUci, EveryKindOfBadDocwordIsOneInputErrorWithFileAndLine) {
       {"id junk", h + "1 x 1\n", 4, "wordID: expected an integer"},
       {"two fields", h + "1 1 1\n2 2\n", 5, "found 2 fields"},
       {"four fields", h + "1 1 1 1\n", 4, "found 4 fields"},
-      {"duplicate pair", h + "1 2 1\n3 3 1\n1 2 4\n", 6, "duplicate entry (docID 1, wordID 2), first given at line 4"},
+      {"duplicate pair", h + "1 2 1\n3 3 1\n1 2 4\n", 6,
+       "duplicate entry (docID 1, wordID 2), first given at line 4"},
   };
   test::TempDir dir;
   for (const auto& c : cases) {
@@ -135,7 +139,9 @@ TEST(IoUci, TruncatedGzipDocwordIsAnError) {
   std::string body;
   std::int64_t nnz = 0;
   for (int d = 1; d <= 200; ++d)
-    for (int w = 1; w <= 300; w += 1 + (d * w) % 7, ++nnz) body += std::to_string(d) + " " + std::to_string(w) + " " + std::to_string(1 + (d + w) % 9) + "\n";
+    for (int w = 1; w <= 300; w += 1 + (d * w) % 7, ++nnz)
+      body += std::to_string(d) + " " + std::to_string(w) + " " + std::to_string(1 + (d + w) % 9) +
+              "\n";
   text += std::to_string(nnz) + "\n" + body;
   const std::string gz = test::gzip(text);
   test::TempDir dir;
@@ -165,7 +171,8 @@ TEST(IoUci, BadVocabularies) {
   }
   test::write_bytes(voc, "a\nb\nc\nd\n\n\n");  // trailing blank lines are harmless
   EXPECT_EQ(io::read_uci(dw, voc).vocab.size(), 4u);
-  EXPECT_TRUE(throws_input_error([&] { io::read_uci(dw, dir.path()); }, dir.path(), 0, {"directory"}));
+  EXPECT_TRUE(
+      throws_input_error([&] { io::read_uci(dw, dir.path()); }, dir.path(), 0, {"directory"}));
   EXPECT_TRUE(throws_input_error([&] { io::read_uci(dir.path()); }, dir.path(), 0, {"directory"}));
 }
 

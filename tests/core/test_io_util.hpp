@@ -50,7 +50,8 @@ inline std::string gzip(const std::string& text, int level = 6) {
 // A seed that differs between runs (fresh inputs), reported on failure through SCOPED_TRACE;
 // $FK_TEST_SEED replays a failure.
 inline std::uint64_t fresh_io_seed() {
-  if (const char* env = std::getenv("FK_TEST_SEED"); env && *env) return std::strtoull(env, nullptr, 0);
+  if (const char* env = std::getenv("FK_TEST_SEED"); env && *env)
+    return std::strtoull(env, nullptr, 0);
   return (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
 }
 
@@ -64,12 +65,16 @@ template <typename F>
     f();
   } catch (const InputError& e) {
     const std::string what = e.what();
-    if (e.file() != file) return ::testing::AssertionFailure() << "file() is '" << e.file() << "': " << what;
+    if (e.file() != file)
+      return ::testing::AssertionFailure() << "file() is '" << e.file() << "': " << what;
     if (line >= 0 && e.line() != line)
-      return ::testing::AssertionFailure() << "line() is " << e.line() << ", want " << line << ": " << what;
-    const std::string prefix = file + (e.line() > 0 ? ":" + std::to_string(e.line()) : std::string()) + ": ";
+      return ::testing::AssertionFailure()
+             << "line() is " << e.line() << ", want " << line << ": " << what;
+    const std::string prefix =
+        file + (e.line() > 0 ? ":" + std::to_string(e.line()) : std::string()) + ": ";
     if (what.rfind(prefix, 0) != 0)
-      return ::testing::AssertionFailure() << "what() does not start with '" << prefix << "': " << what;
+      return ::testing::AssertionFailure()
+             << "what() does not start with '" << prefix << "': " << what;
     for (const auto& frag : fragments)
       if (what.find(frag) == std::string::npos)
         return ::testing::AssertionFailure() << "what() lacks '" << frag << "': " << what;
@@ -83,7 +88,8 @@ template <typename F>
 // Files in `dir` (to check that failed writes leave no temporaries behind).
 inline std::vector<std::string> list_dir(const std::string& dir) {
   std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
