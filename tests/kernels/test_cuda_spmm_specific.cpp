@@ -1,0 +1,384 @@
+// Cases specific to the CUDA SpMM variants (kernels/cuda/spmm_*.cu), beyond the shared conformance
+// suite: every K mapping (K = 1 to beyond two tiles, multiples of 4 and not), rows long enough to
+// take the block-split path with atomics (LongRows), rows of nnz_vsr crossing chunk boundaries,
+// Zipf columns that fill ASpT's shared-memory tiles, misaligned dense operands (the scalar
+// fallbacks), runs that reuse a plan and the same C (atomics must start from zero every run),
+// degenerate shapes, and, opt-in (FK_TEST_HUGE=1), more than 2^31 nonzeros.
+// Expected values: a double-precision host loop; tolerance (4 + sqrt(n)) * 1e-6 * sum_j |v_j b_j|
+// per element, n the number of terms (fp32 sums of n terms in any order stay well inside it).
+// GPU tests skip without a device; the why_not tests run everywhere in a CUDA build.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/device_buffer.hpp"
+#include "core/random.hpp"
+#include "kernels/spmm.hpp"
+#include "problems.hpp"
+#include "tests/test_util.hpp"
+
+#if FK_WITH_CUDA
+
+namespace fk {
+namespace {
+
+const std::vector<std::string> kCudaSpmm = {"cuda.spmm.row_csc", "cuda.spmm.vdl", "cuda.spmm.nnz_vsr",
+                                            "cuda.spmm.aspt", "cuda.spmm.cusparse"};
+
+std::uint64_t test_seed() {
+  if (const char* s = std::getenv("FK_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
+  HostDense<float> m(rows, cols);
+  m.storage() = test::random_dense(rows * cols, rng);
+  return m;
+}
+
+// want = op(S)·B in double; bound = op(|S|)·|B|; terms = number of products per output row.
+struct Expected {
+  std::vector<double> want, bound;
+  std::vector<std::int64_t> terms;
+};
+Expected host_spmm(const HostCsr& s, const std::vector<float>& vals, const HostDense<float>& b, Op op) {
+  const int k = static_cast<int>(b.cols());
+  const std::int64_t out_rows = op == Op::kNoTrans ? s.rows : s.cols;
+  Expected e;
+  e.want.assign(out_rows * k, 0.0);
+  e.bound.assign(out_rows * k, 0.0);
+  e.terms.assign(out_rows, 0);
+  for (std::int64_t r = 0; r < s.rows; ++r) {
+    for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j) {
+      const std::int64_t out = op == Op::kNoTrans ? r : s.col_idx[j];
+      const std::int64_t in = op == Op::kNoTrans ? s.col_idx[j] : r;
+      const double v = vals[j];
+      const float* brow = b.row(in);
+      for (int t = 0; t < k; ++t) {
+        e.want[out * k + t] += v * brow[t];
+        e.bound[out * k + t] += std::fabs(v * brow[t]);
+      }
+      ++e.terms[out];
+    }
+  }
+  return e;
+}
+
+// Empty when every element is within tolerance; otherwise the first few offenders.
+std::string compare(const std::vector<float>& got, const Expected& e, int k) {
+  if (got.size() != e.want.size()) return "size " + std::to_string(got.size()) + " != " + std::to_string(e.want.size());
+  std::ostringstream os;
+  int bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double n = double(e.terms[i / k]);
+    const double tol = (4.0 + std::sqrt(n)) * 1e-6 * e.bound[i] + 1e-30;
+    if (!(std::fabs(double(got[i]) - e.want[i]) <= tol)) {  // NaN fails too
+      if (bad++ < 5)
+        os << " [row " << i / k << " col " << i % k << ": got " << got[i] << " want " << e.want[i] << " tol " << tol
+           << "]";
+    }
+  }
+  if (bad) os << " (" << bad << " of " << got.size() << " elements wrong)";
+  return os.str();
+}
+
+// A GPU plan for op(S)·B of one variant with device copies of S, run on NaN-poisoned C. The dense
+// operands can be placed `offset` floats into larger buffers to defeat 16-byte alignment.
+class GpuCase {
+ public:
+  GpuCase(const Context& ctx, const HostCsr& s, int k, Op op, const std::string& variant)
+      : ctx_(ctx), s_(s), k_(k), op_(op), dev_s_(s) {
+    plan_ = make_spmm_plan(ctx_, dev_s_.view(), k, op, variant);
+  }
+  std::int64_t in_rows() const { return op_ == Op::kNoTrans ? s_.cols : s_.rows; }
+  std::int64_t out_rows() const { return op_ == Op::kNoTrans ? s_.rows : s_.cols; }
+
+  std::vector<float> run(const std::vector<float>* vals, const HostDense<float>& b, int offset = 0) {
+    DeviceBuffer<float> db(in_rows() * k_ + offset), dc(out_rows() * k_ + offset);
+    db.upload(b.data(), b.size(), offset);
+    dc.fill_bytes(0xff);  // NaN
+    // At least one element: the cached-transpose path rejects a null value pointer even for nnz = 0.
+    DeviceBuffer<float> dv(vals ? std::max<std::int64_t>(1, std::int64_t(vals->size())) : 0);
+    if (vals) dv.upload(vals->data(), std::int64_t(vals->size()));
+    plan_.run(ctx_, vals ? dv.data() : nullptr, DenseView<const float>{db.data() + offset, in_rows(), k_},
+              DenseView<float>{dc.data() + offset, out_rows(), k_});
+    ctx_.synchronize();
+    std::vector<float> c(static_cast<std::size_t>(out_rows() * k_));
+    dc.download(c.data(), out_rows() * k_, offset);
+    return c;
+  }
+  // Runs twice into the same C (the second run must not build on the first), returns the second.
+  std::vector<float> run_twice(const std::vector<float>& vals1, const std::vector<float>& vals2,
+                               const HostDense<float>& b) {
+    DeviceBuffer<float> db(in_rows() * k_), dc(out_rows() * k_);
+    db.upload(b.data(), b.size());
+    dc.fill_bytes(0xff);
+    DeviceBuffer<float> dv1(vals1), dv2(vals2);
+    const DenseView<const float> vb{db.data(), in_rows(), k_};
+    const DenseView<float> vc{dc.data(), out_rows(), k_};
+    plan_.run(ctx_, dv1.data(), vb, vc);
+    plan_.run(ctx_, dv2.data(), vb, vc);
+    ctx_.synchronize();
+    return dc.to_host();
+  }
+
+ private:
+  const Context& ctx_;
+  const HostCsr& s_;
+  int k_;
+  Op op_;
+  DeviceCsr dev_s_;
+  PreparedSpmm plan_;
+};
+
+bool applies(const std::string& variant, const HostCsr& s, int k, Op op) {
+  KernelProblem p{features(s.view()), k};
+  if (op == Op::kTrans) std::swap(p.sparse.rows, p.sparse.cols);
+  return find_spmm_variant(variant).why_not(p).empty();
+}
+
+// Checks every CUDA variant on s for each K and both ops: run-time values, S's own values, and a
+// second run into the same C. Returns the number of (variant, K, op) cases checked.
+int check_all(const std::string& name, const HostCsr& s, const std::vector<int>& widths, Rng& rng,
+              std::uint64_t seed, bool both_ops = true) {
+  Context ctx(DeviceKind::kGpu);
+  int checked = 0;
+  for (int k : widths) {
+    for (Op op : {Op::kNoTrans, Op::kTrans}) {
+      if (op == Op::kTrans && !both_ops) continue;
+      const HostDense<float> b = random_matrix(op == Op::kNoTrans ? s.cols : s.rows, k, rng);
+      const std::vector<float> v1 = test::random_dense(s.nnz(), rng);
+      const std::vector<float> v2 = test::random_dense(s.nnz(), rng);
+      const Expected e1 = host_spmm(s, v1, b, op), e2 = host_spmm(s, v2, b, op);
+      const Expected eown = s.vals.empty() ? Expected{} : host_spmm(s, s.vals, b, op);
+      for (const std::string& v : kCudaSpmm) {
+        if (!applies(v, s, k, op)) continue;
+        SCOPED_TRACE(v + (op == Op::kNoTrans ? " S*B" : " S^T*B") + " on " + name + ", K=" + std::to_string(k) +
+                     " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+        GpuCase g(ctx, s, k, op, v);
+        EXPECT_EQ(compare(g.run(&v1, b), e1, k), "") << "run-time values";
+        if (!s.vals.empty()) {
+          EXPECT_EQ(compare(g.run(nullptr, b), eown, k), "") << "own values";
+        }
+        EXPECT_EQ(compare(g.run_twice(v1, v2, b), e2, k), "") << "second run into the same C";
+        ++checked;
+      }
+    }
+  }
+  return checked;
+}
+
+// Widths that reach every K mapping: SpMV, each group size, float4 and scalar lanes, one and two
+// vectors per lane, tile boundaries (128, 256) and more than one tile, with tails.
+const std::vector<int> kAllWidths = {1, 2, 3, 4, 5, 6, 8, 12, 16, 17, 31, 32, 33, 64, 100, 128, 129, 256, 260, 300};
+
+TEST(CudaSpmmSpecific, WhyNot) {
+  KernelProblem p;
+  p.sparse.rows = 100;
+  p.k = 16;
+  EXPECT_EQ(find_spmm_variant("cuda.spmm.vdl").why_not(p), "");
+  p.k = 17;
+  EXPECT_NE(find_spmm_variant("cuda.spmm.vdl").why_not(p).find("16"), std::string::npos);
+  p.sparse.rows = std::int64_t(INT32_MAX) + 1;
+  EXPECT_NE(find_spmm_variant("cuda.spmm.nnz_vsr").why_not(p), "");
+  for (const char* v : {"cuda.spmm.row_csc", "cuda.spmm.aspt", "cuda.spmm.cusparse"})
+    EXPECT_EQ(find_spmm_variant(v).why_not(p), "") << v;
+}
+
+// Rectangular, unsorted columns, a third of the rows empty, power-law lengths, and two rows long
+// enough (6000 and 15000 > 4096) to be split across blocks; B rows far apart (20000 columns).
+TEST(CudaSpmmSpecific, EveryWidthOnSkewedRows) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  const HostCsr s = test::random_pattern(1200, 20000, rng, [&](std::int64_t r) -> std::int64_t {
+    if (r == 100) return 15000;
+    if (r == 901) return 6000;
+    if (rng.uniform() < 0.33) return 0;
+    return std::int64_t(1 + 3.0 / std::pow(std::max(rng.uniform(), 1e-3), 0.8));
+  });
+  EXPECT_GT(check_all("skewed 1200x20000", s, kAllWidths, rng, seed), 0);
+}
+
+// Row lengths around nnz_vsr's 512-nonzero chunks (rows ending on, before and after a boundary,
+// rows spanning several chunks) and around a warp.
+TEST(CudaSpmmSpecific, RowsAcrossChunkBoundaries) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  const std::vector<std::int64_t> lens = {512, 511, 1, 513, 0, 1024, 31, 33, 32, 1500, 0, 0, 2, 2049, 7};
+  const HostCsr s = test::random_pattern(600, 3000, rng, [&](std::int64_t r) {
+    return r < std::int64_t(lens.size()) ? lens[r] : std::int64_t(rng.below(700));
+  });
+  EXPECT_GT(check_all("chunk boundaries", s, {1, 3, 4, 32, 128, 256}, rng, seed), 0);
+}
+
+// Zipf-distributed columns: many columns repeat within a row panel, so ASpT stages them in shared
+// memory; K spans one slice, several slices with a tail, and the scalar slice path (K = 6, 36).
+TEST(CudaSpmmSpecific, ZipfColumnsFillAsptTiles) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  const std::int64_t rows = 5000, cols = 4000;
+  std::vector<double> w(cols);
+  for (std::int64_t c = 0; c < cols; ++c) w[c] = 1.0 / double(c + 1);
+  const AliasTable zipf(w);
+  HostCsr s;
+  s.rows = rows;
+  s.cols = cols;
+  std::vector<char> seen(cols, 0);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t len = 10 + std::int64_t(rng.below(80));
+    std::vector<std::int32_t> picked;
+    while (std::int64_t(picked.size()) < len) {
+      const auto c = static_cast<std::int32_t>(zipf.sample(rng));
+      if (!seen[c]) seen[c] = 1, picked.push_back(c);
+    }
+    for (auto c : picked) {
+      seen[c] = 0;
+      s.col_idx.push_back(c);
+      s.vals.push_back(static_cast<float>(rng.uniform(-1, 1)));
+    }
+    s.row_ptr.push_back(static_cast<std::int64_t>(s.col_idx.size()));
+  }
+  EXPECT_GT(check_all("zipf 5000x4000", s, {1, 4, 6, 32, 36, 64, 256}, rng, seed), 0);
+}
+
+// One row of 1.5 million nonzeros among short rows: split into segments across blocks.
+TEST(CudaSpmmSpecific, GiantRow) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  const HostCsr s = test::random_pattern(3000, 2000000, rng, [&](std::int64_t r) {
+    return r == 1777 ? std::int64_t(1500000) : std::int64_t(rng.below(20));
+  });
+  EXPECT_GT(check_all("giant row", s, {1, 8, 32, 128}, rng, seed, /*both_ops=*/false), 0);
+}
+
+// B and C placed 4 bytes (and 8 bytes) into their buffers: the float4 paths must fall back.
+TEST(CudaSpmmSpecific, MisalignedDenseOperands) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  const HostCsr s = test::random_pattern(700, 900, rng, [&](std::int64_t r) {
+    return r == 5 ? std::int64_t(5000) : std::int64_t(rng.below(40));
+  });
+  Context ctx(DeviceKind::kGpu);
+  for (const std::string& v : kCudaSpmm) {
+    for (int k : {4, 8, 12, 32, 256}) {
+      for (int offset : {1, 2}) {
+        for (Op op : {Op::kNoTrans, Op::kTrans}) {
+          if (!applies(v, s, k, op)) continue;
+          SCOPED_TRACE(v + " K=" + std::to_string(k) + " offset " + std::to_string(offset) +
+                       " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+          GpuCase g(ctx, s, k, op, v);
+          const HostDense<float> b = random_matrix(g.in_rows(), k, rng);
+          const std::vector<float> vals = test::random_dense(s.nnz(), rng);
+          EXPECT_EQ(compare(g.run(&vals, b, offset), host_spmm(s, vals, b, op), k), "");
+        }
+      }
+    }
+  }
+}
+
+// No rows, no columns, no nonzeros: C (if any) must come out all zeros.
+TEST(CudaSpmmSpecific, DegenerateShapes) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  Rng rng(7);
+  std::vector<HostCsr> cases;
+  {
+    HostCsr s;  // 0 x 5
+    s.cols = 5;
+    cases.push_back(s);
+  }
+  {
+    HostCsr s;  // 6 x 0
+    s.rows = 6;
+    s.row_ptr.assign(7, 0);
+    cases.push_back(s);
+  }
+  {
+    HostCsr s;  // 40 x 30, nnz = 0
+    s.rows = 40;
+    s.cols = 30;
+    s.row_ptr.assign(41, 0);
+    cases.push_back(s);
+  }
+  for (const HostCsr& s : cases) {
+    for (const std::string& v : kCudaSpmm) {
+      for (int k : {1, 4, 33}) {
+        for (Op op : {Op::kNoTrans, Op::kTrans}) {
+          if (!applies(v, s, k, op)) continue;
+          SCOPED_TRACE(v + " on " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + " K=" + std::to_string(k));
+          GpuCase g(ctx, s, k, op, v);
+          const HostDense<float> b = random_matrix(g.in_rows(), k, rng);
+          const std::vector<float> none;
+          const std::vector<float> c = g.run(&none, b);
+          EXPECT_EQ(c, std::vector<float>(static_cast<std::size_t>(g.out_rows() * k), 0.0f));
+        }
+      }
+    }
+  }
+}
+
+// More than 2^31 nonzeros (64-bit positions everywhere, 64-bit cuSPARSE indices). Opt-in: up to
+// ~40 GB of device memory (cuSPARSE's widened columns) and ~40 GB of host memory. K = 1 and 4; a sample of rows is checked.
+TEST(CudaSpmmSpecific, MoreThanTwoBillionNonzeros) {
+  FK_REQUIRE_GPU();
+  if (!std::getenv("FK_TEST_HUGE")) GTEST_SKIP() << "set FK_TEST_HUGE=1 (needs ~40 GB of GPU memory)";
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  // 2^20 rows of 2049 nonzeros (short enough for the row kernels' own path): nnz = 2^31 + 2^20;
+  // each row's columns are an arithmetic sequence shifted by the row.
+  HostCsr s;
+  s.rows = 1 << 20;
+  s.cols = 1 << 16;
+  const std::int64_t len = 2049;
+  s.row_ptr.resize(s.rows + 1);
+  s.col_idx.resize(s.rows * len);
+  s.vals.resize(s.rows * len);
+  for (std::int64_t r = 0; r <= s.rows; ++r) s.row_ptr[r] = r * len;
+#pragma omp parallel for
+  for (std::int64_t r = 0; r < s.rows; ++r)
+    for (std::int64_t j = 0; j < len; ++j) {
+      s.col_idx[r * len + j] = static_cast<std::int32_t>((r * 7 + j * 2) % s.cols);
+      s.vals[r * len + j] = float(((r + j) % 13) - 6) / 8.0f;
+    }
+  ASSERT_GT(s.nnz(), std::int64_t(INT32_MAX));
+  Context ctx(DeviceKind::kGpu);
+  for (const std::string& v : kCudaSpmm) {
+    for (int k : {1, 4}) {
+      if (!applies(v, s, k, Op::kNoTrans)) continue;
+      SCOPED_TRACE(v + " K=" + std::to_string(k));
+      HostDense<float> b = random_matrix(s.cols, k, rng);
+      std::vector<float> c;
+      {
+        GpuCase g(ctx, s, k, Op::kNoTrans, v);
+        c = g.run(nullptr, b);
+      }
+      for (std::int64_t r : {std::int64_t(0), std::int64_t(1), std::int64_t(s.rows / 2), s.rows - 1}) {
+        for (int t = 0; t < k; ++t) {
+          double want = 0, bound = 0;
+          for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j) {
+            want += double(s.vals[j]) * b(s.col_idx[j], t);
+            bound += std::fabs(double(s.vals[j]) * b(s.col_idx[j], t));
+          }
+          EXPECT_NEAR(c[r * k + t], want, 1e-4 * bound + 1e-6) << "row " << r;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fk
+
+#endif  // FK_WITH_CUDA
