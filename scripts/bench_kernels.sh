@@ -2,13 +2,18 @@
 # Runs fk-bench over the standard matrix set x K for SDDMM and SpMM (S·B and Sᵀ·B) and accumulates
 # every row in one CSV (fk-bench appends to an existing CSV with the same header).
 #
-# usage: scripts/bench_kernels.sh [--quick] [--csv FILE] [--bin FK_BENCH] [--device cpu|gpu|auto]
-#                                 [--data DIR] [-- extra fk-bench options, e.g. --threads 16]
+# usage: scripts/bench_kernels.sh [--quick] [--csv FILE] [--bin FK_BENCH|DIR] [--device cpu|gpu|auto]
+#                                 [--data DIR] [--only LABEL,...] [--labels]
+#                                 [-- extra fk-bench options, e.g. --threads 16]
 #
 # The standard set: generated matrices shaped like nytimes and nips (LDA corpus presets, documents x
 # words), ml-20m and netflix (ratings presets, users x items), a power-law and a banded matrix; the
-# real SuiteSparse files in DATA/suitesparse/*.mtx and three DLMC ResNet-50 layers (.smtx).
+# real SuiteSparse files in DATA/suitesparse/*.mtx and three DLMC ResNet-50 layers (.smtx; three
+# preferred layers, else the first three found). Small real files run first, the big generated
+# shapes last; rows reach the CSV after every (matrix, K, form/op), so a run cut short keeps them.
 # K: SDDMM 32,64,128,256,512; SpMM 1,4,32,64,128,256,512.
+# --only runs the matrices with these labels (--labels lists them), e.g. to split a long run.
+# DATA defaults to $FK_SHARED_DATA, else ../shared/data beside the checkout.
 #
 # --quick: small shapes (ml-100k, small power-law and banded matrices, one SuiteSparse file, one
 # DLMC layer), K 32,64 / 1,32, 3 runs and no cache flush: a CI-sized check (< 1 minute on 2 CPU
@@ -26,7 +31,9 @@ device="auto"
 data="${FK_SHARED_DATA:-$root/../shared/data}"
 extra=()
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+only=""
+labels_only=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -34,6 +41,8 @@ while [[ $# -gt 0 ]]; do
     --bin) bin="${2:?--bin needs the fk-bench path}"; shift ;;
     --device) device="${2:?--device needs cpu, gpu or auto}"; shift ;;
     --data) data="${2:?--data needs a directory}"; shift ;;
+    --only) only="${2:?--only needs labels}"; shift ;;
+    --labels) labels_only=1 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "bench_kernels.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -47,7 +56,8 @@ if [[ -z "$bin" ]]; then
     if [[ -x "$candidate" ]]; then bin="$candidate"; break; fi
   done
 fi
-if [[ -z "$bin" || ! -x "$bin" ]]; then
+if [[ -n "$bin" && -d "$bin" ]]; then bin="$bin/fk-bench"; fi  # a folder of binaries (.carry/bin)
+if [[ $labels_only == 0 && ( -z "$bin" || ! -x "$bin" ) ]]; then
   echo "bench_kernels.sh: fk-bench not found; build it (scripts/build.sh) or pass --bin PATH" >&2
   exit 2
 fi
@@ -66,24 +76,53 @@ if [[ $quick == 1 ]]; then
   matrices+=("banded-small|--gen banded:rows=4000,cols=4000,nnz=40000")
   [[ -f "$data/suitesparse/hep-th.mtx" ]] && matrices+=("hep-th|--input $data/suitesparse/hep-th.mtx")
   dlmc_quick="$data/dlmc/rn50/magnitude_pruning/0.9/bottleneck_1_block_group1_1_1.smtx"
-  [[ -f "$dlmc_quick" ]] && matrices+=("dlmc|--input $dlmc_quick")
+  [[ -f "$dlmc_quick" ]] && matrices+=("dlmc-0.9-bottleneck_1_block_group1_1_1|--input $dlmc_quick")
 else
   sddmm_k="32,64,128,256,512"
   spmm_k="1,4,32,64,128,256,512"
   timing=()  # fk-bench's defaults: 3 warm-ups, median of 20 runs, cache flush
-  matrices+=("nytimes|--preset nytimes")
-  matrices+=("nips|--preset nips")
-  matrices+=("ml-20m|--preset ml-20m")
-  matrices+=("netflix|--preset netflix")
-  matrices+=("powerlaw|--gen powerlaw:rows=1000000,cols=1000000,nnz=20000000")
-  matrices+=("banded|--gen banded:rows=1000000,cols=1000000,nnz=20000000")
   for f in "$data"/suitesparse/*.mtx; do
     [[ -f "$f" ]] && matrices+=("$(basename "$f" .mtx)|--input $f")
   done
+  # DLMC: a large 90% layer, the classifier layer, and a 50% layer; where those were not carried
+  # along (a packed data folder), the first .smtx files found instead, three in all.
+  dlmc_root="$data/dlmc/rn50/magnitude_pruning"
+  dlmc=()
   for rel in 0.9/bottleneck_2_block_group4_2_1.smtx 0.9/final_dense.smtx 0.5/bottleneck_2_block_group3_1_1.smtx; do
-    f="$data/dlmc/rn50/magnitude_pruning/$rel"
-    [[ -f "$f" ]] && matrices+=("dlmc $rel|--input $f")
+    [[ -f "$dlmc_root/$rel" ]] && dlmc+=("$dlmc_root/$rel")
   done
+  if [[ ${#dlmc[@]} -lt 3 && -d "$dlmc_root" ]]; then
+    while IFS= read -r f; do
+      [[ ${#dlmc[@]} -ge 3 ]] && break
+      [[ " ${dlmc[*]} " == *" $f "* ]] || dlmc+=("$f")
+    done < <(find "$dlmc_root" -name '*.smtx' | sort)
+  fi
+  for f in "${dlmc[@]}"; do
+    matrices+=("dlmc-$(basename "$(dirname "$f")")-$(basename "$f" .smtx)|--input $f")
+  done
+  matrices+=("nips|--preset nips")
+  matrices+=("ml-20m|--preset ml-20m")
+  matrices+=("nytimes|--preset nytimes")
+  matrices+=("netflix|--preset netflix")
+  matrices+=("powerlaw|--gen powerlaw:rows=1000000,cols=1000000,nnz=20000000")
+  matrices+=("banded|--gen banded:rows=1000000,cols=1000000,nnz=20000000")
+fi
+
+if [[ $labels_only == 1 ]]; then
+  for entry in "${matrices[@]}"; do echo "${entry%%|*}"; done
+  exit 0
+fi
+if [[ -n "$only" ]]; then
+  selected=()
+  IFS=, read -r -a wanted <<<"$only"
+  for w in "${wanted[@]}"; do
+    found=0
+    for entry in "${matrices[@]}"; do
+      if [[ "${entry%%|*}" == "$w" ]]; then selected+=("$entry"); found=1; fi
+    done
+    if [[ $found == 0 ]]; then echo "bench_kernels.sh: --only: no matrix labelled '$w' (see --labels)" >&2; exit 2; fi
+  done
+  matrices=("${selected[@]}")
 fi
 
 echo "fk-bench: $bin"
