@@ -44,7 +44,8 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 void print_usage(std::ostream& os) {
-  os << "fk-datagen: seeded synthetic data sets (the same seed gives the same files on any machine\n"
+  os << "fk-datagen: seeded synthetic data sets (the same seed gives the same files on any "
+        "machine\n"
         "and any thread count)\n\n"
         "usage:\n"
         "  fk-datagen lda     [--preset NAME] [--docs D --words W --topics K ...] --out DIR\n"
@@ -53,7 +54,8 @@ void print_usage(std::ostream& os) {
         "      Presets: "
      << join(gen::lda_preset_names())
      << ".\n"
-        "  fk-datagen ratings [--preset NAME] [--users U --items I --ratings N ...] --out FILE.csv\n"
+        "  fk-datagen ratings [--preset NAME] [--users U --items I --ratings N ...] --out "
+        "FILE.csv\n"
         "      Ratings from a low-rank model with power-law activity, CSV user,item,rating.\n"
         "      Presets: "
      << join(gen::ratings_preset_names())
@@ -71,12 +73,14 @@ struct Common {
 };
 
 void add_common(po::options_description& desc, Common& c, const std::string& seed_help) {
+  // clang-format off
   desc.add_options()
       ("seed", po::value<std::uint64_t>(&c.seed), seed_help.c_str())
       ("threads", po::value<int>(&c.threads)->default_value(0),
        "OpenMP threads (0: OpenMP's default); the output does not depend on it")
       ("quiet", po::bool_switch(&c.quiet), "only warnings and errors on stderr (no progress lines)")
       ("help", "print this help and exit");
+  // clang-format on
 }
 
 // Parses argv[2..]. Short options are off so that negative values ("--min-rating -1") read as
@@ -88,7 +92,8 @@ bool parse(int argc, char** argv, const po::options_description& desc, const std
   const po::parsed_options parsed = po::command_line_parser(args).options(desc).style(style).run();
   for (const po::option& o : parsed.options)
     if (o.position_key >= 0 || o.string_key.empty())
-      throw UsageError("unexpected argument '" + (o.original_tokens.empty() ? o.value.front() : o.original_tokens.front()) +
+      throw UsageError("unexpected argument '" +
+                       (o.original_tokens.empty() ? o.value.front() : o.original_tokens.front()) +
                        "' (every value needs its --option)");
   po::store(parsed, vm);
   if (vm.count("help")) {
@@ -111,7 +116,8 @@ template <typename T>
 void check(const po::variables_map& vm, const std::string& name, T lo, T hi, bool lo_open = false) {
   if (!vm.count(name)) return;
   const T value = vm[name].as<T>();
-  if (std::isfinite(static_cast<double>(value)) && (lo_open ? value > lo : value >= lo) && value <= hi)
+  if (std::isfinite(static_cast<double>(value)) && (lo_open ? value > lo : value >= lo) &&
+      value <= hi)
     return;
   std::ostringstream os;
   if (hi == std::numeric_limits<T>::max())
@@ -133,6 +139,7 @@ int run_lda(int argc, char** argv) {
   Common common;
   std::string preset = "default", out;
   po::options_description desc("fk-datagen lda options (values not given come from the preset)");
+  // clang-format off
   desc.add_options()
       ("preset", po::value<std::string>(&preset)->default_value(preset),
        ("shape and concentrations to start from: " + join(gen::lda_preset_names()) +
@@ -149,9 +156,11 @@ int run_lda(int argc, char** argv) {
       ("zipf", po::value<double>(), "Zipf exponent of the vocabulary base measure, in [0, 5]")
       ("out", po::value<std::string>(&out)->required(),
        "output directory (created): docword.txt, vocab.txt, true_topics.npy");
+  // clang-format on
   add_common(desc, common, "random seed (default 1)");
   po::variables_map vm;
-  if (!parse(argc, argv, desc, "usage: fk-datagen lda [--preset NAME] [options] --out DIR", vm)) return 0;
+  if (!parse(argc, argv, desc, "usage: fk-datagen lda [--preset NAME] [options] --out DIR", vm))
+    return 0;
   apply_common(common);
 
   gen::LdaCorpusSpec spec;
@@ -187,8 +196,8 @@ int run_lda(int argc, char** argv) {
   double tokens = 0;
   for (float v : c.counts.vals) tokens += v;
   const std::int64_t nnz = c.counts.nnz();
-  log_info() << "generated " << nnz << " nonzeros, " << static_cast<std::int64_t>(tokens) << " tokens in "
-             << gen_s << " s; writing " << out;
+  log_info() << "generated " << nnz << " nonzeros, " << static_cast<std::int64_t>(tokens)
+             << " tokens in " << gen_s << " s; writing " << out;
 
   sw.restart();
   std::filesystem::create_directories(out);
@@ -199,17 +208,20 @@ int run_lda(int argc, char** argv) {
   corpus.vocab = std::move(c.vocab);
   io::write_uci(docword, vocab, corpus);
   io::write_npy(topics, c.topics);
-  std::cout << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs << " docs x "
-            << spec.words << " words, " << nnz << " nonzeros, " << static_cast<std::int64_t>(tokens)
-            << " tokens, " << spec.topics << " topics (generated in " << gen_s << " s, written in "
-            << seconds_since(sw) << " s)" << std::endl;
+  std::cout << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs
+            << " docs x " << spec.words << " words, " << nnz << " nonzeros, "
+            << static_cast<std::int64_t>(tokens) << " tokens, " << spec.topics
+            << " topics (generated in " << gen_s << " s, written in " << seconds_since(sw) << " s)"
+            << std::endl;
   return 0;
 }
 
 int run_ratings(int argc, char** argv) {
   Common common;
   std::string preset = "ml-100k", out;
-  po::options_description desc("fk-datagen ratings options (values not given come from the preset)");
+  po::options_description desc(
+      "fk-datagen ratings options (values not given come from the preset)");
+  // clang-format off
   desc.add_options()
       ("preset", po::value<std::string>(&preset)->default_value(preset),
        ("shape and skew to start from: " + join(gen::ratings_preset_names()) +
@@ -229,9 +241,11 @@ int run_ratings(int argc, char** argv) {
       ("min-user-ratings", po::value<std::int64_t>(),
        "every user rates at least this many items (MovieLens presets: 20)")
       ("out", po::value<std::string>(&out)->required(), "output CSV file (user,item,rating; ids from 1)");
+  // clang-format on
   add_common(desc, common, "random seed (default 1)");
   po::variables_map vm;
-  if (!parse(argc, argv, desc, "usage: fk-datagen ratings [--preset NAME] [options] --out FILE.csv", vm))
+  if (!parse(argc, argv, desc, "usage: fk-datagen ratings [--preset NAME] [options] --out FILE.csv",
+             vm))
     return 0;
   apply_common(common);
 
@@ -270,14 +284,17 @@ int run_ratings(int argc, char** argv) {
     usage_fail("min-rating/--max-rating", "need min-rating < max-rating");
   if (spec.step > spec.max_rating - spec.min_rating)
     usage_fail("step", "must not exceed max-rating - min-rating");
-  if (static_cast<double>(spec.ratings) > static_cast<double>(spec.users) * static_cast<double>(spec.items))
+  if (static_cast<double>(spec.ratings) >
+      static_cast<double>(spec.users) * static_cast<double>(spec.items))
     usage_fail("ratings", std::to_string(spec.ratings) + " do not fit in users x items = " +
-                                std::to_string(spec.users) + " x " + std::to_string(spec.items));
+                              std::to_string(spec.users) + " x " + std::to_string(spec.items));
   if (spec.min_user_ratings > spec.items)
     usage_fail("min-user-ratings", "must not exceed items (" + std::to_string(spec.items) + ")");
-  if (static_cast<double>(spec.ratings) < static_cast<double>(spec.users) * static_cast<double>(spec.min_user_ratings))
-    usage_fail("ratings", std::to_string(spec.ratings) + " are fewer than users x min-user-ratings = " +
-                                std::to_string(spec.users) + " x " + std::to_string(spec.min_user_ratings));
+  if (static_cast<double>(spec.ratings) <
+      static_cast<double>(spec.users) * static_cast<double>(spec.min_user_ratings))
+    usage_fail("ratings",
+               std::to_string(spec.ratings) + " are fewer than users x min-user-ratings = " +
+                   std::to_string(spec.users) + " x " + std::to_string(spec.min_user_ratings));
 
   log_info() << "ratings: " << spec.users << " users x " << spec.items << " items, " << spec.ratings
              << " ratings, rank " << spec.rank << ", seed " << spec.seed;
@@ -290,8 +307,8 @@ int run_ratings(int argc, char** argv) {
   if (!parent.empty()) std::filesystem::create_directories(parent);
   io::write_ratings_csv(out, g.ratings);
   std::cout << "wrote " << out << ": " << spec.users << " users x " << spec.items << " items, "
-            << g.ratings.size() << " ratings (generated in " << gen_s << " s, written in " << seconds_since(sw)
-            << " s)" << std::endl;
+            << g.ratings.size() << " ratings (generated in " << gen_s << " s, written in "
+            << seconds_since(sw) << " s)" << std::endl;
   return 0;
 }
 
@@ -299,6 +316,7 @@ int run_sparse(int argc, char** argv) {
   Common common;
   std::string spec_text, out;
   po::options_description desc("fk-datagen sparse options");
+  // clang-format off
   desc.add_options()
       ("spec", po::value<std::string>(&spec_text)->required(),
        "KIND:rows=R,cols=C,nnz=Z[,param=P][,seed=S]. KIND: uniform (Poisson row lengths, uniform "
@@ -309,9 +327,11 @@ int run_sparse(int argc, char** argv) {
       ("out", po::value<std::string>(&out)->required(),
        "output file: .mtx (Matrix Market coordinate real general, values in [0.5, 1.5)) or .smtx "
        "(DLMC pattern CSR)");
+  // clang-format on
   add_common(desc, common, "random seed, overriding the spec's seed=");
   po::variables_map vm;
-  if (!parse(argc, argv, desc, "usage: fk-datagen sparse --spec SPEC --out FILE.mtx|FILE.smtx", vm)) return 0;
+  if (!parse(argc, argv, desc, "usage: fk-datagen sparse --spec SPEC --out FILE.mtx|FILE.smtx", vm))
+    return 0;
   apply_common(common);
   gen::SparseSpec spec;
   try {
@@ -356,4 +376,6 @@ int datagen_main(int argc, char** argv) {
 }  // namespace
 }  // namespace fk
 
-int main(int argc, char** argv) { return fk::app::run_main(fk::kApp, argc, argv, fk::datagen_main); }
+int main(int argc, char** argv) {
+  return fk::app::run_main(fk::kApp, argc, argv, fk::datagen_main);
+}

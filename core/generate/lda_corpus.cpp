@@ -23,8 +23,8 @@ using detail::zipf_weights;
 // Stream layout under Rng(seed): split(0) permutes the Zipf ranks over word ids, split(1).split(k)
 // draws topic k, split(2).split(d) draws document d. Changing this changes every corpus.
 constexpr std::uint64_t kVocabStream = 0, kTopicStream = 1, kDocStream = 2;
-constexpr std::int64_t kDocBlock = 64;                 // documents per parallel work item
-constexpr double kProgressTokens = 2e7;                // report progress above this many tokens
+constexpr std::int64_t kDocBlock = 64;   // documents per parallel work item
+constexpr double kProgressTokens = 2e7;  // report progress above this many tokens
 
 struct Preset {
   const char* name;
@@ -45,9 +45,9 @@ LdaCorpusSpec make(std::int64_t docs, std::int64_t words, int topics, double mea
   return s;
 }
 
-// Mean lengths are the real corpora's tokens per document; the Zipf exponent and topic_eta were then
-// tuned so the nonzero count lands near the real one. "gen:" is what seed 1 gives (seeds 1-5 stay
-// within 3% for kos and nips; the tests hold every small preset to 5%).
+// Mean lengths are the real corpora's tokens per document; the Zipf exponent and topic_eta were
+// then tuned so the nonzero count lands near the real one. "gen:" is what seed 1 gives (seeds 1-5
+// stay within 3% for kos and nips; the tests hold every small preset to 5%).
 const Preset kPresets[] = {
     // ~2,000 x 5,000, ~300K tokens, ~210K nonzeros: small enough for the README's first run.
     // gen: 211,165 nonzeros, 304,443 tokens.
@@ -188,7 +188,8 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
         for (std::int64_t d = d0; d < d1; ++d) {
           Rng r = doc_root.split(static_cast<std::uint64_t>(d));
           const double len_real = std::exp(mu + sigma * r.normal());
-          const auto len = static_cast<std::int64_t>(std::max(1.0, std::round(std::min(len_real, 1e12))));
+          const auto len =
+              static_cast<std::int64_t>(std::max(1.0, std::round(std::min(len_real, 1e12))));
           r.dirichlet(spec.doc_alpha, theta);
           // Topic of every token first (only the per-topic totals matter), then the words topic
           // by topic so each topic's alias table stays in cache while it is used.

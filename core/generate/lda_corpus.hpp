@@ -26,7 +26,7 @@ struct LdaCorpusSpec {
   // Topic-word Dirichlet concentration: beta_k ~ Dirichlet(topic_eta * words * base), base the
   // Zipf measure (sums to 1), so topic_eta is the mean concentration per word.
   double topic_eta = 0.07;
-  double zipf_exponent = 0.9;     // base measure: weight of rank r is r^-zipf_exponent
+  double zipf_exponent = 0.9;  // base measure: weight of rank r is r^-zipf_exponent
   std::uint64_t seed = 1;
 };
 

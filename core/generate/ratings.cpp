@@ -24,7 +24,7 @@ using detail::zipf_weights;
 // Stream layout under Rng(seed). Changing it changes every generated data set.
 constexpr std::uint64_t kUserRankStream = 0, kItemRankStream = 1, kUserModelStream = 2,
                         kItemModelStream = 3, kUserDrawStream = 4;
-constexpr std::int64_t kUserBlock = 256;      // users per parallel work item
+constexpr std::int64_t kUserBlock = 256;  // users per parallel work item
 constexpr std::int64_t kProgressRatings = 10000000;
 
 // Model scales as fractions of the rating range (see the header).
@@ -64,12 +64,14 @@ void check_spec(const RatingsSpec& s) {
   FK_CHECK(s.items >= 1 && s.items <= std::numeric_limits<std::int32_t>::max(),
            "ratings: items must be in [1, 2^31), got " << s.items);
   FK_CHECK(s.ratings >= 0, "ratings: ratings must be >= 0, got " << s.ratings);
-  FK_CHECK(static_cast<double>(s.ratings) <= static_cast<double>(s.users) * static_cast<double>(s.items),
-           "ratings: " << s.ratings << " ratings do not fit in " << s.users << " users x " << s.items
-                       << " items without duplicates");
+  FK_CHECK(
+      static_cast<double>(s.ratings) <= static_cast<double>(s.users) * static_cast<double>(s.items),
+      "ratings: " << s.ratings << " ratings do not fit in " << s.users << " users x " << s.items
+                  << " items without duplicates");
   FK_CHECK(s.min_user_ratings >= 0 && s.min_user_ratings <= s.items,
            "ratings: min_user_ratings must be in [0, items], got " << s.min_user_ratings);
-  FK_CHECK(static_cast<double>(s.ratings) >= static_cast<double>(s.users) * static_cast<double>(s.min_user_ratings),
+  FK_CHECK(static_cast<double>(s.ratings) >=
+               static_cast<double>(s.users) * static_cast<double>(s.min_user_ratings),
            "ratings: " << s.ratings << " ratings are fewer than users x min_user_ratings = "
                        << s.users << " x " << s.min_user_ratings);
   FK_CHECK(s.rank >= 1 && s.rank <= 4096, "ratings: rank must be in [1, 4096], got " << s.rank);
@@ -78,8 +80,9 @@ void check_spec(const RatingsSpec& s) {
            "ratings: user_exponent must be in [0, 5], got " << s.user_exponent);
   FK_CHECK(std::isfinite(s.item_exponent) && s.item_exponent >= 0 && s.item_exponent <= 5,
            "ratings: item_exponent must be in [0, 5], got " << s.item_exponent);
-  FK_CHECK(std::isfinite(s.min_rating) && std::isfinite(s.max_rating) && s.min_rating < s.max_rating,
-           "ratings: need min_rating < max_rating, got " << s.min_rating << " and " << s.max_rating);
+  FK_CHECK(
+      std::isfinite(s.min_rating) && std::isfinite(s.max_rating) && s.min_rating < s.max_rating,
+      "ratings: need min_rating < max_rating, got " << s.min_rating << " and " << s.max_rating);
   FK_CHECK(std::isfinite(s.step) && s.step >= 0 && s.step <= s.max_rating - s.min_rating,
            "ratings: step must be in [0, max_rating - min_rating], got " << s.step);
 }
@@ -123,11 +126,13 @@ GeneratedRatings generate_ratings(const RatingsSpec& spec) {
   const double range = static_cast<double>(spec.max_rating) - spec.min_rating;
 
   // Per-user counts: min_user_ratings each, the rest shared by activity, capped at `items`.
-  const std::vector<double> activity = shuffled_zipf(U, spec.user_exponent, root.split(kUserRankStream));
-  const std::vector<double> popularity = shuffled_zipf(I, spec.item_exponent, root.split(kItemRankStream));
+  const std::vector<double> activity =
+      shuffled_zipf(U, spec.user_exponent, root.split(kUserRankStream));
+  const std::vector<double> popularity =
+      shuffled_zipf(I, spec.item_exponent, root.split(kItemRankStream));
   const std::int64_t floor = spec.min_user_ratings;
-  std::vector<std::int64_t> per_user =
-      apportion(activity, std::vector<std::int64_t>(static_cast<std::size_t>(U), I - floor), N - U * floor);
+  std::vector<std::int64_t> per_user = apportion(
+      activity, std::vector<std::int64_t>(static_cast<std::size_t>(U), I - floor), N - U * floor);
   std::vector<std::int64_t> offset(static_cast<std::size_t>(U) + 1, 0);
   for (std::int64_t u = 0; u < U; ++u) offset[u + 1] = offset[u] + per_user[u] + floor;
   FK_CHECK(offset[U] == N, "ratings: internal error, apportioned " << offset[U] << " of " << N);

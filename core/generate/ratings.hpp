@@ -24,17 +24,18 @@ struct RatingsSpec {
   std::int64_t items = 1682;
   std::int64_t ratings = 100000;
   int rank = 10;
-  double noise = 0.5;            // std of ε, in rating units
-  double user_exponent = 0.38;   // Zipf exponent of user activity by rank
-  double item_exponent = 0.45;   // Zipf exponent of item popularity by rank
+  double noise = 0.5;                              // std of ε, in rating units
+  double user_exponent = 0.38;                     // Zipf exponent of user activity by rank
+  double item_exponent = 0.45;                     // Zipf exponent of item popularity by rank
   float min_rating = 1, max_rating = 5, step = 1;  // step 0 keeps real values
   std::int64_t min_user_ratings = 20;  // every user rates at least this many (MovieLens: 20)
   std::uint64_t seed = 1;
 };
 
 // Presets: "ml-100k" (943 x 1,682, 100,000), "ml-20m" (138,493 x 26,744, 20,000,263),
-// "netflix" (480,189 x 17,770, 100,480,507; about 5 s and 1.3 GB on 2 cores). Exponents chosen so the busiest user and the most rated item
-// hold about the share they do in the real data. Throws fk::Error listing the names otherwise.
+// "netflix" (480,189 x 17,770, 100,480,507; about 5 s and 1.3 GB on 2 cores). Exponents chosen so
+// the busiest user and the most rated item hold about the share they do in the real data. Throws
+// fk::Error listing the names otherwise.
 RatingsSpec ratings_preset(const std::string& name);
 std::vector<std::string> ratings_preset_names();
 

@@ -10,7 +10,8 @@ namespace fk::gen::detail {
 
 std::vector<double> zipf_weights(std::int64_t n, double exponent) {
   FK_CHECK(n >= 0, "zipf_weights: negative size " << n);
-  FK_CHECK(std::isfinite(exponent) && exponent >= 0, "Zipf exponent must be >= 0, got " << exponent);
+  FK_CHECK(std::isfinite(exponent) && exponent >= 0,
+           "Zipf exponent must be >= 0, got " << exponent);
   std::vector<double> w(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) w[i] = std::pow(static_cast<double>(i + 1), -exponent);
   return w;
@@ -61,7 +62,8 @@ std::vector<std::int64_t> apportion(const std::vector<double>& weights,
       for (std::size_t k = order.size(); k-- > 0;) suffix[k] = suffix[k + 1] + weights[order[k]];
       for (std::size_t k = 0; k < order.size() && remaining > 0; ++k) {
         const std::size_t i = order[k];
-        if (static_cast<double>(remaining) * weights[i] < static_cast<double>(caps[i]) * suffix[k]) break;
+        if (static_cast<double>(remaining) * weights[i] < static_cast<double>(caps[i]) * suffix[k])
+          break;
         const std::int64_t take = std::min(caps[i], remaining);
         c[i] = take;
         remaining -= take;
@@ -80,7 +82,8 @@ std::vector<std::int64_t> apportion(const std::vector<double>& weights,
       for (std::size_t i : active) {
         if (capped[i]) continue;
         cum += weights[i] * scale;
-        const std::int64_t upto = std::min(remaining, static_cast<std::int64_t>(std::floor(cum + 0.5)));
+        const std::int64_t upto =
+            std::min(remaining, static_cast<std::int64_t>(std::floor(cum + 0.5)));
         const std::int64_t take = std::clamp<std::int64_t>(upto - prev, 0, caps[i]);
         prev = std::max(prev, upto);
         c[i] = take;
@@ -130,8 +133,8 @@ DistinctSampler::DistinctSampler(std::int64_t n) : n_(n), positive_(n) {
 DistinctSampler::DistinctSampler(const std::vector<double>* weights, const AliasTable* table)
     : n_(static_cast<std::int64_t>(weights->size())), weights_(weights), table_(table) {
   FK_CHECK(n_ <= INT32_MAX, "DistinctSampler: size " << n_ << " exceeds 2^31");
-  FK_CHECK(table->size() == n_, "DistinctSampler: alias table over " << table->size()
-                                    << " entries but " << n_ << " weights");
+  FK_CHECK(table->size() == n_, "DistinctSampler: alias table over "
+                                    << table->size() << " entries but " << n_ << " weights");
   for (double w : *weights) positive_ += w > 0;
   mark_.assign(static_cast<std::size_t>(n_), 0);
 }
@@ -157,8 +160,8 @@ void DistinctSampler::sample(std::int64_t count, Rng& rng, std::vector<std::int3
 void DistinctSampler::sample_below(std::int64_t count, std::int64_t limit, Rng& rng,
                                    std::vector<std::int32_t>& out) {
   FK_CHECK(weights_ == nullptr, "DistinctSampler::sample_below needs a uniform sampler");
-  FK_CHECK(limit >= 0 && limit <= n_, "DistinctSampler::sample_below: limit " << limit
-                                          << " outside [0, " << n_ << "]");
+  FK_CHECK(limit >= 0 && limit <= n_,
+           "DistinctSampler::sample_below: limit " << limit << " outside [0, " << n_ << "]");
   out.clear();
   count = std::min(count, limit);
   if (count <= 0) return;
@@ -189,7 +192,8 @@ void DistinctSampler::uniform_sample(std::int64_t count, std::int64_t limit, Rng
   }
 }
 
-void DistinctSampler::weighted_sample(std::int64_t count, Rng& rng, std::vector<std::int32_t>& out) {
+void DistinctSampler::weighted_sample(std::int64_t count, Rng& rng,
+                                      std::vector<std::int32_t>& out) {
   const std::vector<double>& w = *weights_;
   out.reserve(static_cast<std::size_t>(count));
   if (count == positive_) {

@@ -41,19 +41,21 @@ class DistinctSampler {
   // not drawn yet, which gives the same distribution in O(n).
   void sample(std::int64_t count, Rng& rng, std::vector<std::int32_t>& out);
   // Uniform samplers only: min(count, limit) distinct indices in [0, limit), limit <= n, sorted.
-  void sample_below(std::int64_t count, std::int64_t limit, Rng& rng, std::vector<std::int32_t>& out);
+  void sample_below(std::int64_t count, std::int64_t limit, Rng& rng,
+                    std::vector<std::int32_t>& out);
 
  private:
   void next_stamp();
-  void uniform_sample(std::int64_t count, std::int64_t limit, Rng& rng, std::vector<std::int32_t>& out);
+  void uniform_sample(std::int64_t count, std::int64_t limit, Rng& rng,
+                      std::vector<std::int32_t>& out);
   void weighted_sample(std::int64_t count, Rng& rng, std::vector<std::int32_t>& out);
   void finish_by_keys(std::int64_t count, Rng& rng, std::vector<std::int32_t>& out);
 
   std::int64_t n_;
   const std::vector<double>* weights_ = nullptr;
   const AliasTable* table_ = nullptr;
-  std::int64_t positive_ = 0;          // how many weights are > 0
-  std::vector<std::uint32_t> mark_;    // mark_[i] == stamp_: i is in the current set
+  std::int64_t positive_ = 0;        // how many weights are > 0
+  std::vector<std::uint32_t> mark_;  // mark_[i] == stamp_: i is in the current set
   std::uint32_t stamp_ = 0;
   std::vector<std::pair<double, std::int32_t>> keys_;  // scratch for exponential keys
 };

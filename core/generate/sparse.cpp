@@ -28,7 +28,7 @@ constexpr std::uint64_t kLengthStream = 0, kRankStream = 1, kRowStream = 2, kClu
 constexpr std::int64_t kRowBlock = 256;
 constexpr double kDefaultPowerLaw = 1.0;
 constexpr std::int64_t kDefaultClusterRows = 32;
-constexpr double kInClusterShare = 0.8;    // share of a clustered row's entries in its column set
+constexpr double kInClusterShare = 0.8;      // share of a clustered row's entries in its column set
 constexpr double kClusterWidthFactor = 1.5;  // column set size / mean row length
 const float kBelowOneAndHalf = std::nextafter(1.5f, 0.0f);
 
@@ -72,15 +72,17 @@ bool parse_count(const std::string& v, std::int64_t& out) {
 }
 
 std::int64_t band_half_width(const SparseSpec& s) {
-  const double width = s.param > 0 ? s.param
-                                   : 2.0 * std::ceil(static_cast<double>(s.nnz) / static_cast<double>(s.rows)) + 1;
+  const double width =
+      s.param > 0 ? s.param
+                  : 2.0 * std::ceil(static_cast<double>(s.nnz) / static_cast<double>(s.rows)) + 1;
   return static_cast<std::int64_t>(width - 1) / 2;  // the band is 2h + 1 columns
 }
 
 // The band of row r: [lo, hi) around the diagonal scaled to the matrix shape.
-void band_of(const SparseSpec& s, std::int64_t h, std::int64_t r, std::int64_t& lo, std::int64_t& hi) {
-  const auto center = static_cast<std::int64_t>((static_cast<double>(r) + 0.5) *
-                                                static_cast<double>(s.cols) / static_cast<double>(s.rows));
+void band_of(const SparseSpec& s, std::int64_t h, std::int64_t r, std::int64_t& lo,
+             std::int64_t& hi) {
+  const auto center = static_cast<std::int64_t>(
+      (static_cast<double>(r) + 0.5) * static_cast<double>(s.cols) / static_cast<double>(s.rows));
   lo = std::max<std::int64_t>(0, center - h);
   hi = std::min<std::int64_t>(s.cols, center + h + 1);
 }
@@ -98,16 +100,19 @@ void check_spec(const SparseSpec& s) {
       FK_CHECK(s.param == 0, "sparse: uniform takes no param, got " << s.param);
       break;
     case SparseKind::kPowerLaw:
-      FK_CHECK(s.param <= 5, "sparse: powerlaw param (Zipf exponent) must be in [0, 5], got " << s.param);
+      FK_CHECK(s.param <= 5,
+               "sparse: powerlaw param (Zipf exponent) must be in [0, 5], got " << s.param);
       break;
     case SparseKind::kBanded:
-      FK_CHECK(s.param == std::floor(s.param) && s.param <= 2.0 * s.cols + 1,
-               "sparse: banded param (band width in columns) must be a whole number <= 2 cols + 1, got "
-                   << s.param);
+      FK_CHECK(
+          s.param == std::floor(s.param) && s.param <= 2.0 * s.cols + 1,
+          "sparse: banded param (band width in columns) must be a whole number <= 2 cols + 1, got "
+              << s.param);
       break;
     case SparseKind::kBlockClustered:
       FK_CHECK(s.param == std::floor(s.param) && s.param <= static_cast<double>(s.rows),
-               "sparse: clustered param (rows per cluster) must be a whole number <= rows, got " << s.param);
+               "sparse: clustered param (rows per cluster) must be a whole number <= rows, got "
+                   << s.param);
       break;
   }
 }
@@ -126,7 +131,8 @@ SparseSpec parse_sparse_spec(const std::string& text) {
       kind_ok = true;
     }
   if (!kind_ok) spec_error(text, "unknown kind '" + kind + "'");
-  bool seen_rows = false, seen_cols = false, seen_nnz = false, seen_param = false, seen_seed = false;
+  bool seen_rows = false, seen_cols = false, seen_nnz = false, seen_param = false,
+       seen_seed = false;
   std::stringstream fields(text.substr(colon + 1));
   std::string field;
   while (std::getline(fields, field, ',')) {
@@ -167,7 +173,8 @@ SparseSpec parse_sparse_spec(const std::string& text) {
 
 std::string to_string(const SparseSpec& spec) {
   std::ostringstream os;
-  os << kind_name(spec.kind) << ":rows=" << spec.rows << ",cols=" << spec.cols << ",nnz=" << spec.nnz;
+  os << kind_name(spec.kind) << ":rows=" << spec.rows << ",cols=" << spec.cols
+     << ",nnz=" << spec.nnz;
   if (spec.param != 0) {
     // The shortest form that reads back to the same double.
     std::ostringstream p;
@@ -240,16 +247,16 @@ HostCsr generate_sparse(const SparseSpec& spec) {
   m.cols = C;
   m.row_ptr.assign(static_cast<std::size_t>(R) + 1, 0);
   for (std::int64_t r = 0; r < R; ++r) m.row_ptr[r + 1] = m.row_ptr[r] + len[r];
-  FK_CHECK(m.row_ptr[R] == spec.nnz, "sparse: internal error, apportioned " << m.row_ptr[R] << " of "
-                                                                             << spec.nnz);
+  FK_CHECK(m.row_ptr[R] == spec.nnz,
+           "sparse: internal error, apportioned " << m.row_ptr[R] << " of " << spec.nnz);
   m.col_idx.resize(static_cast<std::size_t>(spec.nnz));
   m.vals.resize(static_cast<std::size_t>(spec.nnz));
 
   // Clustered rows come in groups; a work item is one group so its column set is drawn once.
-  const std::int64_t group =
-      spec.kind == SparseKind::kBlockClustered
-          ? (spec.param > 0 ? static_cast<std::int64_t>(spec.param) : std::min(kDefaultClusterRows, R))
-          : kRowBlock;
+  const std::int64_t group = spec.kind == SparseKind::kBlockClustered
+                                 ? (spec.param > 0 ? static_cast<std::int64_t>(spec.param)
+                                                   : std::min(kDefaultClusterRows, R))
+                                 : kRowBlock;
   const std::int64_t set_size = std::clamp<std::int64_t>(
       static_cast<std::int64_t>(std::ceil(kClusterWidthFactor * mean_len)), 1, C);
   const std::int64_t nblocks = (R + group - 1) / group;
@@ -290,7 +297,8 @@ HostCsr generate_sparse(const SparseSpec& spec) {
             }
             case SparseKind::kBlockClustered: {
               const auto s = static_cast<std::int64_t>(set.size());
-              std::int64_t k_in = std::min<std::int64_t>(s, std::llround(kInClusterShare * static_cast<double>(n)));
+              std::int64_t k_in =
+                  std::min<std::int64_t>(s, std::llround(kInClusterShare * static_cast<double>(n)));
               std::int64_t k_out = n - k_in;
               if (k_out > C - s) {
                 k_out = C - s;
@@ -307,7 +315,8 @@ HostCsr generate_sparse(const SparseSpec& spec) {
                 o += static_cast<std::int32_t>(si);
               }
               cols.resize(picked.size() + outside.size());
-              std::merge(picked.begin(), picked.end(), outside.begin(), outside.end(), cols.begin());
+              std::merge(picked.begin(), picked.end(), outside.begin(), outside.end(),
+                         cols.begin());
               break;
             }
           }

@@ -23,7 +23,7 @@ enum class SparseKind {
 struct SparseSpec {
   SparseKind kind = SparseKind::kUniform;
   std::int64_t rows = 1000, cols = 1000, nnz = 10000;
-  double param = 0;  // kind-specific: power-law exponent, band width, rows per cluster (0 = default)
+  double param = 0;  // per kind: Zipf exponent, band width, rows per cluster (0 = default)
   std::uint64_t seed = 1;
 };
 

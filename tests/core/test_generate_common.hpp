@@ -29,12 +29,13 @@ inline ::testing::AssertionResult sorted_unique_csr(const HostCsr& m) {
     return ::testing::AssertionFailure() << e.what();
   }
   if (!m.vals.empty() && static_cast<std::int64_t>(m.vals.size()) != m.nnz())
-    return ::testing::AssertionFailure() << m.vals.size() << " values for " << m.nnz() << " entries";
+    return ::testing::AssertionFailure()
+           << m.vals.size() << " values for " << m.nnz() << " entries";
   for (std::int64_t r = 0; r < m.rows; ++r)
     for (std::int64_t j = m.row_ptr[r] + 1; j < m.row_ptr[r + 1]; ++j)
       if (m.col_idx[j - 1] >= m.col_idx[j])
-        return ::testing::AssertionFailure() << "row " << r << ": column " << m.col_idx[j - 1]
-                                             << " then " << m.col_idx[j];
+        return ::testing::AssertionFailure()
+               << "row " << r << ": column " << m.col_idx[j - 1] << " then " << m.col_idx[j];
   return ::testing::AssertionSuccess();
 }
 

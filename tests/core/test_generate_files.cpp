@@ -60,7 +60,8 @@ TEST(GenerateFiles, RatingsThroughCsv) {
 }
 
 TEST(GenerateFiles, SparseThroughMatrixMarketAndSmtx) {
-  const HostCsr m = gen::generate_sparse(gen::parse_sparse_spec("powerlaw:rows=700,cols=500,nnz=9000,seed=33"));
+  const HostCsr m =
+      gen::generate_sparse(gen::parse_sparse_spec("powerlaw:rows=700,cols=500,nnz=9000,seed=33"));
   test::TempDir dir;
   io::write_matrix_market(dir.file("m.mtx"), m);
   io::write_smtx(dir.file("m.smtx"), m);

@@ -78,7 +78,8 @@ TEST(GenerateLda, IndependentOfThreadCount) {
   const LdaCorpusSpec spec = small_spec(21);
   const GeneratedCorpus one = test::with_threads(1, [&] { return gen::generate_lda_corpus(spec); });
   const GeneratedCorpus two = test::with_threads(2, [&] { return gen::generate_lda_corpus(spec); });
-  const GeneratedCorpus three = test::with_threads(3, [&] { return gen::generate_lda_corpus(spec); });
+  const GeneratedCorpus three =
+      test::with_threads(3, [&] { return gen::generate_lda_corpus(spec); });
   EXPECT_TRUE(test::same_csr(one.counts, two.counts));
   EXPECT_TRUE(test::same_csr(one.counts, three.counts));
   EXPECT_EQ(one.topics.storage(), two.topics.storage());
@@ -128,8 +129,8 @@ TEST(GenerateLda, PresetNamesAndUnknownPreset) {
 
 TEST(GenerateLda, BadSpecsAreErrors) {
   const std::vector<std::function<void(LdaCorpusSpec&)>> breaks = {
-      [](LdaCorpusSpec& s) { s.words = 0; },          [](LdaCorpusSpec& s) { s.topics = 0; },
-      [](LdaCorpusSpec& s) { s.doc_alpha = 0; },      [](LdaCorpusSpec& s) { s.topic_eta = -1; },
+      [](LdaCorpusSpec& s) { s.words = 0; },           [](LdaCorpusSpec& s) { s.topics = 0; },
+      [](LdaCorpusSpec& s) { s.doc_alpha = 0; },       [](LdaCorpusSpec& s) { s.topic_eta = -1; },
       [](LdaCorpusSpec& s) { s.mean_doc_length = 0; }, [](LdaCorpusSpec& s) { s.docs = -1; }};
   for (const auto& b : breaks) {
     LdaCorpusSpec s = small_spec(1);

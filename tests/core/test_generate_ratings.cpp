@@ -29,20 +29,24 @@ RatingsSpec small_spec(std::uint64_t seed) {
 
 // Ordered by user, items strictly increasing within a user (hence no duplicate pair), indices in
 // range.
-::testing::AssertionResult ordered_unique(const io::Ratings& r, std::int64_t users, std::int64_t items) {
+::testing::AssertionResult ordered_unique(const io::Ratings& r, std::int64_t users,
+                                          std::int64_t items) {
   for (std::int64_t j = 0; j < r.size(); ++j) {
     if (r.user[j] < 0 || r.user[j] >= users || r.item[j] < 0 || r.item[j] >= items)
       return ::testing::AssertionFailure() << "pair " << j << " out of range";
-    if (j > 0 && (r.user[j] < r.user[j - 1] || (r.user[j] == r.user[j - 1] && r.item[j] <= r.item[j - 1])))
-      return ::testing::AssertionFailure() << "pair " << j << " (" << r.user[j] << ", " << r.item[j]
-                                           << ") after (" << r.user[j - 1] << ", " << r.item[j - 1] << ")";
+    if (j > 0 &&
+        (r.user[j] < r.user[j - 1] || (r.user[j] == r.user[j - 1] && r.item[j] <= r.item[j - 1])))
+      return ::testing::AssertionFailure()
+             << "pair " << j << " (" << r.user[j] << ", " << r.item[j] << ") after ("
+             << r.user[j - 1] << ", " << r.item[j - 1] << ")";
   }
   return ::testing::AssertionSuccess();
 }
 
 bool same_ratings(const GeneratedRatings& a, const GeneratedRatings& b) {
   return a.ratings.user == b.ratings.user && a.ratings.item == b.ratings.item &&
-         a.ratings.rating == b.ratings.rating && a.user_factors.storage() == b.user_factors.storage() &&
+         a.ratings.rating == b.ratings.rating &&
+         a.user_factors.storage() == b.user_factors.storage() &&
          a.item_factors.storage() == b.item_factors.storage() && a.user_bias == b.user_bias &&
          a.item_bias == b.item_bias;
 }
@@ -52,7 +56,8 @@ double top_percent_share(const std::vector<std::int32_t>& ids, std::int64_t n) {
   std::vector<std::int64_t> count(static_cast<std::size_t>(n), 0);
   for (std::int32_t i : ids) ++count[i];
   std::sort(count.rbegin(), count.rend());
-  const std::int64_t top = std::accumulate(count.begin(), count.begin() + std::max<std::int64_t>(1, n / 100), std::int64_t{0});
+  const std::int64_t top = std::accumulate(
+      count.begin(), count.begin() + std::max<std::int64_t>(1, n / 100), std::int64_t{0});
   return static_cast<double>(top) / static_cast<double>(ids.size());
 }
 

@@ -14,7 +14,9 @@ namespace {
 using gen::detail::apportion;
 using gen::detail::DistinctSampler;
 
-std::int64_t sum(const std::vector<std::int64_t>& v) { return std::accumulate(v.begin(), v.end(), std::int64_t{0}); }
+std::int64_t sum(const std::vector<std::int64_t>& v) {
+  return std::accumulate(v.begin(), v.end(), std::int64_t{0});
+}
 
 TEST(GenerateSampling, ApportionIsProportionalExactAndCapped) {
   // Hand-computed: entry 2 is held at 1, then entry 3 at 10, and the last 9 go 1:2.
@@ -37,7 +39,8 @@ TEST(GenerateSampling, ApportionRoundsWithinOneOfTheShare) {
   const std::vector<std::int64_t> c = apportion(w, caps, 12345);
   EXPECT_EQ(sum(c), 12345);
   const double wsum = std::accumulate(w.begin(), w.end(), 0.0);
-  for (std::size_t i = 0; i < w.size(); ++i) EXPECT_LT(std::fabs(c[i] - 12345 * w[i] / wsum), 1.0) << i;
+  for (std::size_t i = 0; i < w.size(); ++i)
+    EXPECT_LT(std::fabs(c[i] - 12345 * w[i] / wsum), 1.0) << i;
 }
 
 // Exact inclusion probabilities of sequential weighted sampling without replacement (tiny n).
@@ -83,7 +86,8 @@ TEST(GenerateSampling, WeightedDistinctSamplesHaveTheExactInclusionProbabilities
       ASSERT_EQ(std::adjacent_find(out.begin(), out.end()), out.end());
       for (std::int32_t i : out) got[i] += 1.0 / trials;
     }
-    for (std::size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(got[i], want[i], 0.012) << "k=" << k << " i=" << i;
+    for (std::size_t i = 0; i < w.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 0.012) << "k=" << k << " i=" << i;
   }
   sampler.sample(10, rng, out);  // more than the positive weights: all of them
   EXPECT_EQ(out, (std::vector<std::int32_t>{0, 1, 2, 3, 4}));

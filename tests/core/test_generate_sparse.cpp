@@ -21,11 +21,11 @@ const char* const kSpecs[] = {
     "powerlaw:rows=1500,cols=900,nnz=20000,seed=3",
     "powerlaw:rows=600,cols=400,nnz=60000,param=1.6,seed=4",  // skewed and dense: huge rows capped
     "banded:rows=1500,cols=900,nnz=20000,seed=3",
-    "banded:rows=300,cols=1200,nnz=3000,param=40,seed=3",     // wide and short
+    "banded:rows=300,cols=1200,nnz=3000,param=40,seed=3",  // wide and short
     "clustered:rows=1500,cols=900,nnz=20000,seed=3",
     "clustered:rows=1000,cols=5000,nnz=8000,param=16,seed=5",
-    "uniform:rows=2000,cols=50,nnz=300,seed=1",               // mostly empty rows
-    "uniform:rows=20,cols=30,nnz=600,seed=1",                 // completely full
+    "uniform:rows=2000,cols=50,nnz=300,seed=1",  // mostly empty rows
+    "uniform:rows=20,cols=30,nnz=600,seed=1",    // completely full
 };
 
 TEST(GenerateSparse, ExactNnzSortedUniqueColumnsAndValueRange) {
@@ -65,8 +65,10 @@ std::vector<std::int64_t> row_lengths(const HostCsr& m) {
 }
 
 TEST(GenerateSparse, PowerLawHasHugeRowsAndSkewedColumnsUniformDoesNot) {
-  const HostCsr p = gen::generate_sparse(gen::parse_sparse_spec("powerlaw:rows=4000,cols=4000,nnz=40000"));
-  const HostCsr u = gen::generate_sparse(gen::parse_sparse_spec("uniform:rows=4000,cols=4000,nnz=40000"));
+  const HostCsr p =
+      gen::generate_sparse(gen::parse_sparse_spec("powerlaw:rows=4000,cols=4000,nnz=40000"));
+  const HostCsr u =
+      gen::generate_sparse(gen::parse_sparse_spec("uniform:rows=4000,cols=4000,nnz=40000"));
   const std::vector<std::int64_t> lp = row_lengths(p), lu = row_lengths(u);
   EXPECT_GT(*std::max_element(lp.begin(), lp.end()), 50 * 10);  // mean is 10
   EXPECT_LT(*std::max_element(lu.begin(), lu.end()), 3 * 10);
@@ -90,10 +92,12 @@ TEST(GenerateSparse, BandedEntriesStayInTheBand) {
   for (std::int64_t r = 0; r < m.rows; ++r) {
     const double center = (r + 0.5) * 2000.0 / 500.0;
     for (std::int64_t j = m.row_ptr[r]; j < m.row_ptr[r + 1]; ++j)
-      ASSERT_LE(std::fabs(m.col_idx[j] - center), 21.0) << "row " << r << " column " << m.col_idx[j];
+      ASSERT_LE(std::fabs(m.col_idx[j] - center), 21.0)
+          << "row " << r << " column " << m.col_idx[j];
   }
-  EXPECT_THROW(gen::generate_sparse(gen::parse_sparse_spec("banded:rows=100,cols=100,nnz=2000,param=5")),
-               Error);
+  EXPECT_THROW(
+      gen::generate_sparse(gen::parse_sparse_spec("banded:rows=100,cols=100,nnz=2000,param=5")),
+      Error);
 }
 
 // Rows of a cluster share columns: a 32-row group touches far fewer distinct columns than 32
@@ -102,7 +106,8 @@ TEST(GenerateSparse, ClusteredRowsShareColumns) {
   auto distinct_per_group = [](const HostCsr& m) {
     double total = 0;
     for (std::int64_t g = 0; g < m.rows / 32; ++g) {
-      std::set<std::int32_t> cols(m.col_idx.begin() + m.row_ptr[g * 32], m.col_idx.begin() + m.row_ptr[g * 32 + 32]);
+      std::set<std::int32_t> cols(m.col_idx.begin() + m.row_ptr[g * 32],
+                                  m.col_idx.begin() + m.row_ptr[g * 32 + 32]);
       total += static_cast<double>(cols.size());
     }
     return total / static_cast<double>(m.rows / 32);
@@ -157,7 +162,8 @@ TEST(GenerateSparse, BadSpecsNameTheProblem) {
       gen::parse_sparse_spec(text);
       ADD_FAILURE() << "no error for " << text;
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << text << " -> " << e.what();
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+          << text << " -> " << e.what();
     }
   }
 }
