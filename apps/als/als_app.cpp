@@ -1,0 +1,223 @@
+#include "apps/als/als_app.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/als/als_data.hpp"
+#include "apps/als/als_model.hpp"
+#include "apps/als/als_options.hpp"
+#include "apps/als/als_trainer.hpp"
+#include "apps/common/compare.hpp"
+#include "apps/common/options.hpp"
+#include "apps/common/output.hpp"
+#include "core/io/csv.hpp"
+#include "core/log.hpp"
+#include "core/timer.hpp"
+
+namespace fk::als {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char* kSynopsis =
+    "matrix factorization for recommendation by alternating least squares (weighted-λ, optional "
+    "biases, or implicit feedback), every half-step solved for all rows at once by conjugate "
+    "gradient on SDDMM + SpMM kernels, on a GPU or on all CPU cores";
+constexpr const char* kUsage =
+    "fk-als --input PATH [options]                 train; PATH is a ratings file (MovieLens\n"
+    "                                                u::i::r::t, CSV with a header, or u.data\n"
+    "                                                'u i r t'), a Matrix Market users x items\n"
+    "                                                file, or gen:NAME[:key=value,...] for generated\n"
+    "                                                ratings (ml-100k, ml-20m, netflix)\n"
+    "  fk-als recommend --model DIR --users ID,...   top-N items per user, excluding what the user\n"
+    "                                                rated (CSV on stdout and in --out)\n"
+    "  fk-als similar --model DIR --item ID          the items closest to an item (cosine of the\n"
+    "                                                factors)";
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(text);
+  while (std::getline(in, cur, ','))
+    if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+void print_summary(const TrainResult& r, const AlsOptions& opt, const AlsData& data) {
+  std::vector<double> secs;
+  for (const IterReport& it : r.iters) secs.push_back(it.seconds);
+  std::cout << "[" << r.device << "] ";
+  if (!secs.empty()) std::cout << "median time per iteration " << fmt("%.4f", median(secs)) << " s; ";
+  if (r.last) {
+    if (r.last->train_rmse) std::cout << "train_rmse " << fmt("%.4f", *r.last->train_rmse);
+    if (r.last->test_rmse)
+      std::cout << ", test_rmse " << fmt("%.4f", *r.last->test_rmse) << ", test_mae " << fmt("%.4f", *r.last->test_mae);
+    if (r.last->precision_at_k)
+      std::cout << "precision@" << opt.k << " " << fmt("%.4f", *r.last->precision_at_k) << ", map@" << opt.k << " "
+                << fmt("%.4f", *r.last->map_at_k) << ", ndcg@" << opt.k << " " << fmt("%.4f", *r.last->ndcg_at_k)
+                << " over " << r.ranking_users << " test users";
+  }
+  if (data.true_test_rmse) std::cout << " (generating model: test_rmse " << fmt("%.4f", *data.true_test_rmse) << ")";
+  std::cout << "\n";
+  if (data.unseen_test_ratings > 0)
+    std::cout << "  " << data.unseen_test_users << " test users and " << data.unseen_test_items
+              << " test items had no training rating (" << data.unseen_test_ratings << " test ratings; "
+              << (opt.implicit ? "left out of the ranking metrics" : "predicted from the global mean and known biases")
+              << ")\n";
+  std::cout.flush();
+}
+
+app::RunRecord record(const std::string& label, const TrainResult& r) {
+  app::RunRecord rec;
+  rec.label = label;
+  rec.device = r.device;
+  for (const IterReport& it : r.iters) rec.iter_seconds.push_back(it.seconds);
+  if (r.last) {
+    if (r.last->test_rmse) rec.finals.emplace_back("test_rmse", *r.last->test_rmse);
+    if (r.last->test_mae) rec.finals.emplace_back("test_mae", *r.last->test_mae);
+    if (r.last->train_rmse) rec.finals.emplace_back("train_rmse", *r.last->train_rmse);
+    if (r.last->precision_at_k) rec.finals.emplace_back("precision_at_k", *r.last->precision_at_k);
+    if (r.last->map_at_k) rec.finals.emplace_back("map_at_k", *r.last->map_at_k);
+    if (r.last->ndcg_at_k) rec.finals.emplace_back("ndcg_at_k", *r.last->ndcg_at_k);
+    rec.finals.emplace_back("objective", r.last->objective);
+  }
+  return rec;
+}
+
+int recommend_main(int argc, char** argv) {
+  std::string model_dir, users_text;
+  int n = 10;
+  app::CommonDefaults defaults;
+  defaults.out = "out/als-recommend";
+  app::CommandLine cli("fk-als recommend",
+                       "top-N items for given users under a saved fk-als model, excluding the items each user "
+                       "rated in training",
+                       "fk-als recommend --model DIR --users ID,ID,... [--n N] [--out DIR]", defaults);
+  cli.app_options().add_options()  //
+      ("model", po::value<std::string>(&model_dir)->value_name("DIR"), "the --out directory of a training run")  //
+      ("users", po::value<std::string>(&users_text)->value_name("ID,..."), "raw user ids, comma-separated")  //
+      ("n", po::value<int>(&n)->default_value(n)->value_name("N"), "items per user");
+  if (!cli.parse(argc, argv, 2)) return 0;
+  const app::CommonOptions& common = cli.common();
+  if (model_dir.empty()) app::usage_fail("model", "is required: the --out directory of a training run");
+  const std::vector<std::string> users = split_list(users_text);
+  if (users.empty()) app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
+  app::require_at_least("n", n, 1);
+  if (common.compare) app::usage_fail("compare", "does not apply to recommend");
+  const AlsModel model = load_als_model(model_dir);
+  std::vector<std::int64_t> index;
+  for (const std::string& u : users) {
+    const std::int64_t i = model.user_index(u);
+    if (i < 0) app::usage_fail("users", "user '" + u + "' is not in the model " + model_dir);
+    index.push_back(i);
+  }
+  app::ensure_output_dir(common.out);
+  io::CsvWriter csv(common.out + "/recommendations.csv", {"user", "rank", "item", "score"});
+  std::ostringstream text;
+  text << "user,rank,item,score\n";
+  for (std::size_t t = 0; t < users.size(); ++t) {
+    const std::vector<Scored> top = recommend(model, index[t], n);
+    for (std::size_t r = 0; r < top.size(); ++r) {
+      const std::vector<std::string> row{users[t], std::to_string(r + 1), model.item_ids[top[r].index],
+                                         app::format_double(top[r].score)};
+      csv.row(row);
+      text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ',' << row[3] << '\n';
+    }
+  }
+  csv.commit();
+  if (!common.quiet) std::cout << text.str() << std::flush;
+  return 0;
+}
+
+int similar_main(int argc, char** argv) {
+  std::string model_dir, item;
+  int n = 10;
+  app::CommonDefaults defaults;
+  defaults.out = "out/als-similar";
+  app::CommandLine cli("fk-als similar", "the items whose factors are closest (cosine) to an item's",
+                       "fk-als similar --model DIR --item ID [--n N] [--out DIR]", defaults);
+  cli.app_options().add_options()  //
+      ("model", po::value<std::string>(&model_dir)->value_name("DIR"), "the --out directory of a training run")  //
+      ("item", po::value<std::string>(&item)->value_name("ID"), "raw item id")  //
+      ("n", po::value<int>(&n)->default_value(n)->value_name("N"), "items to list");
+  if (!cli.parse(argc, argv, 2)) return 0;
+  const app::CommonOptions& common = cli.common();
+  if (model_dir.empty()) app::usage_fail("model", "is required: the --out directory of a training run");
+  if (item.empty()) app::usage_fail("item", "is required: a raw item id");
+  app::require_at_least("n", n, 1);
+  if (common.compare) app::usage_fail("compare", "does not apply to similar");
+  const AlsModel model = load_als_model(model_dir);
+  const std::int64_t i = model.item_index(item);
+  if (i < 0) app::usage_fail("item", "item '" + item + "' is not in the model " + model_dir);
+  const std::vector<Scored> top = similar_items(model, i, n);
+  if (top.empty()) log_warn() << "item '" << item << "' has no training ratings: no similar items";
+  app::ensure_output_dir(common.out);
+  io::CsvWriter csv(common.out + "/similar.csv", {"item", "rank", "similar_item", "cosine"});
+  std::ostringstream text;
+  text << "item,rank,similar_item,cosine\n";
+  for (std::size_t r = 0; r < top.size(); ++r) {
+    const std::vector<std::string> row{item, std::to_string(r + 1), model.item_ids[top[r].index],
+                                       app::format_double(top[r].score)};
+    csv.row(row);
+    text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ',' << row[3] << '\n';
+  }
+  csv.commit();
+  if (!common.quiet) std::cout << text.str() << std::flush;
+  return 0;
+}
+
+}  // namespace
+
+int als_main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "recommend") return recommend_main(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "similar") return similar_main(argc, argv);
+  AlsOptions opt;
+  app::CommonDefaults defaults;
+  defaults.out = "out/als";
+  defaults.iters = 10;
+  app::CommandLine cli("fk-als", kSynopsis, kUsage, defaults);
+  add_als_options(cli, opt);
+  if (!cli.parse(argc, argv)) return 0;
+  finalize_als_options(cli, opt);
+  const app::CommonOptions& common = cli.common();
+  if (common.input.empty()) app::usage_fail("input", "is required (a ratings file, or gen:ml-100k)");
+  const app::ResolvedConfig config = cli.resolved(als_overrides(opt));
+
+  const AlsData data = prepare_als_data(opt, common.input, common.format, common.seed);
+
+  if (!common.compare) {
+    Context ctx = Context::create(common.device, common.threads);
+    const TrainResult r = train_als(opt, common, data, std::move(ctx), common.out, config);
+    if (!common.quiet) print_summary(r, opt, data);
+    return 0;
+  }
+
+  if (cli.given("device")) log_warn() << "--compare runs on both devices; --device is ignored";
+  const std::string why_not = app::gpu_unavailable_reason();
+  if (!why_not.empty()) {
+    log_warn() << "--compare: " << why_not << "; running the CPU only";
+    const TrainResult cpu =
+        train_als(opt, common, data, Context(DeviceKind::kCpu, common.threads), common.out + "/cpu", config);
+    if (!common.quiet) print_summary(cpu, opt, data);
+    return 0;
+  }
+  const TrainResult gpu =
+      train_als(opt, common, data, Context(DeviceKind::kGpu, common.threads), common.out + "/gpu", config);
+  if (!common.quiet) print_summary(gpu, opt, data);
+  const TrainResult cpu =
+      train_als(opt, common, data, Context(DeviceKind::kCpu, common.threads), common.out + "/cpu", config);
+  if (!common.quiet) print_summary(cpu, opt, data);
+  app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "iter");
+  return 0;
+}
+
+}  // namespace fk::als

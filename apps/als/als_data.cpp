@@ -1,0 +1,268 @@
+#include "apps/als/als_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "core/generate/ratings.hpp"
+#include "core/io/matrix_market.hpp"
+#include "core/log.hpp"
+#include "core/random.hpp"
+
+namespace fk::als {
+namespace {
+
+// Independent random streams of one seed: the split here, the initial factors in the trainer.
+constexpr std::uint64_t kSplitStream = 0x5b1170;
+
+gen::RatingsSpec parse_gen_spec(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  gen::RatingsSpec s = gen::ratings_preset(name);  // throws listing the names
+  if (colon == std::string::npos) return s;
+  std::string_view rest(text);
+  rest.remove_prefix(colon + 1);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string part(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    const std::size_t eq = part.find('=');
+    if (eq == std::string::npos) throw Error("gen:" + text + ": expected key=value, got '" + part + "'");
+    const std::string key = part.substr(0, eq), val = part.substr(eq + 1);
+    char* end = nullptr;
+    const double v = std::strtod(val.c_str(), &end);
+    if (val.empty() || *end != '\0' || !std::isfinite(v))
+      throw Error("gen:" + text + ": '" + key + "' needs a number, got '" + val + "'");
+    auto integer = [&]() -> std::int64_t {
+      if (v != std::floor(v) || v < 0) throw Error("gen:" + text + ": '" + key + "' needs a non-negative integer");
+      return static_cast<std::int64_t>(v);
+    };
+    if (key == "users") s.users = integer();
+    else if (key == "items") s.items = integer();
+    else if (key == "ratings") s.ratings = integer();
+    else if (key == "rank") s.rank = static_cast<int>(integer());
+    else if (key == "min_user_ratings") s.min_user_ratings = integer();
+    else if (key == "seed") s.seed = static_cast<std::uint64_t>(integer());
+    else if (key == "noise") s.noise = v;
+    else if (key == "step") s.step = static_cast<float>(v);
+    else
+      throw Error("gen:" + text + ": unknown key '" + key +
+                  "' (known: users, items, ratings, rank, noise, step, min_user_ratings, seed)");
+  }
+  return s;
+}
+
+io::Ratings ratings_from_coo(const HostCoo& coo) {
+  io::Ratings r;
+  r.user_ids.reserve(static_cast<std::size_t>(coo.rows));
+  r.item_ids.reserve(static_cast<std::size_t>(coo.cols));
+  for (std::int64_t u = 0; u < coo.rows; ++u) r.user_ids.push_back(std::to_string(u + 1));
+  for (std::int64_t i = 0; i < coo.cols; ++i) r.item_ids.push_back(std::to_string(i + 1));
+  FK_CHECK(coo.rows <= INT32_MAX, "too many users for 32-bit indices");
+  r.user.resize(coo.row.size());
+  for (std::size_t j = 0; j < coo.row.size(); ++j) r.user[j] = static_cast<std::int32_t>(coo.row[j]);
+  r.item = coo.col;
+  r.rating = coo.val;
+  return r;
+}
+
+// Adds the raw ids of `extra` to `ids` (new ones at the end) and returns each extra index's new index.
+std::vector<std::int32_t> merge_ids(std::vector<std::string>& ids, const std::vector<std::string>& extra) {
+  std::unordered_map<std::string, std::int32_t> index;
+  index.reserve(ids.size() + extra.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) index.emplace(ids[k], static_cast<std::int32_t>(k));
+  std::vector<std::int32_t> out(extra.size());
+  for (std::size_t k = 0; k < extra.size(); ++k) {
+    const auto [it, fresh] = index.emplace(extra[k], static_cast<std::int32_t>(ids.size()));
+    if (fresh) ids.push_back(extra[k]);
+    out[k] = it->second;
+  }
+  return out;
+}
+
+}  // namespace
+
+io::Ratings load_ratings(const std::string& path, io::InputFormat format, std::vector<float>* truth) {
+  if (path.rfind("gen:", 0) == 0) {
+    const gen::RatingsSpec spec = parse_gen_spec(path.substr(4));
+    gen::GeneratedRatings g = gen::generate_ratings(spec);
+    if (truth) {
+      const io::Ratings& r = g.ratings;
+      truth->resize(static_cast<std::size_t>(r.size()));
+      const int rank = static_cast<int>(g.user_factors.cols());
+#pragma omp parallel for schedule(static)
+      for (std::int64_t j = 0; j < r.size(); ++j) {
+        const std::int32_t u = r.user[j], i = r.item[j];
+        double s = double(g.global_mean) + g.user_bias[u] + g.item_bias[i];
+        for (int c = 0; c < rank; ++c) s += double(g.user_factors(u, c)) * g.item_factors(i, c);
+        (*truth)[j] = static_cast<float>(s);
+      }
+    }
+    return std::move(g.ratings);
+  }
+  if (format == io::InputFormat::kAuto) format = io::detect_format(path);
+  switch (format) {
+    case io::InputFormat::kRatings: return io::read_ratings(path);
+    case io::InputFormat::kMtx: return ratings_from_coo(io::read_matrix_market_coo(path));
+    default:
+      throw InputError(path, 0,
+                       std::string("fk-als reads ratings files (u::i::r, CSV, u i r) or Matrix Market users x "
+                                   "items; this file looks like format '") +
+                           io::to_string(format) + "'");
+  }
+}
+
+std::vector<char> holdout_mask(std::int64_t n, double frac, std::uint64_t seed) {
+  std::vector<char> mask(static_cast<std::size_t>(n), 0);
+  std::int64_t want = std::llround(frac * static_cast<double>(n));
+  // Selection sampling (Knuth's Algorithm S): exactly `want` of n, each subset equally likely,
+  // one pass, no index array.
+  Rng rng = Rng(seed).split(kSplitStream);
+  for (std::int64_t j = 0; j < n && want > 0; ++j) {
+    if (static_cast<double>(n - j) * rng.uniform() < static_cast<double>(want)) {
+      mask[j] = 1;
+      --want;
+    }
+  }
+  return mask;
+}
+
+std::vector<char> leave_k_out_mask(const io::Ratings& r, int k, std::uint64_t seed) {
+  const std::int64_t n = r.size(), users = r.users();
+  std::vector<std::int64_t> start(static_cast<std::size_t>(users) + 1, 0);
+  for (std::int32_t u : r.user) ++start[u + 1];
+  for (std::int64_t u = 0; u < users; ++u) start[u + 1] += start[u];
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(n));
+  {
+    std::vector<std::int64_t> pos(start.begin(), start.end() - 1);
+    for (std::int64_t j = 0; j < n; ++j) idx[pos[r.user[j]]++] = j;  // rating order within a user
+  }
+  std::vector<char> mask(static_cast<std::size_t>(n), 0);
+  const Rng base = Rng(seed).split(kSplitStream + 1);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int64_t u = 0; u < users; ++u) {
+    const std::int64_t len = start[u + 1] - start[u];
+    if (len <= k) continue;
+    Rng rng = base.split(static_cast<std::uint64_t>(u));
+    std::int64_t want = k;
+    for (std::int64_t t = 0; t < len && want > 0; ++t)
+      if (static_cast<double>(len - t) * rng.uniform() < static_cast<double>(want)) {
+        mask[idx[start[u] + t]] = 1;
+        --want;
+      }
+  }
+  return mask;
+}
+
+AlsData build_als_data(const io::Ratings& r, const std::vector<char>& is_test, const std::vector<float>* truth) {
+  const std::int64_t n = r.size();
+  FK_CHECK(is_test.empty() || static_cast<std::int64_t>(is_test.size()) == n, "split mask of the wrong length");
+  FK_CHECK(!truth || static_cast<std::int64_t>(truth->size()) == n, "true predictions of the wrong length");
+  AlsData d;
+  d.user_ids = r.user_ids;
+  d.item_ids = r.item_ids;
+  HostCoo train, test;
+  train.rows = test.rows = r.users();
+  train.cols = test.cols = r.items();
+  double sum = 0, true_sq_train = 0, true_sq_test = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const bool t = !is_test.empty() && is_test[j];
+    HostCoo& dst = t ? test : train;
+    dst.row.push_back(r.user[j]);
+    dst.col.push_back(r.item[j]);
+    dst.val.push_back(r.rating[j]);
+    if (!t) sum += r.rating[j];
+    if (truth) {
+      const double e = double(r.rating[j]) - (*truth)[j];
+      (t ? true_sq_test : true_sq_train) += e * e;
+    }
+  }
+  if (train.nnz() == 0) throw Error("no training ratings left after the split");
+  d.global_mean = sum / static_cast<double>(train.nnz());
+  if (truth) {
+    d.true_train_rmse = std::sqrt(true_sq_train / static_cast<double>(train.nnz()));
+    if (test.nnz() > 0) d.true_test_rmse = std::sqrt(true_sq_test / static_cast<double>(test.nnz()));
+  }
+  d.train = coo_to_csr(train);
+  sort_columns(d.train);
+  d.train_t = transpose(d.train.view());
+  sort_columns(d.train_t);
+  d.test = coo_to_csr(test);
+  sort_columns(d.test);
+
+  // Unseen: test users/items without a training rating.
+  std::vector<char> user_seen(static_cast<std::size_t>(d.users()), 0), item_seen(static_cast<std::size_t>(d.items()), 0);
+  std::vector<char> user_counted(user_seen.size(), 0), item_counted(item_seen.size(), 0);
+  for (std::int64_t u = 0; u < d.users(); ++u) user_seen[u] = d.train.row_ptr[u + 1] > d.train.row_ptr[u];
+  for (std::int64_t i = 0; i < d.items(); ++i) item_seen[i] = d.train_t.row_ptr[i + 1] > d.train_t.row_ptr[i];
+  for (std::int64_t u = 0; u < d.test.rows; ++u)
+    for (std::int64_t j = d.test.row_ptr[u]; j < d.test.row_ptr[u + 1]; ++j) {
+      const std::int32_t i = d.test.col_idx[j];
+      if (!user_seen[u] && !user_counted[u]) {
+        user_counted[u] = 1;
+        ++d.unseen_test_users;
+      }
+      if (!item_seen[i] && !item_counted[i]) {
+        item_counted[i] = 1;
+        ++d.unseen_test_items;
+      }
+      if (!user_seen[u] || !item_seen[i]) ++d.unseen_test_ratings;
+    }
+  return d;
+}
+
+AlsData prepare_als_data(const AlsOptions& opt, const std::string& input, io::InputFormat format,
+                         std::uint64_t seed) {
+  std::vector<float> truth;
+  const bool generated = input.rfind("gen:", 0) == 0;
+  io::Ratings r = load_ratings(input, format, generated ? &truth : nullptr);
+  std::vector<char> is_test;
+  std::string split;
+  if (!opt.test.empty()) {
+    if (generated) truth.clear();  // the test file has no generating model
+    const io::Ratings t = load_ratings(opt.test, format);
+    const std::vector<std::int32_t> umap = merge_ids(r.user_ids, t.user_ids);
+    const std::vector<std::int32_t> imap = merge_ids(r.item_ids, t.item_ids);
+    is_test.assign(static_cast<std::size_t>(r.size()), 0);
+    for (std::int64_t j = 0; j < t.size(); ++j) {
+      r.user.push_back(umap[t.user[j]]);
+      r.item.push_back(imap[t.item[j]]);
+      r.rating.push_back(t.rating[j]);
+      is_test.push_back(1);
+    }
+    split = "test file " + opt.test;
+  } else if (opt.leave_k_out > 0) {
+    is_test = leave_k_out_mask(r, opt.leave_k_out, seed);
+    split = "leave-" + std::to_string(opt.leave_k_out) + "-out per user";
+  } else if (opt.holdout_frac > 0) {
+    is_test = holdout_mask(r.size(), opt.holdout_frac, seed);
+    split = "random hold-out " + app::format_double(opt.holdout_frac);
+  } else {
+    split = "no test set";
+  }
+  if (opt.implicit) {
+    for (std::int64_t j = 0; j < r.size(); ++j)
+      if (!(r.rating[j] >= 0))
+        throw InputError(input, 0,
+                         "implicit mode needs ratings >= 0 (confidence 1 + alpha*r), found " +
+                             app::format_double(r.rating[j]) + " for user " + r.user_ids[r.user[j]] + ", item " +
+                             r.item_ids[r.item[j]]);
+  }
+  AlsData d = build_als_data(r, is_test, truth.empty() ? nullptr : &truth);
+  d.source = input;
+  log_info() << "data: " << input << ": " << d.users() << " users x " << d.items() << " items, "
+             << d.train.nnz() << " training ratings (mean " << d.global_mean << "), " << d.test.nnz()
+             << " test ratings (" << split << ")";
+  if (d.unseen_test_ratings > 0)
+    log_info() << "test: " << d.unseen_test_users << " users and " << d.unseen_test_items
+               << " items have no training rating; their " << d.unseen_test_ratings
+               << " test ratings are predicted from the global mean and the known biases";
+  if (d.true_test_rmse)
+    log_info() << "generating model: RMSE " << *d.true_train_rmse << " on the training and " << *d.true_test_rmse
+               << " on the test ratings";
+  return d;
+}
+
+}  // namespace fk::als

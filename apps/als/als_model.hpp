@@ -1,0 +1,58 @@
+#pragma once
+// A trained fk-als model on disk (the --out directory of a training run) and what is done with
+// it: top-N recommendations for a user and the items closest to an item.
+//
+// Files: user_factors.npy (users x F), item_factors.npy (items x F), user_bias.npy and
+// item_bias.npy (zeros without --biases), user_ids.csv and item_ids.csv ("index,id": model index
+// and raw id), train_pairs.npy (training ratings x 2 int32: user index, item index; what
+// `recommend` excludes), model.ini (factors, biases, implicit, global_mean, users, items).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/csr.hpp"
+#include "core/dense.hpp"
+
+namespace fk::als {
+
+struct AlsModel {
+  HostDense<float> users;  // users x F
+  HostDense<float> items;  // items x F
+  std::vector<float> user_bias, item_bias;
+  double global_mean = 0;  // μ (0 in implicit mode)
+  bool implicit = false, biases = false;
+  std::vector<std::string> user_ids, item_ids;
+  HostCsr rated;  // users x items pattern of the training ratings (no values), columns sorted
+
+  std::int64_t user_count() const { return users.rows(); }
+  std::int64_t item_count() const { return items.rows(); }
+  // Model index of a raw id, or -1.
+  std::int64_t user_index(const std::string& raw) const;
+  std::int64_t item_index(const std::string& raw) const;
+  // The score ranking uses: μ + b_u + b_i + p·q (explicit), p·q (implicit).
+  float score(std::int64_t user, std::int64_t item) const;
+};
+
+// Splits augmented factors (rows x (F + 1) with the bias last when `biases`) and writes every file.
+void save_als_model(const std::string& dir, const HostDense<float>& users_aug, const HostDense<float>& items_aug,
+                    int factors, bool biases, bool implicit, double global_mean,
+                    const std::vector<std::string>& user_ids, const std::vector<std::string>& item_ids,
+                    const HostCsr& train);
+
+// Reads a saved model; InputError naming the file for anything missing or inconsistent.
+AlsModel load_als_model(const std::string& dir);
+
+struct Scored {
+  std::int64_t index = 0;  // item index
+  float score = 0;
+};
+
+// The n best-scored items for `user` among those the user did not rate in training, best first
+// (ties: lower index first).
+std::vector<Scored> recommend(const AlsModel& m, std::int64_t user, int n);
+
+// The n items with the highest cosine similarity of their factors to `item`'s, excluding the item
+// itself and items with all-zero factors (never trained). Empty when `item` has zero factors.
+std::vector<Scored> similar_items(const AlsModel& m, std::int64_t item, int n);
+
+}  // namespace fk::als

@@ -1,0 +1,112 @@
+#include "apps/als/als_options.hpp"
+
+#include <cmath>
+
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+
+namespace fk::als {
+
+namespace po = boost::program_options;
+
+Solver parse_solver(const std::string& text) {
+  if (text == "cg") return Solver::kCg;
+  if (text == "cholesky") return Solver::kCholesky;
+  throw Error("unknown solver '" + text + "' (expected cg or cholesky)");
+}
+
+const char* to_string(Solver s) { return s == Solver::kCg ? "cg" : "cholesky"; }
+
+void add_als_options(app::CommandLine& cli, AlsOptions& o) {
+  // clang-format off
+  cli.app_options().add_options()
+    ("factors", po::value<int>(&o.factors)->default_value(o.factors)->value_name("F"),
+     "latent factors per user and item")
+    ("lambda", po::value<double>(&o.lambda)->default_value(o.lambda)->value_name("X"),
+     "regularization: explicit mode weights it by each row's rating count (λ n_u, Zhou et al. "
+     "2008); implicit mode uses it as is (Hu et al. 2008)")
+    ("solver", po::value<std::string>(&o.solver)->default_value(o.solver)->value_name("NAME"),
+     "cg: batched conjugate gradient, matrix-free through SDDMM + SpMM, warm-started; "
+     "cholesky: exact per-row normal equations (reference, small factors)")
+    ("cg-steps", po::value<int>(&o.cg_steps)->default_value(o.cg_steps)->value_name("N"),
+     "conjugate-gradient steps per half-step")
+    ("implicit", po::bool_switch(&o.implicit),
+     "implicit feedback: every rating r is an observed interaction with confidence 1 + alpha*r "
+     "and preference 1; unobserved pairs have preference 0 (Hu, Koren & Volinsky 2008)")
+    ("alpha", po::value<double>(&o.alpha)->default_value(o.alpha)->value_name("X"),
+     "implicit mode: confidence slope α in c = 1 + α r")
+    ("biases", po::bool_switch(&o.biases),
+     "explicit mode: learn a bias per user and per item (regularized like the factors); the "
+     "global mean is always subtracted")
+    ("init-scale", po::value<double>(&o.init_scale)->default_value(o.init_scale)->value_name("X"),
+     "standard deviation of the seeded random initial item factors")
+    ("k", po::value<int>(&o.k)->default_value(o.k)->value_name("N"),
+     "cut-off of the ranking metrics precision@k, MAP@k and NDCG@k (implicit mode)")
+    ("eval-users", po::value<std::int64_t>(&o.eval_users)->default_value(o.eval_users)->value_name("N"),
+     "implicit mode: test users (a seeded sample) the ranking metrics are computed on; 0: all")
+    ("holdout-frac", po::value<double>(&o.holdout_frac)->default_value(o.holdout_frac)->value_name("X"),
+     "fraction of the ratings held out for testing (a seeded random choice); 0: no test set")
+    ("leave-k-out", po::value<int>(&o.leave_k_out)->default_value(o.leave_k_out)->value_name("N"),
+     "hold out N random ratings of every user who has more than N (instead of --holdout-frac)")
+    ("test", po::value<std::string>(&o.test)->value_name("FILE"),
+     "test ratings file (same formats as --input) instead of a split; ids are matched by raw id")
+    ("sddmm", po::value<std::string>(&o.sddmm)->default_value(o.sddmm)->value_name("NAME"),
+     "SDDMM kernel variant (a registered name, or auto)")
+    ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
+     "SpMM kernel variant (a registered name, or auto)")
+    ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
+     "write <out>/checkpoint every N iterations (0: never)")
+    ("resume", po::bool_switch(&o.resume),
+     "continue from <out>/checkpoint when there is one (same configuration required)");
+  // clang-format on
+}
+
+void finalize_als_options(const app::CommandLine& cli, AlsOptions& o) {
+  using app::require_at_least;
+  using app::usage_fail;
+  require_at_least("factors", o.factors, 1);
+  if (!(o.lambda > 0) || !std::isfinite(o.lambda)) usage_fail("lambda", "must be a finite number > 0");
+  try {
+    o.solver_kind = parse_solver(o.solver);
+  } catch (const Error&) {
+    usage_fail("solver", "expected cg or cholesky, got '" + o.solver + "'");
+  }
+  require_at_least("cg-steps", o.cg_steps, 1);
+  if (cli.given("cg-steps") && o.solver_kind != Solver::kCg)
+    usage_fail("cg-steps", "applies to --solver cg only");
+  if (!(o.alpha > 0) || !std::isfinite(o.alpha)) usage_fail("alpha", "must be a finite number > 0");
+  if (cli.given("alpha") && !o.implicit) usage_fail("alpha", "applies to --implicit only");
+  if (o.biases && o.implicit)
+    usage_fail("biases", "conflicts with --implicit (implicit mode has no rating scale to bias)");
+  if (!(o.init_scale > 0) || !std::isfinite(o.init_scale)) usage_fail("init-scale", "must be a finite number > 0");
+  require_at_least("k", o.k, 1);
+  require_at_least("eval-users", o.eval_users, std::int64_t{0});
+  if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
+  require_at_least("leave-k-out", o.leave_k_out, 0);
+  const int ways = int(cli.given("holdout-frac")) + int(cli.given("leave-k-out")) + int(!o.test.empty());
+  if (ways > 1)
+    usage_fail(!o.test.empty() ? "test" : "leave-k-out",
+               "give one way of holding ratings out: --holdout-frac, --leave-k-out or --test");
+  if (o.leave_k_out > 0 || !o.test.empty()) o.holdout_frac = 0;
+  require_at_least("checkpoint-every", o.checkpoint_every, 0);
+  if (o.sddmm != "auto") {
+    try {
+      find_sddmm_variant(o.sddmm);
+    } catch (const Error& e) {
+      usage_fail("sddmm", e.what());
+    }
+  }
+  if (o.spmm != "auto") {
+    try {
+      find_spmm_variant(o.spmm);
+    } catch (const Error& e) {
+      usage_fail("spmm", e.what());
+    }
+  }
+}
+
+app::ResolvedConfig als_overrides(const AlsOptions& o) {
+  return {{"holdout-frac", app::format_double(o.holdout_frac), app::format_double(o.holdout_frac)}};
+}
+
+}  // namespace fk::als

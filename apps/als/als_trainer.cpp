@@ -1,0 +1,379 @@
+#include "apps/als/als_trainer.hpp"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "apps/als/als_model.hpp"
+#include "apps/common/checkpoint.hpp"
+#include "apps/common/compare.hpp"
+#include "apps/common/output.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/npy.hpp"
+#include "core/log.hpp"
+#include "core/random.hpp"
+#include "core/timer.hpp"
+
+namespace fk::als {
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+constexpr std::uint64_t kInitStream = 0x1417;  // the initial factors' random stream of --seed
+constexpr std::uint64_t kEvalStream = 0xe7a1;  // the ranking users' sample
+constexpr std::int64_t kScoreBlock = 256;      // users scored per GEMM in the ranking metrics
+
+// Options that do not change the model an iteration produces: a checkpoint made with other values
+// of these can be resumed.
+bool affects_model(const std::string& key) {
+  static const char* const kFree[] = {"iters", "out",  "device", "threads", "quiet", "compare", "checkpoint-every",
+                                      "resume", "sddmm", "spmm", "k", "eval-users"};
+  return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Users with test items and training ratings (a seeded sample of `cap` of them when cap > 0).
+std::vector<std::int64_t> ranking_users(const AlsData& d, std::int64_t cap, std::uint64_t seed) {
+  std::vector<std::int64_t> all;
+  for (std::int64_t u = 0; u < d.test.rows; ++u)
+    if (d.test.row_ptr[u + 1] > d.test.row_ptr[u] && d.train.row_ptr[u + 1] > d.train.row_ptr[u]) all.push_back(u);
+  if (cap <= 0 || static_cast<std::int64_t>(all.size()) <= cap) return all;
+  std::vector<std::int64_t> pick;
+  Rng rng = Rng(seed).split(kEvalStream);
+  std::int64_t want = cap;
+  const std::int64_t n = static_cast<std::int64_t>(all.size());
+  for (std::int64_t t = 0; t < n && want > 0; ++t)
+    if (static_cast<double>(n - t) * rng.uniform() < static_cast<double>(want)) {
+      pick.push_back(all[t]);
+      --want;
+    }
+  return pick;
+}
+
+class Trainer {
+ public:
+  Trainer(const AlsOptions& opt, const app::CommonOptions& common, const AlsData& data, Context ctx,
+          std::string out_dir, const app::ResolvedConfig& config)
+      : opt_(opt), common_(common), data_(data), out_(std::move(out_dir)), config_(config) {
+    hyper_.factors = opt.factors;
+    hyper_.biases = opt.biases;
+    hyper_.implicit = opt.implicit;
+    hyper_.lambda = opt.lambda;
+    hyper_.alpha = opt.alpha;
+    hyper_.solver = opt.solver_kind;
+    hyper_.cg_steps = opt.cg_steps;
+    hyper_.global_mean = opt.implicit ? 0.0 : data.global_mean;
+    hyper_.sddmm = opt.sddmm;
+    hyper_.spmm = opt.spmm;
+    device_ = ctx.describe();
+    device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
+    const HostCsr none;
+    be_ = make_als_backend(std::move(ctx), hyper_, data.train, data.train_t, opt.implicit ? none : data.test);
+    ctx_ = &be_->context();
+    log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
+               << fmt("%.3f", be_->prepare_seconds()) << " s)";
+    if (opt.implicit && data.test.nnz() > 0) {
+      eval_users_ = ranking_users(data, opt.eval_users, common.seed);
+      log_info() << "ranking metrics @" << opt.k << " over " << eval_users_.size() << " test users"
+                 << (data.unseen_test_users > 0
+                         ? " (" + std::to_string(data.unseen_test_users) + " test users without training data left out)"
+                         : std::string());
+    }
+  }
+
+  TrainResult run() {
+    app::ensure_output_dir(out_);
+    app::write_resolved_config(out_, config_);
+    int start = 0;
+    std::optional<app::Checkpoint> ck;
+    if (opt_.resume) {
+      ck = app::find_checkpoint(checkpoint_dir());
+      if (!ck) log_info() << "--resume: no checkpoint in " << checkpoint_dir() << "; starting from the beginning";
+    }
+    if (ck) {
+      check_fingerprint(*ck);
+      start = std::stoi(ck->get("iter"));
+      const HostDense<float> users = io::read_npy_f32(ck->file("users.npy"));
+      const HostDense<float> items = io::read_npy_f32(ck->file("items.npy"));
+      if (users.rows() != data_.users() || items.rows() != data_.items() || users.cols() != hyper_.k() ||
+          items.cols() != hyper_.k())
+        throw InputError(ck->dir, 0, "checkpoint factors do not match this data and --factors");
+      be_->set_factors(users, items);
+      log_info() << "resumed from " << ck->dir << " after iteration " << start;
+    } else {
+      HostDense<float> users, items;
+      initial_factors(data_, opt_.factors, opt_.biases, opt_.init_scale, common_.seed, users, items);
+      be_->set_factors(users, items);
+    }
+    app::MetricsWriter metrics = ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start)
+                                    : app::MetricsWriter::create(out_ + "/metrics.jsonl");
+    TrainResult result;
+    result.device = device_;
+    for (int it = start + 1; it <= common_.iters; ++it) {
+      const double flops0 = be_->counters().flops;
+      ctx_->synchronize();
+      Stopwatch clock;
+      be_->solve_users();
+      be_->solve_items();
+      ctx_->synchronize();
+      IterReport rep;
+      rep.iter = it;
+      rep.seconds = clock.seconds();
+      rep.gflops = rep.seconds > 0 ? (be_->counters().flops - flops0) / rep.seconds * 1e-9 : 0.0;
+      Stopwatch eval_clock;
+      evaluate(rep);
+      rep.eval_seconds = eval_clock.seconds();
+      log_iteration(rep);
+      metrics.write(json(rep));
+      result.iters.push_back(rep);
+      result.last = rep;
+      if (opt_.checkpoint_every > 0 && it % opt_.checkpoint_every == 0) write_checkpoint(it);
+    }
+    if (!result.last && common_.iters > 0 && start >= common_.iters) {
+      // Resumed at or after the last iteration: report the checkpoint's model.
+      IterReport rep;
+      rep.iter = start;
+      evaluate(rep);
+      result.last = rep;
+    }
+    result.users = be_->user_factors();
+    result.items = be_->item_factors();
+    result.kernels = be_->kernel_names();
+    result.prepare_seconds = be_->prepare_seconds();
+    result.ranking_users = static_cast<std::int64_t>(eval_users_.size());
+    save_als_model(out_, result.users, result.items, opt_.factors, opt_.biases, opt_.implicit, hyper_.global_mean,
+                   data_.user_ids, data_.item_ids, data_.train);
+    write_summary(result);
+    return result;
+  }
+
+ private:
+  void evaluate(IterReport& rep) {
+    const TrainLoss loss = be_->train_loss();
+    rep.objective = loss.objective;
+    if (!opt_.implicit) {
+      rep.train_rmse = std::sqrt(loss.sse / static_cast<double>(std::max<std::int64_t>(loss.n, 1)));
+      const TestErrors e = be_->test_errors();
+      if (e.n > 0) {
+        rep.test_rmse = std::sqrt(e.sse / static_cast<double>(e.n));
+        rep.test_mae = e.sae / static_cast<double>(e.n);
+      }
+    } else if (!eval_users_.empty()) {
+      const RankingMetrics m = ranking_metrics(be_->user_factors(), be_->item_factors(), data_.train, data_.test,
+                                               eval_users_, opt_.k);
+      rep.precision_at_k = m.precision;
+      rep.map_at_k = m.map;
+      rep.ndcg_at_k = m.ndcg;
+    }
+  }
+
+  void log_iteration(const IterReport& r) const {
+    std::ostringstream os;
+    os << "iter " << r.iter << "/" << common_.iters << ": " << fmt("%.4f", r.seconds) << " s ("
+       << fmt("%.1f", r.gflops) << " GFLOP/s)";
+    if (r.train_rmse) os << ", train_rmse " << fmt("%.4f", *r.train_rmse);
+    if (r.test_rmse) os << ", test_rmse " << fmt("%.4f", *r.test_rmse) << ", test_mae " << fmt("%.4f", *r.test_mae);
+    if (r.precision_at_k)
+      os << ", precision@" << opt_.k << " " << fmt("%.4f", *r.precision_at_k) << ", map@" << opt_.k << " "
+         << fmt("%.4f", *r.map_at_k) << ", ndcg@" << opt_.k << " " << fmt("%.4f", *r.ndcg_at_k);
+    os << ", objective " << fmt("%.6g", r.objective) << " (eval " << fmt("%.3f", r.eval_seconds) << " s)";
+    log_info() << os.str();
+  }
+
+  app::JsonObject json(const IterReport& r) const {
+    app::JsonObject j;
+    j.add("iter", r.iter)
+        .add("seconds", r.seconds)
+        .add("eval_seconds", r.eval_seconds)
+        .add("gflops", r.gflops)
+        .add("device", device_kind_)
+        .add("objective", r.objective);
+    if (!opt_.implicit) {
+      j.add("train_rmse", r.train_rmse).add("test_rmse", r.test_rmse).add("test_mae", r.test_mae);
+    } else {
+      j.add("k", opt_.k)
+          .add("precision_at_k", r.precision_at_k)
+          .add("map_at_k", r.map_at_k)
+          .add("ndcg_at_k", r.ndcg_at_k);
+    }
+    return j;
+  }
+
+  void write_summary(const TrainResult& r) const {
+    std::vector<double> secs;
+    for (const IterReport& it : r.iters) secs.push_back(it.seconds);
+    app::JsonObject j;
+    j.add("device", device_)
+        .add("mode", opt_.implicit ? "implicit" : "explicit")
+        .add("solver", to_string(opt_.solver_kind))
+        .add("factors", opt_.factors)
+        .add("users", data_.users())
+        .add("items", data_.items())
+        .add("train_ratings", data_.train.nnz())
+        .add("test_ratings", data_.test.nnz())
+        .add("global_mean", hyper_.global_mean)
+        .add("unseen_test_users", data_.unseen_test_users)
+        .add("unseen_test_items", data_.unseen_test_items)
+        .add("unseen_test_ratings", data_.unseen_test_ratings)
+        .add("unseen_policy", "predicted from the global mean and the known biases (their factors are zero)")
+        .add("iterations", static_cast<std::int64_t>(r.iters.size()))
+        .add("median_iter_seconds", app::median_seconds(secs))
+        .add("prepare_seconds", r.prepare_seconds)
+        .add("kernels", r.kernels);
+    if (data_.true_train_rmse) j.add("true_train_rmse", *data_.true_train_rmse);
+    if (data_.true_test_rmse) j.add("true_test_rmse", *data_.true_test_rmse);
+    if (r.last) {
+      j.add("objective", r.last->objective);
+      if (r.last->train_rmse) j.add("train_rmse", *r.last->train_rmse);
+      if (r.last->test_rmse) j.add("test_rmse", *r.last->test_rmse).add("test_mae", *r.last->test_mae);
+      if (r.last->precision_at_k)
+        j.add("k", opt_.k)
+            .add("precision_at_k", *r.last->precision_at_k)
+            .add("map_at_k", *r.last->map_at_k)
+            .add("ndcg_at_k", *r.last->ndcg_at_k)
+            .add("ranking_users", r.ranking_users);
+    }
+    io::AtomicFile f(out_ + "/summary.json");
+    f.stream() << j.str() << "\n";
+    f.commit();
+  }
+
+  std::string checkpoint_dir() const { return out_ + "/checkpoint"; }
+
+  app::ResolvedConfig fingerprint() const {
+    app::ResolvedConfig out;
+    for (const app::ConfigEntry& e : config_)
+      if (affects_model(e.key)) out.push_back(e);
+    return out;
+  }
+
+  void check_fingerprint(const app::Checkpoint& ck) const {
+    for (const app::ConfigEntry& e : fingerprint()) {
+      const auto saved = app::find_value(ck.state, "config." + e.key);
+      if (!saved || *saved != e.ini)
+        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key + " = " +
+                              (saved ? *saved : std::string("(unset)")) + ", this run has " + e.key + " = " + e.ini +
+                              "; use the same configuration or another --out");
+    }
+  }
+
+  void write_checkpoint(int iter) {
+    Stopwatch clock;
+    app::CheckpointWriter w(checkpoint_dir());
+    io::write_npy(w.file("users.npy"), be_->user_factors());
+    io::write_npy(w.file("items.npy"), be_->item_factors());
+    w.set("iter", std::to_string(iter));
+    for (const app::ConfigEntry& e : fingerprint()) w.set("config." + e.key, e.ini);
+    w.commit();
+    log_info() << "checkpoint after iteration " << iter << " written to " << checkpoint_dir() << " in "
+               << fmt("%.3f", clock.seconds()) << " s";
+  }
+
+  const AlsOptions& opt_;
+  const app::CommonOptions& common_;
+  const AlsData& data_;
+  std::string out_;
+  app::ResolvedConfig config_;
+  AlsHyper hyper_;
+  std::string device_, device_kind_;
+  std::unique_ptr<AlsBackend> be_;
+  const Context* ctx_ = nullptr;
+  std::vector<std::int64_t> eval_users_;
+};
+
+}  // namespace
+
+void initial_factors(const AlsData& data, int factors, bool biases, double init_scale, std::uint64_t seed,
+                     HostDense<float>& users, HostDense<float>& items) {
+  const int k = factors + (biases ? 1 : 0);
+  users = HostDense<float>(data.users(), k, 0.0f);
+  items = HostDense<float>(data.items(), k, 0.0f);
+  const Rng base = Rng(seed).split(kInitStream);
+  const std::int64_t n = data.items();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (data.train_t.row_ptr[i + 1] == data.train_t.row_ptr[i]) continue;
+    Rng rng = base.split(static_cast<std::uint64_t>(i));
+    for (int c = 0; c < factors; ++c) items(i, c) = static_cast<float>(init_scale * rng.normal());
+  }
+}
+
+RankingMetrics ranking_metrics(const HostDense<float>& user_factors, const HostDense<float>& item_factors,
+                               const HostCsr& train, const HostCsr& test, const std::vector<std::int64_t>& users,
+                               int k) {
+  RankingMetrics out;
+  const std::int64_t n_items = item_factors.rows();
+  const std::int64_t f = item_factors.cols();
+  if (users.empty() || n_items == 0) return out;
+  Eigen::Map<const RowMatrix> y(item_factors.data(), n_items, f);
+  const std::int64_t blocks = (static_cast<std::int64_t>(users.size()) + kScoreBlock - 1) / kScoreBlock;
+  std::vector<double> prec(users.size()), ap(users.size()), ndcg(users.size());
+  std::vector<double> discount(static_cast<std::size_t>(k) + 1);
+  for (int p = 1; p <= k; ++p) discount[p] = 1.0 / std::log2(p + 1.0);
+  RowMatrix scores;
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::int64_t t0 = b * kScoreBlock;
+    const std::int64_t t1 = std::min<std::int64_t>(static_cast<std::int64_t>(users.size()), t0 + kScoreBlock);
+    RowMatrix x(t1 - t0, f);
+    for (std::int64_t t = t0; t < t1; ++t)
+      x.row(t - t0) = Eigen::Map<const Eigen::RowVectorXf>(user_factors.row(users[t]), f);
+    scores.noalias() = x * y.transpose();  // (block users) x items
+#pragma omp parallel for schedule(dynamic, 4)
+    for (std::int64_t t = t0; t < t1; ++t) {
+      const std::int64_t u = users[t];
+      float* s = scores.data() + (t - t0) * n_items;
+      for (std::int64_t j = train.row_ptr[u]; j < train.row_ptr[u + 1]; ++j)
+        s[train.col_idx[j]] = -std::numeric_limits<float>::infinity();
+      std::vector<std::int32_t> idx(static_cast<std::size_t>(n_items));
+      for (std::int64_t i = 0; i < n_items; ++i) idx[i] = static_cast<std::int32_t>(i);
+      const std::int64_t rated = train.row_ptr[u + 1] - train.row_ptr[u];
+      const std::int64_t top = std::min<std::int64_t>(k, n_items - rated);
+      std::partial_sort(idx.begin(), idx.begin() + top, idx.end(), [&](std::int32_t a, std::int32_t c) {
+        return s[a] > s[c] || (s[a] == s[c] && a < c);
+      });
+      const std::int32_t* rel = test.col_idx.data() + test.row_ptr[u];
+      const std::int64_t n_rel = test.row_ptr[u + 1] - test.row_ptr[u];  // sorted columns
+      std::int64_t hits = 0;
+      double sum_prec = 0, dcg = 0, idcg = 0;
+      for (std::int64_t p = 1; p <= top; ++p)
+        if (std::binary_search(rel, rel + n_rel, idx[p - 1])) {
+          ++hits;
+          sum_prec += static_cast<double>(hits) / static_cast<double>(p);
+          dcg += discount[p];
+        }
+      const std::int64_t ideal = std::min<std::int64_t>(k, n_rel);
+      for (std::int64_t p = 1; p <= ideal; ++p) idcg += discount[p];
+      prec[t] = static_cast<double>(hits) / k;
+      ap[t] = ideal > 0 ? sum_prec / static_cast<double>(ideal) : 0.0;
+      ndcg[t] = idcg > 0 ? dcg / idcg : 0.0;
+    }
+  }
+  for (std::size_t t = 0; t < users.size(); ++t) {
+    out.precision += prec[t];
+    out.map += ap[t];
+    out.ndcg += ndcg[t];
+  }
+  const double n = static_cast<double>(users.size());
+  out.precision /= n;
+  out.map /= n;
+  out.ndcg /= n;
+  out.users = static_cast<std::int64_t>(users.size());
+  return out;
+}
+
+TrainResult train_als(const AlsOptions& opt, const app::CommonOptions& common, const AlsData& data, Context ctx,
+                      const std::string& out_dir, const app::ResolvedConfig& config) {
+  Trainer t(opt, common, data, std::move(ctx), out_dir, config);
+  return t.run();
+}
+
+}  // namespace fk::als
