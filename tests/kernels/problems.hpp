@@ -2,14 +2,21 @@
 // The commented list of awkward problems every kernel variant is checked on (SDDMM and SpMM
 // conformance tests share it). Each builds a fresh random pattern from the given seed; values are
 // random in [-1, 1) so that no cancellation pattern hides a wrong index.
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/csr.hpp"
 #include "core/random.hpp"
+#include "../test_util.hpp"
 
 namespace fk::test {
 
@@ -80,6 +87,39 @@ inline std::vector<Problem> awkward_problems(std::uint64_t seed) {
   out.push_back({"wide_7x100000", random_pattern(7, 100000, rng, [&](std::int64_t) { return 50 + rng.below(400); })});
   // Tall and thin: 20000 x 3.
   out.push_back({"tall_20000x3", random_pattern(20000, 3, rng, [&](std::int64_t) { return rng.below(4); })});
+  // Clustered: groups of 16 consecutive rows draw most of their columns from a shared random set
+  // of 48, plus a few random ones (community structure, what ASpT's heavy tiles are for: every
+  // panel has many heavy columns, some rows have both heavy and light entries, some only light).
+  {
+    HostCsr m;
+    m.rows = 520;  // not a multiple of any panel size
+    m.cols = 6000;
+    std::vector<std::int32_t> shared, row;
+    for (std::int64_t r = 0; r < m.rows; ++r) {
+      if (r % 16 == 0) {
+        shared.clear();
+        for (int i = 0; i < 48; ++i) shared.push_back(static_cast<std::int32_t>(rng.below(m.cols)));
+      }
+      row.clear();
+      const std::int64_t from_shared = r % 7 == 3 ? 0 : 30, extra = 1 + rng.below(12);
+      for (std::int64_t i = 0; i < from_shared; ++i) row.push_back(shared[rng.below(shared.size())]);
+      for (std::int64_t i = 0; i < extra; ++i) row.push_back(static_cast<std::int32_t>(rng.below(m.cols)));
+      std::sort(row.begin(), row.end());
+      row.erase(std::unique(row.begin(), row.end()), row.end());
+      for (std::size_t i = row.size(); i > 1; --i) std::swap(row[i - 1], row[rng.below(i)]);  // unsorted
+      for (auto c : row) {
+        m.col_idx.push_back(c);
+        m.vals.push_back(static_cast<float>(rng.uniform(-1, 1)));
+      }
+      m.row_ptr.push_back(static_cast<std::int64_t>(m.col_idx.size()));
+    }
+    out.push_back({"clustered", std::move(m)});
+  }
+  // Long rows between empty and one-entry rows: every long row spans several equal-nonzero parts
+  // (nnz-balanced splits start and end inside it), and parts may own no row at all.
+  out.push_back({"long_rows_among_short", random_pattern(31, 2500, rng, [](std::int64_t r) {
+                   return r % 3 == 0 ? 0 : r % 3 == 1 ? 2000 : 1;
+                 })});
   return out;
 }
 
@@ -88,6 +128,51 @@ inline std::vector<float> random_dense(std::int64_t n, Rng& rng) {
   std::vector<float> v(static_cast<std::size_t>(n));
   for (float& x : v) x = static_cast<float>(rng.uniform(-1, 1));
   return v;
+}
+
+// ---- Conformance helpers (shared by the SDDMM and SpMM conformance tests) ----------------------
+
+// The seed of one test run: $FK_TEST_SEED when set (to replay a failure), else fresh from the
+// clock, mixed with the test's full name and a per-process counter so that every test and every
+// run draws different inputs. Tests print it in every failure message.
+inline std::uint64_t fresh_seed() {
+  if (const char* env = std::getenv("FK_TEST_SEED"); env && *env) return std::strtoull(env, nullptr, 0);
+  static std::uint64_t counter = 0;
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
+  const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  return std::hash<std::string>{}(name) ^ (now * 0x9e3779b97f4a7c15ULL) ^ (++counter << 32);
+}
+
+// Elementwise |x|.
+inline std::vector<float> abs_values(std::vector<float> v) {
+  for (float& x : v) x = std::fabs(x);
+  return v;
+}
+
+// The conformance tolerance. Every output is a float32 sum of products: out = sum_t x_t y_t (an
+// SDDMM dot product over K, times the scale; an SpMM sum over a row's nonzeros). Float32
+// accumulation in any order has error at most about (terms * 2^-24) * sum_t |x_t y_t|, and blocked
+// or tree-shaped sums (SIMD lanes, warps) stay far below that, so the honest per-element bound is
+//     |got - want| <= tol * bound,  bound = sum_t |x_t y_t|  (computed by ref.* on |inputs|),
+// with tol = 1e-5. An error relative to |want| alone would be wrong: the sum may cancel to ~0.
+// Returns "" when every element passes (non-finite values, e.g. a poisoned output never written,
+// always fail), else the count of failures and the worst few.
+inline std::string check_within_bound(const std::vector<float>& got, const std::vector<float>& want,
+                                      const std::vector<float>& bound, double tol = 1e-5) {
+  if (got.size() != want.size() || bound.size() != want.size())
+    return "size " + std::to_string(got.size()) + " but expected " + std::to_string(want.size());
+  std::int64_t bad = 0;
+  std::ostringstream os;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double err = std::fabs(double(got[i]) - double(want[i]));
+    if (std::isfinite(got[i]) && err <= tol * double(bound[i])) continue;
+    if (++bad <= 5)
+      os << "\n  [" << i << "] got " << got[i] << " want " << want[i] << " (bound " << tol * double(bound[i]) << ")";
+  }
+  if (bad == 0) return {};
+  return std::to_string(bad) + " of " + std::to_string(got.size()) + " outputs out of tolerance (max_rel_error " +
+         std::to_string(max_rel_error(got, want)) + "):" + os.str();
 }
 
 }  // namespace fk::test

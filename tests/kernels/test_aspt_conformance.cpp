@@ -1,0 +1,162 @@
+// ASpT (kernels/omp/aspt_tiling.hpp) beyond what the registered variants see with their default
+// parameters: the tiling's invariants on every awkward problem and parameter extreme, the worked
+// example of the header, and the ASpT SDDMM/SpMM kernels with forced small panels and tiles (so
+// that rows cross several tiles, panels end mid-matrix and every column can be heavy) against
+// ref.*, with fresh random inputs and poisoned outputs.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "kernels/omp/aspt_tiling.hpp"
+#include "kernels/omp/omp_variants.hpp"
+#include "problems.hpp"
+
+namespace fk {
+namespace {
+
+using aspt::AsptParams;
+
+AsptParams forced(std::int64_t panel_rows, std::int64_t threshold, std::int64_t tile_cols) {
+  AsptParams p;
+  p.panel_rows = panel_rows;
+  p.heavy_threshold = threshold;
+  p.tile_cols = tile_cols;
+  p.min_panel_cols = 1;  // tile every panel, however few columns it touches
+  return p;
+}
+
+// Parameter extremes: one-row panels, threshold 1 (every column heavy), one-column tiles, and
+// sizes that do not divide the problems' shapes.
+std::vector<AsptParams> parameter_sets() {
+  return {forced(1, 1, 1), forced(3, 2, 2), forced(8, 2, 5), forced(16, 3, 64), forced(64, 2, 1 << 20)};
+}
+
+TEST(AsptTiling, WorkedExampleFromTheHeader) {
+  HostCsr s;
+  s.rows = 2;
+  s.cols = 8;
+  s.row_ptr = {0, 3, 6};
+  s.col_idx = {5, 1, 3, 3, 7, 5};
+  const auto t = aspt::build_aspt_tiling(s.view(), forced(2, 2, 1));
+  EXPECT_EQ(t.heavy_cols, (std::vector<std::int32_t>{3, 5}));
+  EXPECT_EQ(t.col_idx, (std::vector<std::int32_t>{3, 5, 1, 3, 5, 7}));
+  EXPECT_EQ(t.perm, (std::vector<std::int64_t>{2, 0, 1, 3, 5, 4}));
+  EXPECT_EQ(t.heavy_end, (std::vector<std::int64_t>{2, 5}));
+  EXPECT_EQ(t.heavy_nnz, 4);
+  aspt::check_aspt_tiling(t, s.view());
+  // A panel touching fewer distinct columns than min_panel_cols is left as plain CSR rows.
+  AsptParams p = forced(2, 2, 1);
+  p.min_panel_cols = 5;  // the panel touches 4
+  const auto plain = aspt::build_aspt_tiling(s.view(), p);
+  EXPECT_EQ(plain.heavy_nnz, 0);
+  EXPECT_EQ(plain.col_idx, s.col_idx);
+  aspt::check_aspt_tiling(plain, s.view());
+}
+
+TEST(AsptTiling, InvariantsOnEveryProblemAndParameterSet) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("replay: FK_TEST_SEED=" + std::to_string(seed));
+  for (const auto& prob : test::awkward_problems(seed)) {
+    std::vector<AsptParams> sets = parameter_sets();
+    for (int k : {1, 32, 1000}) sets.push_back(aspt::resolve_params({}, prob.s.rows, k, 2));
+    for (const auto& p : sets) {
+      SCOPED_TRACE(prob.name + " panel_rows " + std::to_string(p.panel_rows) + " threshold " +
+                   std::to_string(p.heavy_threshold) + " tile_cols " + std::to_string(p.tile_cols));
+      const auto t = aspt::build_aspt_tiling(prob.s.view(), p);
+      EXPECT_NO_THROW(aspt::check_aspt_tiling(t, prob.s.view()));
+    }
+  }
+}
+
+TEST(AsptTiling, ResolvedParametersArePositive) {
+  for (std::int64_t rows : {0, 1, 7, 100000})
+    for (int k : {1, 33, 100000})
+      for (int threads : {1, 2, 64}) {
+        const auto p = aspt::resolve_params({}, rows, k, threads);
+        EXPECT_GE(p.panel_rows, 1);
+        EXPECT_GE(p.heavy_threshold, 1);
+        EXPECT_GE(p.tile_cols, 1);
+        EXPECT_GE(p.min_panel_cols, 1);
+      }
+  AsptParams explicit_p = forced(5, 3, 7);
+  const auto kept = aspt::resolve_params(explicit_p, 1000, 64, 2);
+  EXPECT_EQ(kept.panel_rows, 5);
+  EXPECT_EQ(kept.heavy_threshold, 3);
+  EXPECT_EQ(kept.tile_cols, 7);
+}
+
+HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
+  HostDense<float> m(rows, cols);
+  m.storage() = test::random_dense(rows * cols, rng);
+  return m;
+}
+
+TEST(AsptKernels, SddmmWithForcedTilesMatchesReference) {
+  const std::uint64_t seed = test::fresh_seed();
+  Rng rng(seed);
+  Context cpu(DeviceKind::kCpu);
+  for (const auto& params : parameter_sets()) {
+    const auto variant = make_omp_sddmm_aspt_with(params);
+    for (const auto& prob : test::awkward_problems(seed)) {
+      for (int k : {1, 7, 33, 130}) {
+        if (double(prob.s.rows + prob.s.cols) * k > 4e5 || double(prob.s.nnz()) * k > 2e6) continue;
+        SCOPED_TRACE(prob.name + " K=" + std::to_string(k) + " panel_rows " + std::to_string(params.panel_rows) +
+                     " tile_cols " + std::to_string(params.tile_cols) + " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+        const auto s = prob.s.view();
+        auto plan = variant->prepare(cpu, s, k);
+        auto ref = make_sddmm_plan(cpu, s, k, "ref.sddmm");
+        for (int scaled = 0; scaled < 2; ++scaled) {
+          const HostDense<float> a = random_matrix(s.rows, k, rng), b = random_matrix(s.cols, k, rng);
+          const std::vector<float> sc = test::random_dense(s.nnz, rng);
+          const float* scale = scaled ? sc.data() : nullptr;
+          std::vector<float> got(s.nnz, std::numeric_limits<float>::quiet_NaN()), want(s.nnz), bound(s.nnz);
+          plan->run(cpu, a.view(), b.view(), scale, got.data());
+          ref.run(cpu, a.view(), b.view(), scale, want.data());
+          HostDense<float> aa = a, ab = b;
+          aa.storage() = test::abs_values(a.storage());
+          ab.storage() = test::abs_values(b.storage());
+          const std::vector<float> asc = test::abs_values(sc);
+          ref.run(cpu, aa.view(), ab.view(), scaled ? asc.data() : nullptr, bound.data());
+          const std::string bad = test::check_within_bound(got, want, bound);
+          EXPECT_TRUE(bad.empty()) << bad;
+        }
+      }
+    }
+  }
+}
+
+TEST(AsptKernels, SpmmWithForcedTilesMatchesReference) {
+  const std::uint64_t seed = test::fresh_seed();
+  Rng rng(seed);
+  Context cpu(DeviceKind::kCpu);
+  for (const auto& params : parameter_sets()) {
+    const auto variant = make_omp_spmm_aspt_with(params);
+    for (const auto& prob : test::awkward_problems(seed)) {
+      for (int k : {1, 7, 33, 130}) {
+        if (double(prob.s.rows + prob.s.cols) * k > 4e5 || double(prob.s.nnz()) * k > 2e6) continue;
+        SCOPED_TRACE(prob.name + " K=" + std::to_string(k) + " panel_rows " + std::to_string(params.panel_rows) +
+                     " tile_cols " + std::to_string(params.tile_cols) + " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+        const auto s = prob.s.view();
+        auto plan = variant->prepare(cpu, s, k);
+        auto ref = make_spmm_plan(cpu, s, k, Op::kNoTrans, "ref.spmm");
+        for (int round = 0; round < 2; ++round) {  // the plan is reused with new values
+          // At least one value: ref.spmm rejects a null pointer even when nnz is 0.
+          const std::vector<float> vals = test::random_dense(std::max<std::int64_t>(s.nnz, 1), rng);
+          const HostDense<float> b = random_matrix(s.cols, k, rng);
+          HostDense<float> got(s.rows, k, std::numeric_limits<float>::quiet_NaN()), want(s.rows, k), bound(s.rows, k);
+          plan->run(cpu, vals.data(), b.view(), got.view());
+          ref.run(cpu, vals.data(), b.view(), want.view());
+          HostDense<float> ab = b;
+          ab.storage() = test::abs_values(b.storage());
+          const std::vector<float> av = test::abs_values(vals);
+          ref.run(cpu, av.data(), ab.view(), bound.view());
+          const std::string bad = test::check_within_bound(got.storage(), want.storage(), bound.storage());
+          EXPECT_TRUE(bad.empty()) << "round " << round << ": " << bad;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fk

@@ -1,0 +1,242 @@
+// SDDMM conformance: every registered variant (reference, OpenMP, CUDA) against ref.sddmm on the
+// awkward problems (tests/kernels/problems.hpp) and on the real files in ../shared/data, both the
+// scaled and the unscaled form, with fresh random inputs and a NaN-poisoned output every run.
+// Each variant is its own test (SddmmConformance/<Test>/<variant with '.' -> '_'>); CUDA variants
+// skip without a device; a case the variant declares inapplicable (why_not) is skipped and
+// reported. Tolerance: 1e-5 x sum_t |a_t b_t s| per output (see check_within_bound).
+// A failure prints the seed: FK_TEST_SEED=<seed> replays the same inputs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include "core/device_buffer.hpp"
+#include "core/io/matrix_market.hpp"
+#include "core/io/smtx.hpp"
+#include "kernels/sddmm.hpp"
+#include "problems.hpp"
+
+namespace fk {
+namespace {
+
+// Dense widths every variant is checked with: 1 and tiny, odd, around warp and SIMD multiples,
+// and beyond one tile (the kernel's K loop runs more than once).
+const std::vector<int> kWidths = {1, 3, 17, 32, 33, 64, 100, 128, 256, 512, 1000};
+
+// A (problem, K) case is run when its dense inputs and reference work stay small, so that the
+// whole suite stays fast; every K still runs on several problems (see SuiteCoversEveryWidth).
+bool small_enough(const HostCsr& s, int k) {
+  return double(s.rows + s.cols) * k <= 4e6 && double(s.nnz()) * k <= 2.5e7;
+}
+
+// One variant with its plan on S, wherever the variant runs: host arrays for CPU variants,
+// device copies of S, A, B and the scales for CUDA variants (the result is downloaded).
+class SddmmRunner {
+ public:
+  SddmmRunner(const SddmmVariant& v, const HostCsr& s, int k)
+      : ctx_(device_of(v.backend())), s_(s), k_(k) {
+    if (ctx_.is_gpu()) {
+      dev_s_ = DeviceCsr(s);
+      plan_ = make_sddmm_plan(ctx_, dev_s_.view(), k, v.name());
+    } else {
+      plan_ = make_sddmm_plan(ctx_, s.view(), k, v.name());
+    }
+  }
+
+  // out = SDDMM(a, b) scaled by `scale` (nnz values in S's order) or unscaled when null.
+  std::vector<float> run(const HostDense<float>& a, const HostDense<float>& b, const std::vector<float>* scale) {
+    const std::int64_t nnz = s_.nnz();
+    if (!ctx_.is_gpu()) {
+      std::vector<float> out(nnz, std::numeric_limits<float>::quiet_NaN());  // poisoned
+      plan_.run(ctx_, a.view(), b.view(), scale ? scale->data() : nullptr, out.data());
+      return out;
+    }
+    DeviceDense<float> da(a), db(b);
+    DeviceBuffer<float> dscale = scale ? DeviceBuffer<float>(*scale) : DeviceBuffer<float>();
+    DeviceBuffer<float> dout(nnz);
+    dout.fill_bytes(0xFF);  // all-ones bytes: NaN
+    plan_.run(ctx_, da.view(), db.view(), scale ? dscale.data() : nullptr, dout.data());
+    ctx_.synchronize();
+    return dout.to_host();
+  }
+
+ private:
+  Context ctx_;
+  const HostCsr& s_;
+  int k_;
+  DeviceCsr dev_s_;
+  PreparedSddmm plan_;
+};
+
+// want = ref.sddmm(a, b, scale); bound = ref.sddmm(|a|, |b|, |scale|) = sum_t |a_t b_t s|.
+struct Expected {
+  std::vector<float> want, bound;
+};
+Expected reference(const HostCsr& s, int k, const HostDense<float>& a, const HostDense<float>& b,
+                   const std::vector<float>* scale) {
+  Context cpu(DeviceKind::kCpu);
+  auto plan = make_sddmm_plan(cpu, s.view(), k, "ref.sddmm");
+  Expected e{std::vector<float>(s.nnz()), std::vector<float>(s.nnz())};
+  plan.run(cpu, a.view(), b.view(), scale ? scale->data() : nullptr, e.want.data());
+  HostDense<float> aa = a, ab = b;
+  aa.storage() = test::abs_values(a.storage());
+  ab.storage() = test::abs_values(b.storage());
+  const std::vector<float> as = scale ? test::abs_values(*scale) : std::vector<float>();
+  plan.run(cpu, aa.view(), ab.view(), scale ? as.data() : nullptr, e.bound.data());
+  return e;
+}
+
+HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
+  HostDense<float> m(rows, cols);
+  m.storage() = test::random_dense(rows * cols, rng);
+  return m;
+}
+
+class SddmmConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    variant_ = &find_sddmm_variant(GetParam());
+    if (variant_->backend() == Backend::kCuda) FK_REQUIRE_GPU();
+    seed_ = test::fresh_seed();
+    rng_ = Rng(seed_);
+  }
+
+  // Checks the variant on `s` for each K in `widths` (skipping cases that are too large or that
+  // the variant does not apply to): one plan per (s, K), run unscaled, then scaled with S's
+  // values (or random scales when S has none), each with fresh A and B.
+  void check_problem(const std::string& name, const HostCsr& s, const std::vector<int>& widths) {
+    for (int k : widths) {
+      if (!small_enough(s, k)) continue;
+      const std::string why = variant_->why_not(KernelProblem{features(s.view()), k});
+      if (!why.empty()) {
+        skipped_.push_back(name + " K=" + std::to_string(k) + ": " + why);
+        continue;
+      }
+      SCOPED_TRACE(describe(name, k));
+      try {
+        SddmmRunner runner(*variant_, s, k);
+        const std::vector<float> scale = s.vals.empty() ? test::random_dense(s.nnz(), rng_) : s.vals;
+        for (const std::vector<float>* sc : {static_cast<const std::vector<float>*>(nullptr), &scale}) {
+          const HostDense<float> a = random_matrix(s.rows, k, rng_), b = random_matrix(s.cols, k, rng_);
+          const Expected e = reference(s, k, a, b, sc);
+          const std::string bad = test::check_within_bound(runner.run(a, b, sc), e.want, e.bound);
+          EXPECT_TRUE(bad.empty()) << (sc ? "scaled: " : "unscaled: ") << bad;
+        }
+      } catch (const std::exception& ex) {  // report the case and go on with the others
+        ADD_FAILURE() << describe(name, k) << " threw: " << ex.what();
+      }
+      ++checked_;
+    }
+  }
+
+  std::string describe(const std::string& problem, int k) const {
+    std::ostringstream os;
+    os << GetParam() << " on " << problem << ", K=" << k << " (replay: FK_TEST_SEED=" << seed_ << ")";
+    return os.str();
+  }
+
+  void TearDown() override {
+    if (!skipped_.empty()) {
+      std::cout << "[ note ] " << GetParam() << " skipped " << skipped_.size() << " case(s) it does not apply to:";
+      for (const auto& s : skipped_) std::cout << "\n           " << s;
+      std::cout << '\n';
+    }
+  }
+
+  // GTEST_SKIP()s (from the test body) when every case was inapplicable, so that a variant that
+  // applies to nothing shows as skipped, not as passed.
+  bool all_skipped() const { return checked_ == 0 && !skipped_.empty(); }
+
+  const SddmmVariant* variant_ = nullptr;
+  std::uint64_t seed_ = 0;
+  Rng rng_{0};
+  std::vector<std::string> skipped_;
+  int checked_ = 0;
+};
+
+TEST_P(SddmmConformance, AwkwardProblems) {
+  for (const auto& p : test::awkward_problems(seed_)) check_problem(p.name, p.s, kWidths);
+  if (all_skipped()) GTEST_SKIP() << GetParam() << " applies to none of the awkward problems";
+}
+
+// A plan prepared once serves many runs: new A, B and scale vectors each time, and the unscaled
+// form after the scaled one, on the same plan.
+TEST_P(SddmmConformance, PlanIsReusableWithNewValuesAndScales) {
+  for (const auto& p : test::awkward_problems(seed_)) {
+    if (p.name != "power_law" && p.name != "clustered" && p.name != "one_dense_row") continue;
+    const int k = 33;
+    if (!variant_->why_not(KernelProblem{features(p.s.view()), k}).empty()) continue;
+    SCOPED_TRACE(describe(p.name, k));
+    SddmmRunner runner(*variant_, p.s, k);
+    for (int round = 0; round < 3; ++round) {
+      const HostDense<float> a = random_matrix(p.s.rows, k, rng_), b = random_matrix(p.s.cols, k, rng_);
+      const std::vector<float> scale = test::random_dense(p.s.nnz(), rng_);  // a different scale vector each round
+      const std::vector<float>* sc = round == 1 ? nullptr : &scale;
+      const Expected e = reference(p.s, k, a, b, sc);
+      const std::string bad = test::check_within_bound(runner.run(a, b, sc), e.want, e.bound);
+      EXPECT_TRUE(bad.empty()) << "round " << round << ": " << bad;
+    }
+    ++checked_;
+  }
+  if (checked_ == 0) GTEST_SKIP() << GetParam() << " applies to none of the reuse problems";
+}
+
+// Every .mtx of ../shared/data/suitesparse (symmetric files expanded by the reader).
+TEST_P(SddmmConformance, SuiteSparseFiles) {
+  const std::string dir = test::shared_data("suitesparse");
+  if (dir.empty()) GTEST_SKIP() << "../shared/data/suitesparse is absent";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".mtx") continue;
+    const HostCsr s = io::read_matrix_market(entry.path().string());
+    check_problem(entry.path().filename().string(), s, {17, 64});
+  }
+  if (all_skipped()) GTEST_SKIP() << GetParam() << " applies to none of the files";
+}
+
+// A sample of ../shared/data/dlmc (pattern-only .smtx: the scales are random): one layer at every
+// sparsity from 50% to 98%, and the widest 90% layer.
+TEST_P(SddmmConformance, DlmcSample) {
+  const std::string dir = test::shared_data("dlmc/rn50/magnitude_pruning");
+  if (dir.empty()) GTEST_SKIP() << "../shared/data/dlmc is absent";
+  int found = 0;
+  for (const char* f : {"0.5/bottleneck_2_block_group3_1_1", "0.7/bottleneck_2_block_group3_1_1",
+                        "0.8/bottleneck_2_block_group3_1_1", "0.9/bottleneck_2_block_group3_1_1",
+                        "0.95/bottleneck_2_block_group3_1_1", "0.98/bottleneck_2_block_group3_1_1",
+                        "0.9/bottleneck_2_block_group4_1_1"}) {
+    const std::string path = dir + "/" + f + ".smtx";
+    if (!std::filesystem::exists(path)) continue;
+    ++found;
+    check_problem(f, io::read_smtx(path), {33, 64});
+  }
+  if (found == 0) GTEST_SKIP() << "no sampled DLMC file present";
+  if (all_skipped()) GTEST_SKIP() << GetParam() << " applies to none of the files";
+}
+
+std::vector<std::string> sddmm_names() {
+  std::vector<std::string> names;
+  for (const SddmmVariant* v : sddmm_variants()) names.push_back(v->name());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, SddmmConformance, ::testing::ValuesIn(sddmm_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+// The trimming in small_enough() must leave every K of kWidths on some awkward problem.
+TEST(SddmmConformanceSuite, SuiteCoversEveryWidth) {
+  const auto problems = test::awkward_problems(1);
+  for (int k : kWidths) {
+    int n = 0;
+    for (const auto& p : problems) n += small_enough(p.s, k) && p.s.nnz() > 0;
+    EXPECT_GE(n, 3) << "K=" << k << " runs on fewer than 3 non-empty problems";
+  }
+}
+
+}  // namespace
+}  // namespace fk

@@ -1,0 +1,272 @@
+// SpMM conformance: every registered variant (reference, OpenMP, CUDA) against ref.spmm for
+// C = S·B and C = Sᵀ·B (make_spmm_plan with Op::kTrans: natively or through the cached
+// transpose), on the awkward problems (tests/kernels/problems.hpp) and the real files in
+// ../shared/data, with values given at run time and S's own values, fresh random inputs and a
+// NaN-poisoned C every run. Each variant is its own test (SpmmConformance/<Test>/<variant with
+// '.' -> '_'>); CUDA variants skip without a device; cases the variant declares inapplicable
+// (why_not) are skipped and reported. Tolerance: 1e-5 x sum_j |v_j b_j| per output element (see
+// check_within_bound). A failure prints the seed: FK_TEST_SEED=<seed> replays the same inputs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include "core/device_buffer.hpp"
+#include "core/io/matrix_market.hpp"
+#include "core/io/smtx.hpp"
+#include "kernels/spmm.hpp"
+#include "problems.hpp"
+
+namespace fk {
+namespace {
+
+// Dense widths: SpMV (1), tiny and odd widths, around 32 (warp, 4 SIMD vectors), two tiles and far
+// beyond one register block (1000 = 15 blocks of 64 + 40, a tail of 5 vectors).
+const std::vector<int> kWidths = {1, 2, 3, 5, 31, 32, 33, 64, 128, 1000};
+const Op kOps[] = {Op::kNoTrans, Op::kTrans};
+
+const char* op_name(Op op) { return op == Op::kNoTrans ? "S*B" : "S^T*B"; }
+
+// Same trimming rule as the SDDMM suite: dense inputs and reference work stay small.
+bool small_enough(const HostCsr& s, int k) {
+  return double(s.rows + s.cols) * k <= 4e6 && double(s.nnz()) * k <= 2.5e7;
+}
+
+// The problem make_spmm_plan shows the variant's why_not for `op` (for kTrans: S's shape swapped).
+KernelProblem problem_for(const HostCsr& s, int k, Op op) {
+  KernelProblem p{features(s.view()), k};
+  if (op == Op::kTrans) {
+    std::swap(p.sparse.rows, p.sparse.cols);
+    p.sparse.row_mean = p.sparse.rows > 0 ? double(p.sparse.nnz) / double(p.sparse.rows) : 0;
+  }
+  return p;
+}
+
+// One variant with its plan for op(S)·B, wherever the variant runs: host arrays for CPU
+// variants, device copies of S, the values and B for CUDA variants (C is downloaded).
+class SpmmRunner {
+ public:
+  SpmmRunner(const SpmmVariant& v, const HostCsr& s, int k, Op op)
+      : ctx_(device_of(v.backend())), s_(s), k_(k), op_(op) {
+    if (ctx_.is_gpu()) {
+      dev_s_ = DeviceCsr(s);
+      plan_ = make_spmm_plan(ctx_, dev_s_.view(), k, op, v.name());
+    } else {
+      plan_ = make_spmm_plan(ctx_, s.view(), k, op, v.name());
+    }
+  }
+  std::int64_t out_rows() const { return op_ == Op::kNoTrans ? s_.rows : s_.cols; }
+
+  // C = op(S)·b with `vals` (nnz values in S's order) or S's own values when null.
+  std::vector<float> run(const std::vector<float>* vals, const HostDense<float>& b) {
+    if (!ctx_.is_gpu()) {
+      HostDense<float> c(out_rows(), k_, std::numeric_limits<float>::quiet_NaN());  // poisoned
+      plan_.run(ctx_, vals ? vals->data() : nullptr, b.view(), c.view());
+      return c.storage();
+    }
+    DeviceDense<float> db(b), dc(out_rows(), k_);
+    DeviceBuffer<float> dvals = vals ? DeviceBuffer<float>(*vals) : DeviceBuffer<float>();
+    dc.fill_bytes(0xFF);  // all-ones bytes: NaN
+    plan_.run(ctx_, vals ? dvals.data() : nullptr, db.view(), dc.view());
+    ctx_.synchronize();
+    return dc.to_host().storage();
+  }
+
+ private:
+  Context ctx_;
+  const HostCsr& s_;
+  int k_;
+  Op op_;
+  DeviceCsr dev_s_;
+  PreparedSpmm plan_;
+};
+
+// want = ref.spmm(vals, b); bound = ref.spmm(|vals|, |b|) = sum_j |v_j b_j| per element.
+struct Expected {
+  std::vector<float> want, bound;
+};
+Expected reference(const HostCsr& s, int k, Op op, const std::vector<float>& vals, const HostDense<float>& b) {
+  const std::int64_t out_rows = op == Op::kNoTrans ? s.rows : s.cols;
+  // Without nonzeros C is zero. Computed here because ref.spmm cannot give it for Sᵀ: the cached
+  // transpose hands it an empty (null) value array, which it rejects.
+  if (s.nnz() == 0) return {std::vector<float>(out_rows * k, 0.0f), std::vector<float>(out_rows * k, 0.0f)};
+  Context cpu(DeviceKind::kCpu);
+  auto plan = make_spmm_plan(cpu, s.view(), k, op, "ref.spmm");
+  HostDense<float> c(op == Op::kNoTrans ? s.rows : s.cols, k);
+  plan.run(cpu, vals.data(), b.view(), c.view());
+  Expected e;
+  e.want = c.storage();
+  HostDense<float> ab = b;
+  ab.storage() = test::abs_values(b.storage());
+  const std::vector<float> av = test::abs_values(vals);
+  plan.run(cpu, av.data(), ab.view(), c.view());
+  e.bound = c.storage();
+  return e;
+}
+
+// nnz random values, at least one: ref.spmm and the cached-transpose path reject a null value
+// pointer even when S has no nonzeros, and an empty vector's data() may be null.
+std::vector<float> random_values(std::int64_t nnz, Rng& rng) { return test::random_dense(std::max<std::int64_t>(nnz, 1), rng); }
+
+HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
+  HostDense<float> m(rows, cols);
+  m.storage() = test::random_dense(rows * cols, rng);
+  return m;
+}
+
+class SpmmConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    variant_ = &find_spmm_variant(GetParam());
+    if (variant_->backend() == Backend::kCuda) FK_REQUIRE_GPU();
+    seed_ = test::fresh_seed();
+    rng_ = Rng(seed_);
+  }
+
+  // Checks both ops for each K in `widths`: one plan per (s, K, op), run with random values given
+  // at run time, then with S's own values (when S has values), each with a fresh B.
+  void check_problem(const std::string& name, const HostCsr& s, const std::vector<int>& widths) {
+    for (int k : widths) {
+      if (!small_enough(s, k)) continue;
+      for (Op op : kOps) {
+        const std::string why = variant_->why_not(problem_for(s, k, op));
+        if (!why.empty()) {
+          skipped_.push_back(name + " " + op_name(op) + " K=" + std::to_string(k) + ": " + why);
+          continue;
+        }
+        SCOPED_TRACE(describe(name, k, op));
+        try {
+          SpmmRunner runner(*variant_, s, k, op);
+          const std::int64_t b_rows = op == Op::kNoTrans ? s.cols : s.rows;
+          {
+            const std::vector<float> vals = random_values(s.nnz(), rng_);
+            const HostDense<float> b = random_matrix(b_rows, k, rng_);
+            const Expected e = reference(s, k, op, vals, b);
+            const std::string bad = test::check_within_bound(runner.run(&vals, b), e.want, e.bound);
+            EXPECT_TRUE(bad.empty()) << "run-time values: " << bad;
+          }
+          if (!s.vals.empty()) {
+            const HostDense<float> b = random_matrix(b_rows, k, rng_);
+            const Expected e = reference(s, k, op, s.vals, b);
+            const std::string bad = test::check_within_bound(runner.run(nullptr, b), e.want, e.bound);
+            EXPECT_TRUE(bad.empty()) << "S's own values: " << bad;
+          }
+        } catch (const std::exception& ex) {  // report the case and go on with the others
+          ADD_FAILURE() << describe(name, k, op) << " threw: " << ex.what();
+        }
+        ++checked_;
+      }
+    }
+  }
+
+  std::string describe(const std::string& problem, int k, Op op) const {
+    std::ostringstream os;
+    os << GetParam() << " " << op_name(op) << " on " << problem << ", K=" << k << " (replay: FK_TEST_SEED=" << seed_
+       << ")";
+    return os.str();
+  }
+
+  void TearDown() override {
+    if (!skipped_.empty()) {
+      std::cout << "[ note ] " << GetParam() << " skipped " << skipped_.size() << " case(s) it does not apply to:";
+      for (const auto& s : skipped_) std::cout << "\n           " << s;
+      std::cout << '\n';
+    }
+  }
+
+  bool all_skipped() const { return checked_ == 0 && !skipped_.empty(); }
+
+  const SpmmVariant* variant_ = nullptr;
+  std::uint64_t seed_ = 0;
+  Rng rng_{0};
+  std::vector<std::string> skipped_;
+  int checked_ = 0;
+};
+
+TEST_P(SpmmConformance, AwkwardProblems) {
+  for (const auto& p : test::awkward_problems(seed_)) check_problem(p.name, p.s, kWidths);
+  if (all_skipped()) GTEST_SKIP() << GetParam() << " applies to none of the awkward problems";
+}
+
+// A plan prepared once serves many runs with new values and new B (apps recompute values every
+// iteration on a fixed pattern), for both ops.
+TEST_P(SpmmConformance, PlanIsReusableWithNewValues) {
+  for (const auto& p : test::awkward_problems(seed_)) {
+    if (p.name != "power_law" && p.name != "clustered" && p.name != "long_rows_among_short") continue;
+    const int k = 33;
+    for (Op op : kOps) {
+      if (!variant_->why_not(problem_for(p.s, k, op)).empty()) continue;
+      SCOPED_TRACE(describe(p.name, k, op));
+      SpmmRunner runner(*variant_, p.s, k, op);
+      for (int round = 0; round < 3; ++round) {
+        const std::vector<float> vals = random_values(p.s.nnz(), rng_);
+        const HostDense<float> b = random_matrix(op == Op::kNoTrans ? p.s.cols : p.s.rows, k, rng_);
+        const Expected e = reference(p.s, k, op, vals, b);
+        const std::string bad = test::check_within_bound(runner.run(&vals, b), e.want, e.bound);
+        EXPECT_TRUE(bad.empty()) << "round " << round << ": " << bad;
+      }
+      ++checked_;
+    }
+  }
+  if (checked_ == 0) GTEST_SKIP() << GetParam() << " applies to none of the reuse problems";
+}
+
+// Every .mtx of ../shared/data/suitesparse (symmetric files expanded by the reader).
+TEST_P(SpmmConformance, SuiteSparseFiles) {
+  const std::string dir = test::shared_data("suitesparse");
+  if (dir.empty()) GTEST_SKIP() << "../shared/data/suitesparse is absent";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".mtx") continue;
+    const HostCsr s = io::read_matrix_market(entry.path().string());
+    check_problem(entry.path().filename().string(), s, {5, 64});
+  }
+  if (all_skipped()) GTEST_SKIP() << GetParam() << " applies to none of the files";
+}
+
+// A sample of ../shared/data/dlmc (pattern-only .smtx: values random): one layer at every
+// sparsity from 50% to 98%, and the widest 90% layer.
+TEST_P(SpmmConformance, DlmcSample) {
+  const std::string dir = test::shared_data("dlmc/rn50/magnitude_pruning");
+  if (dir.empty()) GTEST_SKIP() << "../shared/data/dlmc is absent";
+  int found = 0;
+  for (const char* f : {"0.5/bottleneck_2_block_group3_1_1", "0.7/bottleneck_2_block_group3_1_1",
+                        "0.8/bottleneck_2_block_group3_1_1", "0.9/bottleneck_2_block_group3_1_1",
+                        "0.95/bottleneck_2_block_group3_1_1", "0.98/bottleneck_2_block_group3_1_1",
+                        "0.9/bottleneck_2_block_group4_1_1"}) {
+    const std::string path = dir + "/" + f + ".smtx";
+    if (!std::filesystem::exists(path)) continue;
+    ++found;
+    check_problem(f, io::read_smtx(path), {32, 65});
+  }
+  if (found == 0) GTEST_SKIP() << "no sampled DLMC file present";
+  if (all_skipped()) GTEST_SKIP() << GetParam() << " applies to none of the files";
+}
+
+std::vector<std::string> spmm_names() {
+  std::vector<std::string> names;
+  for (const SpmmVariant* v : spmm_variants()) names.push_back(v->name());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, SpmmConformance, ::testing::ValuesIn(spmm_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+// The trimming in small_enough() must leave every K of kWidths on some awkward problem.
+TEST(SpmmConformanceSuite, SuiteCoversEveryWidth) {
+  const auto problems = test::awkward_problems(1);
+  for (int k : kWidths) {
+    int n = 0;
+    for (const auto& p : problems) n += small_enough(p.s, k) && p.s.nnz() > 0;
+    EXPECT_GE(n, 3) << "K=" << k << " runs on fewer than 3 non-empty problems";
+  }
+}
+
+}  // namespace
+}  // namespace fk
