@@ -99,8 +99,8 @@ __global__ void __launch_bounds__(kThreads)
           int my_code = 0;
           float my_val = 0.f;
           if (j0 + gl < end) {
-            my_code = __ldg(code + j0 + gl);
-            my_val = __ldg(vals + j0 + gl);
+            my_code = ld_sparse(code + j0 + gl);
+            my_val = ld_sparse(vals + j0 + gl);
           }
           const int n = static_cast<int>(end - j0 < g ? end - j0 : g);
           int q = 0;

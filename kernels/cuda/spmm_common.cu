@@ -79,9 +79,9 @@ __global__ void __launch_bounds__(kLongThreads)
       for (int v = 0; v < V; ++v) acc[v] = 0.f;
       if (active) {
         for (std::int64_t j = jb + ng; j < je; j += groups) {
-          const float a = __ldg(vals + j);
+          const float a = ld_sparse(vals + j);
           float x[V];
-          ldg_vec<V>(b + std::int64_t(__ldg(col_idx + j)) * k + kk, x);
+          ldg_vec<V>(b + std::int64_t(ld_sparse(col_idx + j)) * k + kk, x);
 #pragma unroll
           for (int v = 0; v < V; ++v) acc[v] = fmaf(a, x[v], acc[v]);
         }

@@ -92,6 +92,19 @@ __device__ __forceinline__ unsigned group_mask_rt(int g, int lane) {
   return g == 32 ? kFullMask : ((1u << g) - 1u) << (lane & ~(g - 1));
 }
 
+// Sparse data (columns, values, row ids) is read once per K tile: these loads skip L1 allocation
+// (ld.global.nc.L1::no_allocate) so that L1 keeps B rows, which are the ones reused.
+__device__ __forceinline__ std::int32_t ld_sparse(const std::int32_t* p) {
+  std::int32_t v;
+  asm("ld.global.nc.L1::no_allocate.b32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ float ld_sparse(const float* p) {
+  float v;
+  asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+
 // V consecutive floats (V = 1, 2, 4) through the read-only path; p is V*4-byte aligned.
 template <int V>
 __device__ __forceinline__ void ldg_vec(const float* __restrict__ p, float (&x)[V]) {
@@ -160,6 +173,19 @@ __device__ __forceinline__ void atomic_add_vec(float* p, const float (&x)[V]) {
 #pragma unroll
   for (int v = 0; v < V; ++v) atomicAdd(p + v, x[v]);
 #endif
+}
+
+// Asks for the largest L1 (smallest shared-memory carveout) for a kernel that uses no shared
+// memory: its reuse of B rows lives in L1. Once per kernel instantiation (a hint; per device
+// context, so a second GPU keeps the driver's default).
+template <typename Kernel>
+void prefer_l1(Kernel* kernel) {
+  static const bool done = [&] {
+    FK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       static_cast<int>(cudaSharedmemCarveoutMaxL1)));
+    return true;
+  }();
+  (void)done;
 }
 
 // ---- mapping of K onto the lanes of a row group ------------------------------------------------

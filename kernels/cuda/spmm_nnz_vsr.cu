@@ -89,9 +89,9 @@ __global__ void __launch_bounds__(kThreads)
         int my_row = -1, my_col = 0;
         float my_val = 0.f;
         if (j0 + lane < je) {
-          my_row = __ldg(row_of + j0 + lane);
-          my_col = __ldg(col_idx + j0 + lane);
-          my_val = __ldg(vals + j0 + lane);
+          my_row = ld_sparse(row_of + j0 + lane);
+          my_col = ld_sparse(col_idx + j0 + lane);
+          my_val = ld_sparse(vals + j0 + lane);
         }
         const int n = static_cast<int>(je - j0 < kWarpSize ? je - j0 : kWarpSize);
         // Step s covers nonzeros s*R .. s*R + R - 1 of the 32 loaded; slot q takes s*R + q.
@@ -206,6 +206,7 @@ class NnzVsrPlan : public SpmmPlan {
     dispatch_kmap(k_, vec4_ok(k_, b.data, c.data), [&](auto map) {
       using M = decltype(map);
       const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
+      prefer_l1(nnz_vsr_kernel<M::G, M::V, M::T>);
       nnz_vsr_kernel<M::G, M::V, M::T><<<grid_for(chunks, kThreads / kWarpSize), kThreads, 0, stream_of(ctx)>>>(
           s_.nnz, k_, tiles, chunks, row_of_.data(), s_.col_idx, vals, b.data, c.data);
       FK_CUDA_CHECK_LAUNCH();

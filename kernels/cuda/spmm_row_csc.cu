@@ -36,8 +36,8 @@ __device__ __forceinline__ void row_csc_accumulate(std::int64_t begin, std::int6
     int my_col = 0;
     float my_val = 0.f;
     if (j0 + gl < end) {
-      my_col = __ldg(col_idx + j0 + gl);
-      my_val = __ldg(vals + j0 + gl);
+      my_col = ld_sparse(col_idx + j0 + gl);
+      my_val = ld_sparse(vals + j0 + gl);
     }
     const int n = static_cast<int>(end - j0 < G ? end - j0 : G);
     int q = 0;
@@ -135,6 +135,7 @@ class RowCscPlan : public SpmmPlan {
       using M = decltype(map);
       const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
       const unsigned grid = grid_for(s_.rows, kThreads / M::G);
+      prefer_l1(row_csc_kernel<M::G, M::V, M::T>);
       row_csc_kernel<M::G, M::V, M::T><<<grid, kThreads, 0, stream_of(ctx)>>>(
           s_.rows, k_, tiles, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
       FK_CUDA_CHECK_LAUNCH();

@@ -44,10 +44,10 @@ __global__ void __launch_bounds__(kThreads)
     std::int64_t j = begin + gl;
     // Two nonzeros per lane per step: both B rows are requested before the first FMA.
     for (; j + g < end; j += 2 * g) {
-      const float a0 = __ldg(vals + j);
-      const float a1 = __ldg(vals + j + g);
-      const float* b0 = b + std::int64_t(__ldg(col_idx + j)) * K;
-      const float* b1 = b + std::int64_t(__ldg(col_idx + j + g)) * K;
+      const float a0 = ld_sparse(vals + j);
+      const float a1 = ld_sparse(vals + j + g);
+      const float* b0 = b + std::int64_t(ld_sparse(col_idx + j)) * K;
+      const float* b1 = b + std::int64_t(ld_sparse(col_idx + j + g)) * K;
       float x0[kVecs][V], x1[kVecs][V];
 #pragma unroll
       for (int i = 0; i < kVecs; ++i) {
@@ -60,8 +60,8 @@ __global__ void __launch_bounds__(kThreads)
         for (int v = 0; v < V; ++v) acc[i * V + v] = fmaf(a1, x1[i][v], fmaf(a0, x0[i][v], acc[i * V + v]));
     }
     if (j < end) {
-      const float a0 = __ldg(vals + j);
-      const float* b0 = b + std::int64_t(__ldg(col_idx + j)) * K;
+      const float a0 = ld_sparse(vals + j);
+      const float* b0 = b + std::int64_t(ld_sparse(col_idx + j)) * K;
 #pragma unroll
       for (int i = 0; i < kVecs; ++i) {
         float x[V];
@@ -97,6 +97,7 @@ void launch_vdl(const Context& ctx, int vec, std::int64_t rows, int g, std::int6
   cudaStream_t stream = stream_of(ctx);
   if constexpr (K % 4 == 0) {
     if (vec == 4) {
+      prefer_l1(vdl_kernel<K, 4>);
       vdl_kernel<K, 4><<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
       FK_CUDA_CHECK_LAUNCH();
       return;
@@ -104,11 +105,13 @@ void launch_vdl(const Context& ctx, int vec, std::int64_t rows, int g, std::int6
   }
   if constexpr (K % 2 == 0) {
     if (vec >= 2) {
+      prefer_l1(vdl_kernel<K, 2>);
       vdl_kernel<K, 2><<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
       FK_CUDA_CHECK_LAUNCH();
       return;
     }
   }
+  prefer_l1(vdl_kernel<K, 1>);
   vdl_kernel<K, 1><<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
   FK_CUDA_CHECK_LAUNCH();
 }
