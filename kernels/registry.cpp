@@ -1,5 +1,6 @@
 #include "kernels/registry.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/device_buffer.hpp"
@@ -121,11 +122,11 @@ class CachedTransposePlan : public SpmmPlan {
     if (ctx.is_gpu()) {
       dev_t_ = DeviceCsr(transposed_);
       dev_perm_ = DeviceBuffer<std::int64_t>(perm);
-      dev_vals_ = DeviceBuffer<float>(s.nnz);
+      dev_vals_ = DeviceBuffer<float>(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
       inner_ = inner.prepare(ctx, dev_t_.view(), k);
     } else {
       perm_ = std::move(perm);
-      host_vals_.resize(s.nnz);
+      host_vals_.resize(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
       inner_ = inner.prepare(ctx, transposed_.view(), k);
     }
   }

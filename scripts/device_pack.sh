@@ -14,10 +14,10 @@ rm -rf .carry && mkdir -p .carry/bin .carry/lib .carry/data
 find $build -maxdepth 3 -type f -perm -u+x \( -name 'fk_*tests' -o -name 'fk-*' \) -exec cp {} .carry/bin/ \;
 for lib in $(ldd .carry/bin/* 2>/dev/null | awk '/boost|gtest/ {print $3}' | sort -u); do cp -L "$lib" .carry/lib/; done
 if [[ -d ../shared/data ]]; then
-  mkdir -p .carry/data/suitesparse .carry/data/uci-kos .carry/data/movielens-100k .carry/data/dlmc/rn50/magnitude_pruning/0.9
+  mkdir -p .carry/data/suitesparse .carry/data/uci-kos .carry/data/movielens-100k
   cp ../shared/data/suitesparse/*.mtx .carry/data/suitesparse/
   cp ../shared/data/uci-kos/* .carry/data/uci-kos/
   cp ../shared/data/movielens-100k/u.data .carry/data/movielens-100k/
-  ls ../shared/data/dlmc/rn50/magnitude_pruning/0.9/*.smtx | head -4 | xargs -I{} cp {} .carry/data/dlmc/rn50/magnitude_pruning/0.9/
+  cp -r ../shared/data/dlmc .carry/data/
 fi
 du -sh .carry
