@@ -250,10 +250,14 @@ class AsptPlan : public SpmmPlan {
                 << ", " << heavy_cols.size() << " staged B rows serve " << staged << " of " << s.nnz
                 << " nonzeros (max " << max_panel_heavy_ << " per panel), " << long_rows_.count() << " long rows";
     smem_bytes_ = static_cast<int>(max_panel_heavy_ * slice_ * sizeof(float));
-    if (smem_bytes_ > 48 * 1024) {
-      FK_CUDA_CHECK(cudaFuncSetAttribute(aspt_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes_));
-      FK_CUDA_CHECK(cudaFuncSetAttribute(aspt_kernel<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes_));
-    }
+    // The limit is raised once to the budget (a limit, not an allocation), so plans with different
+    // tile sizes never lower it under one another.
+    static const bool raised = [] {
+      FK_CUDA_CHECK(cudaFuncSetAttribute(aspt_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBudget));
+      FK_CUDA_CHECK(cudaFuncSetAttribute(aspt_kernel<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBudget));
+      return true;
+    }();
+    (void)raised;
   }
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {

@@ -42,12 +42,13 @@ namespace {
 
 constexpr int kLongThreads = 256;
 
+// A warp per listed row, lanes along K.
 __global__ void zero_rows_kernel(const std::int64_t* __restrict__ rows, std::int64_t n, int k, float* __restrict__ c) {
-  const std::int64_t total = n * k;
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < total;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t r = i / k;
-    c[rows[r] * k + (i - r * k)] = 0.f;
+  const int lane = threadIdx.x & (kWarpSize - 1);
+  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / kWarpSize);
+  for (std::int64_t r = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / kWarpSize; r < n; r += warps) {
+    float* crow = c + rows[r] * k;
+    for (int t = lane; t < k; t += kWarpSize) crow[t] = 0.f;
   }
 }
 
@@ -112,7 +113,7 @@ __global__ void __launch_bounds__(kLongThreads)
 void zero_rows(const Context& ctx, const std::int64_t* rows, std::int64_t n, int k, float* c) {
   if (n == 0 || k == 0) return;
   const int threads = 256;
-  zero_rows_kernel<<<grid_for(n * k, threads), threads, 0, stream_of(ctx)>>>(rows, n, k, c);
+  zero_rows_kernel<<<grid_for(n, threads / kWarpSize), threads, 0, stream_of(ctx)>>>(rows, n, k, c);
   FK_CUDA_CHECK_LAUNCH();
 }
 

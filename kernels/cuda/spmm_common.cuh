@@ -178,10 +178,11 @@ __device__ __forceinline__ void atomic_add_vec(float* p, const float (&x)[V]) {
 // Asks for the largest L1 (smallest shared-memory carveout) for a kernel that uses no shared
 // memory: its reuse of B rows lives in L1. Once per kernel instantiation (a hint; per device
 // context, so a second GPU keeps the driver's default).
-template <typename Kernel>
-void prefer_l1(Kernel* kernel) {
-  static const bool done = [&] {
-    FK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+// (A template on the kernel itself: kernels of one signature share a function type.)
+template <auto Kernel>
+void prefer_l1() {
+  static const bool done = [] {
+    FK_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                        static_cast<int>(cudaSharedmemCarveoutMaxL1)));
     return true;
   }();

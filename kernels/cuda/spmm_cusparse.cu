@@ -5,7 +5,7 @@
 // workspace; the choice and the times are logged. Candidates:
 //   op = N: CSR_ALG1, CSR_ALG2, CSR_ALG3 (ALG3 is the one built for row-major operands; the
 //           DEFAULT algorithm with row-major operands is several times slower, so it is not tried).
-//   op = T: CSR_ALG1, CSR_ALG2 (CSR_ALG3 supports only the non-transposed operation).
+//   op = T: CSR_ALG1, CSR_ALG2, ALG_DEFAULT (CSR_ALG3 supports only the non-transposed operation).
 // An algorithm that rejects the problem (status from bufferSize, preprocess or the run) is skipped
 // and its status is logged; none applying is an error. prepare_transposed() uses
 // CUSPARSE_OPERATION_TRANSPOSE, the vendor's native Sᵀ·B: the baseline for our cached transpose.
@@ -50,6 +50,7 @@ const char* alg_name(cusparseSpMMAlg_t a) {
     case CUSPARSE_SPMM_CSR_ALG1: return "CSR_ALG1";
     case CUSPARSE_SPMM_CSR_ALG2: return "CSR_ALG2";
     case CUSPARSE_SPMM_CSR_ALG3: return "CSR_ALG3";
+    case CUSPARSE_SPMM_ALG_DEFAULT: return "ALG_DEFAULT";
     default: return "other";
   }
 }
@@ -155,7 +156,11 @@ class CusparseSpmmPlan : public SpmmPlan {
     tmp_b.fill_bytes(0);
 
     std::vector<cusparseSpMMAlg_t> algs = {CUSPARSE_SPMM_CSR_ALG1, CUSPARSE_SPMM_CSR_ALG2};
-    if (op == CUSPARSE_OPERATION_NON_TRANSPOSE) algs.insert(algs.begin(), CUSPARSE_SPMM_CSR_ALG3);
+    if (op == CUSPARSE_OPERATION_NON_TRANSPOSE) {
+      algs.insert(algs.begin(), CUSPARSE_SPMM_CSR_ALG3);
+    } else {
+      algs.push_back(CUSPARSE_SPMM_ALG_DEFAULT);  // a further chance for the transposed operation
+    }
     cusparseHandle_t handle = ctx.gpu().cusparse();
     std::ostringstream report;
     bool have_best = false;
@@ -277,8 +282,15 @@ class CusparseSpmm : public SpmmVariant {
   std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
     return std::make_unique<CusparseSpmmPlan>(ctx, s, k, CUSPARSE_OPERATION_NON_TRANSPOSE);
   }
+  // The vendor's native Sᵀ·B. Should no algorithm accept the transposed operation, the registry's
+  // cached transpose serves it (with the non-transposed cuSPARSE plan) and a warning says so.
   std::unique_ptr<SpmmPlan> prepare_transposed(const Context& ctx, const CsrView& s, int k) const override {
-    return std::make_unique<CusparseSpmmPlan>(ctx, s, k, CUSPARSE_OPERATION_TRANSPOSE);
+    try {
+      return std::make_unique<CusparseSpmmPlan>(ctx, s, k, CUSPARSE_OPERATION_TRANSPOSE);
+    } catch (const Error& e) {
+      log_warn() << e.what() << "; falling back to the cached transpose";
+      return nullptr;
+    }
   }
 };
 

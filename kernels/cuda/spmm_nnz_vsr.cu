@@ -206,7 +206,7 @@ class NnzVsrPlan : public SpmmPlan {
     dispatch_kmap(k_, vec4_ok(k_, b.data, c.data), [&](auto map) {
       using M = decltype(map);
       const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
-      prefer_l1(nnz_vsr_kernel<M::G, M::V, M::T>);
+      prefer_l1<nnz_vsr_kernel<M::G, M::V, M::T>>();
       nnz_vsr_kernel<M::G, M::V, M::T><<<grid_for(chunks, kThreads / kWarpSize), kThreads, 0, stream_of(ctx)>>>(
           s_.nnz, k_, tiles, chunks, row_of_.data(), s_.col_idx, vals, b.data, c.data);
       FK_CUDA_CHECK_LAUNCH();

@@ -135,7 +135,7 @@ class RowCscPlan : public SpmmPlan {
       using M = decltype(map);
       const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
       const unsigned grid = grid_for(s_.rows, kThreads / M::G);
-      prefer_l1(row_csc_kernel<M::G, M::V, M::T>);
+      prefer_l1<row_csc_kernel<M::G, M::V, M::T>>();
       row_csc_kernel<M::G, M::V, M::T><<<grid, kThreads, 0, stream_of(ctx)>>>(
           s_.rows, k_, tiles, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
       FK_CUDA_CHECK_LAUNCH();

@@ -71,9 +71,12 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
     // Butterfly over the group (xor offsets below g never leave an aligned group).
-    for (int o = g / 2; o > 0; o /= 2) {
 #pragma unroll
-      for (int i = 0; i < K; ++i) acc[i] += __shfl_xor_sync(mask, acc[i], o);
+    for (int o = 16; o > 0; o /= 2) {
+      if (o < g) {
+#pragma unroll
+        for (int i = 0; i < K; ++i) acc[i] += __shfl_xor_sync(mask, acc[i], o);
+      }
     }
     // Every lane now holds the whole row; lane i % g writes vector i.
     float* crow = c + row * K;
@@ -97,7 +100,7 @@ void launch_vdl(const Context& ctx, int vec, std::int64_t rows, int g, std::int6
   cudaStream_t stream = stream_of(ctx);
   if constexpr (K % 4 == 0) {
     if (vec == 4) {
-      prefer_l1(vdl_kernel<K, 4>);
+      prefer_l1<vdl_kernel<K, 4>>();
       vdl_kernel<K, 4><<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
       FK_CUDA_CHECK_LAUNCH();
       return;
@@ -105,13 +108,13 @@ void launch_vdl(const Context& ctx, int vec, std::int64_t rows, int g, std::int6
   }
   if constexpr (K % 2 == 0) {
     if (vec >= 2) {
-      prefer_l1(vdl_kernel<K, 2>);
+      prefer_l1<vdl_kernel<K, 2>>();
       vdl_kernel<K, 2><<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
       FK_CUDA_CHECK_LAUNCH();
       return;
     }
   }
-  prefer_l1(vdl_kernel<K, 1>);
+  prefer_l1<vdl_kernel<K, 1>>();
   vdl_kernel<K, 1><<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
   FK_CUDA_CHECK_LAUNCH();
 }
