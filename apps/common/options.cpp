@@ -13,6 +13,7 @@ namespace {
 
 // A hidden option that collects stray positional words so the error can name them.
 constexpr const char* kPositional = "fk-positional";
+constexpr unsigned kHelpWidth = 100;
 
 std::string value_text(const boost::any& v, bool json) {
   if (v.empty()) return {};
@@ -79,8 +80,8 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
     : app_name_(std::move(app)),
       synopsis_(std::move(synopsis)),
       usage_(std::move(usage)),
-      common_desc_("Common options (every factorkit app)"),
-      app_("Options of " + app_name_) {
+      common_desc_("Common options (every factorkit app)", kHelpWidth, kHelpWidth / 2),
+      app_("Options of " + app_name_, kHelpWidth, kHelpWidth / 2) {
   common_.out = defaults.out;
   common_.iters = defaults.iters;
   common_.seed = defaults.seed;

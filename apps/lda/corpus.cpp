@@ -1,0 +1,443 @@
+#include "apps/lda/corpus.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/error.hpp"
+#include "core/io/line_reader.hpp"
+#include "core/io/matrix_market.hpp"
+#include "core/io/uci.hpp"
+#include "core/log.hpp"
+#include "core/random.hpp"
+
+namespace fk::lda {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// English function words and other words too frequent to tell topics apart. Written for this
+// project: pronouns, determiners, auxiliaries, conjunctions, prepositions, frequent adverbs.
+const char* const kStopWords[] = {
+    "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are",
+    "aren", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but",
+    "by", "can", "cannot", "could", "couldn", "did", "didn", "do", "does", "doesn", "doing", "don",
+    "done", "down", "during", "each", "either", "else", "etc", "even", "ever", "every", "few", "for",
+    "from", "further", "get", "gets", "got", "had", "hadn", "has", "hasn", "have", "haven", "having",
+    "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "however", "if", "in",
+    "into", "is", "isn", "it", "its", "itself", "just", "let", "ll", "may", "me", "might", "more",
+    "most", "much", "must", "mustn", "my", "myself", "neither", "no", "nor", "not", "now", "of", "off",
+    "often", "on", "once", "one", "only", "or", "other", "others", "our", "ours", "ourselves", "out",
+    "over", "own", "per", "quite", "rather", "re", "same", "shall", "shan", "she", "should",
+    "shouldn", "since", "so", "some", "still", "such", "than", "that", "the", "their", "theirs",
+    "them", "themselves", "then", "there", "therefore", "these", "they", "this", "those", "though",
+    "through", "thus", "to", "too", "under", "until", "up", "upon", "us", "ve", "very", "via", "was",
+    "wasn", "we", "were", "weren", "what", "whatever", "when", "where", "whether", "which", "while",
+    "who", "whom", "whose", "why", "will", "with", "within", "without", "won", "would", "wouldn",
+    "yes", "yet", "you", "your", "yours", "yourself", "yourselves",
+};
+
+const std::unordered_set<std::string>& stop_words() {
+  static const std::unordered_set<std::string> set(std::begin(kStopWords), std::end(kStopWords));
+  return set;
+}
+
+bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80; }
+
+std::vector<std::string> read_lines(const std::string& path) {
+  io::LineReader in(path);
+  std::vector<std::string> lines;
+  std::string line;
+  while (in.next(line)) {
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// vocab.X.txt beside docword.X.txt or docword.X.txt.gz, when it exists.
+std::string uci_vocab_beside(const std::string& docword) {
+  const fs::path p(docword);
+  std::string name = p.filename().string();
+  if (name.rfind("docword.", 0) != 0) return {};
+  std::string stem = name.substr(8);
+  for (const char* ext : {".gz", ".txt"})
+    if (stem.size() > std::strlen(ext) && stem.compare(stem.size() - std::strlen(ext), std::string::npos, ext) == 0)
+      stem.resize(stem.size() - std::strlen(ext));
+  const fs::path v = p.parent_path() / ("vocab." + stem + ".txt");
+  std::error_code ec;
+  return fs::is_regular_file(v, ec) ? v.string() : std::string();
+}
+
+void check_counts(const HostCsr& m, const std::string& path) {
+  for (std::int64_t j = 0; j < m.nnz(); ++j) {
+    const float v = m.vals[j];
+    if (!(v >= 0) || !std::isfinite(v))
+      throw InputError(path, 0, "documents x words counts must be finite and non-negative, found " + std::to_string(v));
+  }
+}
+
+// Drops explicit zeros (a count matrix may store them) and sorts the columns of every row.
+HostCsr normalise(HostCsr m) {
+  bool zeros = false;
+  for (float v : m.vals) zeros |= (v == 0.0f);
+  if (zeros) {
+    HostCsr out;
+    out.rows = m.rows;
+    out.cols = m.cols;
+    out.row_ptr.assign(static_cast<std::size_t>(m.rows) + 1, 0);
+    for (std::int64_t i = 0; i < m.rows; ++i) {
+      for (std::int64_t j = m.row_ptr[i]; j < m.row_ptr[i + 1]; ++j)
+        if (m.vals[j] != 0.0f) {
+          out.col_idx.push_back(m.col_idx[j]);
+          out.vals.push_back(m.vals[j]);
+        }
+      out.row_ptr[i + 1] = out.nnz();
+    }
+    m = std::move(out);
+  }
+  sort_columns(m);
+  return m;
+}
+
+// Text, one document per line. With `fixed` null the vocabulary is built from the corpus and
+// filtered; otherwise tokens are mapped onto `*fixed` and unknown ones dropped.
+Corpus read_text(const std::string& path, const TextOptions& opt, const std::vector<std::string>* fixed) {
+  std::unordered_map<std::string, std::int32_t> index;
+  std::vector<std::string> words;
+  if (fixed) {
+    for (std::size_t i = 0; i < fixed->size(); ++i) index.emplace((*fixed)[i], static_cast<std::int32_t>(i));
+    words = *fixed;
+  }
+  std::vector<std::vector<std::pair<std::int32_t, float>>> docs;
+  io::LineReader in(path);
+  std::string line;
+  std::unordered_map<std::int32_t, float> doc;
+  while (in.next(line)) {
+    doc.clear();
+    for (const std::string& tok : tokenize(line)) {
+      auto it = index.find(tok);
+      if (it == index.end()) {
+        if (fixed) continue;
+        FK_CHECK(words.size() < static_cast<std::size_t>(INT32_MAX), "vocabulary larger than 2^31 words");
+        it = index.emplace(tok, static_cast<std::int32_t>(words.size())).first;
+        words.push_back(tok);
+      }
+      doc[it->second] += 1.0f;
+    }
+    docs.emplace_back(doc.begin(), doc.end());
+  }
+  if (docs.empty()) throw InputError(path, 0, "empty file: no documents (text input has one document per line)");
+
+  const auto D = static_cast<std::int64_t>(docs.size());
+  std::vector<std::int32_t> remap(words.size());
+  std::vector<std::string> kept;
+  if (fixed) {
+    std::iota(remap.begin(), remap.end(), 0);
+    kept = words;
+  } else {
+    std::vector<double> count(words.size(), 0.0);
+    std::vector<std::int64_t> df(words.size(), 0);
+    for (const auto& d : docs)
+      for (const auto& [w, c] : d) {
+        count[w] += c;
+        df[w] += 1;
+      }
+    const double max_docs = opt.max_df * static_cast<double>(D);
+    for (std::size_t w = 0; w < words.size(); ++w) {
+      if (count[w] >= static_cast<double>(opt.min_count) && static_cast<double>(df[w]) <= max_docs) {
+        remap[w] = static_cast<std::int32_t>(kept.size());
+        kept.push_back(words[w]);
+      } else {
+        remap[w] = -1;
+      }
+    }
+    if (kept.empty())
+      throw InputError(path, 0,
+                       "no word is left after filtering " + std::to_string(words.size()) + " distinct words (--min-count " +
+                           std::to_string(opt.min_count) + ", --max-df " + std::to_string(opt.max_df) +
+                           "); lower --min-count or raise --max-df");
+  }
+  Corpus c;
+  c.counts.rows = D;
+  c.counts.cols = static_cast<std::int64_t>(kept.size());
+  c.counts.row_ptr.assign(static_cast<std::size_t>(D) + 1, 0);
+  for (std::int64_t d = 0; d < D; ++d) {
+    for (const auto& [w, n] : docs[d])
+      if (remap[w] >= 0) {
+        c.counts.col_idx.push_back(remap[w]);
+        c.counts.vals.push_back(n);
+      }
+    c.counts.row_ptr[d + 1] = c.counts.nnz();
+  }
+  sort_columns(c.counts);
+  c.vocab = std::move(kept);
+  std::ostringstream os;
+  os << "text " << path << ": " << D << " documents, " << c.vocab.size() << " words";
+  if (!fixed) os << " (of " << words.size() << " distinct after stop words)";
+  c.source = os.str();
+  return c;
+}
+
+io::InputFormat resolve_format(const std::string& path, io::InputFormat format) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(path, 0, "no such file");
+  if (fs::is_directory(path, ec)) throw InputError(path, 0, "is a directory, expected a file");
+  return format == io::InputFormat::kAuto ? io::detect_format(path) : format;
+}
+
+Corpus read_matrix_file(const std::string& path, io::InputFormat format) {
+  Corpus c;
+  if (format == io::InputFormat::kUci) {
+    const std::string vocab = uci_vocab_beside(path);
+    io::Corpus u = io::read_uci(path, vocab);
+    c.counts = std::move(u.counts);
+    c.vocab = std::move(u.vocab);
+    c.source = "UCI " + path + (vocab.empty() ? std::string(" (no vocab file beside it)") : " + " + vocab);
+  } else if (format == io::InputFormat::kMtx) {
+    c.counts = io::read_matrix_market(path);
+    c.source = "Matrix Market " + path;
+  } else {
+    throw InputError(path, 0,
+                     std::string("fk-lda reads documents x words counts (uci, mtx or text), but this is ") +
+                         io::to_string(format) + " input");
+  }
+  check_counts(c.counts, path);
+  c.counts = normalise(std::move(c.counts));
+  return c;
+}
+
+}  // namespace
+
+bool is_stop_word(const std::string& word) { return stop_words().count(word) > 0; }
+
+std::vector<std::string> tokenize(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&] {
+    if (cur.size() >= 2 && !is_stop_word(cur)) out.push_back(cur);
+    cur.clear();
+  };
+  for (const char ch : line) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (is_letter(c)) {
+      cur += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : ch;
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return out;
+}
+
+gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
+  const auto colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  gen::LdaCorpusSpec s = gen::lda_preset(name);
+  if (colon == std::string::npos) return s;
+  std::stringstream parts(text.substr(colon + 1));
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    const auto eq = part.find('=');
+    if (eq == std::string::npos) throw Error("gen:" + text + ": expected key=value, got '" + part + "'");
+    const std::string key = part.substr(0, eq), val = part.substr(eq + 1);
+    char* end = nullptr;
+    const double v = std::strtod(val.c_str(), &end);
+    if (val.empty() || *end != '\0' || !std::isfinite(v))
+      throw Error("gen:" + text + ": '" + key + "' needs a number, got '" + val + "'");
+    auto integer = [&]() -> std::int64_t {
+      if (v != std::floor(v) || v < 0) throw Error("gen:" + text + ": '" + key + "' needs a non-negative integer");
+      return static_cast<std::int64_t>(v);
+    };
+    if (key == "docs") s.docs = integer();
+    else if (key == "words") s.words = integer();
+    else if (key == "topics") s.topics = static_cast<int>(integer());
+    else if (key == "length") s.mean_doc_length = v;
+    else if (key == "sigma") s.doc_length_sigma = v;
+    else if (key == "alpha") s.doc_alpha = v;
+    else if (key == "eta") s.topic_eta = v;
+    else if (key == "zipf") s.zipf_exponent = v;
+    else if (key == "seed") s.seed = static_cast<std::uint64_t>(integer());
+    else
+      throw Error("gen:" + text + ": unknown key '" + key +
+                  "' (known: docs, words, topics, length, sigma, alpha, eta, zipf, seed)");
+  }
+  return s;
+}
+
+Corpus load_corpus(const std::string& input, io::InputFormat format, const TextOptions& text,
+                   const std::string& vocab_path) {
+  if (input.empty()) throw Error("no input: give --input FILE or --input gen:default");
+  Corpus c;
+  if (input.rfind("gen:", 0) == 0) {
+    const gen::LdaCorpusSpec spec = parse_gen_spec(input.substr(4));
+    gen::GeneratedCorpus g = gen::generate_lda_corpus(spec);
+    c.counts = normalise(std::move(g.counts));
+    c.vocab = std::move(g.vocab);
+    c.true_topics = std::move(g.topics);
+    std::ostringstream os;
+    os << "generated " << input << ": " << spec.docs << " x " << spec.words << ", " << spec.topics
+       << " true topics, seed " << spec.seed;
+    c.source = os.str();
+  } else {
+    const io::InputFormat f = resolve_format(input, format);
+    if (f == io::InputFormat::kText) {
+      c = read_text(input, text, nullptr);
+    } else {
+      c = read_matrix_file(input, f);
+    }
+  }
+  if (!vocab_path.empty()) {
+    c.vocab = read_lines(vocab_path);
+    if (static_cast<std::int64_t>(c.vocab.size()) != c.counts.cols)
+      throw InputError(vocab_path, 0,
+                       "vocabulary has " + std::to_string(c.vocab.size()) + " lines but the corpus has " +
+                           std::to_string(c.counts.cols) + " words");
+  }
+  if (c.counts.rows == 0) throw InputError(input, 0, "the corpus has no documents");
+  if (c.counts.cols == 0) throw InputError(input, 0, "the corpus has no words");
+  return c;
+}
+
+Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format, const std::vector<std::string>& vocab,
+                            std::int64_t words) {
+  if (input.rfind("gen:", 0) == 0) throw Error("'" + input + "': a generated corpus cannot be used here; give a file");
+  const io::InputFormat f = resolve_format(input, format);
+  Corpus c;
+  if (f == io::InputFormat::kText) {
+    if (static_cast<std::int64_t>(vocab.size()) != words)
+      throw InputError(input, 0, "text input needs the model's vocabulary, and this model has none");
+    c = read_text(input, TextOptions{}, &vocab);
+  } else {
+    c = read_matrix_file(input, f);
+    if (c.counts.cols > words)
+      throw InputError(input, 0,
+                       "has " + std::to_string(c.counts.cols) + " words but the model has " + std::to_string(words));
+    c.counts.cols = words;
+    c.vocab = vocab;
+  }
+  return c;
+}
+
+DocumentSplit split_documents(std::int64_t docs, double heldout_frac, std::uint64_t seed) {
+  FK_CHECK(heldout_frac >= 0 && heldout_frac < 1, "held-out fraction must be in [0, 1), got " << heldout_frac);
+  std::int64_t n = static_cast<std::int64_t>(std::llround(heldout_frac * static_cast<double>(docs)));
+  if (heldout_frac > 0 && docs > 1) n = std::max<std::int64_t>(n, 1);
+  n = std::min(n, docs - 1);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(docs));
+  std::iota(order.begin(), order.end(), 0);
+  // Partial Fisher-Yates: the first n positions become a uniform sample.
+  Rng rng = Rng(seed).split(0x4f1d);  // a stream of its own: other uses of --seed do not shift it
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto j = i + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(docs - i)));
+    std::swap(order[i], order[j]);
+  }
+  DocumentSplit s;
+  s.heldout.assign(order.begin(), order.begin() + std::max<std::int64_t>(n, 0));
+  std::sort(s.heldout.begin(), s.heldout.end());
+  std::vector<char> out(static_cast<std::size_t>(docs), 0);
+  for (std::int64_t d : s.heldout) out[d] = 1;
+  for (std::int64_t d = 0; d < docs; ++d)
+    if (!out[d]) s.train.push_back(d);
+  return s;
+}
+
+HostCsr select_rows(const HostCsr& m, const std::vector<std::int64_t>& rows) {
+  HostCsr out;
+  out.rows = static_cast<std::int64_t>(rows.size());
+  out.cols = m.cols;
+  out.row_ptr.assign(rows.size() + 1, 0);
+  std::int64_t nnz = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    FK_CHECK(rows[i] >= 0 && rows[i] < m.rows, "row " << rows[i] << " out of range");
+    nnz += m.row_ptr[rows[i] + 1] - m.row_ptr[rows[i]];
+    out.row_ptr[i + 1] = nnz;
+  }
+  out.col_idx.resize(static_cast<std::size_t>(nnz));
+  out.vals.resize(static_cast<std::size_t>(nnz));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::int64_t b = m.row_ptr[rows[i]], e = m.row_ptr[rows[i] + 1];
+    std::copy(m.col_idx.begin() + b, m.col_idx.begin() + e, out.col_idx.begin() + out.row_ptr[i]);
+    std::copy(m.vals.begin() + b, m.vals.begin() + e, out.vals.begin() + out.row_ptr[i]);
+  }
+  return out;
+}
+
+void completion_halves(const HostCsr& docs, HostCsr& observed, HostCsr& scored) {
+  for (HostCsr* h : {&observed, &scored}) {
+    *h = HostCsr{};
+    h->rows = docs.rows;
+    h->cols = docs.cols;
+    h->row_ptr.assign(static_cast<std::size_t>(docs.rows) + 1, 0);
+  }
+  for (std::int64_t i = 0; i < docs.rows; ++i) {
+    double position = 0;  // tokens of this document already dealt
+    for (std::int64_t j = docs.row_ptr[i]; j < docs.row_ptr[i + 1]; ++j) {
+      const double c = docs.vals[j];
+      double first;
+      if (c == std::floor(c)) {
+        // Positions position .. position+c-1; the even ones are observed.
+        const auto p = static_cast<std::int64_t>(position), n = static_cast<std::int64_t>(c);
+        first = static_cast<double>((n + (p % 2 == 0 ? 1 : 0)) / 2);
+      } else {
+        first = c / 2;
+      }
+      position += c;
+      const double second = c - first;
+      if (first > 0) {
+        observed.col_idx.push_back(docs.col_idx[j]);
+        observed.vals.push_back(static_cast<float>(first));
+      }
+      if (second > 0) {
+        scored.col_idx.push_back(docs.col_idx[j]);
+        scored.vals.push_back(static_cast<float>(second));
+      }
+    }
+    observed.row_ptr[i + 1] = observed.nnz();
+    scored.row_ptr[i + 1] = scored.nnz();
+  }
+}
+
+LocalBatch make_local_batch(const HostCsr& docs, std::int64_t begin, std::int64_t end) {
+  FK_CHECK(0 <= begin && begin <= end && end <= docs.rows, "bad batch range " << begin << ".." << end);
+  LocalBatch b;
+  b.first_doc = begin;
+  const std::int64_t j0 = docs.row_ptr[begin], j1 = docs.row_ptr[end];
+  b.words.assign(docs.col_idx.begin() + j0, docs.col_idx.begin() + j1);
+  std::sort(b.words.begin(), b.words.end());
+  b.words.erase(std::unique(b.words.begin(), b.words.end()), b.words.end());
+  b.counts.rows = end - begin;
+  b.counts.cols = static_cast<std::int64_t>(b.words.size());
+  b.counts.row_ptr.resize(static_cast<std::size_t>(end - begin) + 1);
+  for (std::int64_t i = begin; i <= end; ++i) b.counts.row_ptr[i - begin] = docs.row_ptr[i] - j0;
+  b.counts.col_idx.resize(static_cast<std::size_t>(j1 - j0));
+  b.counts.vals.assign(docs.vals.begin() + j0, docs.vals.begin() + j1);
+  for (std::int64_t j = j0; j < j1; ++j) {
+    const auto it = std::lower_bound(b.words.begin(), b.words.end(), docs.col_idx[j]);
+    b.counts.col_idx[j - j0] = static_cast<std::int32_t>(it - b.words.begin());
+    b.tokens += docs.vals[j];
+  }
+  return b;
+}
+
+std::vector<LocalBatch> make_batches(const HostCsr& docs, std::int64_t batch_size) {
+  if (batch_size <= 0) batch_size = std::max<std::int64_t>(docs.rows, 1);
+  std::vector<LocalBatch> out;
+  for (std::int64_t b = 0; b < docs.rows; b += batch_size)
+    out.push_back(make_local_batch(docs, b, std::min(docs.rows, b + batch_size)));
+  return out;
+}
+
+double total_tokens(const HostCsr& m) {
+  double t = 0;
+  for (float v : m.vals) t += v;
+  return t;
+}
+
+}  // namespace fk::lda

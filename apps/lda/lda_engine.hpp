@@ -1,0 +1,320 @@
+#pragma once
+// The LDA E-step and λ update written once, over a device policy `Ops` that supplies memory and
+// the elementwise/reduction operations; the SDDMM/SpMM calls go through the kernels' public plans.
+// lda_cpu.cpp instantiates it with CpuOps (host memory, OpenMP); lda_gpu.cu with GpuOps (device
+// memory, CUDA kernels). This header is compiled by both the host compiler and nvcc, so it uses
+// no Eigen and no CUDA.
+//
+// What Ops provides (all pointers on its side; matrices row-major):
+//   template <class T> using Buffer;               owning array: data(), size(), default/move
+//   template <class T> Buffer<T> alloc(int64 n);
+//   template <class T> void upload(Buffer<T>&, const T* host, int64 n);
+//   template <class T> void download(const Buffer<T>&, T* host, int64 n) const;
+//   using Csr;  Csr make_csr(const HostCsr&);  static CsrView view(const Csr&);
+//   std::int64_t free_bytes() const;               memory left for minibatch data
+//   void fill(ctx, float* p, int64 n, float v);
+//   void init_gamma(ctx, float* gamma, int64 rows, int k, u64 key, u64 stream, int64 first_doc);
+//   void expect_theta(ctx, const float* gamma, float* etheta, int64 rows, int k);
+//   double update_gamma(ctx, float alpha, const float* t, float* gamma, float* etheta, int64 rows, int k);
+//        γ ← α + Eθ ∘ T, Eθ ← exp(ψ(γ) − ψ(rowsum γ)); returns Σ |Δγ|
+//   void divide(ctx, const float* n, float* p, int64 nnz, float eps);   p ← n / (p + eps)
+//   void gather_expect_beta(ctx, const float* lambda, const int32* words, int64 nloc, int k,
+//                           const double* psi_colsum, float* out);       out ← exp(ψ(λ[words]) − ψ(colsum))
+//   void gather_beta(ctx, const float* lambda, const int32* words, int64 nloc, int k,
+//                    const double* colsum, float* out);                  out ← λ[words] / colsum
+//   void scatter_stats(ctx, const float* ebeta, const float* x, const int32* words, int64 nloc,
+//                      int k, float* stats);                             stats[words] += ebeta ∘ x
+//   void update_lambda(ctx, float* lambda, float* stats, int64 w, int k, double rho, double eta,
+//                      double scale, double* colsum, double* psi_colsum); also zeroes stats
+//   void column_sums(ctx, const float* lambda, int64 w, int k, double* colsum, double* psi_colsum);
+//   void normalize_rows(ctx, const float* gamma, float* theta, int64 rows, int k);
+//   double sum_n_log(ctx, const float* n, const float* p, int64 nnz);   Σ n log p (p clamped > 0)
+// Reductions must be deterministic (fixed order, independent of the thread count).
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/lda/lda_backend.hpp"
+#include "core/log.hpp"
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+
+namespace fk::lda {
+
+template <class Ops>
+class LdaEngine final : public LdaBackend {
+ public:
+  template <class T>
+  using Buf = typename Ops::template Buffer<T>;
+
+  LdaEngine(Context ctx, const LdaHyper& h) : ctx_(std::move(ctx)), h_(h), ops_(ctx_) {
+    FK_CHECK(h_.topics >= 1 && h_.words >= 1, "LDA needs K >= 1 and W >= 1");
+    FK_CHECK(h_.max_inner >= 1, "LDA needs at least one E-step iteration");
+    const std::int64_t wk = h_.words * h_.topics;
+    lambda_ = ops_.template alloc<float>(wk);
+    stats_ = ops_.template alloc<float>(wk);
+    ops_.fill(ctx_, stats_.data(), wk, 0.0f);
+    colsum_ = ops_.template alloc<double>(h_.topics);
+    psi_colsum_ = ops_.template alloc<double>(h_.topics);
+  }
+
+  const Context& context() const override { return ctx_; }
+
+  int add_batch(const LocalBatch& lb, BatchRole role) override {
+    auto b = std::make_unique<Batch>();
+    b->role = role;
+    b->rows = lb.counts.rows;
+    b->nloc = static_cast<std::int64_t>(lb.words.size());
+    b->nnz = lb.counts.nnz();
+    b->first_doc = lb.first_doc;
+    const int k = h_.topics;
+    grow(etheta_, b->rows * k);
+    grow(t_, b->rows * k);
+    grow(p_, b->nnz);
+    grow(ebeta_, b->nloc * k);
+    if (role == BatchRole::kTrain) grow(xt_, b->nloc * k);
+    if (role != BatchRole::kScore) b->gamma = ops_.template alloc<float>(b->rows * k);
+    // Keep the minibatch on the device when it fits (with room for the dense work buffers);
+    // otherwise keep a host copy and upload it, with fresh plans, each time it is used.
+    const double need = batch_bytes(*b) + 256.0 * (1 << 20);
+    b->resident = static_cast<double>(ops_.free_bytes()) > need;
+    if (b->resident) {
+      make_resident(*b, lb);
+    } else {
+      if (streamed_ == 0)
+        log_warn() << "device memory is full: minibatches from #" << batches_.size()
+                   << " on are streamed from host memory and their plans re-prepared at each use";
+      ++streamed_;
+      b->host = lb;
+    }
+    batches_.push_back(std::move(b));
+    return static_cast<int>(batches_.size()) - 1;
+  }
+
+  void set_lambda(const HostDense<float>& lambda) override {
+    FK_CHECK(lambda.rows() == h_.words && lambda.cols() == h_.topics,
+             "λ must be " << h_.words << " x " << h_.topics << ", got " << lambda.rows() << " x " << lambda.cols());
+    ops_.upload(lambda_, lambda.data(), lambda.size());
+    ops_.column_sums(ctx_, lambda_.data(), h_.words, h_.topics, colsum_.data(), psi_colsum_.data());
+  }
+
+  HostDense<float> lambda() const override {
+    HostDense<float> out(h_.words, h_.topics);
+    ops_.download(lambda_, out.data(), out.size());
+    return out;
+  }
+
+  EStepResult e_step(int id, std::uint64_t init_key, std::uint64_t stream) override {
+    Batch& b = batch(id);
+    FK_CHECK(b.role != BatchRole::kScore, "E-step on a scoring-only minibatch");
+    const int k = h_.topics;
+    const auto alpha = static_cast<float>(h_.alpha);
+    EStepResult r;
+    if (b.rows == 0) return r;
+    Use use(*this, b);
+    float* g = b.gamma.data();
+    float* et = etheta_.data();
+    ops_.init_gamma(ctx_, g, b.rows, k, init_key, stream, b.first_doc);
+    ops_.expect_theta(ctx_, g, et, b.rows, k);
+    b.has_gamma = true;
+    if (b.nnz == 0) {  // no words at all: nothing pulls γ away from the prior
+      ops_.fill(ctx_, t_.data(), b.rows * k, 0.0f);
+      ops_.update_gamma(ctx_, alpha, t_.data(), g, et, b.rows, k);
+      return r;
+    }
+    const DenseView<const float> et_view{et, b.rows, k};
+    const DenseView<const float> eb_view{ebeta_.data(), b.nloc, k};
+    ops_.gather_expect_beta(ctx_, lambda_.data(), b.words.data(), b.nloc, k, psi_colsum_.data(), ebeta_.data());
+    ratio(b, et_view, eb_view);
+    for (int it = 1; it <= h_.max_inner; ++it) {
+      b.spmm.run(ctx_, p_.data(), eb_view, DenseView<float>{t_.data(), b.rows, k});
+      count_spmm(b);
+      const double change = ops_.update_gamma(ctx_, alpha, t_.data(), g, et, b.rows, k);
+      ratio(b, et_view, eb_view);
+      r.inner_iters = it;
+      r.mean_change = change / static_cast<double>(b.rows * k);
+      if (r.mean_change < h_.tol) break;
+    }
+    if (b.role == BatchRole::kTrain) {
+      b.spmm_t.run(ctx_, p_.data(), et_view, DenseView<float>{xt_.data(), b.nloc, k});
+      count_spmm(b);
+      ops_.scatter_stats(ctx_, ebeta_.data(), xt_.data(), b.words.data(), b.nloc, k, stats_.data());
+    }
+    return r;
+  }
+
+  float* stats() override { return stats_.data(); }
+
+  void update_lambda(double rho, double scale) override {
+    ops_.update_lambda(ctx_, lambda_.data(), stats_.data(), h_.words, h_.topics, rho, h_.eta, scale, colsum_.data(),
+                       psi_colsum_.data());
+  }
+
+  double completion_loglik(int fit_id, int score_id) override {
+    Batch& f = batch(fit_id);
+    Batch& s = batch(score_id);
+    FK_CHECK(f.rows == s.rows, "held-out halves with different document counts");
+    FK_CHECK(s.role == BatchRole::kScore && (f.has_gamma || f.rows == 0), "completion needs a fitted minibatch");
+    if (s.nnz == 0) return 0.0;
+    Use use(*this, s);
+    const int k = h_.topics;
+    ops_.normalize_rows(ctx_, f.gamma.data(), etheta_.data(), f.rows, k);
+    ops_.gather_beta(ctx_, lambda_.data(), s.words.data(), s.nloc, k, colsum_.data(), ebeta_.data());
+    s.sddmm.run(ctx_, DenseView<const float>{etheta_.data(), s.rows, k},
+                DenseView<const float>{ebeta_.data(), s.nloc, k}, nullptr, p_.data());
+    count_sddmm(s);
+    return ops_.sum_n_log(ctx_, Ops::view(s.csr).vals, p_.data(), s.nnz);
+  }
+
+  double bound_word_term(int id) override {
+    Batch& b = batch(id);
+    FK_CHECK(b.has_gamma || b.rows == 0, "bound of a minibatch without γ");
+    if (b.nnz == 0) return 0.0;
+    Use use(*this, b);
+    const int k = h_.topics;
+    ops_.expect_theta(ctx_, b.gamma.data(), etheta_.data(), b.rows, k);
+    ops_.gather_expect_beta(ctx_, lambda_.data(), b.words.data(), b.nloc, k, psi_colsum_.data(), ebeta_.data());
+    b.sddmm.run(ctx_, DenseView<const float>{etheta_.data(), b.rows, k},
+                DenseView<const float>{ebeta_.data(), b.nloc, k}, nullptr, p_.data());
+    count_sddmm(b);
+    return ops_.sum_n_log(ctx_, Ops::view(b.csr).vals, p_.data(), b.nnz);
+  }
+
+  HostDense<float> gamma(int id) const override {
+    const Batch& b = *batches_.at(static_cast<std::size_t>(id));
+    HostDense<float> out(b.rows, h_.topics);
+    if (b.rows > 0 && b.role != BatchRole::kScore) ops_.download(b.gamma, out.data(), out.size());
+    return out;
+  }
+
+  void set_gamma(int id, const HostDense<float>& gamma) override {
+    Batch& b = batch(id);
+    FK_CHECK(b.role != BatchRole::kScore && gamma.rows() == b.rows && gamma.cols() == h_.topics,
+             "γ of the wrong shape for minibatch " << id);
+    ops_.upload(b.gamma, gamma.data(), gamma.size());
+    b.has_gamma = true;
+  }
+
+  KernelCounters counters() const override { return counters_; }
+  double prepare_seconds() const override { return prepare_seconds_; }
+  std::string kernel_names() const override {
+    std::string out;
+    for (const std::string& n : names_) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  }
+
+ private:
+  struct Batch {
+    BatchRole role = BatchRole::kTrain;
+    std::int64_t rows = 0, nloc = 0, nnz = 0, first_doc = 0;
+    bool resident = true;
+    bool has_gamma = false;
+    LocalBatch host;  // kept only for batches streamed from host memory
+    typename Ops::Csr csr;
+    Buf<std::int32_t> words;
+    Buf<float> gamma;  // rows x K, always on the device
+    // Plans hold views of csr: declared after it so they are destroyed first.
+    PreparedSddmm sddmm;
+    PreparedSpmm spmm, spmm_t;
+  };
+
+  // Uploads a streamed batch for one use and drops it afterwards.
+  class Use {
+   public:
+    Use(LdaEngine& e, Batch& b) : e_(e), b_(b) {
+      if (!b_.resident) e_.make_resident(b_, b_.host);
+    }
+    ~Use() {
+      if (!b_.resident) e_.release(b_);
+    }
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+
+   private:
+    LdaEngine& e_;
+    Batch& b_;
+  };
+
+  Batch& batch(int id) {
+    FK_CHECK(id >= 0 && id < static_cast<int>(batches_.size()), "no minibatch " << id);
+    return *batches_[static_cast<std::size_t>(id)];
+  }
+
+  template <class T>
+  void grow(Buf<T>& buf, std::int64_t n) {
+    if (static_cast<std::int64_t>(buf.size()) < n) buf = ops_.template alloc<T>(n);
+  }
+
+  // Bytes a resident minibatch needs: CSR, word map, and the plans' copies (a transposed pattern
+  // with its permutation for kTrain, and room for variants' own preprocessing).
+  double batch_bytes(const Batch& b) const {
+    double per_nnz = 8 + 8;  // the CSR and the SDDMM plan's preprocessing
+    if (b.role != BatchRole::kScore) per_nnz += 8;
+    if (b.role == BatchRole::kTrain) per_nnz += 24;
+    return per_nnz * static_cast<double>(b.nnz) + 16.0 * static_cast<double>(b.rows + b.nloc);
+  }
+
+  void make_resident(Batch& b, const LocalBatch& lb) {
+    b.csr = ops_.make_csr(lb.counts);
+    b.words = ops_.template alloc<std::int32_t>(b.nloc);
+    ops_.upload(b.words, lb.words.data(), b.nloc);
+    if (b.nnz == 0) return;  // nothing to prepare: the kernels are never called on it
+    const CsrView v = Ops::view(b.csr);
+    const int k = h_.topics;
+    b.sddmm = make_sddmm_plan(ctx_, v, k, h_.sddmm);
+    note(b.sddmm.variant->name(), b.sddmm.prepare_seconds);
+    if (b.role != BatchRole::kScore) {
+      b.spmm = make_spmm_plan(ctx_, v, k, Op::kNoTrans, h_.spmm);
+      note(b.spmm.variant->name(), b.spmm.prepare_seconds);
+    }
+    if (b.role == BatchRole::kTrain) {
+      b.spmm_t = make_spmm_plan(ctx_, v, k, Op::kTrans, h_.spmm);
+      note(std::string(b.spmm_t.variant->name()) + " (transposed)", b.spmm_t.prepare_seconds);
+    }
+  }
+
+  void release(Batch& b) {
+    b.sddmm = PreparedSddmm{};
+    b.spmm = PreparedSpmm{};
+    b.spmm_t = PreparedSpmm{};
+    b.words = Buf<std::int32_t>{};
+    b.csr = typename Ops::Csr{};
+  }
+
+  void note(const std::string& name, double seconds) {
+    names_.insert(name);
+    prepare_seconds_ += seconds;
+  }
+
+  // p ← N / (SDDMM(N, Eθ, Eβ) + eps)
+  void ratio(Batch& b, DenseView<const float> et, DenseView<const float> eb) {
+    b.sddmm.run(ctx_, et, eb, nullptr, p_.data());
+    count_sddmm(b);
+    ops_.divide(ctx_, Ops::view(b.csr).vals, p_.data(), b.nnz, kPhiEps);
+  }
+  void count_sddmm(const Batch& b) {
+    ++counters_.sddmm_calls;
+    counters_.sddmm_flops += 2.0 * static_cast<double>(b.nnz) * h_.topics;
+  }
+  void count_spmm(const Batch& b) {
+    ++counters_.spmm_calls;
+    counters_.spmm_flops += 2.0 * static_cast<double>(b.nnz) * h_.topics;
+  }
+
+  Context ctx_;
+  LdaHyper h_;
+  Ops ops_;
+  Buf<float> lambda_, stats_;          // W x K
+  Buf<double> colsum_, psi_colsum_;    // K: Σ_w λ_wk and ψ of it
+  Buf<float> etheta_, t_, p_, ebeta_, xt_;  // scratch sized for the largest minibatch
+  std::vector<std::unique_ptr<Batch>> batches_;
+  std::set<std::string> names_;
+  double prepare_seconds_ = 0;
+  std::int64_t streamed_ = 0;
+  KernelCounters counters_;
+};
+
+}  // namespace fk::lda

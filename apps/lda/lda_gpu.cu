@@ -1,0 +1,370 @@
+// The GPU implementation of the LDA minibatch math: device memory, one CUDA kernel per
+// elementwise step, deterministic reductions (per-block partial sums, then one block summing them
+// in order), and the SDDMM/SpMM plans of the GPU context. Inside an E-step iteration the host only
+// reads back one double (the γ change for the stopping test). Every launch is checked; every
+// index that can pass 2^31 (nonzeros, rows·K, W·K) is 64-bit.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "apps/lda/lda_engine.hpp"
+#include "apps/lda/lda_math.hpp"
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/gpu_resources.cuh"
+#include "core/device_buffer.hpp"
+
+namespace fk::lda {
+namespace {
+
+constexpr int kThreads = 256;              // threads per block of every kernel here
+constexpr int kWarpsPerBlock = kThreads / 32;
+constexpr std::int64_t kLambdaRows = 64;   // λ rows per block in the column-sum kernels
+constexpr std::int64_t kMaxGrid = 1 << 20;  // grid-stride kernels: at most this many blocks
+constexpr int kReduceBlocks = 1024;        // partial sums per reduction (fixed: deterministic)
+constexpr int kReduceThreads = 1024;       // the single block that sums partials
+
+static_assert(kThreads % 32 == 0, "warp-per-row kernels need whole warps per block");
+static_assert((kReduceThreads & (kReduceThreads - 1)) == 0, "tree reduction needs a power of two");
+static_assert((kThreads & (kThreads - 1)) == 0, "tree reduction needs a power of two");
+
+unsigned grid_for(std::int64_t n) {
+  return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, kMaxGrid));
+}
+unsigned grid_for_rows(std::int64_t rows) {  // one warp per row
+  return static_cast<unsigned>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
+}
+
+__device__ __forceinline__ double warp_sum(double v) {
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+
+// Sums v over the block (blockDim.x == N, a power of two) into lane 0's return value.
+template <int N>
+__device__ double block_sum(double v, double* shared) {
+  shared[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = N / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) shared[threadIdx.x] += shared[threadIdx.x + s];
+    __syncthreads();
+  }
+  return shared[0];
+}
+
+__global__ void fill_kernel(float* __restrict__ p, std::int64_t n, float v) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    p[i] = v;
+}
+
+__global__ void init_gamma_kernel(float* __restrict__ gamma, std::int64_t rows, int k, std::uint64_t key,
+                                  std::uint64_t stream, std::int64_t first_doc) {
+  const std::int64_t n = rows * k;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    gamma[i] = gamma100_draw(key, stream, first_doc + i / k, i % k);
+}
+
+// One warp per row: Eθ = exp(ψ(γ) − ψ(Σγ)).
+__global__ void expect_theta_kernel(const float* __restrict__ gamma, float* __restrict__ etheta,
+                                    std::int64_t rows, int k) {
+  const std::int64_t r = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (r >= rows) return;  // whole warps leave together: r is uniform within a warp
+  const float* g = gamma + r * k;
+  double sum = 0;
+  for (int c = lane; c < k; c += 32) sum += g[c];
+  const double psi_sum = digamma(warp_sum(sum));
+  for (int c = lane; c < k; c += 32) etheta[r * k + c] = exp_dirichlet_expectation(g[c], psi_sum);
+}
+
+// One warp per row: γ ← α + Eθ ∘ T, Eθ ← exp(ψ(γ) − ψ(Σγ)); row_change[r] = Σ_k |Δγ|.
+__global__ void update_gamma_kernel(float alpha, const float* __restrict__ t, float* __restrict__ gamma,
+                                    float* __restrict__ etheta, std::int64_t rows, int k,
+                                    double* __restrict__ row_change) {
+  const std::int64_t r = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (r >= rows) return;
+  float* g = gamma + r * k;
+  float* et = etheta + r * k;
+  const float* tr = t + r * k;
+  double sum = 0, change = 0;
+  for (int c = lane; c < k; c += 32) {
+    const float updated = alpha + et[c] * tr[c];
+    change += fabs(static_cast<double>(updated) - static_cast<double>(g[c]));
+    g[c] = updated;
+    sum += updated;
+  }
+  sum = warp_sum(sum);
+  change = warp_sum(change);
+  const double psi_sum = digamma(sum);
+  for (int c = lane; c < k; c += 32) et[c] = exp_dirichlet_expectation(g[c], psi_sum);
+  if (lane == 0) row_change[r] = change;
+}
+
+// One warp per row: θ = γ / Σγ.
+__global__ void normalize_rows_kernel(const float* __restrict__ gamma, float* __restrict__ theta,
+                                      std::int64_t rows, int k) {
+  const std::int64_t r = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (r >= rows) return;
+  const float* g = gamma + r * k;
+  double sum = 0;
+  for (int c = lane; c < k; c += 32) sum += g[c];
+  sum = warp_sum(sum);
+  for (int c = lane; c < k; c += 32) theta[r * k + c] = static_cast<float>(g[c] / sum);
+}
+
+__global__ void divide_kernel(const float* __restrict__ n, float* __restrict__ p, std::int64_t nnz, float eps) {
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < nnz;
+       j += std::int64_t(gridDim.x) * blockDim.x)
+    p[j] = n[j] / (p[j] + eps);
+}
+
+__global__ void gather_expect_beta_kernel(const float* __restrict__ lambda, const std::int32_t* __restrict__ words,
+                                          std::int64_t nloc, int k, const double* __restrict__ psi_colsum,
+                                          float* __restrict__ out) {
+  const std::int64_t n = nloc * k;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t w = i / k;
+    const int c = static_cast<int>(i % k);
+    out[i] = exp_dirichlet_expectation(lambda[static_cast<std::int64_t>(words[w]) * k + c], psi_colsum[c]);
+  }
+}
+
+__global__ void gather_beta_kernel(const float* __restrict__ lambda, const std::int32_t* __restrict__ words,
+                                   std::int64_t nloc, int k, const double* __restrict__ colsum,
+                                   float* __restrict__ out) {
+  const std::int64_t n = nloc * k;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t w = i / k;
+    const int c = static_cast<int>(i % k);
+    out[i] = static_cast<float>(lambda[static_cast<std::int64_t>(words[w]) * k + c] / colsum[c]);
+  }
+}
+
+// stats[words[w], c] += ebeta[w, c] * x[w, c]; a minibatch's words are distinct, so no two
+// threads write the same element.
+__global__ void scatter_stats_kernel(const float* __restrict__ ebeta, const float* __restrict__ x,
+                                     const std::int32_t* __restrict__ words, std::int64_t nloc, int k,
+                                     float* __restrict__ stats) {
+  const std::int64_t n = nloc * k;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t w = i / k;
+    const int c = static_cast<int>(i % k);
+    stats[static_cast<std::int64_t>(words[w]) * k + c] += ebeta[i] * x[i];
+  }
+}
+
+// Block b covers λ rows [b·kLambdaRows, …); thread c walks columns c, c + blockDim, …. With
+// `update`, λ ← keep·λ + (add + mult·stats) and stats ← 0 on the way. partial[b·k + c] = the
+// block's column sum (in double).
+__global__ void lambda_rows_kernel(float* __restrict__ lambda, float* __restrict__ stats, std::int64_t w, int k,
+                                   bool update, float keep, float add, float mult, double* __restrict__ partial) {
+  const std::int64_t r0 = blockIdx.x * kLambdaRows;
+  const std::int64_t r1 = min(w, r0 + kLambdaRows);
+  for (int c = threadIdx.x; c < k; c += blockDim.x) {
+    double acc = 0;
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const std::int64_t i = r * k + c;
+      float v = lambda[i];
+      if (update) {
+        v = keep * v + (add + mult * stats[i]);
+        lambda[i] = v;
+        stats[i] = 0.0f;
+      }
+      acc += v;
+    }
+    partial[blockIdx.x * static_cast<std::int64_t>(k) + c] = acc;
+  }
+}
+
+// colsum[c] = Σ_b partial[b·k + c] in block order; psi_colsum[c] = ψ(colsum[c]).
+__global__ void finish_colsum_kernel(const double* __restrict__ partial, std::int64_t blocks, int k,
+                                     double* __restrict__ colsum, double* __restrict__ psi_colsum) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= k) return;
+  double s = 0;
+  for (std::int64_t b = 0; b < blocks; ++b) s += partial[b * k + c];
+  colsum[c] = s;
+  psi_colsum[c] = digamma(s);
+}
+
+// partial[block] = Σ n_j log p_j over a grid-stride share of the nonzeros (p clamped above 0).
+__global__ void n_log_kernel(const float* __restrict__ n, const float* __restrict__ p, std::int64_t nnz,
+                             double* __restrict__ partial) {
+  __shared__ double shared[kThreads];
+  double acc = 0;
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < nnz;
+       j += std::int64_t(gridDim.x) * blockDim.x)
+    acc += static_cast<double>(n[j]) * log(fmax(static_cast<double>(p[j]), 1e-300));
+  const double total = block_sum<kThreads>(acc, shared);
+  if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
+// out[0] = Σ in[0..n) with one block, in a fixed order.
+__global__ void reduce_sum_kernel(const double* __restrict__ in, std::int64_t n, double* __restrict__ out) {
+  __shared__ double shared[kReduceThreads];
+  double acc = 0;
+  for (std::int64_t i = threadIdx.x; i < n; i += blockDim.x) acc += in[i];
+  const double total = block_sum<kReduceThreads>(acc, shared);
+  if (threadIdx.x == 0) out[0] = total;
+}
+
+class GpuOps {
+ public:
+  template <class T>
+  using Buffer = DeviceBuffer<T>;
+  using Csr = DeviceCsr;
+
+  explicit GpuOps(const Context& ctx) : stream_(stream_of(ctx)) {
+    FK_CUDA_CHECK(cudaSetDevice(ctx.gpu_id()));
+    result_ = DeviceBuffer<double>(1);
+    partial_ = DeviceBuffer<double>(kReduceBlocks);
+  }
+
+  template <class T>
+  Buffer<T> alloc(std::int64_t n) const {
+    return Buffer<T>(n);
+  }
+  template <class T>
+  void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
+    FK_CHECK(dst.size() >= n, "device upload out of range");
+    if (n > 0) FK_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, n * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    FK_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `src` may be freed as soon as we return
+  }
+  template <class T>
+  void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
+    FK_CHECK(src.size() >= n, "device download out of range");
+    if (n > 0) FK_CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    FK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  Csr make_csr(const HostCsr& h) const { return DeviceCsr(h); }
+  static CsrView view(const Csr& c) { return c.view(); }
+  std::int64_t free_bytes() const {
+    std::size_t free = 0, total = 0;
+    FK_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return static_cast<std::int64_t>(free);
+  }
+
+  void fill(const Context&, float* p, std::int64_t n, float v) const {
+    if (n <= 0) return;
+    fill_kernel<<<grid_for(n), kThreads, 0, stream_>>>(p, n, v);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  void init_gamma(const Context&, float* gamma, std::int64_t rows, int k, std::uint64_t key, std::uint64_t stream,
+                  std::int64_t first_doc) const {
+    if (rows <= 0) return;
+    init_gamma_kernel<<<grid_for(rows * k), kThreads, 0, stream_>>>(gamma, rows, k, key, stream, first_doc);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  void expect_theta(const Context&, const float* gamma, float* etheta, std::int64_t rows, int k) const {
+    if (rows <= 0) return;
+    expect_theta_kernel<<<grid_for_rows(rows), kThreads, 0, stream_>>>(gamma, etheta, rows, k);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  double update_gamma(const Context&, float alpha, const float* t, float* gamma, float* etheta, std::int64_t rows,
+                      int k) {
+    if (rows <= 0) return 0.0;
+    if (row_change_.size() < rows) row_change_ = DeviceBuffer<double>(rows);
+    update_gamma_kernel<<<grid_for_rows(rows), kThreads, 0, stream_>>>(alpha, t, gamma, etheta, rows, k,
+                                                                       row_change_.data());
+    FK_CUDA_CHECK_LAUNCH();
+    return reduce_to_host(row_change_.data(), rows);
+  }
+
+  void divide(const Context&, const float* n, float* p, std::int64_t nnz, float eps) const {
+    if (nnz <= 0) return;
+    divide_kernel<<<grid_for(nnz), kThreads, 0, stream_>>>(n, p, nnz, eps);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  void gather_expect_beta(const Context&, const float* lambda, const std::int32_t* words, std::int64_t nloc, int k,
+                          const double* psi_colsum, float* out) const {
+    if (nloc <= 0) return;
+    gather_expect_beta_kernel<<<grid_for(nloc * k), kThreads, 0, stream_>>>(lambda, words, nloc, k, psi_colsum, out);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  void gather_beta(const Context&, const float* lambda, const std::int32_t* words, std::int64_t nloc, int k,
+                   const double* colsum, float* out) const {
+    if (nloc <= 0) return;
+    gather_beta_kernel<<<grid_for(nloc * k), kThreads, 0, stream_>>>(lambda, words, nloc, k, colsum, out);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  void scatter_stats(const Context&, const float* ebeta, const float* x, const std::int32_t* words,
+                     std::int64_t nloc, int k, float* stats) const {
+    if (nloc <= 0) return;
+    scatter_stats_kernel<<<grid_for(nloc * k), kThreads, 0, stream_>>>(ebeta, x, words, nloc, k, stats);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  void update_lambda(const Context&, float* lambda, float* stats, std::int64_t w, int k, double rho, double eta,
+                     double scale, double* colsum, double* psi_colsum) {
+    lambda_pass(lambda, stats, w, k, true, static_cast<float>(1.0 - rho), static_cast<float>(rho * eta),
+                static_cast<float>(rho * scale), colsum, psi_colsum);
+  }
+
+  void column_sums(const Context&, const float* lambda, std::int64_t w, int k, double* colsum, double* psi_colsum) {
+    // With update == false the kernel only reads λ and never touches stats.
+    lambda_pass(const_cast<float*>(lambda), nullptr, w, k, false, 1.0f, 0.0f, 0.0f, colsum, psi_colsum);
+  }
+
+  void normalize_rows(const Context&, const float* gamma, float* theta, std::int64_t rows, int k) const {
+    if (rows <= 0) return;
+    normalize_rows_kernel<<<grid_for_rows(rows), kThreads, 0, stream_>>>(gamma, theta, rows, k);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  double sum_n_log(const Context&, const float* n, const float* p, std::int64_t nnz) {
+    if (nnz <= 0) return 0.0;
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((nnz + kThreads - 1) / kThreads, kReduceBlocks));
+    n_log_kernel<<<blocks, kThreads, 0, stream_>>>(n, p, nnz, partial_.data());
+    FK_CUDA_CHECK_LAUNCH();
+    return reduce_to_host(partial_.data(), blocks);
+  }
+
+ private:
+  double reduce_to_host(const double* in, std::int64_t n) {
+    reduce_sum_kernel<<<1, kReduceThreads, 0, stream_>>>(in, n, result_.data());
+    FK_CUDA_CHECK_LAUNCH();
+    double out = 0;
+    FK_CUDA_CHECK(cudaMemcpyAsync(&out, result_.data(), sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    FK_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return out;
+  }
+
+  void lambda_pass(float* lambda, float* stats, std::int64_t w, int k, bool update, float keep, float add, float mult,
+                   double* colsum, double* psi_colsum) {
+    const std::int64_t blocks = (w + kLambdaRows - 1) / kLambdaRows;
+    if (colsum_partial_.size() < blocks * k) colsum_partial_ = DeviceBuffer<double>(blocks * k);
+    if (blocks > 0) {
+      lambda_rows_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream_>>>(lambda, stats, w, k, update, keep,
+                                                                                  add, mult, colsum_partial_.data());
+      FK_CUDA_CHECK_LAUNCH();
+    }
+    finish_colsum_kernel<<<static_cast<unsigned>((k + kThreads - 1) / kThreads), kThreads, 0, stream_>>>(
+        colsum_partial_.data(), blocks, k, colsum, psi_colsum);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  cudaStream_t stream_;
+  DeviceBuffer<double> result_, partial_, row_change_, colsum_partial_;
+};
+
+}  // namespace
+
+std::unique_ptr<LdaBackend> make_gpu_lda_backend(Context ctx, const LdaHyper& hyper) {
+  FK_CHECK(ctx.is_gpu(), "the GPU LDA backend needs a GPU context");
+  return std::make_unique<LdaEngine<GpuOps>>(std::move(ctx), hyper);
+}
+
+}  // namespace fk::lda

@@ -1,0 +1,119 @@
+#include "apps/lda/lda_options.hpp"
+
+#include <cmath>
+
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+
+namespace fk::lda {
+
+namespace po = boost::program_options;
+
+namespace {
+// Default values shown in --help as "0.1", not "0.10000000000000001".
+po::typed_value<double>* real(double* field, double value) {
+  return po::value<double>(field)->default_value(value, app::format_double(value));
+}
+}  // namespace
+
+void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
+  // clang-format off
+  cli.app_options().add_options()
+    ("topics", po::value<int>(&o.topics)->default_value(o.topics)->value_name("K"), "number of topics")
+    ("batch-size", po::value<std::int64_t>(&o.batch_size)->default_value(o.batch_size)->value_name("N"),
+     "documents per minibatch")
+    ("inner-iters", po::value<int>(&o.inner_iters)->default_value(o.inner_iters)->value_name("N"),
+     "E-step iterations per minibatch at most")
+    ("tol", real(&o.tol, o.tol)->value_name("X"),
+     "E-step stops when the mean absolute change of γ over the minibatch is below X")
+    ("alpha", po::value<double>(&o.alpha)->default_value(0, "1/K")->value_name("X"),
+     "symmetric document-topic Dirichlet prior α")
+    ("eta", po::value<double>(&o.eta)->default_value(0, "1/K")->value_name("X"),
+     "symmetric topic-word Dirichlet prior η")
+    ("tau0", real(&o.tau0, o.tau0)->value_name("X"),
+     "learning-rate offset τ0: ρ_t = (τ0 + t)^-κ after t minibatch updates (capped at 1)")
+    ("kappa", real(&o.kappa, o.kappa)->value_name("X"),
+     "learning-rate decay κ in (0, 1]")
+    ("batch", po::bool_switch(&o.batch),
+     "batch variational Bayes: one minibatch of the whole corpus per pass, ρ = 1")
+    ("sddmm", po::value<std::string>(&o.sddmm)->default_value(o.sddmm)->value_name("NAME"),
+     "SDDMM kernel variant (a registered name, or auto)")
+    ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
+     "SpMM kernel variant (a registered name, or auto)")
+    ("holdout-frac", real(&o.holdout_frac, o.holdout_frac)->value_name("X"),
+     "fraction of the documents held out (seeded) to measure the held-out log-likelihood by "
+     "document completion; 0 turns it off")
+    ("test", po::value<std::string>(&o.test)->value_name("FILE"),
+     "held-out corpus in the training vocabulary (instead of --holdout-frac), same --format")
+    ("eval-every", po::value<int>(&o.eval_every)->default_value(o.eval_every)->value_name("N"),
+     "evaluate (held-out log-likelihood, perplexity, training bound) every N passes and after "
+     "the last; 0: after the last pass only")
+    ("top-words", po::value<int>(&o.top_words)->default_value(o.top_words)->value_name("N"),
+     "words per topic in top_words.txt")
+    ("min-count", po::value<std::int64_t>(&o.min_count)->default_value(o.min_count)->value_name("N"),
+     "text input: drop words seen fewer than N times in the corpus")
+    ("max-df", real(&o.max_df, o.max_df)->value_name("X"),
+     "text input: drop words found in more than this fraction of the documents")
+    ("vocab", po::value<std::string>(&o.vocab)->value_name("FILE"),
+     "vocabulary, one word per line (UCI input finds vocab.X.txt beside docword.X.txt itself)")
+    ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
+     "write <out>/checkpoint every N passes (0: never)")
+    ("resume", po::bool_switch(&o.resume),
+     "continue from <out>/checkpoint when there is one (same configuration required); a resumed "
+     "run reaches the same model as an uninterrupted one");
+  // clang-format on
+}
+
+void finalize_lda_options(const app::CommandLine& cli, LdaOptions& o) {
+  using app::require_at_least;
+  using app::usage_fail;
+  require_at_least("topics", o.topics, 1);
+  require_at_least("batch-size", o.batch_size, std::int64_t{1});
+  require_at_least("inner-iters", o.inner_iters, 1);
+  if (!(o.tol >= 0) || !std::isfinite(o.tol)) usage_fail("tol", "must be a finite number >= 0");
+  if (cli.given("alpha")) {
+    if (!(o.alpha > 0) || !std::isfinite(o.alpha)) usage_fail("alpha", "must be a finite number > 0");
+  } else {
+    o.alpha = 1.0 / o.topics;
+  }
+  if (cli.given("eta")) {
+    if (!(o.eta > 0) || !std::isfinite(o.eta)) usage_fail("eta", "must be a finite number > 0");
+  } else {
+    o.eta = 1.0 / o.topics;
+  }
+  if (!(o.tau0 > 0) || !std::isfinite(o.tau0)) usage_fail("tau0", "must be a finite number > 0");
+  if (!(o.kappa > 0 && o.kappa <= 1)) usage_fail("kappa", "must be in (0, 1]");
+  if (o.batch && cli.given("batch-size"))
+    usage_fail("batch-size", "conflicts with --batch (batch mode uses the whole corpus as one minibatch)");
+  if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
+  if (!o.test.empty() && cli.given("holdout-frac"))
+    usage_fail("test", "conflicts with --holdout-frac: give one way of holding documents out");
+  if (!o.test.empty()) o.holdout_frac = 0;
+  require_at_least("eval-every", o.eval_every, 0);
+  require_at_least("top-words", o.top_words, 0);
+  require_at_least("min-count", o.min_count, std::int64_t{0});
+  if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
+  require_at_least("checkpoint-every", o.checkpoint_every, 0);
+  if (o.sddmm != "auto") {
+    try {
+      find_sddmm_variant(o.sddmm);
+    } catch (const Error& e) {
+      usage_fail("sddmm", e.what());
+    }
+  }
+  if (o.spmm != "auto") {
+    try {
+      find_spmm_variant(o.spmm);
+    } catch (const Error& e) {
+      usage_fail("spmm", e.what());
+    }
+  }
+}
+
+app::ResolvedConfig lda_overrides(const LdaOptions& o) {
+  return {{"alpha", app::format_double(o.alpha), app::format_double(o.alpha)},
+          {"eta", app::format_double(o.eta), app::format_double(o.eta)},
+          {"holdout-frac", app::format_double(o.holdout_frac), app::format_double(o.holdout_frac)}};
+}
+
+}  // namespace fk::lda

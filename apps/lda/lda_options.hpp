@@ -1,0 +1,40 @@
+#pragma once
+// fk-lda's own options (added to the common command line) and their resolution and checks.
+#include <cstdint>
+#include <string>
+
+#include "apps/common/options.hpp"
+
+namespace fk::lda {
+
+struct LdaOptions {
+  int topics = 100;                // K (gensim's num_topics default)
+  std::int64_t batch_size = 2000;  // documents per minibatch (gensim's chunksize)
+  int inner_iters = 50;            // E-step iterations at most (gensim's iterations)
+  double tol = 1e-3;               // E-step stop: mean |Δγ| (gensim's gamma_threshold)
+  double alpha = 0;                // resolved: 1/K unless given
+  double eta = 0;                  // resolved: 1/K unless given
+  double tau0 = 1.0;               // learning-rate offset (gensim's offset)
+  double kappa = 0.5;              // learning-rate decay (gensim's decay)
+  bool batch = false;              // batch VB: one minibatch = the whole corpus, ρ = 1
+  std::string sddmm = "auto", spmm = "auto";
+  double holdout_frac = 0.1;       // documents held out for evaluation
+  std::string test;                // a separate held-out corpus instead of the split
+  int eval_every = 1;              // evaluate every N passes (0: after the last pass only)
+  int top_words = 10;
+  std::int64_t min_count = 5;      // text input: minimum occurrences of a word
+  double max_df = 0.5;             // text input: maximum fraction of documents containing a word
+  std::string vocab;               // optional vocabulary file (one word per line)
+  int checkpoint_every = 0;        // passes between checkpoints (0: none)
+  bool resume = false;             // continue from <out>/checkpoint when it exists
+};
+
+// Adds the training options, bound to `opt`, to cli.app_options().
+void add_lda_options(app::CommandLine& cli, LdaOptions& opt);
+// After cli.parse(): resolves α and η (1/K unless given) and checks every value; throws
+// app::UsageError naming the option.
+void finalize_lda_options(const app::CommandLine& cli, LdaOptions& opt);
+// The resolved values that differ from what the command line shows (α, η).
+app::ResolvedConfig lda_overrides(const LdaOptions& opt);
+
+}  // namespace fk::lda

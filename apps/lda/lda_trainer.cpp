@@ -1,0 +1,536 @@
+#include "apps/lda/lda_trainer.hpp"
+
+#include <math.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+#include "apps/common/checkpoint.hpp"
+#include "apps/common/output.hpp"
+#include "apps/lda/lda_math.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/npy.hpp"
+#include "core/log.hpp"
+#include "core/random.hpp"
+#include "core/timer.hpp"
+
+namespace fk::lda {
+namespace {
+
+// Sub-streams of --seed (fk::Rng::split): each use of randomness has its own, so adding one never
+// shifts another.
+constexpr std::uint64_t kTrainGammaStream = 1;  // γ initialisation of training documents (per pass)
+constexpr std::uint64_t kEvalGammaStream = 2;   // γ initialisation of held-out fits
+constexpr std::uint64_t kLambdaStream = 3;      // λ initialisation
+constexpr std::uint64_t kInferGammaStream = 4;  // γ initialisation in `fk-lda infer`
+
+std::uint64_t key_for(std::uint64_t seed, std::uint64_t stream) { return Rng(seed).split(stream).next_u64(); }
+
+// Options that do not change the model a pass produces: a checkpoint made with other values of
+// these can be resumed.
+bool affects_model(const std::string& key) {
+  static const char* const kFree[] = {"iters", "out", "device", "threads", "quiet", "compare", "eval-every",
+                                      "checkpoint-every", "resume", "top-words", "sddmm", "spmm"};
+  return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
+}
+
+// log Γ(x) without the global `signgam` that std::lgamma writes (threads call this).
+double log_gamma(double x) {
+  int sign = 0;
+  return lgamma_r(x, &sign);
+}
+
+constexpr std::int64_t kBoundChunk = 1024;
+
+// Σ_d [ Σ_k (α − γ_dk) E[log θ_dk] + log Γ(γ_dk) − log Γ(α) ] + log Γ(Kα) − log Γ(Σ_k γ_dk)
+double bound_doc_terms(const HostDense<float>& gamma, double alpha) {
+  const std::int64_t rows = gamma.rows();
+  const int k = static_cast<int>(gamma.cols());
+  const std::int64_t chunks = (rows + kBoundChunk - 1) / kBoundChunk;
+  std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+  const double lg_alpha = log_gamma(alpha), lg_sum_alpha = log_gamma(alpha * k);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t ch = 0; ch < chunks; ++ch) {
+    double s = 0;
+    for (std::int64_t r = ch * kBoundChunk; r < std::min(rows, (ch + 1) * kBoundChunk); ++r) {
+      const float* g = gamma.row(r);
+      double sum = 0;
+      for (int c = 0; c < k; ++c) sum += g[c];
+      const double psi_sum = digamma(sum);
+      for (int c = 0; c < k; ++c) {
+        const double e_log_theta = digamma(g[c]) - psi_sum;
+        s += (alpha - g[c]) * e_log_theta + log_gamma(g[c]) - lg_alpha;
+      }
+      s += lg_sum_alpha - log_gamma(sum);
+    }
+    partial[ch] = s;
+  }
+  return std::accumulate(partial.begin(), partial.end(), 0.0);
+}
+
+// Σ_wk [ (η − λ_wk) E[log β_wk] + log Γ(λ_wk) − log Γ(η) ] + Σ_k [ log Γ(Wη) − log Γ(Σ_w λ_wk) ]
+double bound_topic_terms(const HostDense<float>& lambda, double eta) {
+  const std::int64_t w = lambda.rows();
+  const int k = static_cast<int>(lambda.cols());
+  std::vector<double> colsum(static_cast<std::size_t>(k), 0.0);
+  for (std::int64_t r = 0; r < w; ++r)
+    for (int c = 0; c < k; ++c) colsum[c] += lambda(r, c);
+  std::vector<double> psi(static_cast<std::size_t>(k));
+  for (int c = 0; c < k; ++c) psi[c] = digamma(colsum[c]);
+  const std::int64_t chunks = (w + kBoundChunk - 1) / kBoundChunk;
+  std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+  const double lg_eta = log_gamma(eta);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t ch = 0; ch < chunks; ++ch) {
+    double s = 0;
+    for (std::int64_t r = ch * kBoundChunk; r < std::min(w, (ch + 1) * kBoundChunk); ++r)
+      for (int c = 0; c < k; ++c) {
+        const double l = lambda(r, c);
+        s += (eta - l) * (digamma(l) - psi[c]) + log_gamma(l) - lg_eta;
+      }
+    partial[ch] = s;
+  }
+  double total = std::accumulate(partial.begin(), partial.end(), 0.0);
+  const double lg_sum_eta = log_gamma(eta * static_cast<double>(w));
+  for (int c = 0; c < k; ++c) total += lg_sum_eta - log_gamma(colsum[c]);
+  return total;
+}
+
+HostDense<float> initial_lambda(std::int64_t words, int k, std::uint64_t seed) {
+  HostDense<float> lambda(words, k);
+  const std::uint64_t key = key_for(seed, kLambdaStream);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t w = 0; w < words; ++w)
+    for (int c = 0; c < k; ++c) lambda(w, c) = gamma100_draw(key, 0, w, c);
+  return lambda;
+}
+
+// Rows of every batch's γ stacked (documents in corpus order), optionally normalised.
+HostDense<float> stacked_gamma(const LdaBackend& be, const std::vector<int>& ids, std::int64_t docs, int k,
+                               bool normalise) {
+  HostDense<float> out(docs, k);
+  std::int64_t row = 0;
+  for (int id : ids) {
+    const HostDense<float> g = be.gamma(id);
+    std::copy(g.data(), g.data() + g.size(), out.row(row));
+    row += g.rows();
+  }
+  FK_CHECK(row == docs, "γ rows " << row << " != documents " << docs);
+  if (normalise) {
+    for (std::int64_t r = 0; r < docs; ++r) {
+      double s = 0;
+      for (int c = 0; c < k; ++c) s += out(r, c);
+      for (int c = 0; c < k; ++c) out(r, c) = static_cast<float>(out(r, c) / s);
+    }
+  }
+  return out;
+}
+
+HostDense<float> topics_by_words(const HostDense<float>& lambda, bool normalise) {
+  const std::int64_t w = lambda.rows();
+  const auto k = lambda.cols();
+  std::vector<double> colsum(static_cast<std::size_t>(k), 0.0);
+  for (std::int64_t r = 0; r < w; ++r)
+    for (std::int64_t c = 0; c < k; ++c) colsum[c] += lambda(r, c);
+  HostDense<float> out(k, w);
+  for (std::int64_t r = 0; r < w; ++r)
+    for (std::int64_t c = 0; c < k; ++c)
+      out(c, r) = normalise ? static_cast<float>(lambda(r, c) / colsum[c]) : lambda(r, c);
+  return out;
+}
+
+struct Evaluation {
+  std::optional<double> heldout_ll, perplexity, train_bound;
+};
+
+class Trainer {
+ public:
+  Trainer(const LdaOptions& opt, const app::CommonOptions& common, const LdaData& data, Context ctx,
+          std::string out_dir, const app::ResolvedConfig& config, app::StatsReducer* reducer)
+      : opt_(opt), common_(common), data_(data), out_(std::move(out_dir)), config_(config),
+        reducer_(reducer ? reducer : &local_reducer_) {
+    device_ = ctx.describe();
+    device_kind_ = to_string(ctx.device());
+    LdaHyper h;
+    h.topics = opt.topics;
+    h.words = data.words;
+    h.alpha = opt.alpha;
+    h.eta = opt.eta;
+    h.max_inner = opt.inner_iters;
+    h.tol = opt.tol;
+    h.sddmm = opt.sddmm;
+    h.spmm = opt.spmm;
+    be_ = make_lda_backend(std::move(ctx), h);
+    for (const LocalBatch& b : data.train_batches) train_ids_.push_back(be_->add_batch(b, BatchRole::kTrain));
+    for (std::size_t i = 0; i < data.eval_fit.size(); ++i) {
+      fit_ids_.push_back(be_->add_batch(data.eval_fit[i], BatchRole::kFit));
+      score_ids_.push_back(be_->add_batch(data.eval_score[i], BatchRole::kScore));
+    }
+    log_info() << device_ << ": " << train_ids_.size() << " training and " << fit_ids_.size()
+               << " held-out minibatches on the device, plans prepared in " << be_->prepare_seconds()
+               << " s (kernels: " << be_->kernel_names() << ")";
+  }
+
+  TrainResult run() {
+    app::ensure_output_dir(out_);
+    app::write_resolved_config(out_, config_);
+    const int k = opt_.topics;
+    int start_pass = 0;
+    std::int64_t updates = 0;
+    bool have_gamma = false;
+    std::optional<app::Checkpoint> ck;
+    if (opt_.resume) {
+      ck = app::find_checkpoint(checkpoint_dir());
+      if (!ck) log_info() << "--resume: no checkpoint in " << checkpoint_dir() << "; starting from the beginning";
+    }
+    if (ck) {
+      check_fingerprint(*ck);
+      start_pass = std::stoi(ck->get("pass"));
+      updates = std::stoll(ck->get("updates"));
+      HostDense<float> lambda = io::read_npy_f32(ck->file("lambda.npy"));
+      HostDense<float> gamma = io::read_npy_f32(ck->file("gamma.npy"));
+      if (lambda.rows() != data_.words || lambda.cols() != k || gamma.rows() != data_.train_docs || gamma.cols() != k)
+        throw InputError(ck->dir, 0, "checkpoint arrays do not match this corpus and --topics");
+      be_->set_lambda(lambda);
+      std::int64_t row = 0;
+      for (std::size_t i = 0; i < train_ids_.size(); ++i) {
+        const std::int64_t rows = data_.train_batches[i].counts.rows;
+        HostDense<float> g(rows, k);
+        std::copy(gamma.row(row), gamma.row(row) + rows * k, g.data());
+        be_->set_gamma(train_ids_[i], g);
+        row += rows;
+      }
+      have_gamma = true;
+      log_info() << "resumed from " << ck->dir << " after pass " << start_pass;
+    } else {
+      be_->set_lambda(initial_lambda(data_.words, k, common_.seed));
+    }
+    app::MetricsWriter metrics = ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start_pass)
+                                    : app::MetricsWriter::create(out_ + "/metrics.jsonl");
+
+    TrainResult result;
+    result.device = device_;
+    const Context& ctx = be_->context();
+    const std::uint64_t train_key = key_for(common_.seed, kTrainGammaStream);
+    const std::int64_t wk = data_.words * k;
+    Evaluation last;
+    bool evaluated_final = false;
+    for (int pass = start_pass + 1; pass <= common_.iters; ++pass) {
+      const KernelCounters before = be_->counters();
+      Stopwatch clock;
+      double inner = 0, rho = 1;
+      for (std::size_t i = 0; i < train_ids_.size(); ++i) {
+        const EStepResult r = be_->e_step(train_ids_[i], train_key, static_cast<std::uint64_t>(pass));
+        inner += r.inner_iters;
+        reducer_->sum(ctx, be_->stats(), wk);  // the minibatch statistics are a plain sum
+        double batch_docs = static_cast<double>(data_.train_batches[i].counts.rows);
+        reducer_->sum_host(&batch_docs, 1);
+        const double scale = batch_docs > 0 ? static_cast<double>(data_.train_docs) / batch_docs : 0.0;
+        rho = opt_.batch ? 1.0 : std::min(1.0, std::pow(opt_.tau0 + static_cast<double>(updates), -opt_.kappa));
+        be_->update_lambda(rho, scale);
+        ++updates;
+      }
+      ctx.synchronize();
+      have_gamma = true;
+      PassReport rep;
+      rep.pass = pass;
+      rep.seconds = clock.seconds();
+      rep.tokens_per_s = rep.seconds > 0 ? data_.train_tokens / rep.seconds : 0;
+      rep.gflops = rep.seconds > 0 ? (be_->counters().flops() - before.flops()) / rep.seconds / 1e9 : 0;
+      rep.mean_inner = train_ids_.empty() ? 0 : inner / static_cast<double>(train_ids_.size());
+      const bool eval_now = pass == common_.iters || (opt_.eval_every > 0 && pass % opt_.eval_every == 0);
+      if (eval_now) {
+        last = evaluate(true);
+        rep.heldout_ll = last.heldout_ll;
+        rep.perplexity = last.perplexity;
+        rep.train_bound = last.train_bound;
+        evaluated_final = pass == common_.iters;
+      }
+      metrics.write(app::JsonObject()
+                        .add("iter", pass)
+                        .add("seconds", rep.seconds)
+                        .add("device", device_kind_)
+                        .add("tokens_per_s", rep.tokens_per_s)
+                        .add("gflops", rep.gflops)
+                        .add("mean_inner_iters", rep.mean_inner)
+                        .add("rho", rho)
+                        .add("heldout_ll", rep.heldout_ll)
+                        .add("perplexity", rep.perplexity)
+                        .add("train_bound", rep.train_bound));
+      print_pass(rep);
+      result.passes.push_back(rep);
+      if (opt_.checkpoint_every > 0 && pass % opt_.checkpoint_every == 0) write_checkpoint(pass, updates);
+    }
+    if (!evaluated_final) last = evaluate(have_gamma);
+    result.heldout_ll = last.heldout_ll;
+    result.perplexity = last.perplexity;
+    result.train_bound = last.train_bound;
+    result.lambda = be_->lambda();
+    result.doc_topics = have_gamma ? stacked_gamma(*be_, train_ids_, data_.train_docs, k, true)
+                                   : HostDense<float>(data_.train_docs, k, 1.0f / static_cast<float>(k));
+    result.kernels = be_->kernel_names();
+    result.prepare_seconds = be_->prepare_seconds();
+    write_outputs(result);
+    return result;
+  }
+
+ private:
+  std::string checkpoint_dir() const { return out_ + "/checkpoint"; }
+
+  Evaluation evaluate(bool with_bound) {
+    Evaluation e;
+    if (!fit_ids_.empty() && data_.eval_tokens > 0) {
+      const std::uint64_t key = key_for(common_.seed, kEvalGammaStream);
+      double ll = 0;
+      for (std::size_t i = 0; i < fit_ids_.size(); ++i) {
+        be_->e_step(fit_ids_[i], key, 0);
+        ll += be_->completion_loglik(fit_ids_[i], score_ids_[i]);
+      }
+      e.heldout_ll = ll / data_.eval_tokens;
+      e.perplexity = std::exp(-*e.heldout_ll);
+    }
+    if (with_bound && data_.train_tokens > 0) {
+      double bound = 0;
+      for (int id : train_ids_) {
+        bound += be_->bound_word_term(id);
+        bound += bound_doc_terms(be_->gamma(id), opt_.alpha);
+      }
+      bound += bound_topic_terms(be_->lambda(), opt_.eta);
+      e.train_bound = bound / data_.train_tokens;
+    }
+    return e;
+  }
+
+  void print_pass(const PassReport& r) const {
+    if (common_.quiet) return;
+    char buf[512];
+    int n = std::snprintf(buf, sizeof buf, "[%s] pass %d/%d  %.4f s  %.3g tokens/s  %.1f GFLOP/s  inner %.1f",
+                          device_kind_.c_str(), r.pass, common_.iters, r.seconds, r.tokens_per_s, r.gflops,
+                          r.mean_inner);
+    if (r.heldout_ll)
+      n += std::snprintf(buf + n, sizeof buf - n, "  heldout ll %.4f  perplexity %.1f", *r.heldout_ll, *r.perplexity);
+    if (r.train_bound) std::snprintf(buf + n, sizeof buf - n, "  bound %.4f", *r.train_bound);
+    std::cout << buf << std::endl;
+  }
+
+  app::ResolvedConfig fingerprint() const {
+    app::ResolvedConfig f;
+    for (const app::ConfigEntry& e : config_)
+      if (affects_model(e.key)) f.push_back(e);
+    return f;
+  }
+
+  void check_fingerprint(const app::Checkpoint& ck) const {
+    for (const app::ConfigEntry& e : fingerprint()) {
+      const auto saved = app::find_value(ck.state, "config." + e.key);
+      if (!saved || *saved != e.ini)
+        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key + " = " +
+                              (saved ? *saved : std::string("(unset)")) + ", this run has " + e.key + " = " + e.ini +
+                              "; use the same configuration or another --out");
+    }
+  }
+
+  void write_checkpoint(int pass, std::int64_t updates) {
+    Stopwatch clock;
+    app::CheckpointWriter w(checkpoint_dir());
+    io::write_npy(w.file("lambda.npy"), be_->lambda());
+    io::write_npy(w.file("gamma.npy"), stacked_gamma(*be_, train_ids_, data_.train_docs, opt_.topics, false));
+    w.set("pass", std::to_string(pass));
+    w.set("updates", std::to_string(updates));
+    for (const app::ConfigEntry& e : fingerprint()) w.set("config." + e.key, e.ini);
+    w.commit();
+    log_info() << "checkpoint after pass " << pass << " written to " << checkpoint_dir() << " in " << clock.seconds()
+               << " s";
+  }
+
+  void write_outputs(const TrainResult& r) const {
+    const int k = opt_.topics;
+    io::write_npy(out_ + "/topics.npy", topics_by_words(r.lambda, true));
+    io::write_npy(out_ + "/lambda.npy", topics_by_words(r.lambda, false));
+    io::write_npy(out_ + "/doc_topics.npy", r.doc_topics);
+    if (static_cast<std::int64_t>(data_.train_ids.size()) == data_.train_docs && data_.heldout_docs > 0 &&
+        opt_.test.empty()) {
+      std::vector<std::int32_t> ids(data_.train_ids.begin(), data_.train_ids.end());
+      io::write_npy(out_ + "/train_doc_ids.npy", ids);
+    }
+    {
+      io::AtomicFile f(out_ + "/top_words.txt");
+      for (int t = 0; t < k; ++t) {
+        f.stream() << "topic " << t << ":";
+        for (const std::string& w : top_words(r.lambda, t, opt_.top_words, data_.vocab)) f.stream() << ' ' << w;
+        f.stream() << '\n';
+      }
+      f.commit();
+    }
+    {
+      io::AtomicFile f(out_ + "/model.ini");
+      f.stream() << "# fk-lda model: lambda.npy is topics x words (the variational λ)\n"
+                 << "topics = " << k << "\nwords = " << data_.words << "\nalpha = " << app::format_double(opt_.alpha)
+                 << "\neta = " << app::format_double(opt_.eta) << "\ninner-iters = " << opt_.inner_iters
+                 << "\ntol = " << app::format_double(opt_.tol) << "\nvocab = " << (data_.vocab.empty() ? "no" : "yes")
+                 << "\n";
+      f.commit();
+    }
+    if (!data_.vocab.empty()) {
+      io::AtomicFile f(out_ + "/vocab.txt");
+      for (const std::string& w : data_.vocab) f.stream() << w << '\n';
+      f.commit();
+    }
+  }
+
+  const LdaOptions& opt_;
+  const app::CommonOptions& common_;
+  const LdaData& data_;
+  std::string out_;
+  app::ResolvedConfig config_;
+  app::LocalReducer local_reducer_;
+  app::StatsReducer* reducer_;
+  std::string device_, device_kind_;
+  std::unique_ptr<LdaBackend> be_;
+  std::vector<int> train_ids_, fit_ids_, score_ids_;
+};
+
+}  // namespace
+
+LdaData prepare_lda_data(const LdaOptions& opt, const app::CommonOptions& common) {
+  Stopwatch clock;
+  TextOptions text;
+  text.min_count = opt.min_count;
+  text.max_df = opt.max_df;
+  Corpus corpus = load_corpus(common.input, common.format, text, opt.vocab);
+  LdaData d;
+  d.words = corpus.counts.cols;
+  d.source = corpus.source;
+  d.true_topics = std::move(corpus.true_topics);
+  HostCsr train, heldout;
+  if (!opt.test.empty()) {
+    Corpus test = load_corpus_in_vocab(opt.test, common.format, corpus.vocab, d.words);
+    heldout = std::move(test.counts);
+    train = std::move(corpus.counts);
+    d.train_ids.resize(static_cast<std::size_t>(train.rows));
+    std::iota(d.train_ids.begin(), d.train_ids.end(), 0);
+  } else {
+    const DocumentSplit split = split_documents(corpus.counts.rows, opt.holdout_frac, common.seed);
+    if (split.heldout.empty()) {
+      train = std::move(corpus.counts);
+    } else {
+      train = select_rows(corpus.counts, split.train);
+      heldout = select_rows(corpus.counts, split.heldout);
+    }
+    d.train_ids = split.train;
+  }
+  d.vocab = std::move(corpus.vocab);
+  d.train_docs = train.rows;
+  d.train_tokens = total_tokens(train);
+  const std::int64_t batch = opt.batch ? std::max<std::int64_t>(train.rows, 1) : opt.batch_size;
+  d.train_batches = make_batches(train, batch);
+  d.heldout_docs = heldout.rows;
+  if (heldout.rows > 0) {
+    HostCsr observed, scored;
+    completion_halves(heldout, observed, scored);
+    d.eval_tokens = total_tokens(scored);
+    const std::int64_t eval_batch = opt.batch ? std::max<std::int64_t>(heldout.rows, 1) : opt.batch_size;
+    d.eval_fit = make_batches(observed, eval_batch);
+    d.eval_score = make_batches(scored, eval_batch);
+  }
+  std::ostringstream os;
+  os << "data: " << d.source << "; W = " << d.words << "; training " << d.train_docs << " documents ("
+     << static_cast<std::int64_t>(d.train_tokens) << " tokens, " << train.nnz() << " nonzeros) in "
+     << d.train_batches.size() << " minibatch" << (d.train_batches.size() == 1 ? "" : "es");
+  if (d.heldout_docs > 0)
+    os << "; held out " << d.heldout_docs << " documents (" << static_cast<std::int64_t>(d.eval_tokens)
+       << " tokens scored by document completion)";
+  os << "; read in " << clock.seconds() << " s";
+  log_info() << os.str();
+  if (d.train_docs == 0) throw Error("no training documents");
+  return d;
+}
+
+TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, const LdaData& data, Context ctx,
+                      const std::string& out_dir, const app::ResolvedConfig& config, app::StatsReducer* reducer) {
+  Trainer t(opt, common, data, std::move(ctx), out_dir, config, reducer);
+  return t.run();
+}
+
+std::vector<std::string> top_words(const HostDense<float>& lambda, int topic, int words,
+                                   const std::vector<std::string>& vocab) {
+  const std::int64_t w = lambda.rows();
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(w));
+  std::iota(idx.begin(), idx.end(), 0);
+  const auto n = std::min<std::int64_t>(words, w);
+  std::partial_sort(idx.begin(), idx.begin() + n, idx.end(), [&](std::int64_t a, std::int64_t b) {
+    const float la = lambda(a, topic), lb = lambda(b, topic);
+    return la > lb || (la == lb && a < b);
+  });
+  std::vector<std::string> out;
+  for (std::int64_t i = 0; i < n; ++i)
+    out.push_back(static_cast<std::int64_t>(vocab.size()) == w ? vocab[idx[i]] : "w" + std::to_string(idx[i]));
+  return out;
+}
+
+LdaModel load_lda_model(const std::string& dir) {
+  const std::string ini = dir + "/model.ini";
+  if (!std::filesystem::is_regular_file(ini))
+    throw InputError(ini, 0, "no model here (expected the --out directory of an fk-lda training run)");
+  const app::ResolvedConfig kv = app::read_key_values(ini);
+  auto get = [&](const std::string& key) {
+    const auto v = app::find_value(kv, key);
+    if (!v) throw InputError(ini, 0, "missing '" + key + "'");
+    return *v;
+  };
+  LdaModel m;
+  const HostDense<float> topics_words = io::read_npy_f32(dir + "/lambda.npy");
+  const int k = std::stoi(get("topics"));
+  const std::int64_t w = std::stoll(get("words"));
+  if (topics_words.rows() != k || topics_words.cols() != w)
+    throw InputError(dir + "/lambda.npy", 0,
+                     "expected " + std::to_string(k) + " x " + std::to_string(w) + " as model.ini says");
+  m.lambda = HostDense<float>(w, k);
+  for (int c = 0; c < k; ++c)
+    for (std::int64_t r = 0; r < w; ++r) m.lambda(r, c) = topics_words(c, r);
+  m.alpha = std::stod(get("alpha"));
+  m.eta = std::stod(get("eta"));
+  m.inner_iters = std::stoi(get("inner-iters"));
+  m.tol = std::stod(get("tol"));
+  if (get("vocab") == "yes") {
+    std::ifstream in(dir + "/vocab.txt");
+    if (!in) throw InputError(dir + "/vocab.txt", 0, "cannot open the model's vocabulary");
+    std::string line;
+    while (std::getline(in, line)) m.vocab.push_back(line);
+    if (static_cast<std::int64_t>(m.vocab.size()) != w)
+      throw InputError(dir + "/vocab.txt", 0, "has " + std::to_string(m.vocab.size()) + " words, the model " +
+                                                  std::to_string(w));
+  }
+  return m;
+}
+
+HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Context ctx, std::int64_t batch_size,
+                              std::uint64_t seed, int inner_iters, double tol, const std::string& sddmm,
+                              const std::string& spmm) {
+  LdaHyper h;
+  h.topics = static_cast<int>(model.lambda.cols());
+  h.words = model.lambda.rows();
+  h.alpha = model.alpha;
+  h.eta = model.eta;
+  h.max_inner = inner_iters;
+  h.tol = tol;
+  h.sddmm = sddmm;
+  h.spmm = spmm;
+  FK_CHECK(docs.cols == h.words, "documents have " << docs.cols << " words, the model " << h.words);
+  auto be = make_lda_backend(std::move(ctx), h);
+  be->set_lambda(model.lambda);
+  const std::vector<LocalBatch> batches = make_batches(docs, batch_size);
+  std::vector<int> ids;
+  for (const LocalBatch& b : batches) ids.push_back(be->add_batch(b, BatchRole::kFit));
+  const std::uint64_t key = key_for(seed, kInferGammaStream);
+  for (int id : ids) be->e_step(id, key, 0);
+  return stacked_gamma(*be, ids, docs.rows, h.topics, true);
+}
+
+}  // namespace fk::lda
