@@ -1,0 +1,377 @@
+// fk-lda end to end, on small generated corpora with known topics: the topics are recovered, the
+// held-out log-likelihood improves pass over pass, the same seed gives the same model, a run
+// resumed from a checkpoint reaches the model of an uninterrupted run, GPU and CPU agree,
+// inference from a saved model, text input, and bad input / bad options give the promised errors
+// and exit statuses. The real kos corpus is used when ../shared/data has it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/lda/corpus.hpp"
+#include "apps/lda/lda_options.hpp"
+#include "apps/lda/lda_trainer.hpp"
+#include "core/io/npy.hpp"
+#include "tests/apps/test_lda_util.hpp"
+
+namespace fk::lda {
+namespace {
+
+using test::json_number;
+using test::read_lines;
+using test::run_lda;
+
+// 5 well-separated topics over 400 words: small enough to train in well under a second a pass,
+// with enough tokens per topic that online VB must find them.
+const std::string kGen = "gen:default:docs=1000,words=400,topics=5,length=100,alpha=0.2,seed=4";
+
+// A subdirectory of a test's TempDir (several TempDirs in one test would share one path).
+struct Sub {
+  Sub(const test::TempDir& dir, const std::string& name) : path_(dir.file(name)) {
+    std::filesystem::create_directories(path_);
+  }
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+std::vector<double> heldout_by_pass(const std::string& dir) {
+  std::vector<double> out;
+  for (const std::string& line : read_lines(dir + "/metrics.jsonl"))
+    if (auto v = json_number(line, "heldout_ll")) out.push_back(*v);
+  return out;
+}
+
+// Mean over the true topics of the best cosine similarity with a learned topic.
+double mean_best_cosine(const HostDense<float>& truth, const HostDense<float>& learned) {
+  EXPECT_EQ(truth.cols(), learned.cols());
+  double total = 0;
+  for (std::int64_t t = 0; t < truth.rows(); ++t) {
+    double best = -1;
+    for (std::int64_t l = 0; l < learned.rows(); ++l) {
+      double dot = 0, nt = 0, nl = 0;
+      for (std::int64_t w = 0; w < truth.cols(); ++w) {
+        dot += double(truth(t, w)) * learned(l, w);
+        nt += double(truth(t, w)) * truth(t, w);
+        nl += double(learned(l, w)) * learned(l, w);
+      }
+      best = std::max(best, dot / std::sqrt(nt * nl));
+    }
+    total += best;
+  }
+  return total / static_cast<double>(truth.rows());
+}
+
+TEST(LdaTrain, RecoversKnownTopicsAndImprovesHeldOut) {
+  test::TempDir dir;
+  const auto r = run_lda({"--input", kGen, "--topics", "5", "--iters", "6", "--batch-size", "250", "--device", "cpu",
+                          "--seed", "3", "--out", dir.path()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const HostDense<float> learned = io::read_npy_f32(dir.file("topics.npy"));
+  const gen::GeneratedCorpus truth = gen::generate_lda_corpus(parse_gen_spec(kGen.substr(4)));
+  ASSERT_EQ(learned.rows(), 5);
+  ASSERT_EQ(learned.cols(), 400);
+  for (std::int64_t k = 0; k < 5; ++k) {
+    double s = 0;
+    for (std::int64_t w = 0; w < 400; ++w) s += learned(k, w);
+    EXPECT_NEAR(s, 1.0, 1e-4);
+  }
+  EXPECT_GE(mean_best_cosine(truth.topics, learned), 0.9);
+
+  const std::vector<double> ll = heldout_by_pass(dir.path());
+  ASSERT_EQ(ll.size(), 6u);
+  for (std::size_t i = 1; i < ll.size(); ++i) EXPECT_GT(ll[i], ll[i - 1]) << "pass " << i + 1;
+  // Every metrics line has the promised keys.
+  for (const std::string& line : read_lines(dir.file("metrics.jsonl")))
+    for (const char* key : {"\"iter\":", "\"seconds\":", "\"device\":\"cpu\"", "\"heldout_ll\":", "\"perplexity\":",
+                            "\"train_bound\":", "\"tokens_per_s\":"})
+      EXPECT_NE(line.find(key), std::string::npos) << key << " in " << line;
+  // The other outputs.
+  const HostDense<float> theta = io::read_npy_f32(dir.file("doc_topics.npy"));
+  EXPECT_EQ(theta.rows(), 900);
+  EXPECT_EQ(theta.cols(), 5);
+  EXPECT_EQ(read_lines(dir.file("top_words.txt")).size(), 5u);
+  EXPECT_NE(read_lines(dir.file("top_words.txt"))[0].find("topic 0: w"), std::string::npos);
+  EXPECT_NE(r.out.find("held-out log-likelihood"), std::string::npos);
+  EXPECT_FALSE(read_lines(dir.file("config.ini")).empty());
+  EXPECT_FALSE(read_lines(dir.file("config.json")).empty());
+}
+
+// Batch VB (one minibatch of everything, ρ = 1) improves the bound every pass, as EM must.
+TEST(LdaTrain, BatchModeBoundIncreases) {
+  test::TempDir dir;
+  const auto r = run_lda({"--input", kGen, "--topics", "5", "--iters", "4", "--batch", "--device", "cpu", "--out",
+                          dir.path(), "-q", "--inner-iters", "100"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<double> bound;
+  for (const std::string& line : read_lines(dir.file("metrics.jsonl"))) bound.push_back(*json_number(line, "train_bound"));
+  ASSERT_EQ(bound.size(), 4u);
+  for (std::size_t i = 1; i < bound.size(); ++i) EXPECT_GT(bound[i], bound[i - 1]) << "pass " << i + 1;
+}
+
+const std::string kSmall = "gen:default:docs=300,words=200,topics=4,length=60,seed=7";
+
+TEST(LdaTrain, SameSeedSameModelOtherSeedOtherModel) {
+  test::TempDir dir;  // one per test: TempDir names come from the test's name
+  const Sub a(dir, "a"), b(dir, "b"), c(dir, "c");
+  const std::vector<std::string> base{"--input", kSmall, "--topics", "4", "--iters", "2", "--batch-size", "100",
+                                      "--device", "cpu", "-q"};
+  auto with = [&](const std::string& out, const std::string& seed, const std::string& threads) {
+    auto args = base;
+    args.insert(args.end(), {"--out", out, "--seed", seed, "--threads", threads});
+    return run_lda(args);
+  };
+  ASSERT_EQ(with(a.path(), "5", "1").status, 0);
+  ASSERT_EQ(with(b.path(), "5", "2").status, 0);  // another thread count: same numbers
+  ASSERT_EQ(with(c.path(), "6", "2").status, 0);
+  const auto la = io::read_npy_f32(a.file("lambda.npy")), lb = io::read_npy_f32(b.file("lambda.npy")),
+             lc = io::read_npy_f32(c.file("lambda.npy"));
+  EXPECT_EQ(la.storage(), lb.storage());
+  EXPECT_NE(la.storage(), lc.storage());
+  EXPECT_EQ(io::read_npy_f32(a.file("doc_topics.npy")).storage(), io::read_npy_f32(b.file("doc_topics.npy")).storage());
+}
+
+TEST(LdaTrain, ResumedRunReachesTheUninterruptedModel) {
+  test::TempDir dir;
+  const Sub whole(dir, "whole"), split(dir, "split");
+  const std::vector<std::string> base{"--input", kSmall, "--topics", "4", "--batch-size", "100",
+                                      "--device", "cpu", "-q", "--seed", "9"};
+  auto run = [&](const std::string& out, std::vector<std::string> extra) {
+    auto args = base;
+    args.insert(args.end(), {"--out", out});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_lda(args);
+  };
+  ASSERT_EQ(run(whole.path(), {"--iters", "4"}).status, 0);
+  // "Killed" after 2 passes (with a checkpoint every pass), then resumed to 4.
+  ASSERT_EQ(run(split.path(), {"--iters", "2", "--checkpoint-every", "1"}).status, 0);
+  ASSERT_TRUE(std::ifstream(split.file("checkpoint/state.ini")).good());
+  const auto resumed = run(split.path(), {"--iters", "4", "--checkpoint-every", "1", "--resume"});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_EQ(io::read_npy_f32(whole.file("lambda.npy")).storage(), io::read_npy_f32(split.file("lambda.npy")).storage());
+  EXPECT_EQ(io::read_npy_f32(whole.file("doc_topics.npy")).storage(),
+            io::read_npy_f32(split.file("doc_topics.npy")).storage());
+  // The log continues: passes 1..4 once each, and the same numbers as the uninterrupted run.
+  const auto lw = read_lines(whole.file("metrics.jsonl")), ls = read_lines(split.file("metrics.jsonl"));
+  ASSERT_EQ(ls.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(*json_number(ls[i], "iter"), double(i + 1));
+    EXPECT_EQ(json_number(ls[i], "heldout_ll"), json_number(lw[i], "heldout_ll"));
+  }
+  // A different model configuration refuses to resume.
+  const auto other = run(split.path(), {"--iters", "5", "--resume", "--alpha", "0.5"});
+  EXPECT_EQ(other.status, 2);
+  EXPECT_NE(other.err.find("alpha"), std::string::npos) << other.err;
+}
+
+TEST(LdaTrain, GpuAndCpuAgree) {
+  FK_REQUIRE_GPU();
+  test::TempDir dir;
+  const auto r = run_lda({"--input", kSmall, "--topics", "4", "--iters", "3", "--batch-size", "100", "--compare",
+                          "--out", dir.path()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto g = read_lines(dir.file("gpu/metrics.jsonl")), c = read_lines(dir.file("cpu/metrics.jsonl"));
+  ASSERT_EQ(g.size(), 3u);
+  ASSERT_EQ(c.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double lg = *json_number(g[i], "heldout_ll"), lc = *json_number(c[i], "heldout_ll");
+    EXPECT_NEAR(lg, lc, 1e-3 * std::fabs(lc)) << "pass " << i + 1;
+  }
+  EXPECT_NE(r.out.find("speedup"), std::string::npos);
+}
+
+TEST(LdaTrain, CompareWithoutGpuRunsTheCpu) {
+  if (test::gpu_available()) GTEST_SKIP() << "a GPU is present";
+  test::TempDir dir;
+  const auto r = run_lda({"--input", kSmall, "--topics", "4", "--iters", "1", "--compare", "--out", dir.path()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("running the CPU only"), std::string::npos) << r.err;
+  EXPECT_EQ(read_lines(dir.file("cpu/metrics.jsonl")).size(), 1u);
+}
+
+TEST(LdaTrain, InferFromSavedModel) {
+  test::TempDir dir;
+  const Sub model(dir, "model"), docs(dir, "docs"), out(dir, "out");
+  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "4", "--iters", "2", "--device", "cpu", "-q", "--out",
+                     model.path()})
+                .status,
+            0);
+  // New documents as a UCI file over the same 200 words.
+  {
+    std::ofstream f(docs.file("docword.new.txt"));
+    f << "3\n200\n5\n1 1 2\n1 7 1\n2 150 4\n3 199 1\n3 3 2\n";
+  }
+  const auto r = run_lda({"infer", "--model", model.path(), "--input", docs.file("docword.new.txt"), "--out",
+                          out.path(), "--device", "cpu"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const HostDense<float> theta = io::read_npy_f32(out.file("theta.npy"));
+  ASSERT_EQ(theta.rows(), 3);
+  ASSERT_EQ(theta.cols(), 4);
+  for (std::int64_t d = 0; d < 3; ++d) {
+    double s = 0;
+    for (int k = 0; k < 4; ++k) s += theta(d, k);
+    EXPECT_NEAR(s, 1.0, 1e-5);
+  }
+  // More words than the model: refused with the file named.
+  {
+    std::ofstream f(docs.file("docword.big.txt"));
+    f << "1\n300\n1\n1 250 1\n";
+  }
+  const auto bad = run_lda({"infer", "--model", model.path(), "--input", docs.file("docword.big.txt"), "--out",
+                            out.path(), "--device", "cpu"});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("docword.big.txt"), std::string::npos) << bad.err;
+  EXPECT_EQ(run_lda({"infer", "--input", docs.file("docword.new.txt")}).status, 2);  // no --model
+}
+
+TEST(LdaTrain, TextInputWithVocabularyAndInfer) {
+  test::TempDir dir;
+  const Sub model(dir, "model"), out(dir, "out");
+  {
+    std::ofstream f(dir.file("corpus.txt"));
+    for (int i = 0; i < 40; ++i) {
+      f << "Galaxies and stars: the telescope saw a galaxy, stars, and planets orbiting stars.\n";
+      f << "The striker scored a goal; the goalkeeper and the team played football.\n";
+    }
+  }
+  const auto r = run_lda({"--input", dir.file("corpus.txt"), "--topics", "2", "--iters", "5", "--min-count", "2",
+                          "--max-df", "0.6", "--device", "cpu", "--out", model.path(), "--holdout-frac", "0.1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto top = read_lines(model.file("top_words.txt"));
+  ASSERT_EQ(top.size(), 2u);
+  // The two topics took one theme each: their top words come from different kinds of lines.
+  const std::string space[] = {"galaxies", "stars", "telescope", "saw", "galaxy", "planets", "orbiting"};
+  auto first_word = [](const std::string& line) {  // "topic 0: w1 w2 ..."
+    const auto b = line.find(": ") + 2;
+    return line.substr(b, line.find(' ', b) - b);
+  };
+  auto is_space = [&](const std::string& w) { return std::find(std::begin(space), std::end(space), w) != std::end(space); };
+  EXPECT_NE(is_space(first_word(top[0])), is_space(first_word(top[1]))) << top[0] << "\n" << top[1];
+  EXPECT_EQ(read_lines(model.file("vocab.txt")).size(), 14u);  // "the", "and" are stop words, "a" too short
+  {
+    std::ofstream f(dir.file("new.txt"));
+    f << "stars and galaxies\nfootball team goal\n";
+  }
+  const auto inf = run_lda({"infer", "--model", model.path(), "--input", dir.file("new.txt"), "--format", "text",
+                            "--out", out.path(), "--device", "cpu"});
+  ASSERT_EQ(inf.status, 0) << inf.err;
+  const HostDense<float> theta = io::read_npy_f32(out.file("theta.npy"));
+  ASSERT_EQ(theta.rows(), 2);
+  // The two new documents lean to different topics.
+  EXPECT_NE(theta(0, 0) > 0.5, theta(1, 0) > 0.5);
+}
+
+// Bad input and bad options, as a user meets them: the built executable, its exit status, and one
+// line on stderr that names the problem.
+struct Exe {
+  int status = -1;
+  std::string err;
+};
+Exe run_exe(const test::TempDir& dir, const std::string& args) {
+  const std::string err = dir.file("stderr.txt");
+  const std::string cmd = std::string("'") + FK_LDA_EXE + "' " + args + " >/dev/null 2>'" + err + "'";
+  const int st = std::system(cmd.c_str());
+  Exe e;
+  e.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+  std::ifstream in(err);
+  std::getline(in, e.err, '\0');
+  return e;
+}
+
+TEST(LdaErrors, BadInputAndOptions) {
+  test::TempDir dir;
+  const std::string out = " --out '" + dir.file("o") + "' --device cpu";
+  auto expect = [&](const std::string& args, int status, const std::string& needle) {
+    const Exe e = run_exe(dir, args + out);
+    EXPECT_EQ(e.status, status) << args << "\n" << e.err;
+    EXPECT_NE(e.err.find("fk-lda: error: "), std::string::npos) << args << "\n" << e.err;
+    EXPECT_NE(e.err.find(needle), std::string::npos) << args << "\n" << e.err;
+    EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << args << "\n" << e.err;
+  };
+  expect("--input '" + dir.file("missing.txt") + "'", 1, "missing.txt");
+  expect("--input gen:default --topics 0", 2, "--topics");
+  expect("--input gen:default --topics many", 2, "--topics");
+  expect("--input gen:default --no-such-option 3", 2, "--no-such-option");
+  expect("--input gen:default --format xml", 2, "--format");
+  expect("--input gen:default --kappa 2", 2, "--kappa");
+  expect("--input gen:default --sddmm nope", 2, "nope");
+  expect("--input gen:nosuch", 1, "nosuch");
+  expect("", 2, "--input");
+  expect("--input gen:default stray", 2, "stray");
+  {
+    std::ofstream f(dir.file("bad.ini"));
+    f << "topics = 5\nbogus = 1\n";
+  }
+  expect("--input gen:default --config '" + dir.file("bad.ini") + "'", 2, "bogus");
+  {
+    std::ofstream f(dir.file("docword.broken.txt"));
+    f << "2\n3\n2\n1 1 1\n1 9 1\n";  // word id 9 > W = 3 on line 5
+  }
+  expect("--input '" + dir.file("docword.broken.txt") + "'", 1, "docword.broken.txt:5");
+  {
+    std::ofstream f(dir.file("ratings.csv"));
+    f << "userId,movieId,rating\n1,2,3.5\n2,3,4\n";
+  }
+  expect("--input '" + dir.file("ratings.csv") + "'", 1, "ratings");
+  // --out naming a file.
+  {
+    std::ofstream f(dir.file("plainfile"));
+    f << "x";
+  }
+  const Exe e = run_exe(dir, "--input " + kSmall + " --topics 2 --iters 1 --device cpu --out '" + dir.file("plainfile") + "'");
+  EXPECT_EQ(e.status, 1) << e.err;
+  EXPECT_NE(e.err.find("not a directory"), std::string::npos) << e.err;
+  // --help succeeds and explains the app's options and the common ones.
+  const Exe h = run_exe(dir, "--help");
+  EXPECT_EQ(h.status, 0);
+}
+
+TEST(LdaConfig, ConfigFileAndCommandLine) {
+  test::TempDir dir;
+  {
+    std::ofstream f(dir.file("run.ini"));
+    f << "# a config\ninput = " << kSmall << "\ntopics = 3\niters = 1\ndevice = cpu\nquiet = true\n";
+  }
+  const auto r = run_lda({"--config", dir.file("run.ini"), "--topics", "2", "--out", dir.file("o")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto cfg = read_lines(dir.file("o/config.ini"));
+  EXPECT_NE(std::find(cfg.begin(), cfg.end(), "topics = 2"), cfg.end());  // the command line wins
+  EXPECT_NE(std::find(cfg.begin(), cfg.end(), "alpha = 0.5"), cfg.end());  // resolved 1/K
+  EXPECT_NE(std::find(cfg.begin(), cfg.end(), "iters = 1"), cfg.end());
+  EXPECT_EQ(io::read_npy_f32(dir.file("o/topics.npy")).rows(), 2);
+  // The resolved config.ini runs again as a config file.
+  const auto again = run_lda({"--config", dir.file("o/config.ini"), "--out", dir.file("o2")});
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(io::read_npy_f32(dir.file("o/lambda.npy")).storage(), io::read_npy_f32(dir.file("o2/lambda.npy")).storage());
+}
+
+// The real kos corpus (3,430 blog posts): the held-out likelihood improves over two passes.
+TEST(LdaRealData, KosHeldOutImproves) {
+  const std::string kos = test::shared_data("uci-kos/docword.kos.txt.gz");
+  if (kos.empty()) GTEST_SKIP() << "../shared/data/uci-kos not present";
+  test::TempDir dir;
+  const auto r = run_lda({"--input", kos, "--topics", "10", "--iters", "2", "--inner-iters", "20", "--device", "cpu",
+                          "-q", "--out", dir.path()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<double> ll = heldout_by_pass(dir.path());
+  ASSERT_EQ(ll.size(), 2u);
+  EXPECT_GT(ll[1], ll[0]);
+  EXPECT_GT(ll[1], -8.5);  // per word; a uniform model over the 6,906 words scores -8.84
+  const auto top = read_lines(dir.file("top_words.txt"));
+  ASSERT_EQ(top.size(), 10u);
+  // Real words from vocab.kos.txt, not the "w123" placeholders of a corpus without vocabulary.
+  std::istringstream words(top[0].substr(top[0].find(':') + 1));
+  std::string w;
+  while (words >> w) EXPECT_FALSE(w.size() > 1 && w[0] == 'w' && std::isdigit(static_cast<unsigned char>(w[1]))) << top[0];
+}
+
+}  // namespace
+}  // namespace fk::lda
