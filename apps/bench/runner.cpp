@@ -85,18 +85,30 @@ class Dense {
   Floats values_;
 };
 
-// S on the context's side (the host matrix itself on the CPU, a device copy on the GPU).
+// S on the context's side (the host matrix itself on the CPU, a device copy on the GPU). Even a
+// matrix without nonzeros hands the kernels a values pointer (nullptr means "S's own values" to
+// SpMM plans, and the plans reject it when there are none).
 class SideCsr {
  public:
   // `host` must outlive this object on the CPU (the view points into it).
   SideCsr(const Context& ctx, const HostCsr& host) {
-    if (ctx.is_gpu()) dev_ = DeviceCsr(host);
-    view_ = ctx.is_gpu() ? dev_.view() : host.view();
+    if (ctx.is_gpu()) {
+      dev_.rows = host.rows;
+      dev_.cols = host.cols;
+      dev_.row_ptr = DeviceBuffer<std::int64_t>(host.row_ptr);
+      dev_.col_idx = DeviceBuffer<std::int32_t>(host.col_idx);
+      dev_.vals = DeviceBuffer<float>(host.vals.empty() ? std::vector<float>{0.0f} : host.vals);
+      view_ = dev_.view();
+    } else {
+      view_ = host.view();
+      if (!view_.vals) view_.vals = &kNoValue;
+    }
   }
   const CsrView& view() const { return view_; }
   const float* vals() const { return view_.vals; }
 
  private:
+  static constexpr float kNoValue = 0.0f;
   DeviceCsr dev_;
   CsrView view_;
 };
