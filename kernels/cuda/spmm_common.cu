@@ -119,11 +119,15 @@ void zero_rows(const Context& ctx, const std::int64_t* rows, std::int64_t n, int
 
 LongRows::LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t threshold, std::int64_t segment)
     : threshold_(threshold), segment_(segment) {
-  FK_CHECK(threshold >= 1 && segment >= 1, "long-row split needs positive threshold and segment");
-  std::vector<std::int64_t> rows, seg_row, seg_begin;
+  FK_CHECK(segment >= 1, "long-row split needs a positive segment length");
   const std::int64_t m = static_cast<std::int64_t>(row_ptr.size()) - 1;
+  if (threshold_ <= 0) {
+    const std::int64_t mean = m > 0 ? (row_ptr.back() - row_ptr.front()) / m : 0;
+    threshold_ = std::max(kMinThreshold, kMeanFactor * mean);
+  }
+  std::vector<std::int64_t> rows, seg_row, seg_begin;
   for (std::int64_t r = 0; r < m; ++r) {
-    if (row_ptr[r + 1] - row_ptr[r] <= threshold) continue;
+    if (row_ptr[r + 1] - row_ptr[r] <= threshold_) continue;
     rows.push_back(r);
     for (std::int64_t j = row_ptr[r]; j < row_ptr[r + 1]; j += segment) {
       seg_row.push_back(r);

@@ -46,17 +46,20 @@ std::vector<std::int32_t> download_col_idx(const CsrView& s);
 // ---- long rows: split across thread blocks, finished with atomics ------------------------------
 //
 // A warp per row is too slow for a row of millions of nonzeros. The row-split variants therefore
-// skip rows longer than `threshold` and hand them to this helper: it zeroes those rows of C and then
-// splits each one into segments of `segment` nonzeros, one thread block per segment, every block
-// adding its partial row with atomicAdd.
+// skip rows longer than a threshold and hand them to this helper: it zeroes those rows of C and
+// then splits each one into segments of `segment` nonzeros, one thread block per segment, every
+// block adding its partial row with atomicAdd. The threshold is max(kMinThreshold, kMeanFactor x
+// mean row length): only rows far longer than the rest are split (if all rows are long, one warp
+// per row is already balanced).
 class LongRows {
  public:
-  static constexpr std::int64_t kDefaultThreshold = 4096;
+  static constexpr std::int64_t kMinThreshold = 4096;
+  static constexpr std::int64_t kMeanFactor = 8;
   static constexpr std::int64_t kDefaultSegment = 2048;
 
   LongRows() = default;
-  // row_ptr: host copy of S's rows + 1 offsets.
-  explicit LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t threshold = kDefaultThreshold,
+  // row_ptr: host copy of S's rows + 1 offsets. threshold <= 0 picks the rule above.
+  explicit LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t threshold = 0,
                     std::int64_t segment = kDefaultSegment);
   // Kernels skip rows with more nonzeros than this.
   std::int64_t threshold() const { return threshold_; }
@@ -67,7 +70,7 @@ class LongRows {
            const float* b, float* c, int k) const;
 
  private:
-  std::int64_t threshold_ = kDefaultThreshold;
+  std::int64_t threshold_ = kMinThreshold;
   std::int64_t segment_ = kDefaultSegment;
   DeviceBuffer<std::int64_t> rows_;       // the long rows (to zero)
   DeviceBuffer<std::int64_t> seg_row_;    // per segment: its row
