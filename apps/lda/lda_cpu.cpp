@@ -20,6 +20,9 @@ using RowMajorArrayXXf = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eig
 
 constexpr std::int64_t kRowChunk = 256;    // λ rows per partial column sum
 constexpr std::int64_t kNnzChunk = 16384;  // nonzeros per partial log-likelihood sum
+// Loops over fewer elements than this run on one thread: a parallel region costs more than the
+// work (tiny minibatches, tests), and more so on a loaded machine.
+constexpr std::int64_t kParallelMin = 1 << 14;
 
 class CpuOps {
  public:
@@ -51,13 +54,13 @@ class CpuOps {
 
   void init_gamma(const Context&, float* gamma, std::int64_t rows, int k, std::uint64_t key, std::uint64_t stream,
                   std::int64_t first_doc) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (rows * k >= kParallelMin)
     for (std::int64_t r = 0; r < rows; ++r)
       for (int c = 0; c < k; ++c) gamma[r * k + c] = gamma100_draw(key, stream, first_doc + r, c);
   }
 
   void expect_theta(const Context&, const float* gamma, float* etheta, std::int64_t rows, int k) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (rows * k >= kParallelMin)
     for (std::int64_t r = 0; r < rows; ++r) {
       const float* g = gamma + r * k;
       double sum = 0;
@@ -70,7 +73,7 @@ class CpuOps {
   double update_gamma(const Context&, float alpha, const float* t, float* gamma, float* etheta, std::int64_t rows,
                       int k) {
     row_change_.resize(static_cast<std::size_t>(rows));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (rows * k >= kParallelMin)
     for (std::int64_t r = 0; r < rows; ++r) {
       float* g = gamma + r * k;
       float* et = etheta + r * k;
@@ -92,13 +95,13 @@ class CpuOps {
   }
 
   void divide(const Context&, const float* n, float* p, std::int64_t nnz, float eps) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nnz >= kParallelMin)
     for (std::int64_t j = 0; j < nnz; ++j) p[j] = n[j] / (p[j] + eps);
   }
 
   void gather_expect_beta(const Context&, const float* lambda, const std::int32_t* words, std::int64_t nloc, int k,
                           const double* psi_colsum, float* out) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nloc * k >= kParallelMin)
     for (std::int64_t w = 0; w < nloc; ++w) {
       const float* l = lambda + static_cast<std::int64_t>(words[w]) * k;
       for (int c = 0; c < k; ++c) out[w * k + c] = exp_dirichlet_expectation(l[c], psi_colsum[c]);
@@ -107,7 +110,7 @@ class CpuOps {
 
   void gather_beta(const Context&, const float* lambda, const std::int32_t* words, std::int64_t nloc, int k,
                    const double* colsum, float* out) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nloc * k >= kParallelMin)
     for (std::int64_t w = 0; w < nloc; ++w) {
       const float* l = lambda + static_cast<std::int64_t>(words[w]) * k;
       for (int c = 0; c < k; ++c) out[w * k + c] = static_cast<float>(l[c] / colsum[c]);
@@ -117,7 +120,7 @@ class CpuOps {
   // The words of a minibatch are distinct, so rows never collide.
   void scatter_stats(const Context&, const float* ebeta, const float* x, const std::int32_t* words,
                      std::int64_t nloc, int k, float* stats) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nloc * k >= kParallelMin)
     for (std::int64_t w = 0; w < nloc; ++w) {
       float* s = stats + static_cast<std::int64_t>(words[w]) * k;
       for (int c = 0; c < k; ++c) s[c] += ebeta[w * k + c] * x[w * k + c];
@@ -131,7 +134,7 @@ class CpuOps {
     const auto keep = static_cast<float>(1.0 - rho);
     const auto add = static_cast<float>(rho * eta);
     const auto mult = static_cast<float>(rho * scale);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (w * k >= kParallelMin)
     for (std::int64_t ch = 0; ch < chunks; ++ch) {
       const std::int64_t r0 = ch * kRowChunk, r1 = std::min(w, r0 + kRowChunk);
       Eigen::Map<RowMajorArrayXXf> lam(lambda + r0 * k, r1 - r0, k);
@@ -148,7 +151,7 @@ class CpuOps {
                    double* psi_colsum) {
     const std::int64_t chunks = (w + kRowChunk - 1) / kRowChunk;
     partial_.assign(static_cast<std::size_t>(chunks * k), 0.0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (w * k >= kParallelMin)
     for (std::int64_t ch = 0; ch < chunks; ++ch) {
       const std::int64_t r0 = ch * kRowChunk, r1 = std::min(w, r0 + kRowChunk);
       Eigen::Map<const RowMajorArrayXXf> lam(lambda + r0 * k, r1 - r0, k);
@@ -159,7 +162,7 @@ class CpuOps {
   }
 
   void normalize_rows(const Context&, const float* gamma, float* theta, std::int64_t rows, int k) const {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (rows * k >= kParallelMin)
     for (std::int64_t r = 0; r < rows; ++r) {
       double sum = 0;
       for (int c = 0; c < k; ++c) sum += gamma[r * k + c];
@@ -170,7 +173,7 @@ class CpuOps {
   double sum_n_log(const Context&, const float* n, const float* p, std::int64_t nnz) {
     const std::int64_t chunks = (nnz + kNnzChunk - 1) / kNnzChunk;
     partial_.assign(static_cast<std::size_t>(chunks), 0.0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nnz >= kParallelMin)
     for (std::int64_t ch = 0; ch < chunks; ++ch) {
       const std::int64_t j0 = ch * kNnzChunk, j1 = std::min(nnz, j0 + kNnzChunk);
       double s = 0;
