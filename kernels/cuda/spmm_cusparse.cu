@@ -208,7 +208,7 @@ class CusparseSpmmPlan : public SpmmPlan {
                                                                           << s.cols << ", nnz " << s.nnz << ", K "
                                                                           << k << ":" << report.str());
 
-    // Does beta = 0 overwrite C, NaNs included? (B and the values are zero, so C must come out 0.)
+    // Does beta = 0 overwrite C, NaNs included? (B is zero, so C must come out 0.)
     tmp_c.fill_bytes(0xff);
     FK_CUSPARSE_CHECK(spmm(handle, best_));
     DeviceBuffer<unsigned long long> bad(1);

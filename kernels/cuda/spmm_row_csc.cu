@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(kThreads)
     const std::int64_t end = row_ptr[row + 1];
     if (end - begin > long_threshold) continue;  // LongRows computes it
     // K tiles of one row run back to back on the same group, so the row's (col, val) are re-read
-    // from L1 rather than DRAM.
+    // from L2 rather than DRAM.
     for (int tile = 0; tile < num_tiles; ++tile) {
       const int kbase = tile * kTile + gl * V;  // vector t of this lane starts at kbase + t * G * V
       float acc[T][V];
