@@ -14,7 +14,8 @@
 // offsets with 32-bit columns. With nnz < 2^31 the plan narrows the offsets to 32 bits (4 bytes a
 // row); beyond that it widens the columns to 64 bits (4 bytes a nonzero).
 // beta = 0 should overwrite C; prepare() checks that it does (C poisoned with NaN) and otherwise
-// zeroes C before each run.
+// zeroes C before each run. Columns are passed as given (unsorted within rows is allowed here);
+// SpMM's documentation states no sorted-columns requirement.
 #include <memory>
 #include <sstream>
 #include <string>
@@ -176,8 +177,9 @@ class CusparseSpmmPlan : public SpmmPlan {
                                    &kZero, cand.c.get(), CUDA_R_32F, alg, &bytes);
       if (st == CUSPARSE_STATUS_SUCCESS) {
         cand.buffer = DeviceBuffer<char>(static_cast<std::int64_t>(std::max<std::size_t>(bytes, 16)));
-        // Documented to help CSR_ALG1/ALG3 and to be a no-op otherwise; a refusal here is only
-        // noted, the run below decides whether the algorithm applies.
+        // Documented to help CSR_ALG1/ALG3 and to be a no-op otherwise; the values of A, B and C
+        // may change freely afterwards (only the pattern is analysed), which is what run() does.
+        // A refusal here is only noted: the run below decides whether the algorithm applies.
         const cusparseStatus_t pre =
             cusparseSpMM_preprocess(handle, op_, CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, cand.a.get(),
                                     cand.b.get(), &kZero, cand.c.get(), CUDA_R_32F, alg, cand.buffer.data());
