@@ -195,6 +195,7 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op, 
   } else {
     // The rules see Sᵀ: its rows are S's columns. Row statistics of Sᵀ are only known after the
     // transpose, so the choice uses S's shape swapped and its mean; the plan is then built on Sᵀ.
+    problem.transposed = true;
     std::swap(problem.sparse.rows, problem.sparse.cols);
     problem.sparse.row_mean = problem.sparse.rows > 0 ? double(problem.sparse.nnz) / double(problem.sparse.rows) : 0;
     out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);

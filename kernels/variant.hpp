@@ -19,6 +19,7 @@ inline DeviceKind device_of(Backend b) { return b == Backend::kCuda ? DeviceKind
 struct KernelProblem {
   SparseFeatures sparse;  // of S (row statistics; nonempty_cols may be 0 when unknown)
   int k = 0;              // dense width
+  bool transposed = false;  // SpMM only: the plan computes Sᵀ·B (sparse holds Sᵀ's shape)
 };
 
 class VariantInfo {
