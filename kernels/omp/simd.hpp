@@ -34,6 +34,28 @@ inline float hsum(V8 v) {
   return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
 }
 
+// Two-source lane shuffle: result lane i = (a ++ b)[index i].
+#if defined(__clang__)
+#define FK_SHUFFLE8(a, b, i0, i1, i2, i3, i4, i5, i6, i7) __builtin_shufflevector(a, b, i0, i1, i2, i3, i4, i5, i6, i7)
+#else
+typedef int I8 __attribute__((vector_size(32)));
+#define FK_SHUFFLE8(a, b, i0, i1, i2, i3, i4, i5, i6, i7) __builtin_shuffle(a, b, I8{i0, i1, i2, i3, i4, i5, i6, i7})
+#endif
+
+// Returns the vector of the 8 horizontal sums {sum(s[0]), ..., sum(s[7])}: a transposing
+// reduction (halves, then pairs within 128-bit lanes, then neighbours) that costs 21 shuffles and
+// adds instead of 8 separate horizontal sums (~48).
+inline V8 transpose_sum8(const V8 s[8]) {
+  V8 t[4];
+  for (int i = 0; i < 4; ++i)  // lanes 0-3: partial sums of s[i]; lanes 4-7: of s[i+4]
+    t[i] = FK_SHUFFLE8(s[i], s[i + 4], 0, 1, 2, 3, 8, 9, 10, 11) + FK_SHUFFLE8(s[i], s[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  // [s0 s0 s1 s1 | s4 s4 s5 s5] and [s2 s2 s3 s3 | s6 s6 s7 s7]
+  const V8 u0 = FK_SHUFFLE8(t[0], t[1], 0, 1, 8, 9, 4, 5, 12, 13) + FK_SHUFFLE8(t[0], t[1], 2, 3, 10, 11, 6, 7, 14, 15);
+  const V8 u1 = FK_SHUFFLE8(t[2], t[3], 0, 1, 8, 9, 4, 5, 12, 13) + FK_SHUFFLE8(t[2], t[3], 2, 3, 10, 11, 6, 7, 14, 15);
+  // [s0 s1 s2 s3 | s4 s5 s6 s7]
+  return FK_SHUFFLE8(u0, u1, 0, 2, 8, 10, 4, 6, 12, 14) + FK_SHUFFLE8(u0, u1, 1, 3, 9, 11, 5, 7, 13, 15);
+}
+
 // ---- SDDMM: dot products of one A row with several B rows ---------------------------------------
 
 // Returns dot(a, b) over k floats.
@@ -79,6 +101,24 @@ inline void dot4(const float* a, const float* b0, const float* b1, const float* 
   r[3] = r3;
 }
 
+// r[q] = dot(a, b[q]) for q = 0..7: eight accumulator chains share each load of a (enough
+// independent FMAs to cover their latency), reduced together by transpose_sum8.
+inline void dot8(const float* a, const float* const b[8], std::int64_t k, float r[8]) {
+  V8 s[8];
+  for (int q = 0; q < 8; ++q) s[q] = zero();
+  std::int64_t t = 0;
+  for (; t + kLanes <= k; t += kLanes) {
+    const V8 av = load(a + t);
+    for (int q = 0; q < 8; ++q) s[q] += av * load(b[q] + t);
+  }
+  const V8 sums = transpose_sum8(s);
+  for (int q = 0; q < 8; ++q) {
+    float x = sums[q];
+    for (std::int64_t u = t; u < k; ++u) x += a[u] * b[q][u];
+    r[q] = x;
+  }
+}
+
 // For entries e in [0, n): res = dot(a, B[cols[e]]); out[pos(e)] = scale(e) * res, where
 // pos(e) = perm ? perm[e] : e and scale(e) = s_vals ? s_vals[pos(e)] : 1.
 // `b` is row-major with `ldb` floats per row. cols/perm point at the first entry of the range;
@@ -91,7 +131,15 @@ inline void sddmm_entries(const float* a, const float* b, std::int64_t ldb, std:
     out[pos] = s_vals ? v * s_vals[pos] : v;
   };
   std::int64_t e = 0;
-  float r[4];
+  float r[8];
+  if (k >= kLanes) {  // below one vector the scalar tails do all the work: skip the reductions
+    const float* bq[8];
+    for (; e + 8 <= n; e += 8) {
+      for (int q = 0; q < 8; ++q) bq[q] = b + std::int64_t(cols[e + q]) * ldb;
+      dot8(a, bq, k, r);
+      for (int q = 0; q < 8; ++q) emit(e + q, r[q]);
+    }
+  }
   for (; e + 4 <= n; e += 4) {
     dot4(a, b + std::int64_t(cols[e]) * ldb, b + std::int64_t(cols[e + 1]) * ldb,
          b + std::int64_t(cols[e + 2]) * ldb, b + std::int64_t(cols[e + 3]) * ldb, k, r);
@@ -107,18 +155,36 @@ inline void sddmm_entries(const float* a, const float* b, std::int64_t ldb, std:
 
 // out[k0 .. k0 + 8*NV) (+)= sum_e vals[e] * B[cols[e], k0 .. k0 + 8*NV), the accumulators held in
 // NV vector registers for the whole entry list, so `out` is read (when accumulating) and written once.
+// With NV <= 4 the NV accumulator chains alone would wait on FMA latency (4 cycles per entry),
+// so even and odd entries go to two accumulator sets, summed at the end.
 template <int NV>
 inline void spmm_block(const std::int32_t* cols, const float* vals, std::int64_t n, const float* b,
                        std::int64_t ldb, std::int64_t k0, float* out, bool accumulate) {
-  V8 acc[NV];
-  for (int q = 0; q < NV; ++q) acc[q] = accumulate ? load(out + k0 + q * kLanes) : zero();
+  constexpr int kSets = NV <= 4 ? 2 : 1;
+  V8 acc[kSets][NV];
+  for (int q = 0; q < NV; ++q) {
+    acc[0][q] = accumulate ? load(out + k0 + q * kLanes) : zero();
+    if (kSets == 2) acc[kSets - 1][q] = zero();
+  }
   const float* bk = b + k0;
-  for (std::int64_t e = 0; e < n; ++e) {
+  std::int64_t e = 0;
+  if (kSets == 2) {
+    for (; e + 2 <= n; e += 2) {
+      const V8 v0 = splat(vals[e]), v1 = splat(vals[e + 1]);
+      const float* b0 = bk + std::int64_t(cols[e]) * ldb;
+      const float* b1 = bk + std::int64_t(cols[e + 1]) * ldb;
+      for (int q = 0; q < NV; ++q) {
+        acc[0][q] += v0 * load(b0 + q * kLanes);
+        acc[kSets - 1][q] += v1 * load(b1 + q * kLanes);
+      }
+    }
+  }
+  for (; e < n; ++e) {
     const V8 v = splat(vals[e]);
     const float* br = bk + std::int64_t(cols[e]) * ldb;
-    for (int q = 0; q < NV; ++q) acc[q] += v * load(br + q * kLanes);
+    for (int q = 0; q < NV; ++q) acc[0][q] += v * load(br + q * kLanes);
   }
-  for (int q = 0; q < NV; ++q) store(out + k0 + q * kLanes, acc[q]);
+  for (int q = 0; q < NV; ++q) store(out + k0 + q * kLanes, kSets == 2 ? acc[0][q] + acc[kSets - 1][q] : acc[0][q]);
 }
 
 // out[0..k) (+)= sum_{e < n} vals[e] * B[cols[e], 0..k). `out` holds k floats (a C row or a carry
@@ -142,6 +208,19 @@ inline void spmm_row(const std::int32_t* cols, const float* vals, std::int64_t n
   k0 += (k - k0) / kLanes * kLanes;
   const std::int64_t tail = k - k0;  // 0..7 columns
   if (tail == 0) return;
+  if (tail == 1 && k0 == 0) {  // SpMV (K = 1): four chains over the entries instead of one
+    float s0 = accumulate ? out[0] : 0.0f, s1 = 0, s2 = 0, s3 = 0;
+    std::int64_t e = 0;
+    for (; e + 4 <= n; e += 4) {
+      s0 += vals[e] * b[std::int64_t(cols[e]) * ldb];
+      s1 += vals[e + 1] * b[std::int64_t(cols[e + 1]) * ldb];
+      s2 += vals[e + 2] * b[std::int64_t(cols[e + 2]) * ldb];
+      s3 += vals[e + 3] * b[std::int64_t(cols[e + 3]) * ldb];
+    }
+    for (; e < n; ++e) s0 += vals[e] * b[std::int64_t(cols[e]) * ldb];
+    out[0] = (s0 + s1) + (s2 + s3);
+    return;
+  }
   float acc[kLanes];
   for (std::int64_t t = 0; t < tail; ++t) acc[t] = accumulate ? out[k0 + t] : 0.0f;
   for (std::int64_t e = 0; e < n; ++e) {
