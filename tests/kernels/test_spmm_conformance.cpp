@@ -38,6 +38,7 @@ bool small_enough(const HostCsr& s, int k) {
 KernelProblem problem_for(const HostCsr& s, int k, Op op) {
   KernelProblem p{features(s.view()), k};
   if (op == Op::kTrans) {
+    p.transposed = true;
     std::swap(p.sparse.rows, p.sparse.cols);
     p.sparse.row_mean = p.sparse.rows > 0 ? double(p.sparse.nnz) / double(p.sparse.rows) : 0;
   }
@@ -88,10 +89,6 @@ struct Expected {
   std::vector<float> want, bound;
 };
 Expected reference(const HostCsr& s, int k, Op op, const std::vector<float>& vals, const HostDense<float>& b) {
-  const std::int64_t out_rows = op == Op::kNoTrans ? s.rows : s.cols;
-  // Without nonzeros C is zero. Computed here because ref.spmm cannot give it for Sᵀ: the cached
-  // transpose hands it an empty (null) value array, which it rejects.
-  if (s.nnz() == 0) return {std::vector<float>(out_rows * k, 0.0f), std::vector<float>(out_rows * k, 0.0f)};
   Context cpu(DeviceKind::kCpu);
   auto plan = make_spmm_plan(cpu, s.view(), k, op, "ref.spmm");
   HostDense<float> c(op == Op::kNoTrans ? s.rows : s.cols, k);
