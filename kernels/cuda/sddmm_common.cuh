@@ -72,6 +72,13 @@ inline void check_run_args(const CsrView& s, int k, DenseView<const float> a, De
            variant << ": null A, B or output pointer");
 }
 
+// Kernels without shared memory ask for the largest L1 (B rows are what L1 should hold).
+template <class Kernel>
+void prefer_l1(Kernel* kernel) {
+  FK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     static_cast<int>(cudaSharedmemCarveoutMaxL1)));
+}
+
 // Chunk width over K for the register-resident walker (K itself when it fits).
 inline int walk_chunk(int k, bool vec) { return std::min(k, vec ? kMaxChunkVec : kMaxChunkScalar); }
 
@@ -217,6 +224,53 @@ __device__ __forceinline__ float group_reduce(float (&v)[U], int r, unsigned mas
   return v[0];
 }
 
+// Read-once data (indices, scale factors) bypasses L1 so that L1 keeps B rows; single-pass
+// outputs are streamed past the caches. Plain accesses where PTX is not available (host builds of
+// this header).
+__device__ __forceinline__ std::int32_t load_stream(const std::int32_t* p) {
+#if defined(__CUDA_ARCH__)
+  std::int32_t v;
+  asm("ld.global.nc.L1::no_allocate.b32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+__device__ __forceinline__ std::uint32_t load_stream(const std::uint32_t* p) {
+#if defined(__CUDA_ARCH__)
+  std::uint32_t v;
+  asm("ld.global.nc.L1::no_allocate.b32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+__device__ __forceinline__ std::int64_t load_stream(const std::int64_t* p) {
+#if defined(__CUDA_ARCH__)
+  std::int64_t v;
+  asm("ld.global.nc.L1::no_allocate.b64 %0, [%1];" : "=l"(v) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+__device__ __forceinline__ float load_stream(const float* p) {
+#if defined(__CUDA_ARCH__)
+  float v;
+  asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+__device__ __forceinline__ void store_stream(float* p, float v) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("st.global.cs.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
+#else
+  *p = v;
+#endif
+}
+
 // How a chunk's partial result combines with what is already in the output.
 enum class ChunkMode : int { kOnly, kFirst, kMiddle, kLast };
 
@@ -231,12 +285,12 @@ struct OutDirect {
   const float* __restrict__ scale;  // nullptr: unscaled
   __device__ __forceinline__ void put(std::int64_t e, float v, ChunkMode mode) const {
     switch (mode) {
-      case ChunkMode::kOnly: out[e] = scale ? v * scale[e] : v; break;
+      case ChunkMode::kOnly: store_stream(out + e, scale ? v * load_stream(scale + e) : v); break;
       case ChunkMode::kFirst: out[e] = v; break;
       case ChunkMode::kMiddle: out[e] += v; break;
       case ChunkMode::kLast: {
         const float t = out[e] + v;
-        out[e] = scale ? t * scale[e] : t;
+        out[e] = scale ? t * load_stream(scale + e) : t;
         break;
       }
     }
@@ -251,8 +305,8 @@ struct OutPermuted {
   const std::int64_t* __restrict__ perm;
   bool accumulate;
   __device__ __forceinline__ void put(std::int64_t e, float v, ChunkMode) const {
-    const std::int64_t j = perm[e];
-    if (scale) v *= scale[j];
+    const std::int64_t j = load_stream(perm + e);
+    if (scale) v *= load_stream(scale + j);
     if (accumulate) atomicAdd(out + j, v);
     else out[j] = v;
   }
@@ -263,7 +317,7 @@ struct OutPermuted {
 struct MetaCodes {  // CSR walks: code = codes[e]
   const std::int32_t* __restrict__ codes;
   __device__ __forceinline__ void load(std::int64_t e, int& code, int& key) const {
-    code = __ldg(codes + e);
+    code = load_stream(codes + e);
     key = 0;
   }
 };
@@ -271,14 +325,14 @@ struct MetaCoo {  // keyed walk over COO: key = row[e], code = col[e]
   const std::int32_t* __restrict__ rows;
   const std::int32_t* __restrict__ cols;
   __device__ __forceinline__ void load(std::int64_t e, int& code, int& key) const {
-    code = __ldg(cols + e);
-    key = __ldg(rows + e);
+    code = load_stream(cols + e);
+    key = load_stream(rows + e);
   }
 };
 struct MetaPacked {  // keyed walk over tiles: word = local row << 16 | local column
   const std::uint32_t* __restrict__ words;
   __device__ __forceinline__ void load(std::int64_t e, int& code, int& key) const {
-    const std::uint32_t w = __ldg(words + e);
+    const std::uint32_t w = load_stream(words + e);
     code = static_cast<int>(w & 0xffffu);
     key = static_cast<int>(w >> 16);
   }

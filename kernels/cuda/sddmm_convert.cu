@@ -71,6 +71,7 @@ class ConvertPlan : public SddmmPlan {
       // Enough blocks to fill every SM (8 blocks of 256 threads at most), never more than there
       // are steps: the grid-stride loop deals the steps out evenly.
       const unsigned blocks = std::min(grid_blocks(steps, kWalkWarps), static_cast<unsigned>(sm_count(ctx)) * 8u);
+      prefer_l1(convert_kernel<Cfg>);
       convert_kernel<Cfg><<<blocks, kWalkThreads, 0, stream_of(ctx)>>>(p);
       FK_CUDA_CHECK_LAUNCH();
     });

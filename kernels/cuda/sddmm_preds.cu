@@ -90,6 +90,7 @@ class PredsPlan : public SddmmPlan {
     const unsigned blocks = grid_blocks(num_tiles_, kWalkWarps);
     dispatch_walk(p.chunk, vec, [&](auto cfg) {
       using Cfg = decltype(cfg);
+      prefer_l1(preds_kernel<Cfg>);
       preds_kernel<Cfg><<<blocks, kWalkThreads, 0, stream_of(ctx)>>>(p);
       FK_CUDA_CHECK_LAUNCH();
     });
