@@ -269,69 +269,99 @@ TEST(LdaTrain, TextInputWithVocabularyAndInfer) {
   EXPECT_NE(theta(0, 0) > 0.5, theta(1, 0) > 0.5);
 }
 
-// Bad input and bad options, as a user meets them: the built executable, its exit status, and one
-// line on stderr that names the problem.
-struct Exe {
-  int status = -1;
-  std::string err;
-};
-Exe run_exe(const test::TempDir& dir, const std::string& args) {
-  const std::string err = dir.file("stderr.txt");
-  const std::string cmd = std::string("'") + FK_LDA_EXE + "' " + args + " >/dev/null 2>'" + err + "'";
-  const int st = std::system(cmd.c_str());
-  Exe e;
-  e.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-  std::ifstream in(err);
-  std::getline(in, e.err, '\0');
-  return e;
-}
-
+// Bad input and bad options give one line "fk-lda: error: ..." naming the problem, exit status 1
+// for runtime failures (bad input files) and 2 for usage errors. In-process through the same
+// wrapper as main(); the built executable is checked for a few cases below.
 TEST(LdaErrors, BadInputAndOptions) {
   test::TempDir dir;
-  const std::string out = " --out '" + dir.file("o") + "' --device cpu";
-  auto expect = [&](const std::string& args, int status, const std::string& needle) {
-    const Exe e = run_exe(dir, args + out);
-    EXPECT_EQ(e.status, status) << args << "\n" << e.err;
-    EXPECT_NE(e.err.find("fk-lda: error: "), std::string::npos) << args << "\n" << e.err;
-    EXPECT_NE(e.err.find(needle), std::string::npos) << args << "\n" << e.err;
-    EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << args << "\n" << e.err;
+  auto expect = [&](std::vector<std::string> args, int status, const std::string& needle) {
+    args.insert(args.end(), {"--out", dir.file("o"), "--device", "cpu"});
+    const test::LdaRun r = run_lda(args);
+    std::string all;
+    for (const std::string& a : args) all += a + " ";
+    EXPECT_EQ(r.status, status) << all << "\n" << r.err;
+    const auto line = r.err.find("fk-lda: error: ");
+    ASSERT_NE(line, std::string::npos) << all << "\n" << r.err;
+    EXPECT_NE(r.err.find(needle, line), std::string::npos) << all << "\n" << r.err;
+    EXPECT_EQ(r.err.find('\n', line), r.err.size() - 1) << all << "\n" << r.err;  // one line, the last
   };
-  expect("--input '" + dir.file("missing.txt") + "'", 1, "missing.txt");
-  expect("--input gen:default --topics 0", 2, "--topics");
-  expect("--input gen:default --topics many", 2, "--topics");
-  expect("--input gen:default --no-such-option 3", 2, "--no-such-option");
-  expect("--input gen:default --format xml", 2, "--format");
-  expect("--input gen:default --kappa 2", 2, "--kappa");
-  expect("--input gen:default --sddmm nope", 2, "nope");
-  expect("--input gen:nosuch", 1, "nosuch");
-  expect("", 2, "--input");
-  expect("--input gen:default stray", 2, "stray");
+  expect({"--input", dir.file("missing.txt")}, 1, "missing.txt");
+  expect({"--input", dir.path()}, 1, "directory");
+  expect({"--input", "gen:default", "--topics", "0"}, 2, "--topics");
+  expect({"--input", "gen:default", "--topics", "many"}, 2, "--topics");
+  expect({"--input", "gen:default", "--no-such-option", "3"}, 2, "--no-such-option");
+  expect({"--input", "gen:default", "--top"}, 2, "--top");  // no abbreviations
+  expect({"--input", "gen:default", "--format", "xml"}, 2, "--format");
+  expect({"--input", "gen:default", "--kappa", "2"}, 2, "--kappa");
+  expect({"--input", "gen:default", "--sddmm", "nope"}, 2, "nope");
+  expect({"--input", "gen:default", "--batch", "--batch-size", "10"}, 2, "--batch");
+  expect({"--input", "gen:nosuch"}, 1, "nosuch");
+  expect({}, 2, "--input");
+  expect({"--input", "gen:default", "stray"}, 2, "stray");
+  expect({"--input", "gen:default", "--config", dir.file("none.ini")}, 2, "none.ini");
   {
     std::ofstream f(dir.file("bad.ini"));
     f << "topics = 5\nbogus = 1\n";
   }
-  expect("--input gen:default --config '" + dir.file("bad.ini") + "'", 2, "bogus");
+  expect({"--input", "gen:default", "--config", dir.file("bad.ini")}, 2, "bogus");
   {
     std::ofstream f(dir.file("docword.broken.txt"));
     f << "2\n3\n2\n1 1 1\n1 9 1\n";  // word id 9 > W = 3 on line 5
   }
-  expect("--input '" + dir.file("docword.broken.txt") + "'", 1, "docword.broken.txt:5");
+  expect({"--input", dir.file("docword.broken.txt")}, 1, "docword.broken.txt:5");
   {
     std::ofstream f(dir.file("ratings.csv"));
     f << "userId,movieId,rating\n1,2,3.5\n2,3,4\n";
   }
-  expect("--input '" + dir.file("ratings.csv") + "'", 1, "ratings");
-  // --out naming a file.
+  expect({"--input", dir.file("ratings.csv")}, 1, "ratings");
+  {
+    std::ofstream f(dir.file("empty.txt"));
+  }
+  expect({"--input", dir.file("empty.txt"), "--format", "text"}, 1, "empty.txt");
   {
     std::ofstream f(dir.file("plainfile"));
     f << "x";
   }
-  const Exe e = run_exe(dir, "--input " + kSmall + " --topics 2 --iters 1 --device cpu --out '" + dir.file("plainfile") + "'");
-  EXPECT_EQ(e.status, 1) << e.err;
-  EXPECT_NE(e.err.find("not a directory"), std::string::npos) << e.err;
-  // --help succeeds and explains the app's options and the common ones.
-  const Exe h = run_exe(dir, "--help");
-  EXPECT_EQ(h.status, 0);
+  const test::LdaRun r = run_lda({"--input", kSmall, "--topics", "2", "--iters", "1", "--device", "cpu", "--out",
+                                  dir.file("plainfile")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("not a directory"), std::string::npos) << r.err;
+}
+
+// The executable itself: exit statuses and the error line as a user sees them.
+struct Exe {
+  int status = -1;
+  std::string out, err;
+};
+Exe run_exe(const test::TempDir& dir, const std::string& args) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string cmd = std::string("'") + FK_LDA_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int st = std::system(cmd.c_str());
+  Exe e;
+  e.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+  std::ifstream o(out), r(err);
+  std::getline(o, e.out, '\0');
+  std::getline(r, e.err, '\0');
+  return e;
+}
+
+TEST(LdaErrors, ExecutableExitStatuses) {
+  test::TempDir dir;
+  const Exe missing = run_exe(dir, "--input '" + dir.file("missing.txt") + "' --device cpu --out '" + dir.file("o") + "'");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.err.rfind("fk-lda: error: ", 0), 0u) << missing.err;
+  EXPECT_NE(missing.err.find("missing.txt"), std::string::npos) << missing.err;
+  const Exe bad = run_exe(dir, "--input gen:default --topics=-1");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--topics"), std::string::npos) << bad.err;
+  const Exe help = run_exe(dir, "--help");
+  EXPECT_EQ(help.status, 0);
+  for (const char* opt : {"--topics", "--batch-size", "--inner-iters", "--tol", "--alpha", "--eta", "--tau0", "--kappa",
+                          "--batch", "--sddmm", "--spmm", "--holdout-frac", "--test", "--eval-every", "--top-words",
+                          "--min-count", "--max-df", "--checkpoint-every", "--resume", "--config", "--input",
+                          "--format", "--out", "--device", "--threads", "--seed", "--iters", "--compare", "--quiet",
+                          "infer"})
+    EXPECT_NE(help.out.find(opt), std::string::npos) << opt;
 }
 
 TEST(LdaConfig, ConfigFileAndCommandLine) {
