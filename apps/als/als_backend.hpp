@@ -45,6 +45,9 @@ struct AlsHyper {
   Solver solver = Solver::kCg;
   int cg_steps = 3;
   double global_mean = 0;  // μ subtracted from every rating (explicit; 0 in implicit mode)
+  // Test predictions are clipped to [clip_lo, clip_hi] (the training ratings' range) when
+  // clip_lo < clip_hi, as rating-prediction libraries do; the training error is never clipped.
+  double clip_lo = 0, clip_hi = 0;
   std::string sddmm = "auto", spmm = "auto";
 
   int k() const { return factors + (biases ? 1 : 0); }  // stored columns per row
@@ -58,7 +61,7 @@ struct TrainLoss {
   std::int64_t n = 0;   // training ratings
 };
 
-// Test errors of the current factors (explicit mode).
+// Test errors of the current factors (explicit mode; predictions clipped as AlsHyper says).
 struct TestErrors {
   double sse = 0, sae = 0;  // Σ e², Σ |e|
   std::int64_t n = 0;       // test ratings (0: no test set)

@@ -207,9 +207,10 @@ class CpuOps {
     FK_CHECK(failures == 0, failures << " rows' normal equations are not positive definite (lambda too small?)");
   }
 
-  std::pair<double, double> sq_abs_diff(const Context&, const float* t, const float* s, std::int64_t n) const {
+  std::pair<double, double> sq_abs_diff(const Context&, const float* t, const float* s, const float* r, float lo,
+                                        float hi, std::int64_t n) const {
     return chunked_sum(n, [&](std::int64_t j) {
-      const double e = double(t[j]) - s[j];
+      const double e = r ? double(r[j]) - std::clamp(s[j] + (r[j] - t[j]), lo, hi) : double(t[j]) - s[j];
       return std::pair<double, double>{e * e, std::fabs(e)};
     });
   }

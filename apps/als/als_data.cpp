@@ -181,6 +181,8 @@ AlsData build_als_data(const io::Ratings& r, const std::vector<char>& is_test, c
   }
   if (train.nnz() == 0) throw Error("no training ratings left after the split");
   d.global_mean = sum / static_cast<double>(train.nnz());
+  d.rating_min = *std::min_element(train.val.begin(), train.val.end());
+  d.rating_max = *std::max_element(train.val.begin(), train.val.end());
   if (truth) {
     d.true_train_rmse = std::sqrt(true_sq_train / static_cast<double>(train.nnz()));
     if (test.nnz() > 0) d.true_test_rmse = std::sqrt(true_sq_test / static_cast<double>(test.nnz()));

@@ -26,6 +26,7 @@ struct AlsData {
   HostCsr train_t;  // items x users, the transpose (the item half-step's pattern)
   HostCsr test;     // users x items, test ratings (nnz 0 when there is no test set)
   double global_mean = 0;  // μ of the training ratings
+  float rating_min = 0, rating_max = 0;  // range of the training ratings
   // Test users / items / ratings whose user or item has no training rating.
   std::int64_t unseen_test_users = 0, unseen_test_items = 0, unseen_test_ratings = 0;
   // Generated input: the RMSE of the generating model (μ + b_u + b_i + p_u·q_i, noise-free) on

@@ -19,7 +19,9 @@
 //   gemm_add(ctx, p, rows, k, g, y)                          y += p·g
 //   exact_solve(ctx, s, w, diag, g, d, b, x, rows, k)        x_r = (g + Σ_j w_j d_j d_jᵀ + diag_r I)⁻¹ b_r
 //                                                            (w, diag, g may be null: 1, 0, 0)
-//   sq_abs_diff(ctx, t, s, n) -> {Σ (t−s)², Σ |t−s|}
+//   sq_abs_diff(ctx, t, s, r, lo, hi, n) -> {Σ e², Σ |e|} with e = t − s when r is null, else
+//                                            e = r − clamp(s + r − t, lo, hi) (the prediction
+//                                            s + (μ + bias) clipped to the rating range)
 //   implicit_obs(ctx, cm1, s, n) -> Σ (1 + cm1)(1 − s)² − s²
 //   weighted_sq_norm(ctx, x, w, rows, k) -> Σ_r (w ? w_r : 1) ‖x_r‖²
 // Reductions are deterministic (fixed order, independent of the thread count).
@@ -103,7 +105,7 @@ class AlsEngine final : public AlsBackend {
       ops_.targets(ctx_, s.vals, s.col_idx, nnz_, mu(), users_.x.data(), k_, bias_col(), t_.data());
       items_.sddmm.run(ctx_, xi, {design(users_), users_.rows, k_}, nullptr, w_.data());
       count_sddmm(nnz_);
-      loss.sse = ops_.sq_abs_diff(ctx_, t_.data(), w_.data(), nnz_).first;
+      loss.sse = ops_.sq_abs_diff(ctx_, t_.data(), w_.data(), nullptr, 0.0f, 0.0f, nnz_).first;
       loss.objective = loss.sse + ops_.weighted_sq_norm(ctx_, users_.x.data(), users_.diag.data(), users_.rows, k_) +
                        ops_.weighted_sq_norm(ctx_, items_.x.data(), items_.diag.data(), items_.rows, k_);
     } else {
@@ -134,7 +136,10 @@ class AlsEngine final : public AlsBackend {
     test_sddmm_.run(ctx_, {users_.x.data(), users_.rows, k_}, {design(items_), items_.rows, k_}, nullptr,
                     test_w_.data());
     count_sddmm(test_nnz_);
-    const auto [sse, sae] = ops_.sq_abs_diff(ctx_, test_t_.data(), test_w_.data(), test_nnz_);
+    // With clipping, the prediction s + (r − t) = μ + b_u + b_i + p·q is clamped to the range.
+    const bool clip = h_.clip_lo < h_.clip_hi;
+    const auto [sse, sae] = ops_.sq_abs_diff(ctx_, test_t_.data(), test_w_.data(), clip ? s.vals : nullptr,
+                                             static_cast<float>(h_.clip_lo), static_cast<float>(h_.clip_hi), test_nnz_);
     e.sse = sse;
     e.sae = sae;
     e.n = test_nnz_;

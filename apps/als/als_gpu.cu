@@ -187,8 +187,10 @@ __global__ void any_nonzero_kernel(const int* __restrict__ info, int n, int* __r
 struct SqAbsDiff {
   const float* t;
   const float* s;
+  const float* r;  // null: e = t − s; else e = r − clamp(s + r − t, lo, hi)
+  float lo, hi;
   __device__ double2 operator()(std::int64_t j) const {
-    const double e = double(t[j]) - double(s[j]);
+    const double e = r ? double(r[j]) - double(fminf(fmaxf(s[j] + (r[j] - t[j]), lo), hi)) : double(t[j]) - double(s[j]);
     return make_double2(e * e, fabs(e));
   }
 };
@@ -370,9 +372,10 @@ class GpuOps {
                           "(lambda too small?)");
   }
 
-  std::pair<double, double> sq_abs_diff(const Context& ctx, const float* t, const float* s, std::int64_t n) {
-    const double2 r = reduce(ctx, SqAbsDiff{t, s}, n);
-    return {r.x, r.y};
+  std::pair<double, double> sq_abs_diff(const Context& ctx, const float* t, const float* s, const float* r, float lo,
+                                        float hi, std::int64_t n) {
+    const double2 sums = reduce(ctx, SqAbsDiff{t, s, r, lo, hi}, n);
+    return {sums.x, sums.y};
   }
   double implicit_obs(const Context& ctx, const float* cm1, const float* s, std::int64_t n) {
     return reduce(ctx, ImplicitObs{cm1, s}, n).x;

@@ -38,6 +38,9 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
     ("biases", po::bool_switch(&o.biases),
      "explicit mode: learn a bias per user and per item (regularized like the factors); the "
      "global mean is always subtracted")
+    ("no-clip", po::bool_switch(&o.no_clip),
+     "explicit mode: report test errors of unclipped predictions (by default predictions are "
+     "clipped to the range of the training ratings, e.g. 1..5, as rating-prediction libraries do)")
     ("init-scale", po::value<double>(&o.init_scale)->default_value(o.init_scale)->value_name("X"),
      "standard deviation of the seeded random initial item factors")
     ("k", po::value<int>(&o.k)->default_value(o.k)->value_name("N"),

@@ -20,6 +20,7 @@ struct AlsOptions {
   bool implicit = false;        // Hu, Koren & Volinsky confidence-weighted implicit feedback
   double alpha = 40;            // implicit: confidence c = 1 + α r
   bool biases = false;          // explicit: learn user and item biases
+  bool no_clip = false;         // explicit: do not clip test predictions to the training range
   double init_scale = 0.1;      // standard deviation of the initial item factors
   int k = 10;                   // cut-off of the ranking metrics (implicit)
   std::int64_t eval_users = 2000;  // implicit: test users sampled for the ranking metrics (0: all)

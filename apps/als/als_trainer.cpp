@@ -72,6 +72,10 @@ class Trainer {
     hyper_.solver = opt.solver_kind;
     hyper_.cg_steps = opt.cg_steps;
     hyper_.global_mean = opt.implicit ? 0.0 : data.global_mean;
+    if (!opt.implicit && !opt.no_clip) {
+      hyper_.clip_lo = data.rating_min;
+      hyper_.clip_hi = data.rating_max;
+    }
     hyper_.sddmm = opt.sddmm;
     hyper_.spmm = opt.spmm;
     device_ = ctx.describe();
