@@ -1,0 +1,281 @@
+// fk-als as a user runs it: the built binary (FK_ALS_EXE) on small ratings files on the CPU.
+// Training outputs and metrics, recommend/similar, the unseen-user report, implicit mode, bad
+// input (exit 1) and bad options (exit 2), and the MovieLens-100K quality target (skipped when
+// ../shared/data is absent).
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/generate/ratings.hpp"
+#include "core/io/npy.hpp"
+#include "core/io/ratings.hpp"
+#include "tests/test_util.hpp"
+
+namespace fk {
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+Outcome run_als(const test::TempDir& dir, const std::string& args) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command = std::string("'") + FK_ALS_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  Outcome o;
+  o.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(out);
+  o.err = slurp(err);
+  return o;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> split(const std::string& line, char sep = ',') {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(line);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  return out;
+}
+
+// The number after "key": in a one-line JSON object (NaN if absent or null).
+double json_number(const std::string& json, const std::string& key) {
+  const std::size_t p = json.find("\"" + key + "\":");
+  if (p == std::string::npos) return NAN;
+  const std::string rest = json.substr(p + key.size() + 3);
+  if (rest.rfind("null", 0) == 0) return NAN;
+  return std::strtod(rest.c_str(), nullptr);
+}
+
+// Small generated ratings (integers 1..5) written as CSV with raw ids "1".."N".
+std::string write_small_csv(const test::TempDir& dir, std::uint64_t seed, io::Ratings* keep = nullptr) {
+  gen::RatingsSpec s;
+  s.users = 120;
+  s.items = 80;
+  s.ratings = 3000;
+  s.rank = 3;
+  s.min_user_ratings = 8;
+  s.seed = seed;
+  const gen::GeneratedRatings g = gen::generate_ratings(s);
+  const std::string path = dir.file("ratings.csv");
+  io::write_ratings_csv(path, g.ratings);
+  if (keep) *keep = g.ratings;
+  return path;
+}
+
+TEST(AlsCli, TrainsAndWritesModelMetricsAndSummary) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 1);
+  const std::string out = dir.file("model");
+  const Outcome o = run_als(dir, "--input '" + input + "' --out '" + out +
+                                     "' --iters 4 --factors 4 --biases --device cpu --seed 3");
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* f : {"user_factors.npy", "item_factors.npy", "user_bias.npy", "item_bias.npy", "user_ids.csv",
+                        "item_ids.csv", "train_pairs.npy", "model.ini", "metrics.jsonl", "summary.json", "config.ini"})
+    EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
+  const HostDense<float> p = io::read_npy_f32(out + "/user_factors.npy");
+  EXPECT_EQ(p.rows(), 120);
+  EXPECT_EQ(p.cols(), 4);
+  const std::vector<std::string> metrics = lines(slurp(out + "/metrics.jsonl"));
+  ASSERT_EQ(metrics.size(), 4u);
+  double previous = INFINITY;
+  for (const std::string& m : metrics) {
+    for (const char* key : {"seconds", "train_rmse", "test_rmse", "test_mae", "objective"})
+      EXPECT_TRUE(std::isfinite(json_number(m, key))) << key << " in " << m;
+    EXPECT_LE(json_number(m, "objective"), previous);
+    previous = json_number(m, "objective");
+  }
+  EXPECT_NE(o.err.find("test_rmse"), std::string::npos) << "the per-iteration log line";
+  const std::string summary = slurp(out + "/summary.json");
+  EXPECT_EQ(json_number(summary, "test_ratings"), 600);  // the default 20% hold-out
+  // The same seed gives the same model.
+  const std::string out2 = dir.file("model2");
+  ASSERT_EQ(run_als(dir, "--input '" + input + "' --out '" + out2 + "' --iters 4 --factors 4 --biases --device cpu --seed 3")
+                .code,
+            0);
+  EXPECT_EQ(slurp(out + "/user_factors.npy"), slurp(out2 + "/user_factors.npy"));
+}
+
+TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
+  test::TempDir dir;
+  io::Ratings r;
+  const std::string input = write_small_csv(dir, 2, &r);
+  const std::string model = dir.file("model");
+  ASSERT_EQ(run_als(dir, "--input '" + input + "' --out '" + model +
+                             "' --iters 3 --factors 4 --holdout-frac 0 --device cpu --quiet")
+                .code,
+            0);
+  const Outcome o = run_als(dir, "recommend --model '" + model + "' --users 5,17 --n 6 --out '" + dir.file("rec") + "'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::map<std::string, std::set<std::string>> rated;
+  for (std::int64_t j = 0; j < r.size(); ++j) rated[r.user_ids[r.user[j]]].insert(r.item_ids[r.item[j]]);
+  const std::vector<std::string> rows = lines(o.out);
+  ASSERT_EQ(rows.size(), 1u + 12u) << o.out;
+  EXPECT_EQ(rows[0], "user,rank,item,score");
+  std::map<std::string, int> per_user;
+  for (std::size_t t = 1; t < rows.size(); ++t) {
+    const std::vector<std::string> f = split(rows[t]);
+    ASSERT_EQ(f.size(), 4u);
+    ++per_user[f[0]];
+    EXPECT_EQ(rated[f[0]].count(f[2]), 0u) << "user " << f[0] << " already rated item " << f[2];
+  }
+  EXPECT_EQ(per_user["5"], 6);
+  EXPECT_EQ(per_user["17"], 6);
+  EXPECT_EQ(slurp(dir.file("rec") + "/recommendations.csv"), o.out);
+
+  const Outcome s = run_als(dir, "similar --model '" + model + "' --item 3 --n 4 --out '" + dir.file("sim") + "'");
+  ASSERT_EQ(s.code, 0) << s.err;
+  const std::vector<std::string> srows = lines(s.out);
+  ASSERT_EQ(srows.size(), 5u);
+  double previous = 2;
+  for (std::size_t t = 1; t < srows.size(); ++t) {
+    const std::vector<std::string> f = split(srows[t]);
+    EXPECT_EQ(f[0], "3");
+    EXPECT_NE(f[2], "3");
+    const double c = std::stod(f[3]);
+    EXPECT_LE(c, previous);
+    EXPECT_LE(c, 1.0 + 1e-6);
+    previous = c;
+  }
+
+  const Outcome unknown = run_als(dir, "recommend --model '" + model + "' --users nobody --out '" + dir.file("rec2") + "'");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("nobody"), std::string::npos) << unknown.err;
+  const Outcome no_model = run_als(dir, "recommend --model '" + dir.file("nothing") + "' --users 1");
+  EXPECT_EQ(no_model.code, 1);
+  EXPECT_NE(no_model.err.find("model.ini"), std::string::npos) << no_model.err;
+}
+
+TEST(AlsCli, UnseenTestUsersAndItemsAreReported) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 3);
+  const std::string test_file = dir.file("test.csv");
+  {
+    std::ofstream t(test_file);
+    t << "userId,movieId,rating\n1,2,4\nnew-user,3,5\n7,new-item,2\nnew-user,new-item,1\n";
+  }
+  const std::string out = dir.file("model");
+  const Outcome o = run_als(dir, "--input '" + input + "' --test '" + test_file + "' --out '" + out +
+                                     "' --iters 2 --factors 3 --biases --device cpu");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string summary = slurp(out + "/summary.json");
+  EXPECT_EQ(json_number(summary, "unseen_test_users"), 1) << summary;
+  EXPECT_EQ(json_number(summary, "unseen_test_items"), 1);
+  EXPECT_EQ(json_number(summary, "unseen_test_ratings"), 3);
+  EXPECT_EQ(json_number(summary, "test_ratings"), 4);
+  EXPECT_TRUE(std::isfinite(json_number(summary, "test_rmse"))) << summary;
+  EXPECT_NE(o.out.find("no training rating"), std::string::npos) << o.out;
+}
+
+TEST(AlsCli, ImplicitModeReportsRankingMetrics) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 4);
+  const std::string out = dir.file("model");
+  const Outcome o = run_als(dir, "--input '" + input + "' --out '" + out +
+                                     "' --implicit --alpha 5 --lambda 0.5 --leave-k-out 3 --k 5 --iters 3 --factors 4 "
+                                     "--device cpu");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::vector<std::string> metrics = lines(slurp(out + "/metrics.jsonl"));
+  ASSERT_EQ(metrics.size(), 3u);
+  for (const char* key : {"precision_at_k", "map_at_k", "ndcg_at_k"}) {
+    const double v = json_number(metrics.back(), key);
+    EXPECT_GE(v, 0.0) << key;
+    EXPECT_LE(v, 1.0) << key;
+  }
+  EXPECT_TRUE(std::isnan(json_number(metrics.back(), "test_rmse")));
+}
+
+TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
+  if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
+  test::TempDir dir;
+  const Outcome o = run_als(dir, "--input gen:ml-100k:users=100,items=60,ratings=2500,min_user_ratings=5 --out '" +
+                                     dir.file("cmp") + "' --iters 2 --factors 3 --compare");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("cmp") + "/cpu/summary.json"));
+  EXPECT_NE(o.err.find("generating model"), std::string::npos) << o.err;
+  EXPECT_TRUE(std::isfinite(json_number(slurp(dir.file("cmp") + "/cpu/summary.json"), "true_test_rmse")));
+}
+
+TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
+  test::TempDir dir;
+  const Outcome missing = run_als(dir, "--input '" + dir.file("no-such.csv") + "' --out '" + dir.file("o") + "'");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("fk-als: error:"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("no-such.csv"), std::string::npos) << missing.err;
+
+  const std::string input = write_small_csv(dir, 5);
+  struct Bad {
+    std::string args, names;
+  };
+  const std::vector<Bad> bad = {
+      {"--no-such-option", "no-such-option"},
+      {"--solver qr", "solver"},
+      {"--factors 0", "factors"},
+      {"--lambda -1", "lambda"},
+      {"--biases --implicit", "biases"},
+      {"--alpha 3", "alpha"},
+      {"--holdout-frac 0.1 --leave-k-out 2", "leave-k-out"},
+      {"--holdout-frac 1.5", "holdout-frac"},
+      {"--cg-steps 0", "cg-steps"},
+      {"--sddmm no.such.variant", "sddmm"},
+  };
+  for (const Bad& b : bad) {
+    const Outcome o = run_als(dir, "--input '" + input + "' --out '" + dir.file("o") + "' " + b.args);
+    EXPECT_EQ(o.code, 2) << b.args << ": " << o.err;
+    EXPECT_NE(o.err.find(b.names), std::string::npos) << b.args << ": " << o.err;
+  }
+  const Outcome no_input = run_als(dir, "--out '" + dir.file("o") + "'");
+  EXPECT_EQ(no_input.code, 2);
+  EXPECT_NE(no_input.err.find("--input"), std::string::npos);
+
+  // Implicit mode refuses negative ratings with the file named.
+  const std::string negative = dir.file("negative.csv");
+  {
+    std::ofstream t(negative);
+    t << "u,i,r\n1,1,2\n1,2,-1\n2,1,3\n";
+  }
+  const Outcome neg = run_als(dir, "--input '" + negative + "' --out '" + dir.file("o") + "' --implicit --holdout-frac 0");
+  EXPECT_EQ(neg.code, 1);
+  EXPECT_NE(neg.err.find("negative.csv"), std::string::npos) << neg.err;
+}
+
+// The quality target on MovieLens 100K with the shipped configuration: a seeded 80/20 random split,
+// explicit with biases, test RMSE <= 0.915 within 20 iterations.
+TEST(AlsCli, MovieLens100kReachesTheRmseTarget) {
+  const std::string data = test::shared_data("movielens-100k/u.data");
+  if (data.empty()) GTEST_SKIP() << "../shared/data/movielens-100k is absent";
+  test::TempDir dir;
+  const std::string out = dir.file("ml100k");
+  const Outcome o = run_als(dir, "--config '" + std::string(FK_SOURCE_DIR) + "/configs/als-ml100k.ini' --input '" +
+                                     data + "' --out '" + out + "' --device cpu");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string summary = slurp(out + "/summary.json");
+  EXPECT_LE(json_number(summary, "iterations"), 20);
+  EXPECT_EQ(json_number(summary, "test_ratings"), 20000);
+  EXPECT_LE(json_number(summary, "test_rmse"), 0.915) << summary;
+}
+
+}  // namespace
+}  // namespace fk
