@@ -166,7 +166,7 @@ __global__ void scatter_stats_kernel(const float* __restrict__ ebeta, const floa
 __global__ void lambda_rows_kernel(float* __restrict__ lambda, float* __restrict__ stats, std::int64_t w, int k,
                                    bool update, float keep, float add, float mult, double* __restrict__ partial) {
   const std::int64_t r0 = blockIdx.x * kLambdaRows;
-  const std::int64_t r1 = min(w, r0 + kLambdaRows);
+  const std::int64_t r1 = r0 + kLambdaRows < w ? r0 + kLambdaRows : w;
   for (int c = threadIdx.x; c < k; c += blockDim.x) {
     double acc = 0;
     for (std::int64_t r = r0; r < r1; ++r) {
