@@ -89,6 +89,7 @@ int infer_main(int argc, char** argv) {
   if (model_dir.empty()) app::usage_fail("model", "is required: the --out directory of a training run");
   if (common.input.empty()) app::usage_fail("input", "is required: the documents to infer topics for");
   if (common.compare) app::usage_fail("compare", "does not apply to infer");
+  if (cli.given("iters")) app::usage_fail("iters", "does not apply to infer (the E-step uses --inner-iters)");
   app::require_at_least("batch-size", batch_size, std::int64_t{1});
   if (cli.given("inner-iters")) app::require_at_least("inner-iters", inner_iters, 1);
   if (cli.given("tol") && !(tol >= 0)) app::usage_fail("tol", "must be >= 0");

@@ -102,6 +102,16 @@ double bound_topic_terms(const HostDense<float>& lambda, double eta) {
   return total;
 }
 
+// A non-negative integer from a checkpoint's state.ini; InputError naming the file otherwise.
+std::int64_t state_number(const app::Checkpoint& ck, const std::string& key) {
+  const std::string text = ck.get(key);
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 0)
+    throw InputError(ck.file("state.ini"), 0, "'" + key + "' is not a non-negative integer: '" + text + "'");
+  return v;
+}
+
 HostDense<float> initial_lambda(std::int64_t words, int k, std::uint64_t seed) {
   HostDense<float> lambda(words, k);
   const std::uint64_t key = key_for(seed, kLambdaStream);
@@ -191,8 +201,8 @@ class Trainer {
     }
     if (ck) {
       check_fingerprint(*ck);
-      start_pass = std::stoi(ck->get("pass"));
-      updates = std::stoll(ck->get("updates"));
+      start_pass = static_cast<int>(state_number(*ck, "pass"));
+      updates = state_number(*ck, "updates");
       HostDense<float> lambda = io::read_npy_f32(ck->file("lambda.npy"));
       HostDense<float> gamma = io::read_npy_f32(ck->file("gamma.npy"));
       if (lambda.rows() != data_.words || lambda.cols() != k || gamma.rows() != data_.train_docs || gamma.cols() != k)
@@ -484,20 +494,29 @@ LdaModel load_lda_model(const std::string& dir) {
     if (!v) throw InputError(ini, 0, "missing '" + key + "'");
     return *v;
   };
+  auto number = [&](const std::string& key) {
+    const std::string text = get(key);
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= 0)
+      throw InputError(ini, 0, "'" + key + "' must be a positive number, found '" + text + "'");
+    return v;
+  };
   LdaModel m;
   const HostDense<float> topics_words = io::read_npy_f32(dir + "/lambda.npy");
-  const int k = std::stoi(get("topics"));
-  const std::int64_t w = std::stoll(get("words"));
+  const int k = static_cast<int>(number("topics"));
+  const auto w = static_cast<std::int64_t>(number("words"));
   if (topics_words.rows() != k || topics_words.cols() != w)
     throw InputError(dir + "/lambda.npy", 0,
                      "expected " + std::to_string(k) + " x " + std::to_string(w) + " as model.ini says");
   m.lambda = HostDense<float>(w, k);
   for (int c = 0; c < k; ++c)
     for (std::int64_t r = 0; r < w; ++r) m.lambda(r, c) = topics_words(c, r);
-  m.alpha = std::stod(get("alpha"));
-  m.eta = std::stod(get("eta"));
-  m.inner_iters = std::stoi(get("inner-iters"));
-  m.tol = std::stod(get("tol"));
+  m.alpha = number("alpha");
+  m.eta = number("eta");
+  m.inner_iters = static_cast<int>(number("inner-iters"));
+  const std::string tol = get("tol");
+  m.tol = std::strtod(tol.c_str(), nullptr);
   if (get("vocab") == "yes") {
     std::ifstream in(dir + "/vocab.txt");
     if (!in) throw InputError(dir + "/vocab.txt", 0, "cannot open the model's vocabulary");
