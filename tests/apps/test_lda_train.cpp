@@ -121,7 +121,7 @@ const std::string kSmall = "gen:default:docs=300,words=200,topics=4,length=60,se
 
 TEST(LdaTrain, SameSeedSameModelOtherSeedOtherModel) {
   test::TempDir dir;  // one per test: TempDir names come from the test's name
-  const Sub a(dir, "a"), b(dir, "b"), c(dir, "c");
+  const Sub a(dir, "a"), b(dir, "b"), c(dir, "c"), d(dir, "d");
   const std::vector<std::string> base{"--input", kSmall, "--topics", "4", "--iters", "2", "--batch-size", "100",
                                       "--device", "cpu", "-q"};
   auto with = [&](const std::string& out, const std::string& seed, const std::string& threads) {
@@ -129,14 +129,18 @@ TEST(LdaTrain, SameSeedSameModelOtherSeedOtherModel) {
     args.insert(args.end(), {"--out", out, "--seed", seed, "--threads", threads});
     return run_lda(args);
   };
-  ASSERT_EQ(with(a.path(), "5", "1").status, 0);
-  ASSERT_EQ(with(b.path(), "5", "2").status, 0);  // another thread count: same numbers
+  ASSERT_EQ(with(a.path(), "5", "2").status, 0);
+  ASSERT_EQ(with(b.path(), "5", "2").status, 0);
   ASSERT_EQ(with(c.path(), "6", "2").status, 0);
+  ASSERT_EQ(with(d.path(), "5", "1").status, 0);
   const auto la = io::read_npy_f32(a.file("lambda.npy")), lb = io::read_npy_f32(b.file("lambda.npy")),
-             lc = io::read_npy_f32(c.file("lambda.npy"));
-  EXPECT_EQ(la.storage(), lb.storage());
-  EXPECT_NE(la.storage(), lc.storage());
+             lc = io::read_npy_f32(c.file("lambda.npy")), ld = io::read_npy_f32(d.file("lambda.npy"));
+  EXPECT_EQ(la.storage(), lb.storage());  // bit for bit
   EXPECT_EQ(io::read_npy_f32(a.file("doc_topics.npy")).storage(), io::read_npy_f32(b.file("doc_topics.npy")).storage());
+  EXPECT_NE(la.storage(), lc.storage());
+  // Another thread count: the app's own reductions are in a fixed order; kernel variants may sum
+  // in another order, so only rounding may differ.
+  EXPECT_LT(test::max_rel_error(ld.storage(), la.storage()), 1e-3);
 }
 
 TEST(LdaTrain, ResumedRunReachesTheUninterruptedModel) {
