@@ -54,7 +54,7 @@ void print_comparison(std::ostream& os, const RunRecord& gpu, const RunRecord& c
     const double scale = std::max(std::fabs(gv), std::fabs(cv));
     const double rel = scale > 0 ? std::fabs(gv - cv) / scale : 0.0;
     os << pad(name, w0) << lpad(fmt("%.6f", gv), w) << lpad(fmt("%.6f", cv), w)
-       << lpad(std::isfinite(rel) ? fmt("rel.diff %.1e", rel) : std::string("-"), w) << "\n";
+       << "    " << (std::isfinite(rel) ? fmt("relative difference %.1e", rel) : std::string("-")) << "\n";
   }
   os.flush();
 }
