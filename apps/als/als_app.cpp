@@ -30,9 +30,11 @@ constexpr const char* kUsage =
     "fk-als --input PATH [options]                 train; PATH is a ratings file (MovieLens\n"
     "                                                u::i::r::t, CSV with a header, or u.data\n"
     "                                                'u i r t'), a Matrix Market users x items\n"
-    "                                                file, or gen:NAME[:key=value,...] for generated\n"
+    "                                                file, or gen:NAME[:key=value,...] for "
+    "generated\n"
     "                                                ratings (ml-100k, ml-20m, netflix)\n"
-    "  fk-als recommend --model DIR --users ID,...   top-N items per user, excluding what the user\n"
+    "  fk-als recommend --model DIR --users ID,...   top-N items per user, excluding what the "
+    "user\n"
     "                                                rated (CSV on stdout and in --out)\n"
     "  fk-als similar --model DIR --item ID          the items closest to an item (cosine of the\n"
     "                                                factors)";
@@ -56,22 +58,27 @@ void print_summary(const TrainResult& r, const AlsOptions& opt, const AlsData& d
   std::vector<double> secs;
   for (const IterReport& it : r.iters) secs.push_back(it.seconds);
   std::cout << "[" << r.device << "] ";
-  if (!secs.empty()) std::cout << "median time per iteration " << fmt("%.4f", median(secs)) << " s; ";
+  if (!secs.empty())
+    std::cout << "median time per iteration " << fmt("%.4f", median(secs)) << " s; ";
   if (r.last) {
     if (r.last->train_rmse) std::cout << "train_rmse " << fmt("%.4f", *r.last->train_rmse);
     if (r.last->test_rmse)
-      std::cout << ", test_rmse " << fmt("%.4f", *r.last->test_rmse) << ", test_mae " << fmt("%.4f", *r.last->test_mae);
+      std::cout << ", test_rmse " << fmt("%.4f", *r.last->test_rmse) << ", test_mae "
+                << fmt("%.4f", *r.last->test_mae);
     if (r.last->precision_at_k)
-      std::cout << "precision@" << opt.k << " " << fmt("%.4f", *r.last->precision_at_k) << ", map@" << opt.k << " "
-                << fmt("%.4f", *r.last->map_at_k) << ", ndcg@" << opt.k << " " << fmt("%.4f", *r.last->ndcg_at_k)
-                << " over " << r.ranking_users << " test users";
+      std::cout << "precision@" << opt.k << " " << fmt("%.4f", *r.last->precision_at_k) << ", map@"
+                << opt.k << " " << fmt("%.4f", *r.last->map_at_k) << ", ndcg@" << opt.k << " "
+                << fmt("%.4f", *r.last->ndcg_at_k) << " over " << r.ranking_users << " test users";
   }
-  if (data.true_test_rmse) std::cout << " (generating model: test_rmse " << fmt("%.4f", *data.true_test_rmse) << ")";
+  if (data.true_test_rmse)
+    std::cout << " (generating model: test_rmse " << fmt("%.4f", *data.true_test_rmse) << ")";
   std::cout << "\n";
   if (data.unseen_test_ratings > 0)
     std::cout << "  " << data.unseen_test_users << " test users and " << data.unseen_test_items
-              << " test items had no training rating (" << data.unseen_test_ratings << " test ratings; "
-              << (opt.implicit ? "left out of the ranking metrics" : "predicted from the global mean and known biases")
+              << " test items had no training rating (" << data.unseen_test_ratings
+              << " test ratings; "
+              << (opt.implicit ? "left out of the ranking metrics"
+                               : "predicted from the global mean and known biases")
               << ")\n";
   std::cout.flush();
 }
@@ -98,19 +105,24 @@ int recommend_main(int argc, char** argv) {
   int n = 10;
   app::CommonDefaults defaults;
   defaults.out = "out/als-recommend";
-  app::CommandLine cli("fk-als recommend",
-                       "top-N items for given users under a saved fk-als model, excluding the items each user "
-                       "rated in training",
-                       "fk-als recommend --model DIR --users ID,ID,... [--n N] [--out DIR]", defaults);
+  app::CommandLine cli(
+      "fk-als recommend",
+      "top-N items for given users under a saved fk-als model, excluding the items each user "
+      "rated in training",
+      "fk-als recommend --model DIR --users ID,ID,... [--n N] [--out DIR]", defaults);
   cli.app_options().add_options()  //
-      ("model", po::value<std::string>(&model_dir)->value_name("DIR"), "the --out directory of a training run")  //
-      ("users", po::value<std::string>(&users_text)->value_name("ID,..."), "raw user ids, comma-separated")  //
+      ("model", po::value<std::string>(&model_dir)->value_name("DIR"),
+       "the --out directory of a training run")  //
+      ("users", po::value<std::string>(&users_text)->value_name("ID,..."),
+       "raw user ids, comma-separated")  //
       ("n", po::value<int>(&n)->default_value(n)->value_name("N"), "items per user");
   if (!cli.parse(argc, argv, 2)) return 0;
   const app::CommonOptions& common = cli.common();
-  if (model_dir.empty()) app::usage_fail("model", "is required: the --out directory of a training run");
+  if (model_dir.empty())
+    app::usage_fail("model", "is required: the --out directory of a training run");
   const std::vector<std::string> users = split_list(users_text);
-  if (users.empty()) app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
+  if (users.empty())
+    app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
   app::require_at_least("n", n, 1);
   if (common.compare) app::usage_fail("compare", "does not apply to recommend");
   const AlsModel model = load_als_model(model_dir);
@@ -127,10 +139,12 @@ int recommend_main(int argc, char** argv) {
   for (std::size_t t = 0; t < users.size(); ++t) {
     const std::vector<Scored> top = recommend(model, index[t], n);
     for (std::size_t r = 0; r < top.size(); ++r) {
-      const std::vector<std::string> row{users[t], std::to_string(r + 1), model.item_ids[top[r].index],
+      const std::vector<std::string> row{users[t], std::to_string(r + 1),
+                                         model.item_ids[top[r].index],
                                          app::format_double(top[r].score)};
       csv.row(row);
-      text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ',' << row[3] << '\n';
+      text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ','
+           << row[3] << '\n';
     }
   }
   csv.commit();
@@ -143,15 +157,18 @@ int similar_main(int argc, char** argv) {
   int n = 10;
   app::CommonDefaults defaults;
   defaults.out = "out/als-similar";
-  app::CommandLine cli("fk-als similar", "the items whose factors are closest (cosine) to an item's",
+  app::CommandLine cli("fk-als similar",
+                       "the items whose factors are closest (cosine) to an item's",
                        "fk-als similar --model DIR --item ID [--n N] [--out DIR]", defaults);
   cli.app_options().add_options()  //
-      ("model", po::value<std::string>(&model_dir)->value_name("DIR"), "the --out directory of a training run")  //
+      ("model", po::value<std::string>(&model_dir)->value_name("DIR"),
+       "the --out directory of a training run")                                 //
       ("item", po::value<std::string>(&item)->value_name("ID"), "raw item id")  //
       ("n", po::value<int>(&n)->default_value(n)->value_name("N"), "items to list");
   if (!cli.parse(argc, argv, 2)) return 0;
   const app::CommonOptions& common = cli.common();
-  if (model_dir.empty()) app::usage_fail("model", "is required: the --out directory of a training run");
+  if (model_dir.empty())
+    app::usage_fail("model", "is required: the --out directory of a training run");
   if (item.empty()) app::usage_fail("item", "is required: a raw item id");
   app::require_at_least("n", n, 1);
   if (common.compare) app::usage_fail("compare", "does not apply to similar");
@@ -168,7 +185,8 @@ int similar_main(int argc, char** argv) {
     const std::vector<std::string> row{item, std::to_string(r + 1), model.item_ids[top[r].index],
                                        app::format_double(top[r].score)};
     csv.row(row);
-    text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ',' << row[3] << '\n';
+    text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ','
+         << row[3] << '\n';
   }
   csv.commit();
   if (!common.quiet) std::cout << text.str() << std::flush;
@@ -189,7 +207,8 @@ int als_main(int argc, char** argv) {
   if (!cli.parse(argc, argv)) return 0;
   finalize_als_options(cli, opt);
   const app::CommonOptions& common = cli.common();
-  if (common.input.empty()) app::usage_fail("input", "is required (a ratings file, or gen:ml-100k)");
+  if (common.input.empty())
+    app::usage_fail("input", "is required (a ratings file, or gen:ml-100k)");
   const app::ResolvedConfig config = cli.resolved(als_overrides(opt));
 
   const AlsData data = prepare_als_data(opt, common.input, common.format, common.seed);
@@ -205,16 +224,16 @@ int als_main(int argc, char** argv) {
   const std::string why_not = app::gpu_unavailable_reason();
   if (!why_not.empty()) {
     log_warn() << "--compare: " << why_not << "; running the CPU only";
-    const TrainResult cpu =
-        train_als(opt, common, data, Context(DeviceKind::kCpu, common.threads), common.out + "/cpu", config);
+    const TrainResult cpu = train_als(opt, common, data, Context(DeviceKind::kCpu, common.threads),
+                                      common.out + "/cpu", config);
     if (!common.quiet) print_summary(cpu, opt, data);
     return 0;
   }
-  const TrainResult gpu =
-      train_als(opt, common, data, Context(DeviceKind::kGpu, common.threads), common.out + "/gpu", config);
+  const TrainResult gpu = train_als(opt, common, data, Context(DeviceKind::kGpu, common.threads),
+                                    common.out + "/gpu", config);
   if (!common.quiet) print_summary(gpu, opt, data);
-  const TrainResult cpu =
-      train_als(opt, common, data, Context(DeviceKind::kCpu, common.threads), common.out + "/cpu", config);
+  const TrainResult cpu = train_als(opt, common, data, Context(DeviceKind::kCpu, common.threads),
+                                    common.out + "/cpu", config);
   if (!common.quiet) print_summary(cpu, opt, data);
   app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "iter");
   return 0;

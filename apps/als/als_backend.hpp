@@ -37,7 +37,7 @@
 namespace fk::als {
 
 struct AlsHyper {
-  int factors = 0;    // F
+  int factors = 0;  // F
   bool biases = false;
   bool implicit = false;
   double lambda = 0.05;
@@ -57,8 +57,8 @@ struct AlsHyper {
 // squared training errors.
 struct TrainLoss {
   double objective = 0;
-  double sse = 0;       // explicit only
-  std::int64_t n = 0;   // training ratings
+  double sse = 0;      // explicit only
+  std::int64_t n = 0;  // training ratings
 };
 
 // Test errors of the current factors (explicit mode; predictions clipped as AlsHyper says).
@@ -96,11 +96,14 @@ class AlsBackend {
 // `train` (users x items) and `train_t` (its transpose) hold the training ratings; `test`
 // (users x items, may have no nonzeros) the test ratings. All host; the backend copies what it
 // needs to its side. GPU backends throw fk::Error in builds without CUDA.
-std::unique_ptr<AlsBackend> make_als_backend(Context ctx, const AlsHyper& hyper, const HostCsr& train,
-                                             const HostCsr& train_t, const HostCsr& test);
-std::unique_ptr<AlsBackend> make_cpu_als_backend(Context ctx, const AlsHyper& hyper, const HostCsr& train,
-                                                 const HostCsr& train_t, const HostCsr& test);  // als_cpu.cpp
-std::unique_ptr<AlsBackend> make_gpu_als_backend(Context ctx, const AlsHyper& hyper, const HostCsr& train,
-                                                 const HostCsr& train_t, const HostCsr& test);  // als_gpu.cu
+std::unique_ptr<AlsBackend> make_als_backend(Context ctx, const AlsHyper& hyper,
+                                             const HostCsr& train, const HostCsr& train_t,
+                                             const HostCsr& test);
+std::unique_ptr<AlsBackend> make_cpu_als_backend(Context ctx, const AlsHyper& hyper,
+                                                 const HostCsr& train, const HostCsr& train_t,
+                                                 const HostCsr& test);  // als_cpu.cpp
+std::unique_ptr<AlsBackend> make_gpu_als_backend(Context ctx, const AlsHyper& hyper,
+                                                 const HostCsr& train, const HostCsr& train_t,
+                                                 const HostCsr& test);  // als_gpu.cu
 
 }  // namespace fk::als

@@ -3,10 +3,10 @@
 // dense term, per-row Cholesky). Reductions are summed in fixed-size chunks and then in chunk
 // order, so results do not depend on the thread count. Eigen's products inside an OpenMP region
 // run single-threaded (Eigen checks omp_get_num_threads), so nothing is oversubscribed.
-#include <Eigen/Cholesky>
-#include <Eigen/Core>
 #include <omp.h>
 
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -21,7 +21,7 @@ namespace {
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Matrix = Eigen::MatrixXf;
 
-constexpr std::int64_t kChunk = 16384;   // elements per partial sum
+constexpr std::int64_t kChunk = 16384;    // elements per partial sum
 constexpr std::int64_t kGramRows = 4096;  // rows per partial Gram matrix
 constexpr std::int64_t kGemmRows = 256;   // rows per block of y += p·g
 
@@ -83,7 +83,8 @@ class CpuOps {
       for (std::int64_t j = 0; j < nnz; ++j) t[j] = r[j] - mu;
     } else {
 #pragma omp parallel for schedule(static)
-      for (std::int64_t j = 0; j < nnz; ++j) t[j] = r[j] - mu - other_x[std::int64_t{col[j]} * k + bias_col];
+      for (std::int64_t j = 0; j < nnz; ++j)
+        t[j] = r[j] - mu - other_x[std::int64_t{col[j]} * k + bias_col];
     }
   }
 
@@ -100,8 +101,8 @@ class CpuOps {
     }
   }
 
-  void cg_init(const Context&, std::int64_t rows, int k, const float* b, const float* y, const float* x,
-               const float* diag, float* r, float* p, float* rs) const {
+  void cg_init(const Context&, std::int64_t rows, int k, const float* b, const float* y,
+               const float* x, const float* diag, float* r, float* p, float* rs) const {
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
       const std::int64_t o = i * k;
@@ -117,8 +118,8 @@ class CpuOps {
     }
   }
 
-  void cg_step(const Context&, std::int64_t rows, int k, float* x, float* r, float* p, const float* y,
-               const float* diag, float* rs) const {
+  void cg_step(const Context&, std::int64_t rows, int k, float* x, float* r, float* p,
+               const float* y, const float* diag, float* rs) const {
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
       const std::int64_t o = i * k;
@@ -159,7 +160,8 @@ class CpuOps {
     Eigen::Map<RowMatrix>(g, k, k) = total;
   }
 
-  void gemm_add(const Context&, const float* p, std::int64_t rows, int k, const float* g, float* y) const {
+  void gemm_add(const Context&, const float* p, std::int64_t rows, int k, const float* g,
+                float* y) const {
     Eigen::Map<const RowMatrix> gm(g, k, k);
     const std::int64_t blocks = (rows + kGemmRows - 1) / kGemmRows;
 #pragma omp parallel for schedule(static)
@@ -171,8 +173,9 @@ class CpuOps {
     }
   }
 
-  void exact_solve(const Context&, const CsrView& s, const float* w, const float* diag, const float* g,
-                   const float* d, const float* b, float* x, std::int64_t rows, int k) const {
+  void exact_solve(const Context&, const CsrView& s, const float* w, const float* diag,
+                   const float* g, const float* d, const float* b, float* x, std::int64_t rows,
+                   int k) const {
     int failures = 0;
 #pragma omp parallel reduction(+ : failures)
     {
@@ -186,12 +189,15 @@ class CpuOps {
           xr.setZero();
           continue;
         }
-        if (g) a = Eigen::Map<const RowMatrix>(g, k, k);
-        else a.setZero();
+        if (g)
+          a = Eigen::Map<const RowMatrix>(g, k, k);
+        else
+          a.setZero();
         m.resize(k, len);
         for (std::int64_t t = 0; t < len; ++t) {
           const float scale = w ? std::sqrt(std::max(0.0f, w[j0 + t])) : 1.0f;
-          m.col(t) = Eigen::Map<const Eigen::VectorXf>(d + std::int64_t{s.col_idx[j0 + t]} * k, k) * scale;
+          m.col(t) =
+              Eigen::Map<const Eigen::VectorXf>(d + std::int64_t{s.col_idx[j0 + t]} * k, k) * scale;
         }
         a.selfadjointView<Eigen::Lower>().rankUpdate(m);
         if (diag) a.diagonal().array() += diag[r];
@@ -204,45 +210,52 @@ class CpuOps {
       }
     }
     (void)rows;
-    FK_CHECK(failures == 0, failures << " rows' normal equations are not positive definite (lambda too small?)");
+    FK_CHECK(failures == 0,
+             failures << " rows' normal equations are not positive definite (lambda too small?)");
   }
 
-  std::pair<double, double> sq_abs_diff(const Context&, const float* t, const float* s, const float* r, float lo,
-                                        float hi, std::int64_t n) const {
+  std::pair<double, double> sq_abs_diff(const Context&, const float* t, const float* s,
+                                        const float* r, float lo, float hi, std::int64_t n) const {
     return chunked_sum(n, [&](std::int64_t j) {
-      const double e = r ? double(r[j]) - std::clamp(s[j] + (r[j] - t[j]), lo, hi) : double(t[j]) - s[j];
+      const double e =
+          r ? double(r[j]) - std::clamp(s[j] + (r[j] - t[j]), lo, hi) : double(t[j]) - s[j];
       return std::pair<double, double>{e * e, std::fabs(e)};
     });
   }
 
   double implicit_obs(const Context&, const float* cm1, const float* s, std::int64_t n) const {
-    return chunked_sum(n, [&](std::int64_t j) {
-             const double v = s[j], c = 1.0 + cm1[j];
-             return std::pair<double, double>{c * (1 - v) * (1 - v) - v * v, 0.0};
-           })
+    return chunked_sum(n,
+                       [&](std::int64_t j) {
+                         const double v = s[j], c = 1.0 + cm1[j];
+                         return std::pair<double, double>{c * (1 - v) * (1 - v) - v * v, 0.0};
+                       })
         .first;
   }
 
-  double weighted_sq_norm(const Context&, const float* x, const float* w, std::int64_t rows, int k) const {
-    return chunked_sum(rows, [&](std::int64_t r) {
-             double acc = 0;
-             for (int c = 0; c < k; ++c) acc += double(x[r * k + c]) * x[r * k + c];
-             return std::pair<double, double>{(w ? w[r] : 1.0f) * acc, 0.0};
-           })
+  double weighted_sq_norm(const Context&, const float* x, const float* w, std::int64_t rows,
+                          int k) const {
+    return chunked_sum(rows,
+                       [&](std::int64_t r) {
+                         double acc = 0;
+                         for (int c = 0; c < k; ++c) acc += double(x[r * k + c]) * x[r * k + c];
+                         return std::pair<double, double>{(w ? w[r] : 1.0f) * acc, 0.0};
+                       })
         .first;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<AlsBackend> make_cpu_als_backend(Context ctx, const AlsHyper& hyper, const HostCsr& train,
-                                                 const HostCsr& train_t, const HostCsr& test) {
+std::unique_ptr<AlsBackend> make_cpu_als_backend(Context ctx, const AlsHyper& hyper,
+                                                 const HostCsr& train, const HostCsr& train_t,
+                                                 const HostCsr& test) {
   FK_CHECK(!ctx.is_gpu(), "the CPU ALS backend needs a CPU context");
   return std::make_unique<AlsEngine<CpuOps>>(std::move(ctx), hyper, train, train_t, test);
 }
 
-std::unique_ptr<AlsBackend> make_als_backend(Context ctx, const AlsHyper& hyper, const HostCsr& train,
-                                             const HostCsr& train_t, const HostCsr& test) {
+std::unique_ptr<AlsBackend> make_als_backend(Context ctx, const AlsHyper& hyper,
+                                             const HostCsr& train, const HostCsr& train_t,
+                                             const HostCsr& test) {
   if (ctx.is_gpu()) return make_gpu_als_backend(std::move(ctx), hyper, train, train_t, test);
   return make_cpu_als_backend(std::move(ctx), hyper, train, train_t, test);
 }

@@ -29,24 +29,34 @@ gen::RatingsSpec parse_gen_spec(const std::string& text) {
     const std::string part(rest.substr(0, comma));
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     const std::size_t eq = part.find('=');
-    if (eq == std::string::npos) throw Error("gen:" + text + ": expected key=value, got '" + part + "'");
+    if (eq == std::string::npos)
+      throw Error("gen:" + text + ": expected key=value, got '" + part + "'");
     const std::string key = part.substr(0, eq), val = part.substr(eq + 1);
     char* end = nullptr;
     const double v = std::strtod(val.c_str(), &end);
     if (val.empty() || *end != '\0' || !std::isfinite(v))
       throw Error("gen:" + text + ": '" + key + "' needs a number, got '" + val + "'");
     auto integer = [&]() -> std::int64_t {
-      if (v != std::floor(v) || v < 0) throw Error("gen:" + text + ": '" + key + "' needs a non-negative integer");
+      if (v != std::floor(v) || v < 0)
+        throw Error("gen:" + text + ": '" + key + "' needs a non-negative integer");
       return static_cast<std::int64_t>(v);
     };
-    if (key == "users") s.users = integer();
-    else if (key == "items") s.items = integer();
-    else if (key == "ratings") s.ratings = integer();
-    else if (key == "rank") s.rank = static_cast<int>(integer());
-    else if (key == "min_user_ratings") s.min_user_ratings = integer();
-    else if (key == "seed") s.seed = static_cast<std::uint64_t>(integer());
-    else if (key == "noise") s.noise = v;
-    else if (key == "step") s.step = static_cast<float>(v);
+    if (key == "users")
+      s.users = integer();
+    else if (key == "items")
+      s.items = integer();
+    else if (key == "ratings")
+      s.ratings = integer();
+    else if (key == "rank")
+      s.rank = static_cast<int>(integer());
+    else if (key == "min_user_ratings")
+      s.min_user_ratings = integer();
+    else if (key == "seed")
+      s.seed = static_cast<std::uint64_t>(integer());
+    else if (key == "noise")
+      s.noise = v;
+    else if (key == "step")
+      s.step = static_cast<float>(v);
     else
       throw Error("gen:" + text + ": unknown key '" + key +
                   "' (known: users, items, ratings, rank, noise, step, min_user_ratings, seed)");
@@ -62,14 +72,17 @@ io::Ratings ratings_from_coo(const HostCoo& coo) {
   for (std::int64_t i = 0; i < coo.cols; ++i) r.item_ids.push_back(std::to_string(i + 1));
   FK_CHECK(coo.rows <= INT32_MAX, "too many users for 32-bit indices");
   r.user.resize(coo.row.size());
-  for (std::size_t j = 0; j < coo.row.size(); ++j) r.user[j] = static_cast<std::int32_t>(coo.row[j]);
+  for (std::size_t j = 0; j < coo.row.size(); ++j)
+    r.user[j] = static_cast<std::int32_t>(coo.row[j]);
   r.item = coo.col;
   r.rating = coo.val;
   return r;
 }
 
-// Adds the raw ids of `extra` to `ids` (new ones at the end) and returns each extra index's new index.
-std::vector<std::int32_t> merge_ids(std::vector<std::string>& ids, const std::vector<std::string>& extra) {
+// Adds the raw ids of `extra` to `ids` (new ones at the end) and returns each extra index's new
+// index.
+std::vector<std::int32_t> merge_ids(std::vector<std::string>& ids,
+                                    const std::vector<std::string>& extra) {
   std::unordered_map<std::string, std::int32_t> index;
   index.reserve(ids.size() + extra.size());
   for (std::size_t k = 0; k < ids.size(); ++k) index.emplace(ids[k], static_cast<std::int32_t>(k));
@@ -84,7 +97,8 @@ std::vector<std::int32_t> merge_ids(std::vector<std::string>& ids, const std::ve
 
 }  // namespace
 
-io::Ratings load_ratings(const std::string& path, io::InputFormat format, std::vector<float>* truth) {
+io::Ratings load_ratings(const std::string& path, io::InputFormat format,
+                         std::vector<float>* truth) {
   if (path.rfind("gen:", 0) == 0) {
     const gen::RatingsSpec spec = parse_gen_spec(path.substr(4));
     gen::GeneratedRatings g = gen::generate_ratings(spec);
@@ -104,13 +118,16 @@ io::Ratings load_ratings(const std::string& path, io::InputFormat format, std::v
   }
   if (format == io::InputFormat::kAuto) format = io::detect_format(path);
   switch (format) {
-    case io::InputFormat::kRatings: return io::read_ratings(path);
-    case io::InputFormat::kMtx: return ratings_from_coo(io::read_matrix_market_coo(path));
+    case io::InputFormat::kRatings:
+      return io::read_ratings(path);
+    case io::InputFormat::kMtx:
+      return ratings_from_coo(io::read_matrix_market_coo(path));
     default:
-      throw InputError(path, 0,
-                       std::string("fk-als reads ratings files (u::i::r, CSV, u i r) or Matrix Market users x "
-                                   "items; this file looks like format '") +
-                           io::to_string(format) + "'");
+      throw InputError(
+          path, 0,
+          std::string("fk-als reads ratings files (u::i::r, CSV, u i r) or Matrix Market users x "
+                      "items; this file looks like format '") +
+              io::to_string(format) + "'");
   }
 }
 
@@ -156,16 +173,26 @@ std::vector<char> leave_k_out_mask(const io::Ratings& r, int k, std::uint64_t se
   return mask;
 }
 
-AlsData build_als_data(const io::Ratings& r, const std::vector<char>& is_test, const std::vector<float>* truth) {
+AlsData build_als_data(const io::Ratings& r, const std::vector<char>& is_test,
+                       const std::vector<float>* truth) {
   const std::int64_t n = r.size();
-  FK_CHECK(is_test.empty() || static_cast<std::int64_t>(is_test.size()) == n, "split mask of the wrong length");
-  FK_CHECK(!truth || static_cast<std::int64_t>(truth->size()) == n, "true predictions of the wrong length");
+  FK_CHECK(is_test.empty() || static_cast<std::int64_t>(is_test.size()) == n,
+           "split mask of the wrong length");
+  FK_CHECK(!truth || static_cast<std::int64_t>(truth->size()) == n,
+           "true predictions of the wrong length");
   AlsData d;
   d.user_ids = r.user_ids;
   d.item_ids = r.item_ids;
   HostCoo train, test;
   train.rows = test.rows = r.users();
   train.cols = test.cols = r.items();
+  const std::int64_t n_test = is_test.empty() ? 0 : std::count(is_test.begin(), is_test.end(), 1);
+  for (HostCoo* m : {&train, &test}) {
+    const std::size_t size = static_cast<std::size_t>(m == &test ? n_test : n - n_test);
+    m->row.reserve(size);
+    m->col.reserve(size);
+    m->val.reserve(size);
+  }
   double sum = 0, true_sq_train = 0, true_sq_test = 0;
   for (std::int64_t j = 0; j < n; ++j) {
     const bool t = !is_test.empty() && is_test[j];
@@ -185,7 +212,8 @@ AlsData build_als_data(const io::Ratings& r, const std::vector<char>& is_test, c
   d.rating_max = *std::max_element(train.val.begin(), train.val.end());
   if (truth) {
     d.true_train_rmse = std::sqrt(true_sq_train / static_cast<double>(train.nnz()));
-    if (test.nnz() > 0) d.true_test_rmse = std::sqrt(true_sq_test / static_cast<double>(test.nnz()));
+    if (test.nnz() > 0)
+      d.true_test_rmse = std::sqrt(true_sq_test / static_cast<double>(test.nnz()));
   }
   d.train = coo_to_csr(train);
   sort_columns(d.train);
@@ -195,10 +223,13 @@ AlsData build_als_data(const io::Ratings& r, const std::vector<char>& is_test, c
   sort_columns(d.test);
 
   // Unseen: test users/items without a training rating.
-  std::vector<char> user_seen(static_cast<std::size_t>(d.users()), 0), item_seen(static_cast<std::size_t>(d.items()), 0);
+  std::vector<char> user_seen(static_cast<std::size_t>(d.users()), 0),
+      item_seen(static_cast<std::size_t>(d.items()), 0);
   std::vector<char> user_counted(user_seen.size(), 0), item_counted(item_seen.size(), 0);
-  for (std::int64_t u = 0; u < d.users(); ++u) user_seen[u] = d.train.row_ptr[u + 1] > d.train.row_ptr[u];
-  for (std::int64_t i = 0; i < d.items(); ++i) item_seen[i] = d.train_t.row_ptr[i + 1] > d.train_t.row_ptr[i];
+  for (std::int64_t u = 0; u < d.users(); ++u)
+    user_seen[u] = d.train.row_ptr[u + 1] > d.train.row_ptr[u];
+  for (std::int64_t i = 0; i < d.items(); ++i)
+    item_seen[i] = d.train_t.row_ptr[i + 1] > d.train_t.row_ptr[i];
   for (std::int64_t u = 0; u < d.test.rows; ++u)
     for (std::int64_t j = d.test.row_ptr[u]; j < d.test.row_ptr[u + 1]; ++j) {
       const std::int32_t i = d.test.col_idx[j];
@@ -249,21 +280,21 @@ AlsData prepare_als_data(const AlsOptions& opt, const std::string& input, io::In
       if (!(r.rating[j] >= 0))
         throw InputError(input, 0,
                          "implicit mode needs ratings >= 0 (confidence 1 + alpha*r), found " +
-                             app::format_double(r.rating[j]) + " for user " + r.user_ids[r.user[j]] + ", item " +
-                             r.item_ids[r.item[j]]);
+                             app::format_double(r.rating[j]) + " for user " +
+                             r.user_ids[r.user[j]] + ", item " + r.item_ids[r.item[j]]);
   }
   AlsData d = build_als_data(r, is_test, truth.empty() ? nullptr : &truth);
   d.source = input;
   log_info() << "data: " << input << ": " << d.users() << " users x " << d.items() << " items, "
-             << d.train.nnz() << " training ratings (mean " << d.global_mean << "), " << d.test.nnz()
-             << " test ratings (" << split << ")";
+             << d.train.nnz() << " training ratings (mean " << d.global_mean << "), "
+             << d.test.nnz() << " test ratings (" << split << ")";
   if (d.unseen_test_ratings > 0)
     log_info() << "test: " << d.unseen_test_users << " users and " << d.unseen_test_items
                << " items have no training rating; their " << d.unseen_test_ratings
                << " test ratings are predicted from the global mean and the known biases";
   if (d.true_test_rmse)
-    log_info() << "generating model: RMSE " << *d.true_train_rmse << " on the training and " << *d.true_test_rmse
-               << " on the test ratings";
+    log_info() << "generating model: RMSE " << *d.true_train_rmse << " on the training and "
+               << *d.true_test_rmse << " on the test ratings";
   return d;
 }
 

@@ -22,9 +22,9 @@ struct AlsData {
   std::string source;                 // what was read, for the log
   std::vector<std::string> user_ids;  // raw id of each model user index
   std::vector<std::string> item_ids;  // raw id of each model item index
-  HostCsr train;    // users x items, training ratings, columns sorted within a row
-  HostCsr train_t;  // items x users, the transpose (the item half-step's pattern)
-  HostCsr test;     // users x items, test ratings (nnz 0 when there is no test set)
+  HostCsr train;           // users x items, training ratings, columns sorted within a row
+  HostCsr train_t;         // items x users, the transpose (the item half-step's pattern)
+  HostCsr test;            // users x items, test ratings (nnz 0 when there is no test set)
   double global_mean = 0;  // μ of the training ratings
   float rating_min = 0, rating_max = 0;  // range of the training ratings
   // Test users / items / ratings whose user or item has no training rating.
@@ -42,7 +42,8 @@ struct AlsData {
 // "::", CSV with header, whitespace "u i r [t]"), or a Matrix Market users x items file (raw ids
 // are the 1-based indices). `truth` receives the generating model's prediction per rating for
 // generated input. Throws InputError for unreadable files, fk::Error for a bad gen: spec.
-io::Ratings load_ratings(const std::string& path, io::InputFormat format, std::vector<float>* truth = nullptr);
+io::Ratings load_ratings(const std::string& path, io::InputFormat format,
+                         std::vector<float>* truth = nullptr);
 
 // Reads --input (and --test), splits as the options say (seeded by common.seed), builds the
 // matrices. Implicit mode requires ratings >= 0. Logs one line about the data.

@@ -7,17 +7,18 @@
 //
 // What Ops provides (every pointer on its side; matrices row-major, K columns):
 //   template <class T> using Buffer;  Buffer<T> alloc<T>(int64 n);  upload(buf, host, n);
-//   download(buf, host, n) const;  using Csr;  Csr make_csr(const HostCsr&);  static CsrView view(const Csr&);
-//   fill(ctx, float* p, int64 n, float v)
-//   targets(ctx, r, col, nnz, mu, other_x, k, bias_col, t)   t_j = r_j − μ − (bias_col >= 0 ?
+//   download(buf, host, n) const;  using Csr;  Csr make_csr(const HostCsr&);  static CsrView
+//   view(const Csr&); fill(ctx, float* p, int64 n, float v) targets(ctx, r, col, nnz, mu, other_x,
+//   k, bias_col, t)   t_j = r_j − μ − (bias_col >= 0 ?
 //                                                            other_x[col_j·k + bias_col] : 0)
 //   affine(ctx, in, n, a, b, out)                            out = a·in + b
 //   make_design(ctx, x, d, rows, k)                          d = x with its last column set to 1
-//   cg_init(ctx, rows, k, b, y, x, diag, r, p, rs)           r = b − (y + diag∘x); p = r; rs = r·r (per row)
-//   cg_step(ctx, rows, k, x, r, p, y, diag, rs)              one CG step per row with A·p = y + diag∘p
-//   gram(ctx, d, n, k, lambda, g)                            g = dᵀd + λI (k x k)
+//   cg_init(ctx, rows, k, b, y, x, diag, r, p, rs)           r = b − (y + diag∘x); p = r; rs = r·r
+//   (per row) cg_step(ctx, rows, k, x, r, p, y, diag, rs)              one CG step per row with A·p
+//   = y + diag∘p gram(ctx, d, n, k, lambda, g)                            g = dᵀd + λI (k x k)
 //   gemm_add(ctx, p, rows, k, g, y)                          y += p·g
-//   exact_solve(ctx, s, w, diag, g, d, b, x, rows, k)        x_r = (g + Σ_j w_j d_j d_jᵀ + diag_r I)⁻¹ b_r
+//   exact_solve(ctx, s, w, diag, g, d, b, x, rows, k)        x_r = (g + Σ_j w_j d_j d_jᵀ + diag_r
+//   I)⁻¹ b_r
 //                                                            (w, diag, g may be null: 1, 0, 0)
 //   sq_abs_diff(ctx, t, s, r, lo, hi, n) -> {Σ e², Σ |e|} with e = t − s when r is null, else
 //                                            e = r − clamp(s + r − t, lo, hi) (the prediction
@@ -43,16 +44,19 @@ class AlsEngine final : public AlsBackend {
   template <class T>
   using Buf = typename Ops::template Buffer<T>;
 
-  AlsEngine(Context ctx, const AlsHyper& h, const HostCsr& train, const HostCsr& train_t, const HostCsr& test)
+  AlsEngine(Context ctx, const AlsHyper& h, const HostCsr& train, const HostCsr& train_t,
+            const HostCsr& test)
       : ctx_(std::move(ctx)), h_(h), ops_(ctx_), k_(h.k()) {
     FK_CHECK(h_.factors >= 1, "ALS needs at least one factor");
     FK_CHECK(h_.lambda > 0, "ALS needs lambda > 0");
     FK_CHECK(!(h_.biases && h_.implicit), "biases are an explicit-feedback feature");
-    FK_CHECK(train.rows == train_t.cols && train.cols == train_t.rows && train.nnz() == train_t.nnz(),
-             "train_t is not the transpose of train");
+    FK_CHECK(
+        train.rows == train_t.cols && train.cols == train_t.rows && train.nnz() == train_t.nnz(),
+        "train_t is not the transpose of train");
     FK_CHECK(train.nnz() > 0, "ALS needs at least one training rating");
     FK_CHECK(!train.vals.empty() && !train_t.vals.empty(), "training ratings without values");
-    FK_CHECK(test.nnz() == 0 || (test.rows == train.rows && test.cols == train.cols && !test.vals.empty()),
+    FK_CHECK(test.nnz() == 0 ||
+                 (test.rows == train.rows && test.cols == train.cols && !test.vals.empty()),
              "test ratings must be users x items like the training ratings");
     nnz_ = train.nnz();
     init_side(users_, train);
@@ -81,9 +85,11 @@ class AlsEngine final : public AlsBackend {
 
   void set_factors(const HostDense<float>& users, const HostDense<float>& items) override {
     FK_CHECK(users.rows() == users_.rows && users.cols() == k_,
-             "user factors must be " << users_.rows << " x " << k_ << ", got " << users.rows() << " x " << users.cols());
+             "user factors must be " << users_.rows << " x " << k_ << ", got " << users.rows()
+                                     << " x " << users.cols());
     FK_CHECK(items.rows() == items_.rows && items.cols() == k_,
-             "item factors must be " << items_.rows << " x " << k_ << ", got " << items.rows() << " x " << items.cols());
+             "item factors must be " << items_.rows << " x " << k_ << ", got " << items.rows()
+                                     << " x " << items.cols());
     ops_.upload(users_.x, users.data(), users.size());
     ops_.upload(items_.x, items.data(), items.size());
     users_.design_stale = items_.design_stale = true;
@@ -101,13 +107,16 @@ class AlsEngine final : public AlsBackend {
     const CsrView s = Ops::view(items_.csr);
     const DenseView<const float> xi{items_.x.data(), items_.rows, k_};
     if (!h_.implicit) {
-      // In Rᵀ order: t = r − μ − b_u, SDDMM(Rᵀ, [q, b_i], [p, 1]) = q·p + b_i, so t − that is the error.
+      // In Rᵀ order: t = r − μ − b_u, SDDMM(Rᵀ, [q, b_i], [p, 1]) = q·p + b_i, so t − that is the
+      // error.
       ops_.targets(ctx_, s.vals, s.col_idx, nnz_, mu(), users_.x.data(), k_, bias_col(), t_.data());
       items_.sddmm.run(ctx_, xi, {design(users_), users_.rows, k_}, nullptr, w_.data());
       count_sddmm(nnz_);
       loss.sse = ops_.sq_abs_diff(ctx_, t_.data(), w_.data(), nullptr, 0.0f, 0.0f, nnz_).first;
-      loss.objective = loss.sse + ops_.weighted_sq_norm(ctx_, users_.x.data(), users_.diag.data(), users_.rows, k_) +
-                       ops_.weighted_sq_norm(ctx_, items_.x.data(), items_.diag.data(), items_.rows, k_);
+      loss.objective =
+          loss.sse +
+          ops_.weighted_sq_norm(ctx_, users_.x.data(), users_.diag.data(), users_.rows, k_) +
+          ops_.weighted_sq_norm(ctx_, items_.x.data(), items_.diag.data(), items_.rows, k_);
     } else {
       // Σ_all c (p − s)² = Σ_obs [c (1 − s)² − s²] + Σ_all s², and Σ_all s² = ⟨XᵀX, YᵀY⟩.
       items_.sddmm.run(ctx_, xi, {users_.x.data(), users_.rows, k_}, nullptr, w_.data());
@@ -132,14 +141,16 @@ class AlsEngine final : public AlsBackend {
     if (test_nnz_ == 0 || h_.implicit) return e;
     // t = r − μ − b_i, SDDMM(T, [p, b_u], [q, 1]) = p·q + b_u.
     const CsrView s = Ops::view(test_csr_);
-    ops_.targets(ctx_, s.vals, s.col_idx, test_nnz_, mu(), items_.x.data(), k_, bias_col(), test_t_.data());
-    test_sddmm_.run(ctx_, {users_.x.data(), users_.rows, k_}, {design(items_), items_.rows, k_}, nullptr,
-                    test_w_.data());
+    ops_.targets(ctx_, s.vals, s.col_idx, test_nnz_, mu(), items_.x.data(), k_, bias_col(),
+                 test_t_.data());
+    test_sddmm_.run(ctx_, {users_.x.data(), users_.rows, k_}, {design(items_), items_.rows, k_},
+                    nullptr, test_w_.data());
     count_sddmm(test_nnz_);
     // With clipping, the prediction s + (r − t) = μ + b_u + b_i + p·q is clamped to the range.
     const bool clip = h_.clip_lo < h_.clip_hi;
-    const auto [sse, sae] = ops_.sq_abs_diff(ctx_, test_t_.data(), test_w_.data(), clip ? s.vals : nullptr,
-                                             static_cast<float>(h_.clip_lo), static_cast<float>(h_.clip_hi), test_nnz_);
+    const auto [sse, sae] =
+        ops_.sq_abs_diff(ctx_, test_t_.data(), test_w_.data(), clip ? s.vals : nullptr,
+                         static_cast<float>(h_.clip_lo), static_cast<float>(h_.clip_hi), test_nnz_);
     e.sse = sse;
     e.sae = sae;
     e.n = test_nnz_;
@@ -180,7 +191,8 @@ class AlsEngine final : public AlsBackend {
     if (!h_.implicit) {
       std::vector<float> diag(static_cast<std::size_t>(s.rows));
       for (std::int64_t r = 0; r < s.rows; ++r)
-        diag[r] = static_cast<float>(h_.lambda * static_cast<double>(m.row_ptr[r + 1] - m.row_ptr[r]));
+        diag[r] =
+            static_cast<float>(h_.lambda * static_cast<double>(m.row_ptr[r + 1] - m.row_ptr[r]));
       s.diag = ops_.template alloc<float>(s.rows);
       ops_.upload(s.diag, diag.data(), s.rows);
     } else {
@@ -202,7 +214,8 @@ class AlsEngine final : public AlsBackend {
   float mu() const { return static_cast<float>(h_.global_mean); }
   int bias_col() const { return h_.biases ? h_.factors : -1; }
 
-  // The rows the other side's half-step multiplies with: [factors, 1] with biases, else the factors.
+  // The rows the other side's half-step multiplies with: [factors, 1] with biases, else the
+  // factors.
   const float* design(Side& s) {
     if (!h_.biases) return s.x.data();
     if (s.design_stale) {
@@ -237,14 +250,16 @@ class AlsEngine final : public AlsBackend {
     count_spmm(s.nnz);
     const float* diag = h_.implicit ? nullptr : s.diag.data();
     if (h_.solver == Solver::kCholesky) {
-      ops_.exact_solve(ctx_, v, h_.implicit ? s.cm1.data() : nullptr, diag, h_.implicit ? gram_.data() : nullptr, d,
-                       b_.data(), s.x.data(), s.rows, k_);
+      ops_.exact_solve(ctx_, v, h_.implicit ? s.cm1.data() : nullptr, diag,
+                       h_.implicit ? gram_.data() : nullptr, d, b_.data(), s.x.data(), s.rows, k_);
     } else {
       apply(s, dv, s.x.data(), y_.data());
-      ops_.cg_init(ctx_, s.rows, k_, b_.data(), y_.data(), s.x.data(), diag, r_.data(), p_.data(), rs_.data());
+      ops_.cg_init(ctx_, s.rows, k_, b_.data(), y_.data(), s.x.data(), diag, r_.data(), p_.data(),
+                   rs_.data());
       for (int step = 0; step < h_.cg_steps; ++step) {
         apply(s, dv, p_.data(), y_.data());
-        ops_.cg_step(ctx_, s.rows, k_, s.x.data(), r_.data(), p_.data(), y_.data(), diag, rs_.data());
+        ops_.cg_step(ctx_, s.rows, k_, s.x.data(), r_.data(), p_.data(), y_.data(), diag,
+                     rs_.data());
       }
     }
     s.design_stale = true;
@@ -269,9 +284,10 @@ class AlsEngine final : public AlsBackend {
   int k_;
   std::int64_t nnz_ = 0, test_nnz_ = 0;
   Side users_, items_;
-  Buf<float> t_, w_;              // nnz: targets / right-hand-side values, SDDMM output
-  Buf<float> b_, r_, p_, y_, rs_;  // CG: right-hand side, residual, direction, A·p (rows x K); r·r (rows)
-  Buf<float> gram_, gram2_;       // K x K
+  Buf<float> t_, w_;  // nnz: targets / right-hand-side values, SDDMM output
+  Buf<float> b_, r_, p_, y_,
+      rs_;  // CG: right-hand side, residual, direction, A·p (rows x K); r·r (rows)
+  Buf<float> gram_, gram2_;  // K x K
   typename Ops::Csr test_csr_;
   Buf<float> test_t_, test_w_;
   PreparedSddmm test_sddmm_;

@@ -23,18 +23,21 @@ constexpr int kThreads = 256;  // threads per block of every kernel here
 constexpr int kWarpsPerBlock = kThreads / 32;
 constexpr std::int64_t kMaxGrid = 1 << 20;  // grid-stride kernels: at most this many blocks
 constexpr int kReduceBlocks = 512;          // partial sums per reduction (fixed: deterministic)
-constexpr int kGramTileFloats = 8192;       // shared memory of the Gram kernel: 32 KiB of design rows
-constexpr std::size_t kGramChunkBytes = std::size_t{256} << 20;  // K x K matrices per cuSOLVER batch
+constexpr int kGramTileFloats = 8192;  // shared memory of the Gram kernel: 32 KiB of design rows
+constexpr std::size_t kGramChunkBytes = std::size_t{256}
+                                        << 20;  // K x K matrices per cuSOLVER batch
 
 static_assert(kThreads % 32 == 0, "warp-per-row kernels need whole warps per block");
 static_assert((kThreads & (kThreads - 1)) == 0, "tree reduction needs a power of two");
 static_assert((kReduceBlocks & (kReduceBlocks - 1)) == 0, "tree reduction needs a power of two");
 
 unsigned grid_for(std::int64_t n) {
-  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, kMaxGrid)));
+  return static_cast<unsigned>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, kMaxGrid)));
 }
 unsigned grid_for_rows(std::int64_t rows) {  // one warp per row
-  return static_cast<unsigned>(std::max<std::int64_t>(1, (rows + kWarpsPerBlock - 1) / kWarpsPerBlock));
+  return static_cast<unsigned>(
+      std::max<std::int64_t>(1, (rows + kWarpsPerBlock - 1) / kWarpsPerBlock));
 }
 
 __device__ __forceinline__ float warp_sum(float v) {
@@ -48,9 +51,9 @@ __global__ void fill_kernel(float* __restrict__ p, std::int64_t n, float v) {
     p[i] = v;
 }
 
-__global__ void targets_kernel(const float* __restrict__ r, const std::int32_t* __restrict__ col, std::int64_t nnz,
-                               float mu, const float* __restrict__ other_x, int k, int bias_col,
-                               float* __restrict__ t) {
+__global__ void targets_kernel(const float* __restrict__ r, const std::int32_t* __restrict__ col,
+                               std::int64_t nnz, float mu, const float* __restrict__ other_x, int k,
+                               int bias_col, float* __restrict__ t) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < nnz;
        j += std::int64_t(gridDim.x) * blockDim.x) {
     float v = r[j] - mu;
@@ -59,21 +62,24 @@ __global__ void targets_kernel(const float* __restrict__ r, const std::int32_t* 
   }
 }
 
-__global__ void affine_kernel(const float* __restrict__ in, std::int64_t n, float a, float b, float* __restrict__ out) {
+__global__ void affine_kernel(const float* __restrict__ in, std::int64_t n, float a, float b,
+                              float* __restrict__ out) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
        j += std::int64_t(gridDim.x) * blockDim.x)
     out[j] = a * in[j] + b;
 }
 
-__global__ void make_design_kernel(const float* __restrict__ x, float* __restrict__ d, std::int64_t n, int k) {
+__global__ void make_design_kernel(const float* __restrict__ x, float* __restrict__ d,
+                                   std::int64_t n, int k) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < n;
        e += std::int64_t(gridDim.x) * blockDim.x)
     d[e] = (e % k == k - 1) ? 1.0f : x[e];
 }
 
 // One warp per row: r = b − (y + diag∘x); p = r; rs = r·r.
-__global__ void cg_init_kernel(std::int64_t rows, int k, const float* __restrict__ b, const float* __restrict__ y,
-                               const float* __restrict__ x, const float* __restrict__ diag, float* __restrict__ r,
+__global__ void cg_init_kernel(std::int64_t rows, int k, const float* __restrict__ b,
+                               const float* __restrict__ y, const float* __restrict__ x,
+                               const float* __restrict__ diag, float* __restrict__ r,
                                float* __restrict__ p, float* __restrict__ rs) {
   const std::int64_t row = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -93,8 +99,9 @@ __global__ void cg_init_kernel(std::int64_t rows, int k, const float* __restrict
 
 // One warp per row, one CG step with A·p = y + diag∘p:
 //   α = rs / (p·Ap); x += α p; r −= α Ap; rs' = r·r; β = rs'/rs; p = r + β p; rs = rs'.
-__global__ void cg_step_kernel(std::int64_t rows, int k, float* __restrict__ x, float* __restrict__ r,
-                               float* __restrict__ p, const float* __restrict__ y, const float* __restrict__ diag,
+__global__ void cg_step_kernel(std::int64_t rows, int k, float* __restrict__ x,
+                               float* __restrict__ r, float* __restrict__ p,
+                               const float* __restrict__ y, const float* __restrict__ diag,
                                float* __restrict__ rs) {
   const std::int64_t row = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -128,12 +135,11 @@ __global__ void add_diagonal_kernel(float* __restrict__ g, int k, float v) {
 // One block per row of the chunk [row0, row0 + gridDim.x): A = g + Σ_j w_j d_j d_jᵀ + diag_r I
 // (full symmetric K x K, so row- and column-major agree), and x_r = b_r (cuSOLVER solves in place).
 // An explicit row without ratings gets A = I (b_r is 0 there, so x_r stays 0).
-__global__ void build_normal_equations_kernel(const std::int64_t* __restrict__ row_ptr,
-                                              const std::int32_t* __restrict__ col_idx, const float* __restrict__ w,
-                                              const float* __restrict__ diag, const float* __restrict__ g,
-                                              const float* __restrict__ d, const float* __restrict__ b,
-                                              float* __restrict__ x, int k, std::int64_t row0, int tile,
-                                              float* __restrict__ a_chunk) {
+__global__ void build_normal_equations_kernel(
+    const std::int64_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
+    const float* __restrict__ w, const float* __restrict__ diag, const float* __restrict__ g,
+    const float* __restrict__ d, const float* __restrict__ b, float* __restrict__ x, int k,
+    std::int64_t row0, int tile, float* __restrict__ a_chunk) {
   extern __shared__ float tile_rows[];  // tile x K design rows, pre-scaled by w_j
   const std::int64_t row = row0 + blockIdx.x;
   const std::int64_t kk = std::int64_t(k) * k;
@@ -167,8 +173,8 @@ __global__ void build_normal_equations_kernel(const std::int64_t* __restrict__ r
   }
 }
 
-__global__ void batch_pointers_kernel(float* a_chunk, std::int64_t kk, float* x, std::int64_t row0, int k, int n,
-                                      float** a_ptr, float** b_ptr) {
+__global__ void batch_pointers_kernel(float* a_chunk, std::int64_t kk, float* x, std::int64_t row0,
+                                      int k, int n, float** a_ptr, float** b_ptr) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     a_ptr[i] = a_chunk + std::int64_t(i) * kk;
@@ -190,7 +196,8 @@ struct SqAbsDiff {
   const float* r;  // null: e = t − s; else e = r − clamp(s + r − t, lo, hi)
   float lo, hi;
   __device__ double2 operator()(std::int64_t j) const {
-    const double e = r ? double(r[j]) - double(fminf(fmaxf(s[j] + (r[j] - t[j]), lo), hi)) : double(t[j]) - double(s[j]);
+    const double e = r ? double(r[j]) - double(fminf(fmaxf(s[j] + (r[j] - t[j]), lo), hi))
+                       : double(t[j]) - double(s[j]);
     return make_double2(e * e, fabs(e));
   }
 };
@@ -253,6 +260,7 @@ class GpuOps {
 
   explicit GpuOps(const Context& ctx) : partial_(kReduceBlocks), result_(1), flag_(1) {
     FK_CHECK(ctx.is_gpu(), "the GPU ALS backend needs a GPU context");
+    ctx.gpu().cublas();  // created now rather than inside the first timed half-step
   }
 
   template <class T>
@@ -276,14 +284,16 @@ class GpuOps {
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void targets(const Context& ctx, const float* r, const std::int32_t* col, std::int64_t nnz, float mu,
-               const float* other_x, int k, int bias_col, float* t) const {
+  void targets(const Context& ctx, const float* r, const std::int32_t* col, std::int64_t nnz,
+               float mu, const float* other_x, int k, int bias_col, float* t) const {
     if (nnz == 0) return;
-    targets_kernel<<<grid_for(nnz), kThreads, 0, stream_of(ctx)>>>(r, col, nnz, mu, other_x, k, bias_col, t);
+    targets_kernel<<<grid_for(nnz), kThreads, 0, stream_of(ctx)>>>(r, col, nnz, mu, other_x, k,
+                                                                   bias_col, t);
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void affine(const Context& ctx, const float* in, std::int64_t n, float a, float b, float* out) const {
+  void affine(const Context& ctx, const float* in, std::int64_t n, float a, float b,
+              float* out) const {
     if (n == 0) return;
     affine_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(in, n, a, b, out);
     FK_CUDA_CHECK_LAUNCH();
@@ -296,50 +306,57 @@ class GpuOps {
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void cg_init(const Context& ctx, std::int64_t rows, int k, const float* b, const float* y, const float* x,
-               const float* diag, float* r, float* p, float* rs) const {
+  void cg_init(const Context& ctx, std::int64_t rows, int k, const float* b, const float* y,
+               const float* x, const float* diag, float* r, float* p, float* rs) const {
     if (rows == 0) return;
-    cg_init_kernel<<<grid_for_rows(rows), kThreads, 0, stream_of(ctx)>>>(rows, k, b, y, x, diag, r, p, rs);
+    cg_init_kernel<<<grid_for_rows(rows), kThreads, 0, stream_of(ctx)>>>(rows, k, b, y, x, diag, r,
+                                                                         p, rs);
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void cg_step(const Context& ctx, std::int64_t rows, int k, float* x, float* r, float* p, const float* y,
-               const float* diag, float* rs) const {
+  void cg_step(const Context& ctx, std::int64_t rows, int k, float* x, float* r, float* p,
+               const float* y, const float* diag, float* rs) const {
     if (rows == 0) return;
-    cg_step_kernel<<<grid_for_rows(rows), kThreads, 0, stream_of(ctx)>>>(rows, k, x, r, p, y, diag, rs);
+    cg_step_kernel<<<grid_for_rows(rows), kThreads, 0, stream_of(ctx)>>>(rows, k, x, r, p, y, diag,
+                                                                         rs);
     FK_CUDA_CHECK_LAUNCH();
   }
 
   // g = dᵀd + λI. Row-major d (n x K) is column-major dᶜ (K x n), and dᵀd = dᶜ dᶜᵀ.
-  void gram(const Context& ctx, const float* d, std::int64_t n, int k, float lambda, float* g) const {
+  void gram(const Context& ctx, const float* d, std::int64_t n, int k, float lambda,
+            float* g) const {
     FK_CHECK(n <= INT32_MAX, "too many rows for cuBLAS: " << n);
     const float one = 1.0f, zero = 0.0f;
     cublasHandle_t h = ctx.gpu().cublas();
-    FK_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, k, k, static_cast<int>(n), &one, d, k, d, k, &zero, g, k));
+    FK_CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, k, k, static_cast<int>(n), &one, d, k,
+                                d, k, &zero, g, k));
     if (lambda != 0.0f) {
-      add_diagonal_kernel<<<(k + kThreads - 1) / kThreads, kThreads, 0, stream_of(ctx)>>>(g, k, lambda);
+      add_diagonal_kernel<<<(k + kThreads - 1) / kThreads, kThreads, 0, stream_of(ctx)>>>(g, k,
+                                                                                          lambda);
       FK_CUDA_CHECK_LAUNCH();
     }
   }
 
   // y += p·g for row-major p, y (rows x K): column-major yᶜ += gᵀ pᶜ = g pᶜ (g is symmetric).
-  void gemm_add(const Context& ctx, const float* p, std::int64_t rows, int k, const float* g, float* y) const {
+  void gemm_add(const Context& ctx, const float* p, std::int64_t rows, int k, const float* g,
+                float* y) const {
     FK_CHECK(rows <= INT32_MAX, "too many rows for cuBLAS: " << rows);
     if (rows == 0) return;
     const float one = 1.0f;
-    FK_CUBLAS_CHECK(cublasSgemm(ctx.gpu().cublas(), CUBLAS_OP_N, CUBLAS_OP_N, k, static_cast<int>(rows), k, &one, g,
-                                k, p, k, &one, y, k));
+    FK_CUBLAS_CHECK(cublasSgemm(ctx.gpu().cublas(), CUBLAS_OP_N, CUBLAS_OP_N, k,
+                                static_cast<int>(rows), k, &one, g, k, p, k, &one, y, k));
   }
 
   // Builds the normal equations of a chunk of rows with one kernel, then cuSOLVER's batched
   // Cholesky factorizes and solves them (in place in x). Chunks bound the K x K matrices' memory.
-  void exact_solve(const Context& ctx, const CsrView& s, const float* w, const float* diag, const float* g,
-                   const float* d, const float* b, float* x, std::int64_t rows, int k) {
+  void exact_solve(const Context& ctx, const CsrView& s, const float* w, const float* diag,
+                   const float* g, const float* d, const float* b, float* x, std::int64_t rows,
+                   int k) {
     if (rows == 0) return;
     const std::int64_t kk = std::int64_t(k) * k;
-    const std::int64_t chunk =
-        std::max<std::int64_t>(1, std::min<std::int64_t>({rows, static_cast<std::int64_t>(kGramChunkBytes / (kk * 4)),
-                                                          std::int64_t{1} << 20}));
+    const std::int64_t chunk = std::max<std::int64_t>(
+        1, std::min<std::int64_t>({rows, static_cast<std::int64_t>(kGramChunkBytes / (kk * 4)),
+                                   std::int64_t{1} << 20}));
     if (a_chunk_.size() < chunk * kk) a_chunk_ = DeviceBuffer<float>(chunk * kk);
     if (a_ptr_.size() < chunk) {
       a_ptr_ = DeviceBuffer<float*>(chunk);
@@ -354,33 +371,36 @@ class GpuOps {
     FK_CUDA_CHECK(cudaMemsetAsync(flag_.data(), 0, sizeof(int), st));
     for (std::int64_t row0 = 0; row0 < rows; row0 += chunk) {
       const int n = static_cast<int>(std::min(chunk, rows - row0));
-      build_normal_equations_kernel<<<n, kThreads, smem, st>>>(s.row_ptr, s.col_idx, w, diag, g, d, b, x, k, row0,
-                                                               tile, a_chunk_.data());
+      build_normal_equations_kernel<<<n, kThreads, smem, st>>>(
+          s.row_ptr, s.col_idx, w, diag, g, d, b, x, k, row0, tile, a_chunk_.data());
       FK_CUDA_CHECK_LAUNCH();
-      batch_pointers_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, st>>>(a_chunk_.data(), kk, x, row0, k, n,
-                                                                               a_ptr_.data(), b_ptr_.data());
+      batch_pointers_kernel<<<(n + kThreads - 1) / kThreads, kThreads, 0, st>>>(
+          a_chunk_.data(), kk, x, row0, k, n, a_ptr_.data(), b_ptr_.data());
       FK_CUDA_CHECK_LAUNCH();
-      FK_CUSOLVER_CHECK(cusolverDnSpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, k, a_ptr_.data(), k, info_.data(), n));
-      FK_CUSOLVER_CHECK(cusolverDnSpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, k, 1, a_ptr_.data(), k, b_ptr_.data(), k,
-                                                info_.data() + n, n));
+      FK_CUSOLVER_CHECK(
+          cusolverDnSpotrfBatched(h, CUBLAS_FILL_MODE_LOWER, k, a_ptr_.data(), k, info_.data(), n));
+      FK_CUSOLVER_CHECK(cusolverDnSpotrsBatched(h, CUBLAS_FILL_MODE_LOWER, k, 1, a_ptr_.data(), k,
+                                                b_ptr_.data(), k, info_.data() + n, n));
       any_nonzero_kernel<<<grid_for(n + 1), kThreads, 0, st>>>(info_.data(), n + 1, flag_.data());
       FK_CUDA_CHECK_LAUNCH();
     }
     int failed = 0;
     flag_.download(&failed, 1);  // synchronous: one int per half-step
-    FK_CHECK(failed == 0, "batched Cholesky failed: some rows' normal equations are not positive definite "
-                          "(lambda too small?)");
+    FK_CHECK(failed == 0,
+             "batched Cholesky failed: some rows' normal equations are not positive definite "
+             "(lambda too small?)");
   }
 
-  std::pair<double, double> sq_abs_diff(const Context& ctx, const float* t, const float* s, const float* r, float lo,
-                                        float hi, std::int64_t n) {
+  std::pair<double, double> sq_abs_diff(const Context& ctx, const float* t, const float* s,
+                                        const float* r, float lo, float hi, std::int64_t n) {
     const double2 sums = reduce(ctx, SqAbsDiff{t, s, r, lo, hi}, n);
     return {sums.x, sums.y};
   }
   double implicit_obs(const Context& ctx, const float* cm1, const float* s, std::int64_t n) {
     return reduce(ctx, ImplicitObs{cm1, s}, n).x;
   }
-  double weighted_sq_norm(const Context& ctx, const float* x, const float* w, std::int64_t rows, int k) {
+  double weighted_sq_norm(const Context& ctx, const float* x, const float* w, std::int64_t rows,
+                          int k) {
     return reduce(ctx, WeightedSq{x, w, k}, rows * k).x;
   }
 
@@ -406,8 +426,9 @@ class GpuOps {
 
 }  // namespace
 
-std::unique_ptr<AlsBackend> make_gpu_als_backend(Context ctx, const AlsHyper& hyper, const HostCsr& train,
-                                                 const HostCsr& train_t, const HostCsr& test) {
+std::unique_ptr<AlsBackend> make_gpu_als_backend(Context ctx, const AlsHyper& hyper,
+                                                 const HostCsr& train, const HostCsr& train_t,
+                                                 const HostCsr& test) {
   FK_CHECK(ctx.is_gpu(), "the GPU ALS backend needs a GPU context");
   return std::make_unique<AlsEngine<GpuOps>>(std::move(ctx), hyper, train, train_t, test);
 }

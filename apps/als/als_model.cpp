@@ -28,12 +28,14 @@ std::vector<std::string> read_ids(const std::string& path, std::int64_t expected
   std::vector<std::string> f;
   while (in.next(f)) {
     if (f[0] != std::to_string(ids.size()))
-      throw InputError(path, in.line_number(), "expected index " + std::to_string(ids.size()) + ", got '" + f[0] + "'");
+      throw InputError(path, in.line_number(),
+                       "expected index " + std::to_string(ids.size()) + ", got '" + f[0] + "'");
     ids.push_back(f[1]);
   }
   if (static_cast<std::int64_t>(ids.size()) != expected)
     throw InputError(path, 0,
-                     "holds " + std::to_string(ids.size()) + " ids but the factors have " + std::to_string(expected) + " rows");
+                     "holds " + std::to_string(ids.size()) + " ids but the factors have " +
+                         std::to_string(expected) + " rows");
   return ids;
 }
 
@@ -44,7 +46,8 @@ HostDense<float> columns(const HostDense<float>& m, int first, int count) {
   return out;
 }
 
-std::string required(const app::ResolvedConfig& cfg, const std::string& key, const std::string& path) {
+std::string required(const app::ResolvedConfig& cfg, const std::string& key,
+                     const std::string& path) {
   const auto v = app::find_value(cfg, key);
   if (!v) throw InputError(path, 0, "missing key '" + key + "'");
   return *v;
@@ -68,15 +71,16 @@ float AlsModel::score(std::int64_t user, std::int64_t item) const {
   return static_cast<float>(s);
 }
 
-void save_als_model(const std::string& dir, const HostDense<float>& users_aug, const HostDense<float>& items_aug,
-                    int factors, bool biases, bool implicit, double global_mean,
-                    const std::vector<std::string>& user_ids, const std::vector<std::string>& item_ids,
-                    const HostCsr& train) {
+void save_als_model(const std::string& dir, const HostDense<float>& users_aug,
+                    const HostDense<float>& items_aug, int factors, bool biases, bool implicit,
+                    double global_mean, const std::vector<std::string>& user_ids,
+                    const std::vector<std::string>& item_ids, const HostCsr& train) {
   FK_CHECK(users_aug.cols() == factors + (biases ? 1 : 0) && items_aug.cols() == users_aug.cols(),
            "factor matrices of the wrong width");
   io::write_npy(dir + "/user_factors.npy", columns(users_aug, 0, factors));
   io::write_npy(dir + "/item_factors.npy", columns(items_aug, 0, factors));
-  std::vector<float> ub(static_cast<std::size_t>(users_aug.rows()), 0.0f), ib(static_cast<std::size_t>(items_aug.rows()), 0.0f);
+  std::vector<float> ub(static_cast<std::size_t>(users_aug.rows()), 0.0f),
+      ib(static_cast<std::size_t>(items_aug.rows()), 0.0f);
   if (biases) {
     for (std::int64_t u = 0; u < users_aug.rows(); ++u) ub[u] = users_aug(u, factors);
     for (std::int64_t i = 0; i < items_aug.rows(); ++i) ib[i] = items_aug(i, factors);
@@ -93,18 +97,22 @@ void save_als_model(const std::string& dir, const HostDense<float>& users_aug, c
     }
   io::write_npy(dir + "/train_pairs.npy", pairs);
   io::AtomicFile ini(dir + "/model.ini");
-  ini.stream() << "# fk-als model: score = global_mean + user_bias + item_bias + user_factors . item_factors"
-               << " (implicit: the dot product only)\n"
-               << "factors = " << factors << "\nbiases = " << (biases ? "true" : "false")
-               << "\nimplicit = " << (implicit ? "true" : "false") << "\nglobal_mean = " << app::format_double(global_mean)
-               << "\nusers = " << users_aug.rows() << "\nitems = " << items_aug.rows() << "\n";
+  ini.stream()
+      << "# fk-als model: score = global_mean + user_bias + item_bias + user_factors . item_factors"
+      << " (implicit: the dot product only)\n"
+      << "factors = " << factors << "\nbiases = " << (biases ? "true" : "false")
+      << "\nimplicit = " << (implicit ? "true" : "false")
+      << "\nglobal_mean = " << app::format_double(global_mean) << "\nusers = " << users_aug.rows()
+      << "\nitems = " << items_aug.rows() << "\n";
   ini.commit();
 }
 
 AlsModel load_als_model(const std::string& dir) {
   const std::string ini = dir + "/model.ini";
   if (!std::filesystem::is_regular_file(ini))
-    throw InputError(ini, 0, "no fk-als model here (model.ini is missing); give the --out directory of a training run");
+    throw InputError(
+        ini, 0,
+        "no fk-als model here (model.ini is missing); give the --out directory of a training run");
   const app::ResolvedConfig cfg = app::read_key_values(ini);
   AlsModel m;
   m.biases = required(cfg, "biases", ini) == "true";
@@ -113,24 +121,29 @@ AlsModel load_als_model(const std::string& dir) {
   m.users = io::read_npy_f32(dir + "/user_factors.npy");
   m.items = io::read_npy_f32(dir + "/item_factors.npy");
   if (m.users.cols() != m.items.cols())
-    throw InputError(dir + "/item_factors.npy", 0, "has " + std::to_string(m.items.cols()) +
-                                                      " factors but user_factors.npy has " + std::to_string(m.users.cols()));
+    throw InputError(dir + "/item_factors.npy", 0,
+                     "has " + std::to_string(m.items.cols()) +
+                         " factors but user_factors.npy has " + std::to_string(m.users.cols()));
   const HostDense<float> ub = io::read_npy_f32(dir + "/user_bias.npy");
   const HostDense<float> ib = io::read_npy_f32(dir + "/item_bias.npy");
-  if (ub.size() != m.users.rows()) throw InputError(dir + "/user_bias.npy", 0, "length differs from the user count");
-  if (ib.size() != m.items.rows()) throw InputError(dir + "/item_bias.npy", 0, "length differs from the item count");
+  if (ub.size() != m.users.rows())
+    throw InputError(dir + "/user_bias.npy", 0, "length differs from the user count");
+  if (ib.size() != m.items.rows())
+    throw InputError(dir + "/item_bias.npy", 0, "length differs from the item count");
   m.user_bias = ub.storage();
   m.item_bias = ib.storage();
   m.user_ids = read_ids(dir + "/user_ids.csv", m.users.rows());
   m.item_ids = read_ids(dir + "/item_ids.csv", m.items.rows());
   const HostDense<std::int32_t> pairs = io::read_npy_i32(dir + "/train_pairs.npy");
-  if (pairs.cols() != 2 && pairs.size() > 0) throw InputError(dir + "/train_pairs.npy", 0, "expected N x 2 pairs");
+  if (pairs.cols() != 2 && pairs.size() > 0)
+    throw InputError(dir + "/train_pairs.npy", 0, "expected N x 2 pairs");
   HostCoo coo;
   coo.rows = m.users.rows();
   coo.cols = m.items.rows();
   for (std::int64_t j = 0; j < pairs.rows() && pairs.cols() == 2; ++j) {
     if (pairs(j, 0) < 0 || pairs(j, 0) >= coo.rows || pairs(j, 1) < 0 || pairs(j, 1) >= coo.cols)
-      throw InputError(dir + "/train_pairs.npy", 0, "pair " + std::to_string(j) + " is out of range");
+      throw InputError(dir + "/train_pairs.npy", 0,
+                       "pair " + std::to_string(j) + " is out of range");
     coo.row.push_back(pairs(j, 0));
     coo.col.push_back(pairs(j, 1));
   }
@@ -143,9 +156,13 @@ AlsModel load_als_model(const std::string& dir) {
 namespace {
 // Keeps the n best (score desc, index asc) of `all`.
 std::vector<Scored> top_n(std::vector<Scored> all, int n) {
-  auto better = [](const Scored& a, const Scored& b) { return a.score > b.score || (a.score == b.score && a.index < b.index); };
-  const std::size_t keep = std::min<std::size_t>(all.size(), static_cast<std::size_t>(std::max(n, 0)));
-  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(keep), all.end(), better);
+  auto better = [](const Scored& a, const Scored& b) {
+    return a.score > b.score || (a.score == b.score && a.index < b.index);
+  };
+  const std::size_t keep =
+      std::min<std::size_t>(all.size(), static_cast<std::size_t>(std::max(n, 0)));
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(keep), all.end(),
+                    better);
   all.resize(keep);
   return all;
 }

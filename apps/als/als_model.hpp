@@ -34,10 +34,10 @@ struct AlsModel {
 };
 
 // Splits augmented factors (rows x (F + 1) with the bias last when `biases`) and writes every file.
-void save_als_model(const std::string& dir, const HostDense<float>& users_aug, const HostDense<float>& items_aug,
-                    int factors, bool biases, bool implicit, double global_mean,
-                    const std::vector<std::string>& user_ids, const std::vector<std::string>& item_ids,
-                    const HostCsr& train);
+void save_als_model(const std::string& dir, const HostDense<float>& users_aug,
+                    const HostDense<float>& items_aug, int factors, bool biases, bool implicit,
+                    double global_mean, const std::vector<std::string>& user_ids,
+                    const std::vector<std::string>& item_ids, const HostCsr& train);
 
 // Reads a saved model; InputError naming the file for anything missing or inconsistent.
 AlsModel load_als_model(const std::string& dir);

@@ -68,7 +68,8 @@ void finalize_als_options(const app::CommandLine& cli, AlsOptions& o) {
   using app::require_at_least;
   using app::usage_fail;
   require_at_least("factors", o.factors, 1);
-  if (!(o.lambda > 0) || !std::isfinite(o.lambda)) usage_fail("lambda", "must be a finite number > 0");
+  if (!(o.lambda > 0) || !std::isfinite(o.lambda))
+    usage_fail("lambda", "must be a finite number > 0");
   try {
     o.solver_kind = parse_solver(o.solver);
   } catch (const Error&) {
@@ -81,12 +82,14 @@ void finalize_als_options(const app::CommandLine& cli, AlsOptions& o) {
   if (cli.given("alpha") && !o.implicit) usage_fail("alpha", "applies to --implicit only");
   if (o.biases && o.implicit)
     usage_fail("biases", "conflicts with --implicit (implicit mode has no rating scale to bias)");
-  if (!(o.init_scale > 0) || !std::isfinite(o.init_scale)) usage_fail("init-scale", "must be a finite number > 0");
+  if (!(o.init_scale > 0) || !std::isfinite(o.init_scale))
+    usage_fail("init-scale", "must be a finite number > 0");
   require_at_least("k", o.k, 1);
   require_at_least("eval-users", o.eval_users, std::int64_t{0});
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
   require_at_least("leave-k-out", o.leave_k_out, 0);
-  const int ways = int(cli.given("holdout-frac")) + int(cli.given("leave-k-out")) + int(!o.test.empty());
+  const int ways =
+      int(cli.given("holdout-frac")) + int(cli.given("leave-k-out")) + int(!o.test.empty());
   if (ways > 1)
     usage_fail(!o.test.empty() ? "test" : "leave-k-out",
                "give one way of holding ratings out: --holdout-frac, --leave-k-out or --test");

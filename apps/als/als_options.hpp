@@ -12,24 +12,24 @@ Solver parse_solver(const std::string& text);  // "cg" | "cholesky"; fk::Error o
 const char* to_string(Solver s);
 
 struct AlsOptions {
-  int factors = 64;             // F
-  double lambda = 0.05;         // weighted-λ (explicit: λ n_u per row), plain λ (implicit)
-  std::string solver = "cg";    // cg | cholesky (text as given; `solver_kind` resolved)
+  int factors = 64;           // F
+  double lambda = 0.05;       // weighted-λ (explicit: λ n_u per row), plain λ (implicit)
+  std::string solver = "cg";  // cg | cholesky (text as given; `solver_kind` resolved)
   Solver solver_kind = Solver::kCg;
-  int cg_steps = 3;             // CG steps per half-step (after the warm-start residual)
-  bool implicit = false;        // Hu, Koren & Volinsky confidence-weighted implicit feedback
-  double alpha = 40;            // implicit: confidence c = 1 + α r
-  bool biases = false;          // explicit: learn user and item biases
-  bool no_clip = false;         // explicit: do not clip test predictions to the training range
-  double init_scale = 0.1;      // standard deviation of the initial item factors
-  int k = 10;                   // cut-off of the ranking metrics (implicit)
+  int cg_steps = 3;                // CG steps per half-step (after the warm-start residual)
+  bool implicit = false;           // Hu, Koren & Volinsky confidence-weighted implicit feedback
+  double alpha = 40;               // implicit: confidence c = 1 + α r
+  bool biases = false;             // explicit: learn user and item biases
+  bool no_clip = false;            // explicit: do not clip test predictions to the training range
+  double init_scale = 0.1;         // standard deviation of the initial item factors
+  int k = 10;                      // cut-off of the ranking metrics (implicit)
   std::int64_t eval_users = 2000;  // implicit: test users sampled for the ranking metrics (0: all)
-  double holdout_frac = 0.2;    // seeded random hold-out fraction of the ratings
-  int leave_k_out = 0;          // per-user hold-out (instead of --holdout-frac)
-  std::string test;             // a separate test file (instead of a split)
+  double holdout_frac = 0.2;       // seeded random hold-out fraction of the ratings
+  int leave_k_out = 0;             // per-user hold-out (instead of --holdout-frac)
+  std::string test;                // a separate test file (instead of a split)
   std::string sddmm = "auto", spmm = "auto";  // kernel variants
-  int checkpoint_every = 0;     // iterations between checkpoints (0: none)
-  bool resume = false;          // continue from <out>/checkpoint
+  int checkpoint_every = 0;                   // iterations between checkpoints (0: none)
+  bool resume = false;                        // continue from <out>/checkpoint
 };
 
 // Adds the training options, bound to `opt`, to cli.app_options().

@@ -1,7 +1,6 @@
 #include "apps/als/als_trainer.hpp"
 
 #include <Eigen/Core>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,8 +29,9 @@ constexpr std::int64_t kScoreBlock = 256;      // users scored per GEMM in the r
 // Options that do not change the model an iteration produces: a checkpoint made with other values
 // of these can be resumed.
 bool affects_model(const std::string& key) {
-  static const char* const kFree[] = {"iters", "out",  "device", "threads", "quiet", "compare", "checkpoint-every",
-                                      "resume", "sddmm", "spmm", "k", "eval-users"};
+  static const char* const kFree[] = {
+      "iters",  "out",   "device", "threads", "quiet",     "compare", "checkpoint-every",
+      "resume", "sddmm", "spmm",   "k",       "eval-users"};
   return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
 }
 
@@ -45,7 +45,8 @@ std::string fmt(const char* f, double v) {
 std::vector<std::int64_t> ranking_users(const AlsData& d, std::int64_t cap, std::uint64_t seed) {
   std::vector<std::int64_t> all;
   for (std::int64_t u = 0; u < d.test.rows; ++u)
-    if (d.test.row_ptr[u + 1] > d.test.row_ptr[u] && d.train.row_ptr[u + 1] > d.train.row_ptr[u]) all.push_back(u);
+    if (d.test.row_ptr[u + 1] > d.test.row_ptr[u] && d.train.row_ptr[u + 1] > d.train.row_ptr[u])
+      all.push_back(u);
   if (cap <= 0 || static_cast<std::int64_t>(all.size()) <= cap) return all;
   std::vector<std::int64_t> pick;
   Rng rng = Rng(seed).split(kEvalStream);
@@ -81,16 +82,17 @@ class Trainer {
     device_ = ctx.describe();
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
     const HostCsr none;
-    be_ = make_als_backend(std::move(ctx), hyper_, data.train, data.train_t, opt.implicit ? none : data.test);
+    be_ = make_als_backend(std::move(ctx), hyper_, data.train, data.train_t,
+                           opt.implicit ? none : data.test);
     ctx_ = &be_->context();
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
                << fmt("%.3f", be_->prepare_seconds()) << " s)";
     if (opt.implicit && data.test.nnz() > 0) {
       eval_users_ = ranking_users(data, opt.eval_users, common.seed);
       log_info() << "ranking metrics @" << opt.k << " over " << eval_users_.size() << " test users"
-                 << (data.unseen_test_users > 0
-                         ? " (" + std::to_string(data.unseen_test_users) + " test users without training data left out)"
-                         : std::string());
+                 << (data.unseen_test_users > 0 ? " (" + std::to_string(data.unseen_test_users) +
+                                                      " test users without training data left out)"
+                                                : std::string());
     }
   }
 
@@ -101,21 +103,24 @@ class Trainer {
     std::optional<app::Checkpoint> ck;
     if (opt_.resume) {
       ck = app::find_checkpoint(checkpoint_dir());
-      if (!ck) log_info() << "--resume: no checkpoint in " << checkpoint_dir() << "; starting from the beginning";
+      if (!ck)
+        log_info() << "--resume: no checkpoint in " << checkpoint_dir()
+                   << "; starting from the beginning";
     }
     if (ck) {
       check_fingerprint(*ck);
       start = std::stoi(ck->get("iter"));
       const HostDense<float> users = io::read_npy_f32(ck->file("users.npy"));
       const HostDense<float> items = io::read_npy_f32(ck->file("items.npy"));
-      if (users.rows() != data_.users() || items.rows() != data_.items() || users.cols() != hyper_.k() ||
-          items.cols() != hyper_.k())
+      if (users.rows() != data_.users() || items.rows() != data_.items() ||
+          users.cols() != hyper_.k() || items.cols() != hyper_.k())
         throw InputError(ck->dir, 0, "checkpoint factors do not match this data and --factors");
       be_->set_factors(users, items);
       log_info() << "resumed from " << ck->dir << " after iteration " << start;
     } else {
       HostDense<float> users, items;
-      initial_factors(data_, opt_.factors, opt_.biases, opt_.init_scale, common_.seed, users, items);
+      initial_factors(data_, opt_.factors, opt_.biases, opt_.init_scale, common_.seed, users,
+                      items);
       be_->set_factors(users, items);
     }
     app::MetricsWriter metrics = ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start)
@@ -154,8 +159,8 @@ class Trainer {
     result.kernels = be_->kernel_names();
     result.prepare_seconds = be_->prepare_seconds();
     result.ranking_users = static_cast<std::int64_t>(eval_users_.size());
-    save_als_model(out_, result.users, result.items, opt_.factors, opt_.biases, opt_.implicit, hyper_.global_mean,
-                   data_.user_ids, data_.item_ids, data_.train);
+    save_als_model(out_, result.users, result.items, opt_.factors, opt_.biases, opt_.implicit,
+                   hyper_.global_mean, data_.user_ids, data_.item_ids, data_.train);
     write_summary(result);
     return result;
   }
@@ -172,8 +177,8 @@ class Trainer {
         rep.test_mae = e.sae / static_cast<double>(e.n);
       }
     } else if (!eval_users_.empty()) {
-      const RankingMetrics m = ranking_metrics(be_->user_factors(), be_->item_factors(), data_.train, data_.test,
-                                               eval_users_, opt_.k);
+      const RankingMetrics m = ranking_metrics(be_->user_factors(), be_->item_factors(),
+                                               data_.train, data_.test, eval_users_, opt_.k);
       rep.precision_at_k = m.precision;
       rep.map_at_k = m.map;
       rep.ndcg_at_k = m.ndcg;
@@ -185,11 +190,15 @@ class Trainer {
     os << "iter " << r.iter << "/" << common_.iters << ": " << fmt("%.4f", r.seconds) << " s ("
        << fmt("%.1f", r.gflops) << " GFLOP/s)";
     if (r.train_rmse) os << ", train_rmse " << fmt("%.4f", *r.train_rmse);
-    if (r.test_rmse) os << ", test_rmse " << fmt("%.4f", *r.test_rmse) << ", test_mae " << fmt("%.4f", *r.test_mae);
+    if (r.test_rmse)
+      os << ", test_rmse " << fmt("%.4f", *r.test_rmse) << ", test_mae "
+         << fmt("%.4f", *r.test_mae);
     if (r.precision_at_k)
-      os << ", precision@" << opt_.k << " " << fmt("%.4f", *r.precision_at_k) << ", map@" << opt_.k << " "
-         << fmt("%.4f", *r.map_at_k) << ", ndcg@" << opt_.k << " " << fmt("%.4f", *r.ndcg_at_k);
-    os << ", objective " << fmt("%.6g", r.objective) << " (eval " << fmt("%.3f", r.eval_seconds) << " s)";
+      os << ", precision@" << opt_.k << " " << fmt("%.4f", *r.precision_at_k) << ", map@" << opt_.k
+         << " " << fmt("%.4f", *r.map_at_k) << ", ndcg@" << opt_.k << " "
+         << fmt("%.4f", *r.ndcg_at_k);
+    os << ", objective " << fmt("%.6g", r.objective) << " (eval " << fmt("%.3f", r.eval_seconds)
+       << " s)";
     log_info() << os.str();
   }
 
@@ -228,7 +237,8 @@ class Trainer {
         .add("unseen_test_users", data_.unseen_test_users)
         .add("unseen_test_items", data_.unseen_test_items)
         .add("unseen_test_ratings", data_.unseen_test_ratings)
-        .add("unseen_policy", "predicted from the global mean and the known biases (their factors are zero)")
+        .add("unseen_policy",
+             "predicted from the global mean and the known biases (their factors are zero)")
         .add("iterations", static_cast<std::int64_t>(r.iters.size()))
         .add("median_iter_seconds", app::median_seconds(secs))
         .add("prepare_seconds", r.prepare_seconds)
@@ -238,7 +248,8 @@ class Trainer {
     if (r.last) {
       j.add("objective", r.last->objective);
       if (r.last->train_rmse) j.add("train_rmse", *r.last->train_rmse);
-      if (r.last->test_rmse) j.add("test_rmse", *r.last->test_rmse).add("test_mae", *r.last->test_mae);
+      if (r.last->test_rmse)
+        j.add("test_rmse", *r.last->test_rmse).add("test_mae", *r.last->test_mae);
       if (r.last->precision_at_k)
         j.add("k", opt_.k)
             .add("precision_at_k", *r.last->precision_at_k)
@@ -264,8 +275,9 @@ class Trainer {
     for (const app::ConfigEntry& e : fingerprint()) {
       const auto saved = app::find_value(ck.state, "config." + e.key);
       if (!saved || *saved != e.ini)
-        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key + " = " +
-                              (saved ? *saved : std::string("(unset)")) + ", this run has " + e.key + " = " + e.ini +
+        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key +
+                              " = " + (saved ? *saved : std::string("(unset)")) +
+                              ", this run has " + e.key + " = " + e.ini +
                               "; use the same configuration or another --out");
     }
   }
@@ -278,8 +290,8 @@ class Trainer {
     w.set("iter", std::to_string(iter));
     for (const app::ConfigEntry& e : fingerprint()) w.set("config." + e.key, e.ini);
     w.commit();
-    log_info() << "checkpoint after iteration " << iter << " written to " << checkpoint_dir() << " in "
-               << fmt("%.3f", clock.seconds()) << " s";
+    log_info() << "checkpoint after iteration " << iter << " written to " << checkpoint_dir()
+               << " in " << fmt("%.3f", clock.seconds()) << " s";
   }
 
   const AlsOptions& opt_;
@@ -296,8 +308,8 @@ class Trainer {
 
 }  // namespace
 
-void initial_factors(const AlsData& data, int factors, bool biases, double init_scale, std::uint64_t seed,
-                     HostDense<float>& users, HostDense<float>& items) {
+void initial_factors(const AlsData& data, int factors, bool biases, double init_scale,
+                     std::uint64_t seed, HostDense<float>& users, HostDense<float>& items) {
   const int k = factors + (biases ? 1 : 0);
   users = HostDense<float>(data.users(), k, 0.0f);
   items = HostDense<float>(data.items(), k, 0.0f);
@@ -311,22 +323,24 @@ void initial_factors(const AlsData& data, int factors, bool biases, double init_
   }
 }
 
-RankingMetrics ranking_metrics(const HostDense<float>& user_factors, const HostDense<float>& item_factors,
-                               const HostCsr& train, const HostCsr& test, const std::vector<std::int64_t>& users,
-                               int k) {
+RankingMetrics ranking_metrics(const HostDense<float>& user_factors,
+                               const HostDense<float>& item_factors, const HostCsr& train,
+                               const HostCsr& test, const std::vector<std::int64_t>& users, int k) {
   RankingMetrics out;
   const std::int64_t n_items = item_factors.rows();
   const std::int64_t f = item_factors.cols();
   if (users.empty() || n_items == 0) return out;
   Eigen::Map<const RowMatrix> y(item_factors.data(), n_items, f);
-  const std::int64_t blocks = (static_cast<std::int64_t>(users.size()) + kScoreBlock - 1) / kScoreBlock;
+  const std::int64_t blocks =
+      (static_cast<std::int64_t>(users.size()) + kScoreBlock - 1) / kScoreBlock;
   std::vector<double> prec(users.size()), ap(users.size()), ndcg(users.size());
   std::vector<double> discount(static_cast<std::size_t>(k) + 1);
   for (int p = 1; p <= k; ++p) discount[p] = 1.0 / std::log2(p + 1.0);
   RowMatrix scores;
   for (std::int64_t b = 0; b < blocks; ++b) {
     const std::int64_t t0 = b * kScoreBlock;
-    const std::int64_t t1 = std::min<std::int64_t>(static_cast<std::int64_t>(users.size()), t0 + kScoreBlock);
+    const std::int64_t t1 =
+        std::min<std::int64_t>(static_cast<std::int64_t>(users.size()), t0 + kScoreBlock);
     RowMatrix x(t1 - t0, f);
     for (std::int64_t t = t0; t < t1; ++t)
       x.row(t - t0) = Eigen::Map<const Eigen::RowVectorXf>(user_factors.row(users[t]), f);
@@ -341,9 +355,9 @@ RankingMetrics ranking_metrics(const HostDense<float>& user_factors, const HostD
       for (std::int64_t i = 0; i < n_items; ++i) idx[i] = static_cast<std::int32_t>(i);
       const std::int64_t rated = train.row_ptr[u + 1] - train.row_ptr[u];
       const std::int64_t top = std::min<std::int64_t>(k, n_items - rated);
-      std::partial_sort(idx.begin(), idx.begin() + top, idx.end(), [&](std::int32_t a, std::int32_t c) {
-        return s[a] > s[c] || (s[a] == s[c] && a < c);
-      });
+      std::partial_sort(
+          idx.begin(), idx.begin() + top, idx.end(),
+          [&](std::int32_t a, std::int32_t c) { return s[a] > s[c] || (s[a] == s[c] && a < c); });
       const std::int32_t* rel = test.col_idx.data() + test.row_ptr[u];
       const std::int64_t n_rel = test.row_ptr[u + 1] - test.row_ptr[u];  // sorted columns
       std::int64_t hits = 0;
@@ -374,8 +388,8 @@ RankingMetrics ranking_metrics(const HostDense<float>& user_factors, const HostD
   return out;
 }
 
-TrainResult train_als(const AlsOptions& opt, const app::CommonOptions& common, const AlsData& data, Context ctx,
-                      const std::string& out_dir, const app::ResolvedConfig& config) {
+TrainResult train_als(const AlsOptions& opt, const app::CommonOptions& common, const AlsData& data,
+                      Context ctx, const std::string& out_dir, const app::ResolvedConfig& config) {
   Trainer t(opt, common, data, std::move(ctx), out_dir, config);
   return t.run();
 }

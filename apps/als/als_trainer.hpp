@@ -18,8 +18,8 @@ struct IterReport {
   double eval_seconds = 0;  // metrics of this iteration
   double gflops = 0;        // SDDMM + SpMM flops of the half-steps / seconds
   double objective = 0;     // training objective J (see als_backend.hpp)
-  std::optional<double> train_rmse, test_rmse, test_mae;          // explicit
-  std::optional<double> precision_at_k, map_at_k, ndcg_at_k;      // implicit with a test set
+  std::optional<double> train_rmse, test_rmse, test_mae;      // explicit
+  std::optional<double> precision_at_k, map_at_k, ndcg_at_k;  // implicit with a test set
 };
 
 struct TrainResult {
@@ -41,19 +41,19 @@ struct RankingMetrics {
   double precision = 0, map = 0, ndcg = 0;
   std::int64_t users = 0;
 };
-RankingMetrics ranking_metrics(const HostDense<float>& user_factors, const HostDense<float>& item_factors,
-                               const HostCsr& train, const HostCsr& test, const std::vector<std::int64_t>& users,
-                               int k);
+RankingMetrics ranking_metrics(const HostDense<float>& user_factors,
+                               const HostDense<float>& item_factors, const HostCsr& train,
+                               const HostCsr& test, const std::vector<std::int64_t>& users, int k);
 
 // Trains on ctx's device and writes every output into `out_dir` (created when missing):
 // config.ini/json, metrics.jsonl, summary.json, the model files (als_model.hpp) and, with
 // --checkpoint-every, checkpoint/.
-TrainResult train_als(const AlsOptions& opt, const app::CommonOptions& common, const AlsData& data, Context ctx,
-                      const std::string& out_dir, const app::ResolvedConfig& config);
+TrainResult train_als(const AlsOptions& opt, const app::CommonOptions& common, const AlsData& data,
+                      Context ctx, const std::string& out_dir, const app::ResolvedConfig& config);
 
 // The seeded initial factors: users zero; items with training ratings N(0, init_scale²) in the
 // factor columns (bias column 0); items without ratings zero. Independent of the thread count.
-void initial_factors(const AlsData& data, int factors, bool biases, double init_scale, std::uint64_t seed,
-                     HostDense<float>& users, HostDense<float>& items);
+void initial_factors(const AlsData& data, int factors, bool biases, double init_scale,
+                     std::uint64_t seed, HostDense<float>& users, HostDense<float>& items);
 
 }  // namespace fk::als

@@ -2,4 +2,6 @@
 #include "apps/als/als_app.hpp"
 #include "apps/common/app_main.hpp"
 
-int main(int argc, char** argv) { return fk::app::run_main("fk-als", argc, argv, fk::als::als_main); }
+int main(int argc, char** argv) {
+  return fk::app::run_main("fk-als", argc, argv, fk::als::als_main);
+}

@@ -3,7 +3,6 @@
 // Cholesky, recovery of a generated low-rank model, determinism, the splits, the ranking metrics,
 // recommend/similar, checkpoints, and GPU against CPU (skipped without a device).
 #include <Eigen/Dense>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -38,7 +37,8 @@ io::Ratings tiny_ratings() {
 
 // Item factors (4 x K) with the given columns; the bias column, if any, is the last.
 HostDense<float> tiny_items(int k) {
-  const float v[4][3] = {{1.0f, 0.5f, 0.3f}, {0.2f, -0.3f, -0.2f}, {-0.4f, 0.8f, 0.1f}, {0.6f, 0.1f, 0.4f}};
+  const float v[4][3] = {
+      {1.0f, 0.5f, 0.3f}, {0.2f, -0.3f, -0.2f}, {-0.4f, 0.8f, 0.1f}, {0.6f, 0.1f, 0.4f}};
   HostDense<float> m(4, k);
   for (int i = 0; i < 4; ++i)
     for (int c = 0; c < k; ++c) m(i, c) = v[i][c];
@@ -48,8 +48,9 @@ HostDense<float> tiny_items(int k) {
 // Closed-form user half-step in double: for every user, solve
 //   (Σ w_i d_i d_iᵀ + λ n_u I [+ λ I + DᵀD for implicit]) x = Σ t_i d_i
 // with d_i the design row of item i ([q_i, 1] with biases), t_i the target.
-HostDense<float> closed_form_users(const AlsData& d, const HostDense<float>& items, int factors, bool biases,
-                                   bool implicit, double lambda, double alpha, double mu) {
+HostDense<float> closed_form_users(const AlsData& d, const HostDense<float>& items, int factors,
+                                   bool biases, bool implicit, double lambda, double alpha,
+                                   double mu) {
   const int k = factors + (biases ? 1 : 0);
   Eigen::MatrixXd design(items.rows(), k);
   for (std::int64_t i = 0; i < items.rows(); ++i)
@@ -79,7 +80,8 @@ HostDense<float> closed_form_users(const AlsData& d, const HostDense<float>& ite
   return out;
 }
 
-AlsHyper hyper_for(int factors, bool biases, bool implicit, Solver solver, int cg_steps, double mu) {
+AlsHyper hyper_for(int factors, bool biases, bool implicit, Solver solver, int cg_steps,
+                   double mu) {
   AlsHyper h;
   h.factors = factors;
   h.biases = biases;
@@ -113,21 +115,25 @@ TEST_P(AlsTinyExact, UserHalfStepEqualsClosedFormRidge) {
   // Poisoned warm start: CG must get away from it, Cholesky must ignore it.
   be->set_factors(HostDense<float>(3, k, 7.5f), items);
   be->solve_users();
-  const HostDense<float> want = closed_form_users(d, items, factors, c.biases, c.implicit, h.lambda, h.alpha, mu);
+  const HostDense<float> want =
+      closed_form_users(d, items, factors, c.biases, c.implicit, h.lambda, h.alpha, mu);
   EXPECT_LT(test::max_rel_error(flat(be->user_factors()), flat(want)), 2e-5);
   // The items are untouched by a user half-step.
   EXPECT_EQ(flat(be->item_factors()), flat(items));
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AlsTinyExact,
-                         ::testing::Values(TinyCase{false, false, Solver::kCg}, TinyCase{true, false, Solver::kCg},
+                         ::testing::Values(TinyCase{false, false, Solver::kCg},
+                                           TinyCase{true, false, Solver::kCg},
                                            TinyCase{false, true, Solver::kCg},
                                            TinyCase{false, false, Solver::kCholesky},
                                            TinyCase{true, false, Solver::kCholesky},
                                            TinyCase{false, true, Solver::kCholesky}),
                          [](const auto& info) {
                            const TinyCase& c = info.param;
-                           return std::string(c.implicit ? "Implicit" : c.biases ? "Biases" : "Plain") +
+                           return std::string(c.implicit ? "Implicit"
+                                              : c.biases ? "Biases"
+                                                         : "Plain") +
                                   (c.solver == Solver::kCg ? "Cg" : "Cholesky");
                          });
 
@@ -167,8 +173,10 @@ struct TrainRun {
   HostDense<float> users, items;
 };
 
-TrainRun train(const AlsData& d, const AlsHyper& h, int iters, std::uint64_t seed, Context ctx = Context(DeviceKind::kCpu)) {
-  auto be = make_als_backend(std::move(ctx), h, d.train, d.train_t, h.implicit ? HostCsr{} : d.test);
+TrainRun train(const AlsData& d, const AlsHyper& h, int iters, std::uint64_t seed,
+               Context ctx = Context(DeviceKind::kCpu)) {
+  auto be =
+      make_als_backend(std::move(ctx), h, d.train, d.train_t, h.implicit ? HostCsr{} : d.test);
   HostDense<float> users, items;
   initial_factors(d, h.factors, h.biases, 0.1, seed, users, items);
   be->set_factors(users, items);
@@ -207,9 +215,10 @@ TEST(AlsTrain, ObjectiveAndTrainRmseDecrease) {
       for (std::size_t i = 1; i < r.objective.size(); ++i)
         EXPECT_LE(r.objective[i], r.objective[i - 1] * (1 + 1e-6)) << "iteration " << i + 1;
       EXPECT_LT(r.objective.back(), 0.9 * r.objective.front());
-      if (!implicit)
+      if (!implicit) {
         for (std::size_t i = 1; i < r.train_rmse.size(); ++i)
           EXPECT_LE(r.train_rmse[i], r.train_rmse[i - 1] * (1 + 1e-4)) << "iteration " << i + 1;
+      }
     }
   }
 }
@@ -219,10 +228,13 @@ TEST(AlsTrain, CgMatchesCholeskyRmse) {
   const AlsData d = build_als_data(g.ratings, holdout_mask(g.ratings.size(), 0.2, 4));
   for (const bool biases : {false, true}) {
     const TrainRun cg = train(d, hyper_for(8, biases, false, Solver::kCg, 3, d.global_mean), 10, 6);
-    const TrainRun exact = train(d, hyper_for(8, biases, false, Solver::kCholesky, 3, d.global_mean), 10, 6);
+    const TrainRun exact =
+        train(d, hyper_for(8, biases, false, Solver::kCholesky, 3, d.global_mean), 10, 6);
     const double a = cg.test_rmse.back(), b = exact.test_rmse.back();
-    EXPECT_LT(std::fabs(a - b) / b, 0.005) << "biases " << biases << ": CG " << a << ", Cholesky " << b;
-    EXPECT_LT(std::fabs(cg.train_rmse.back() - exact.train_rmse.back()) / exact.train_rmse.back(), 0.005);
+    EXPECT_LT(std::fabs(a - b) / b, 0.005)
+        << "biases " << biases << ": CG " << a << ", Cholesky " << b;
+    EXPECT_LT(std::fabs(cg.train_rmse.back() - exact.train_rmse.back()) / exact.train_rmse.back(),
+              0.005);
   }
 }
 
@@ -237,7 +249,8 @@ TEST(AlsTrain, RecoversGeneratedLowRankModel) {
     const TrainRun r = train(d, h, 15, 7);
     // ~100 ratings per user and ~150 per item for 5 parameters each: the fitted model's test
     // error may exceed the noise by a few percent of estimation error, not more.
-    EXPECT_LT(r.test_rmse.back(), 1.06 * *d.true_test_rmse) << to_string(solver) << ", true model " << *d.true_test_rmse;
+    EXPECT_LT(r.test_rmse.back(), 1.06 * *d.true_test_rmse)
+        << to_string(solver) << ", true model " << *d.true_test_rmse;
     // ... and its training error cannot go far below the noise without overfitting.
     EXPECT_GT(r.train_rmse.back(), 0.9 * *d.true_train_rmse);
   }
@@ -257,7 +270,8 @@ TEST(AlsTrain, SameSeedSameFactorsAnyThreadCount) {
 }
 
 TEST(AlsData, HoldoutMaskTakesExactlyTheFractionAndDependsOnTheSeed) {
-  const std::vector<char> a = holdout_mask(1001, 0.2, 1), b = holdout_mask(1001, 0.2, 1), c = holdout_mask(1001, 0.2, 2);
+  const std::vector<char> a = holdout_mask(1001, 0.2, 1), b = holdout_mask(1001, 0.2, 1),
+                          c = holdout_mask(1001, 0.2, 2);
   EXPECT_EQ(std::count(a.begin(), a.end(), 1), 200);
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
@@ -274,7 +288,8 @@ TEST(AlsData, LeaveKOutHoldsOutKPerUserWithMoreThanK) {
     ++total[r.user[j]];
     held[r.user[j]] += mask[j];
   }
-  for (std::size_t u = 0; u < total.size(); ++u) EXPECT_EQ(held[u], total[u] > 3 ? 3 : 0) << "user " << u;
+  for (std::size_t u = 0; u < total.size(); ++u)
+    EXPECT_EQ(held[u], total[u] > 3 ? 3 : 0) << "user " << u;
 }
 
 TEST(AlsData, UnseenTestUsersAndItemsAreCountedAndPredictedFinitely) {
@@ -282,11 +297,15 @@ TEST(AlsData, UnseenTestUsersAndItemsAreCountedAndPredictedFinitely) {
   // A user (u3) and an item (i4) that only the test set has, plus one ordinary test rating.
   r.user_ids.push_back("u3");
   r.item_ids.push_back("i4");
-  r.user.insert(r.user.end(), {3, 0, 1});
-  r.item.insert(r.item.end(), {0, 4, 1});
-  r.rating.insert(r.rating.end(), {4, 2, 3});
+  const int users[] = {3, 0, 1}, items[] = {0, 4, 1};
+  const float vals[] = {4, 2, 3};
   std::vector<char> is_test(8, 0);
-  is_test.insert(is_test.end(), {1, 1, 1});
+  for (int j = 0; j < 3; ++j) {
+    r.user.push_back(users[j]);
+    r.item.push_back(items[j]);
+    r.rating.push_back(vals[j]);
+    is_test.push_back(1);
+  }
   const AlsData d = build_als_data(r, is_test);
   EXPECT_EQ(d.unseen_test_users, 1);
   EXPECT_EQ(d.unseen_test_items, 1);
@@ -329,7 +348,8 @@ TEST(AlsModel, SavedModelRecommendsUnratedItemsAndFindsSimilarOnes) {
   const AlsData d = build_als_data(g.ratings, {});
   const AlsHyper h = hyper_for(4, true, false, Solver::kCg, 3, d.global_mean);
   const TrainRun r = train(d, h, 5, 2);
-  save_als_model(dir.path(), r.users, r.items, 4, true, false, d.global_mean, d.user_ids, d.item_ids, d.train);
+  save_als_model(dir.path(), r.users, r.items, 4, true, false, d.global_mean, d.user_ids,
+                 d.item_ids, d.train);
   const AlsModel m = load_als_model(dir.path());
   ASSERT_EQ(m.user_count(), d.users());
   EXPECT_EQ(m.user_bias[7], r.users(7, 4));
@@ -339,22 +359,29 @@ TEST(AlsModel, SavedModelRecommendsUnratedItemsAndFindsSimilarOnes) {
     std::set<std::int32_t> rated(d.train.col_idx.begin() + d.train.row_ptr[u],
                                  d.train.col_idx.begin() + d.train.row_ptr[u + 1]);
     for (std::size_t t = 0; t < top.size(); ++t) {
-      EXPECT_EQ(rated.count(static_cast<std::int32_t>(top[t].index)), 0u) << "user " << u << " rated item " << top[t].index;
+      EXPECT_EQ(rated.count(static_cast<std::int32_t>(top[t].index)), 0u)
+          << "user " << u << " rated item " << top[t].index;
       EXPECT_NEAR(top[t].score, m.score(u, top[t].index), 1e-5);
-      if (t > 0) EXPECT_GE(top[t - 1].score, top[t].score);
+      if (t > 0) {
+        EXPECT_GE(top[t - 1].score, top[t].score);
+      }
     }
     // Nothing unrated scores above the last recommendation.
-    for (std::int64_t i = 0; i < m.item_count(); ++i)
+    for (std::int64_t i = 0; i < m.item_count(); ++i) {
       if (!rated.count(static_cast<std::int32_t>(i)) &&
-          std::none_of(top.begin(), top.end(), [&](const Scored& s) { return s.index == i; }))
+          std::none_of(top.begin(), top.end(), [&](const Scored& s) { return s.index == i; })) {
         EXPECT_LE(m.score(u, i), top.back().score);
+      }
+    }
   }
   const std::vector<Scored> sim = similar_items(m, 3, 5);
   ASSERT_EQ(sim.size(), 5u);
   for (std::size_t t = 0; t < sim.size(); ++t) {
     EXPECT_NE(sim[t].index, 3);
     EXPECT_LE(sim[t].score, 1.0f + 1e-5f);
-    if (t > 0) EXPECT_GE(sim[t - 1].score, sim[t].score);
+    if (t > 0) {
+      EXPECT_GE(sim[t - 1].score, sim[t].score);
+    }
   }
 }
 
@@ -369,13 +396,15 @@ TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
   common.quiet = true;
   common.iters = 4;
   const app::ResolvedConfig config = {{"factors", "5", "5"}};
-  const TrainResult full = train_als(opt, common, d, Context(DeviceKind::kCpu), dir.file("full"), config);
+  const TrainResult full =
+      train_als(opt, common, d, Context(DeviceKind::kCpu), dir.file("full"), config);
   opt.checkpoint_every = 2;
   common.iters = 2;
   train_als(opt, common, d, Context(DeviceKind::kCpu), dir.file("parts"), config);
   opt.resume = true;
   common.iters = 4;
-  const TrainResult rest = train_als(opt, common, d, Context(DeviceKind::kCpu), dir.file("parts"), config);
+  const TrainResult rest =
+      train_als(opt, common, d, Context(DeviceKind::kCpu), dir.file("parts"), config);
   ASSERT_EQ(rest.iters.size(), 2u);
   EXPECT_EQ(rest.iters.front().iter, 3);
   EXPECT_EQ(flat(rest.users), flat(full.users));
@@ -391,10 +420,14 @@ TEST(AlsGpu, GpuAgreesWithCpu) {
   io::Ratings positive = g.ratings;
   for (float& v : positive.rating) v = std::fabs(v);
   const AlsData implicit_data = build_als_data(positive, {});
-  for (const TinyCase c : {TinyCase{false, false, Solver::kCg}, TinyCase{true, false, Solver::kCg},
-                           TinyCase{true, false, Solver::kCholesky}, TinyCase{false, true, Solver::kCg},
-                           TinyCase{false, true, Solver::kCholesky}}) {
-    SCOPED_TRACE(std::string(c.implicit ? "implicit " : c.biases ? "biases " : "plain ") + to_string(c.solver));
+  for (const TinyCase c :
+       {TinyCase{false, false, Solver::kCg}, TinyCase{true, false, Solver::kCg},
+        TinyCase{true, false, Solver::kCholesky}, TinyCase{false, true, Solver::kCg},
+        TinyCase{false, true, Solver::kCholesky}}) {
+    SCOPED_TRACE(std::string(c.implicit ? "implicit "
+                             : c.biases ? "biases "
+                                        : "plain ") +
+                 to_string(c.solver));
     const AlsData& data = c.implicit ? implicit_data : d;
     AlsHyper h = hyper_for(8, c.biases, c.implicit, c.solver, 3, c.implicit ? 0.0 : d.global_mean);
     const TrainRun cpu = train(data, h, 5, 3, Context(DeviceKind::kCpu));
@@ -402,7 +435,10 @@ TEST(AlsGpu, GpuAgreesWithCpu) {
     EXPECT_LT(test::max_rel_error(flat(gpu.users), flat(cpu.users)), 2e-3);
     EXPECT_LT(test::max_rel_error(flat(gpu.items), flat(cpu.items)), 2e-3);
     EXPECT_LT(std::fabs(gpu.objective.back() - cpu.objective.back()) / cpu.objective.back(), 1e-4);
-    if (!c.implicit) EXPECT_LT(std::fabs(gpu.test_rmse.back() - cpu.test_rmse.back()) / cpu.test_rmse.back(), 1e-4);
+    if (!c.implicit) {
+      EXPECT_LT(std::fabs(gpu.test_rmse.back() - cpu.test_rmse.back()) / cpu.test_rmse.back(),
+                1e-4);
+    }
   }
 }
 

@@ -34,7 +34,8 @@ std::string slurp(const std::string& path) {
 
 Outcome run_als(const test::TempDir& dir, const std::string& args) {
   const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string command = std::string("'") + FK_ALS_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const std::string command =
+      std::string("'") + FK_ALS_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
   const int status = std::system(command.c_str());
   Outcome o;
   o.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
@@ -70,7 +71,8 @@ double json_number(const std::string& json, const std::string& key) {
 }
 
 // Small generated ratings (integers 1..5) written as CSV with raw ids "1".."N".
-std::string write_small_csv(const test::TempDir& dir, std::uint64_t seed, io::Ratings* keep = nullptr) {
+std::string write_small_csv(const test::TempDir& dir, std::uint64_t seed,
+                            io::Ratings* keep = nullptr) {
   gen::RatingsSpec s;
   s.users = 120;
   s.items = 80;
@@ -92,8 +94,9 @@ TEST(AlsCli, TrainsAndWritesModelMetricsAndSummary) {
   const Outcome o = run_als(dir, "--input '" + input + "' --out '" + out +
                                      "' --iters 4 --factors 4 --biases --device cpu --seed 3");
   ASSERT_EQ(o.code, 0) << o.err;
-  for (const char* f : {"user_factors.npy", "item_factors.npy", "user_bias.npy", "item_bias.npy", "user_ids.csv",
-                        "item_ids.csv", "train_pairs.npy", "model.ini", "metrics.jsonl", "summary.json", "config.ini"})
+  for (const char* f : {"user_factors.npy", "item_factors.npy", "user_bias.npy", "item_bias.npy",
+                        "user_ids.csv", "item_ids.csv", "train_pairs.npy", "model.ini",
+                        "metrics.jsonl", "summary.json", "config.ini"})
     EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
   const HostDense<float> p = io::read_npy_f32(out + "/user_factors.npy");
   EXPECT_EQ(p.rows(), 120);
@@ -112,7 +115,8 @@ TEST(AlsCli, TrainsAndWritesModelMetricsAndSummary) {
   EXPECT_EQ(json_number(summary, "test_ratings"), 600);  // the default 20% hold-out
   // The same seed gives the same model.
   const std::string out2 = dir.file("model2");
-  ASSERT_EQ(run_als(dir, "--input '" + input + "' --out '" + out2 + "' --iters 4 --factors 4 --biases --device cpu --seed 3")
+  ASSERT_EQ(run_als(dir, "--input '" + input + "' --out '" + out2 +
+                             "' --iters 4 --factors 4 --biases --device cpu --seed 3")
                 .code,
             0);
   EXPECT_EQ(slurp(out + "/user_factors.npy"), slurp(out2 + "/user_factors.npy"));
@@ -127,10 +131,12 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
                              "' --iters 3 --factors 4 --holdout-frac 0 --device cpu --quiet")
                 .code,
             0);
-  const Outcome o = run_als(dir, "recommend --model '" + model + "' --users 5,17 --n 6 --out '" + dir.file("rec") + "'");
+  const Outcome o = run_als(
+      dir, "recommend --model '" + model + "' --users 5,17 --n 6 --out '" + dir.file("rec") + "'");
   ASSERT_EQ(o.code, 0) << o.err;
   std::map<std::string, std::set<std::string>> rated;
-  for (std::int64_t j = 0; j < r.size(); ++j) rated[r.user_ids[r.user[j]]].insert(r.item_ids[r.item[j]]);
+  for (std::int64_t j = 0; j < r.size(); ++j)
+    rated[r.user_ids[r.user[j]]].insert(r.item_ids[r.item[j]]);
   const std::vector<std::string> rows = lines(o.out);
   ASSERT_EQ(rows.size(), 1u + 12u) << o.out;
   EXPECT_EQ(rows[0], "user,rank,item,score");
@@ -145,7 +151,8 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
   EXPECT_EQ(per_user["17"], 6);
   EXPECT_EQ(slurp(dir.file("rec") + "/recommendations.csv"), o.out);
 
-  const Outcome s = run_als(dir, "similar --model '" + model + "' --item 3 --n 4 --out '" + dir.file("sim") + "'");
+  const Outcome s = run_als(
+      dir, "similar --model '" + model + "' --item 3 --n 4 --out '" + dir.file("sim") + "'");
   ASSERT_EQ(s.code, 0) << s.err;
   const std::vector<std::string> srows = lines(s.out);
   ASSERT_EQ(srows.size(), 5u);
@@ -160,10 +167,12 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
     previous = c;
   }
 
-  const Outcome unknown = run_als(dir, "recommend --model '" + model + "' --users nobody --out '" + dir.file("rec2") + "'");
+  const Outcome unknown = run_als(
+      dir, "recommend --model '" + model + "' --users nobody --out '" + dir.file("rec2") + "'");
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("nobody"), std::string::npos) << unknown.err;
-  const Outcome no_model = run_als(dir, "recommend --model '" + dir.file("nothing") + "' --users 1");
+  const Outcome no_model =
+      run_als(dir, "recommend --model '" + dir.file("nothing") + "' --users 1");
   EXPECT_EQ(no_model.code, 1);
   EXPECT_NE(no_model.err.find("model.ini"), std::string::npos) << no_model.err;
 }
@@ -177,8 +186,8 @@ TEST(AlsCli, UnseenTestUsersAndItemsAreReported) {
     t << "userId,movieId,rating\n1,2,4\nnew-user,3,5\n7,new-item,2\nnew-user,new-item,1\n";
   }
   const std::string out = dir.file("model");
-  const Outcome o = run_als(dir, "--input '" + input + "' --test '" + test_file + "' --out '" + out +
-                                     "' --iters 2 --factors 3 --biases --device cpu");
+  const Outcome o = run_als(dir, "--input '" + input + "' --test '" + test_file + "' --out '" +
+                                     out + "' --iters 2 --factors 3 --biases --device cpu");
   ASSERT_EQ(o.code, 0) << o.err;
   const std::string summary = slurp(out + "/summary.json");
   EXPECT_EQ(json_number(summary, "unseen_test_users"), 1) << summary;
@@ -193,9 +202,10 @@ TEST(AlsCli, ImplicitModeReportsRankingMetrics) {
   test::TempDir dir;
   const std::string input = write_small_csv(dir, 4);
   const std::string out = dir.file("model");
-  const Outcome o = run_als(dir, "--input '" + input + "' --out '" + out +
-                                     "' --implicit --alpha 5 --lambda 0.5 --leave-k-out 3 --k 5 --iters 3 --factors 4 "
-                                     "--device cpu");
+  const Outcome o = run_als(
+      dir, "--input '" + input + "' --out '" + out +
+               "' --implicit --alpha 5 --lambda 0.5 --leave-k-out 3 --k 5 --iters 3 --factors 4 "
+               "--device cpu");
   ASSERT_EQ(o.code, 0) << o.err;
   const std::vector<std::string> metrics = lines(slurp(out + "/metrics.jsonl"));
   ASSERT_EQ(metrics.size(), 3u);
@@ -210,17 +220,20 @@ TEST(AlsCli, ImplicitModeReportsRankingMetrics) {
 TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
   if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
   test::TempDir dir;
-  const Outcome o = run_als(dir, "--input gen:ml-100k:users=100,items=60,ratings=2500,min_user_ratings=5 --out '" +
-                                     dir.file("cmp") + "' --iters 2 --factors 3 --compare");
+  const Outcome o = run_als(
+      dir, "--input gen:ml-100k:users=100,items=60,ratings=2500,min_user_ratings=5 --out '" +
+               dir.file("cmp") + "' --iters 2 --factors 3 --compare");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("cmp") + "/cpu/summary.json"));
   EXPECT_NE(o.err.find("generating model"), std::string::npos) << o.err;
-  EXPECT_TRUE(std::isfinite(json_number(slurp(dir.file("cmp") + "/cpu/summary.json"), "true_test_rmse")));
+  EXPECT_TRUE(
+      std::isfinite(json_number(slurp(dir.file("cmp") + "/cpu/summary.json"), "true_test_rmse")));
 }
 
 TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   test::TempDir dir;
-  const Outcome missing = run_als(dir, "--input '" + dir.file("no-such.csv") + "' --out '" + dir.file("o") + "'");
+  const Outcome missing =
+      run_als(dir, "--input '" + dir.file("no-such.csv") + "' --out '" + dir.file("o") + "'");
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.err.find("fk-als: error:"), std::string::npos) << missing.err;
   EXPECT_NE(missing.err.find("no-such.csv"), std::string::npos) << missing.err;
@@ -242,7 +255,8 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
       {"--sddmm no.such.variant", "sddmm"},
   };
   for (const Bad& b : bad) {
-    const Outcome o = run_als(dir, "--input '" + input + "' --out '" + dir.file("o") + "' " + b.args);
+    const Outcome o =
+        run_als(dir, "--input '" + input + "' --out '" + dir.file("o") + "' " + b.args);
     EXPECT_EQ(o.code, 2) << b.args << ": " << o.err;
     EXPECT_NE(o.err.find(b.names), std::string::npos) << b.args << ": " << o.err;
   }
@@ -256,7 +270,8 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
     std::ofstream t(negative);
     t << "u,i,r\n1,1,2\n1,2,-1\n2,1,3\n";
   }
-  const Outcome neg = run_als(dir, "--input '" + negative + "' --out '" + dir.file("o") + "' --implicit --holdout-frac 0");
+  const Outcome neg = run_als(
+      dir, "--input '" + negative + "' --out '" + dir.file("o") + "' --implicit --holdout-frac 0");
   EXPECT_EQ(neg.code, 1);
   EXPECT_NE(neg.err.find("negative.csv"), std::string::npos) << neg.err;
 }
@@ -268,8 +283,9 @@ TEST(AlsCli, MovieLens100kReachesTheRmseTarget) {
   if (data.empty()) GTEST_SKIP() << "../shared/data/movielens-100k is absent";
   test::TempDir dir;
   const std::string out = dir.file("ml100k");
-  const Outcome o = run_als(dir, "--config '" + std::string(FK_SOURCE_DIR) + "/configs/als-ml100k.ini' --input '" +
-                                     data + "' --out '" + out + "' --device cpu");
+  const Outcome o = run_als(dir, "--config '" + std::string(FK_SOURCE_DIR) +
+                                     "/configs/als-ml100k.ini' --input '" + data + "' --out '" +
+                                     out + "' --device cpu");
   ASSERT_EQ(o.code, 0) << o.err;
   const std::string summary = slurp(out + "/summary.json");
   EXPECT_LE(json_number(summary, "iterations"), 20);
