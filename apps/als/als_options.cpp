@@ -22,7 +22,7 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
   cli.app_options().add_options()
     ("factors", po::value<int>(&o.factors)->default_value(o.factors)->value_name("F"),
      "latent factors per user and item")
-    ("lambda", po::value<double>(&o.lambda)->default_value(o.lambda)->value_name("X"),
+    ("lambda", po::value<double>(&o.lambda)->default_value(o.lambda, app::format_double(o.lambda))->value_name("X"),
      "regularization: explicit mode weights it by each row's rating count (λ n_u, Zhou et al. "
      "2008); implicit mode uses it as is (Hu et al. 2008)")
     ("solver", po::value<std::string>(&o.solver)->default_value(o.solver)->value_name("NAME"),
@@ -33,7 +33,7 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
     ("implicit", po::bool_switch(&o.implicit),
      "implicit feedback: every rating r is an observed interaction with confidence 1 + alpha*r "
      "and preference 1; unobserved pairs have preference 0 (Hu, Koren & Volinsky 2008)")
-    ("alpha", po::value<double>(&o.alpha)->default_value(o.alpha)->value_name("X"),
+    ("alpha", po::value<double>(&o.alpha)->default_value(o.alpha, app::format_double(o.alpha))->value_name("X"),
      "implicit mode: confidence slope α in c = 1 + α r")
     ("biases", po::bool_switch(&o.biases),
      "explicit mode: learn a bias per user and per item (regularized like the factors); the "
@@ -41,13 +41,13 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
     ("no-clip", po::bool_switch(&o.no_clip),
      "explicit mode: report test errors of unclipped predictions (by default predictions are "
      "clipped to the range of the training ratings, e.g. 1..5, as rating-prediction libraries do)")
-    ("init-scale", po::value<double>(&o.init_scale)->default_value(o.init_scale)->value_name("X"),
+    ("init-scale", po::value<double>(&o.init_scale)->default_value(o.init_scale, app::format_double(o.init_scale))->value_name("X"),
      "standard deviation of the seeded random initial item factors")
     ("k", po::value<int>(&o.k)->default_value(o.k)->value_name("N"),
      "cut-off of the ranking metrics precision@k, MAP@k and NDCG@k (implicit mode)")
     ("eval-users", po::value<std::int64_t>(&o.eval_users)->default_value(o.eval_users)->value_name("N"),
      "implicit mode: test users (a seeded sample) the ranking metrics are computed on; 0: all")
-    ("holdout-frac", po::value<double>(&o.holdout_frac)->default_value(o.holdout_frac)->value_name("X"),
+    ("holdout-frac", po::value<double>(&o.holdout_frac)->default_value(o.holdout_frac, app::format_double(o.holdout_frac))->value_name("X"),
      "fraction of the ratings held out for testing (a seeded random choice); 0: no test set")
     ("leave-k-out", po::value<int>(&o.leave_k_out)->default_value(o.leave_k_out)->value_name("N"),
      "hold out N random ratings of every user who has more than N (instead of --holdout-frac)")

@@ -13,12 +13,12 @@ const char* to_string(Solver s);
 
 struct AlsOptions {
   int factors = 64;           // F
-  double lambda = 0.05;       // weighted-λ (explicit: λ n_u per row), plain λ (implicit)
+  double lambda = 0.1;        // weighted-λ (explicit: λ n_u per row), plain λ (implicit)
   std::string solver = "cg";  // cg | cholesky (text as given; `solver_kind` resolved)
   Solver solver_kind = Solver::kCg;
   int cg_steps = 3;                // CG steps per half-step (after the warm-start residual)
   bool implicit = false;           // Hu, Koren & Volinsky confidence-weighted implicit feedback
-  double alpha = 40;               // implicit: confidence c = 1 + α r
+  double alpha = 1;                // implicit: confidence c = 1 + α r
   bool biases = false;             // explicit: learn user and item biases
   bool no_clip = false;            // explicit: do not clip test predictions to the training range
   double init_scale = 0.1;         // standard deviation of the initial item factors
