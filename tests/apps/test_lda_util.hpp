@@ -1,6 +1,7 @@
 #pragma once
 // Helpers of the fk-lda tests: running the app in-process (as its main does) and reading what it
 // wrote.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -22,9 +23,15 @@ struct LdaRun {
 };
 
 // Runs `fk-lda ARGS...` in this process through the same wrapper as the executable's main.
+// Runs are single-threaded unless the test passes --threads: ctest runs two test processes at
+// once on a 2-core machine, and OpenMP threads spinning at barriers for a descheduled sibling make
+// the tiny runs of these tests many times slower.
 inline LdaRun run_lda(const std::vector<std::string>& args) {
   std::vector<std::string> all{"fk-lda"};
   all.insert(all.end(), args.begin(), args.end());
+  const bool infer = !args.empty() && args[0] == "infer";
+  if (std::find(args.begin(), args.end(), "--threads") == args.end() && !(infer && args.size() == 1))
+    all.insert(all.end(), {"--threads", "1"});
   std::vector<char*> argv;
   for (std::string& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
