@@ -123,7 +123,7 @@ TEST(LdaTrain, SameSeedSameModelOtherSeedOtherModel) {
   test::TempDir dir;  // one per test: TempDir names come from the test's name
   const Sub a(dir, "a"), b(dir, "b"), c(dir, "c"), d(dir, "d");
   const std::vector<std::string> base{"--input", kSmall, "--topics", "4", "--iters", "2", "--batch-size", "100",
-                                      "--device", "cpu", "-q"};
+                                      "--inner-iters", "10", "--device", "cpu", "-q"};
   auto with = [&](const std::string& out, const std::string& seed, const std::string& threads) {
     auto args = base;
     args.insert(args.end(), {"--out", out, "--seed", seed, "--threads", threads});
