@@ -140,8 +140,7 @@ int recommend_main(int argc, char** argv) {
     const std::vector<Scored> top = recommend(model, index[t], n);
     for (std::size_t r = 0; r < top.size(); ++r) {
       const std::vector<std::string> row{users[t], std::to_string(r + 1),
-                                         model.item_ids[top[r].index],
-                                         app::format_double(top[r].score)};
+                                         model.item_ids[top[r].index], fmt("%.6g", top[r].score)};
       csv.row(row);
       text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ','
            << row[3] << '\n';
@@ -183,7 +182,7 @@ int similar_main(int argc, char** argv) {
   text << "item,rank,similar_item,cosine\n";
   for (std::size_t r = 0; r < top.size(); ++r) {
     const std::vector<std::string> row{item, std::to_string(r + 1), model.item_ids[top[r].index],
-                                       app::format_double(top[r].score)};
+                                       fmt("%.6g", top[r].score)};
     csv.row(row);
     text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ','
          << row[3] << '\n';

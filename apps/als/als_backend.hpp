@@ -23,8 +23,10 @@
 // The item half-step runs on Rᵀ built once on the host (train_t), with its own plans, rather than
 // on plans with Op::kTrans: a kTrans SpMM plan gathers the values through a permutation on every
 // run (an extra random-access pass over the nonzeros per CG step) and there is no transposed
-// SDDMM; with Rᵀ both kernels read and write the item half-step's values in one order, rows are
-// written once (no atomics), at the cost of one more copy of the pattern.
+// SDDMM; with Rᵀ both kernels read and write the item half-step's values in one order and rows are
+// written once (no atomics), for one more copy of the pattern. Measured on this 2-core machine
+// (OpenMP `auto`, K = 65, best of 30): Rᵀ·P through a kTrans plan on R took 0.223 ms against
+// 0.200 ms on Rᵀ for MovieLens-100K's shape, and 1048 ms against 728 ms for MovieLens-20M's.
 #include <cstdint>
 #include <memory>
 #include <string>
