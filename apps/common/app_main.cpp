@@ -1,7 +1,6 @@
 #include "apps/common/app_main.hpp"
 
 #include <boost/program_options/errors.hpp>
-
 #include <exception>
 #include <iostream>
 #include <new>
@@ -20,7 +19,8 @@ int fail(const std::string& app, const std::string& message, int status) {
 }
 }  // namespace
 
-int run_main(const std::string& app, int argc, char** argv, const std::function<int(int, char**)>& body) {
+int run_main(const std::string& app, int argc, char** argv,
+             const std::function<int(int, char**)>& body) {
   try {
     return body(argc, argv);
   } catch (const UsageError& e) {

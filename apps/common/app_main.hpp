@@ -14,6 +14,7 @@ constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
 // body(argc, argv) returns the exit status on success.
-int run_main(const std::string& app, int argc, char** argv, const std::function<int(int, char**)>& body);
+int run_main(const std::string& app, int argc, char** argv,
+             const std::function<int(int, char**)>& body);
 
 }  // namespace fk::app

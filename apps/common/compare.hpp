@@ -9,8 +9,8 @@ namespace fk::app {
 
 // What one run reports for the comparison.
 struct RunRecord {
-  std::string label;                // "gpu" or "cpu"
-  std::string device;               // Context::describe(), e.g. "GPU 0 (NVIDIA H100)"
+  std::string label;                 // "gpu" or "cpu"
+  std::string device;                // Context::describe(), e.g. "GPU 0 (NVIDIA H100)"
   std::vector<double> iter_seconds;  // wall time of every iteration this run made
   // Final quality numbers in display order, e.g. {"held-out log-likelihood", -7.91}.
   std::vector<std::pair<std::string, double>> finals;

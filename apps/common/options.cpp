@@ -58,11 +58,21 @@ std::string json_quote(const std::string& s) {
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -76,7 +86,8 @@ std::string json_quote(const std::string& s) {
   return out + "\"";
 }
 
-CommandLine::CommandLine(std::string app, std::string synopsis, std::string usage, CommonDefaults defaults)
+CommandLine::CommandLine(std::string app, std::string synopsis, std::string usage,
+                         CommonDefaults defaults)
     : app_name_(std::move(app)),
       synopsis_(std::move(synopsis)),
       usage_(std::move(usage)),
@@ -172,7 +183,8 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   try {
     common_.format = io::parse_input_format(format_text_);
   } catch (const Error&) {
-    usage_fail("format", "expected auto, uci, mtx, text, ratings or smtx, got '" + format_text_ + "'");
+    usage_fail("format",
+               "expected auto, uci, mtx, text, ratings or smtx, got '" + format_text_ + "'");
   }
   try {
     common_.device = parse_device_request(device_text_);
@@ -202,7 +214,8 @@ ResolvedConfig CommandLine::resolved(const ResolvedConfig& overrides) const {
       if (key == "help" || key == "config" || key == kPositional) continue;
       const auto it = vm_.find(key);
       if (it == vm_.end() || it->second.empty()) continue;
-      out.push_back({key, value_text(it->second.value(), false), value_text(it->second.value(), true)});
+      out.push_back(
+          {key, value_text(it->second.value(), false), value_text(it->second.value(), true)});
     }
   };
   add_from(common_desc_);

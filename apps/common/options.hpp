@@ -4,14 +4,13 @@
 // option including the app's own, and the resolved configuration for the output directory.
 //
 //   app::CommandLine cli("fk-lda", "train an LDA topic model", {.iters = 10});
-//   cli.app_options().add_options()("topics", po::value<int>(&opt.topics)->default_value(100), "...");
-//   if (!cli.parse(argc, argv)) return 0;  // --help was printed
-//   const app::CommonOptions& common = cli.common();
+//   cli.app_options().add_options()("topics", po::value<int>(&opt.topics)->default_value(100),
+//   "..."); if (!cli.parse(argc, argv)) return 0;  // --help was printed const app::CommonOptions&
+//   common = cli.common();
 //
 // Unknown options and values that do not parse are app::UsageError naming the option (and the
 // config file when the problem is there); apps exit 2 on those (apps/common/app_main.hpp).
 #include <boost/program_options.hpp>
-
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -34,16 +33,16 @@ class UsageError : public Error {
 };
 
 struct CommonOptions {
-  std::string config;                             // --config FILE ("" when none)
-  std::string input;                              // --input PATH ("" when not given)
+  std::string config;                               // --config FILE ("" when none)
+  std::string input;                                // --input PATH ("" when not given)
   io::InputFormat format = io::InputFormat::kAuto;  // --format
-  std::string out;                                // --out DIR
-  DeviceRequest device = DeviceRequest::kAuto;    // --device
-  int threads = 0;                                // --threads (0: OpenMP's default)
-  std::uint64_t seed = 1;                         // --seed
-  int iters = 10;                                 // --iters
-  bool compare = false;                           // --compare
-  bool quiet = false;                             // --quiet
+  std::string out;                                  // --out DIR
+  DeviceRequest device = DeviceRequest::kAuto;      // --device
+  int threads = 0;                                  // --threads (0: OpenMP's default)
+  std::uint64_t seed = 1;                           // --seed
+  int iters = 10;                                   // --iters
+  bool compare = false;                             // --compare
+  bool quiet = false;                               // --quiet
 };
 
 // Per-app defaults of the common options.
@@ -65,7 +64,8 @@ class CommandLine {
  public:
   // `app` is the executable name ("fk-lda"); `synopsis` one line for --help; `usage` the usage
   // line(s) printed under it (e.g. "fk-lda [options]\n  fk-lda infer --model DIR --input FILE").
-  CommandLine(std::string app, std::string synopsis, std::string usage, CommonDefaults defaults = {});
+  CommandLine(std::string app, std::string synopsis, std::string usage,
+              CommonDefaults defaults = {});
 
   // The app adds its own options here before parse(); bind them with po::value<T>(&field).
   po::options_description& app_options() { return app_; }

@@ -47,7 +47,9 @@ JsonObject& JsonObject::add(const std::string& key, std::int64_t value) {
 JsonObject& JsonObject::add(const std::string& key, const std::string& value) {
   return add_raw(key, json_quote(value));
 }
-JsonObject& JsonObject::add(const std::string& key, bool value) { return add_raw(key, value ? "true" : "false"); }
+JsonObject& JsonObject::add(const std::string& key, bool value) {
+  return add_raw(key, value ? "true" : "false");
+}
 JsonObject& JsonObject::add(const std::string& key, const std::optional<double>& value) {
   return value ? add(key, *value) : add_null(key);
 }
@@ -59,7 +61,8 @@ namespace {
 
 std::FILE* open_or_throw(const std::string& path, const char* mode) {
   std::FILE* f = std::fopen(path.c_str(), mode);
-  if (!f) throw Error("cannot open metrics file '" + path + "' for writing: " + std::strerror(errno));
+  if (!f)
+    throw Error("cannot open metrics file '" + path + "' for writing: " + std::strerror(errno));
   return f;
 }
 
@@ -74,7 +77,9 @@ std::int64_t iter_of(const std::string& line) {
 
 }  // namespace
 
-MetricsWriter MetricsWriter::create(const std::string& path) { return MetricsWriter(path, open_or_throw(path, "w")); }
+MetricsWriter MetricsWriter::create(const std::string& path) {
+  return MetricsWriter(path, open_or_throw(path, "w"));
+}
 
 MetricsWriter MetricsWriter::resume(const std::string& path, std::int64_t last_iter) {
   std::vector<std::string> keep;
@@ -146,7 +151,8 @@ ResolvedConfig read_key_values(const std::string& path) {
     const std::string t = trim(line);
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     const auto eq = t.find('=');
-    if (eq == std::string::npos) throw InputError(path, line_no, "expected 'key = value', got '" + t + "'");
+    if (eq == std::string::npos)
+      throw InputError(path, line_no, "expected 'key = value', got '" + t + "'");
     const std::string key = trim(t.substr(0, eq)), value = trim(t.substr(eq + 1));
     out.push_back({key, value, json_quote(value)});
   }

@@ -23,7 +23,9 @@ class JsonObject {
   JsonObject& add(const std::string& key, std::int64_t value);
   JsonObject& add(const std::string& key, int value) { return add(key, std::int64_t{value}); }
   JsonObject& add(const std::string& key, const std::string& value);
-  JsonObject& add(const std::string& key, const char* value) { return add(key, std::string(value)); }
+  JsonObject& add(const std::string& key, const char* value) {
+    return add(key, std::string(value));
+  }
   JsonObject& add(const std::string& key, bool value);
   JsonObject& add(const std::string& key, const std::optional<double>& value);
   JsonObject& add_null(const std::string& key);

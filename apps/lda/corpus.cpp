@@ -25,22 +25,33 @@ namespace {
 // English function words and other words too frequent to tell topics apart. Written for this
 // project: pronouns, determiners, auxiliaries, conjunctions, prepositions, frequent adverbs.
 const char* const kStopWords[] = {
-    "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are",
-    "aren", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but",
-    "by", "can", "cannot", "could", "couldn", "did", "didn", "do", "does", "doesn", "doing", "don",
-    "done", "down", "during", "each", "either", "else", "etc", "even", "ever", "every", "few", "for",
-    "from", "further", "get", "gets", "got", "had", "hadn", "has", "hasn", "have", "haven", "having",
-    "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "however", "if", "in",
-    "into", "is", "isn", "it", "its", "itself", "just", "let", "ll", "may", "me", "might", "more",
-    "most", "much", "must", "mustn", "my", "myself", "neither", "no", "nor", "not", "now", "of", "off",
-    "often", "on", "once", "one", "only", "or", "other", "others", "our", "ours", "ourselves", "out",
-    "over", "own", "per", "quite", "rather", "re", "same", "shall", "shan", "she", "should",
-    "shouldn", "since", "so", "some", "still", "such", "than", "that", "the", "their", "theirs",
-    "them", "themselves", "then", "there", "therefore", "these", "they", "this", "those", "though",
-    "through", "thus", "to", "too", "under", "until", "up", "upon", "us", "ve", "very", "via", "was",
-    "wasn", "we", "were", "weren", "what", "whatever", "when", "where", "whether", "which", "while",
-    "who", "whom", "whose", "why", "will", "with", "within", "without", "won", "would", "wouldn",
-    "yes", "yet", "you", "your", "yours", "yourself", "yourselves",
+    "about",      "above",      "after",   "again",     "against", "all",     "also",
+    "am",         "an",         "and",     "any",       "are",     "aren",    "as",
+    "at",         "be",         "because", "been",      "before",  "being",   "below",
+    "between",    "both",       "but",     "by",        "can",     "cannot",  "could",
+    "couldn",     "did",        "didn",    "do",        "does",    "doesn",   "doing",
+    "don",        "done",       "down",    "during",    "each",    "either",  "else",
+    "etc",        "even",       "ever",    "every",     "few",     "for",     "from",
+    "further",    "get",        "gets",    "got",       "had",     "hadn",    "has",
+    "hasn",       "have",       "haven",   "having",    "he",      "her",     "here",
+    "hers",       "herself",    "him",     "himself",   "his",     "how",     "however",
+    "if",         "in",         "into",    "is",        "isn",     "it",      "its",
+    "itself",     "just",       "let",     "ll",        "may",     "me",      "might",
+    "more",       "most",       "much",    "must",      "mustn",   "my",      "myself",
+    "neither",    "no",         "nor",     "not",       "now",     "of",      "off",
+    "often",      "on",         "once",    "one",       "only",    "or",      "other",
+    "others",     "our",        "ours",    "ourselves", "out",     "over",    "own",
+    "per",        "quite",      "rather",  "re",        "same",    "shall",   "shan",
+    "she",        "should",     "shouldn", "since",     "so",      "some",    "still",
+    "such",       "than",       "that",    "the",       "their",   "theirs",  "them",
+    "themselves", "then",       "there",   "therefore", "these",   "they",    "this",
+    "those",      "though",     "through", "thus",      "to",      "too",     "under",
+    "until",      "up",         "upon",    "us",        "ve",      "very",    "via",
+    "was",        "wasn",       "we",      "were",      "weren",   "what",    "whatever",
+    "when",       "where",      "whether", "which",     "while",   "who",     "whom",
+    "whose",      "why",        "will",    "with",      "within",  "without", "won",
+    "would",      "wouldn",     "yes",     "yet",       "you",     "your",    "yours",
+    "yourself",   "yourselves",
 };
 
 const std::unordered_set<std::string>& stop_words() {
@@ -48,7 +59,9 @@ const std::unordered_set<std::string>& stop_words() {
   return set;
 }
 
-bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80; }
+bool is_letter(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
 
 std::vector<std::string> read_lines(const std::string& path) {
   io::LineReader in(path);
@@ -68,7 +81,8 @@ std::string uci_vocab_beside(const std::string& docword) {
   if (name.rfind("docword.", 0) != 0) return {};
   std::string stem = name.substr(8);
   for (const char* ext : {".gz", ".txt"})
-    if (stem.size() > std::strlen(ext) && stem.compare(stem.size() - std::strlen(ext), std::string::npos, ext) == 0)
+    if (stem.size() > std::strlen(ext) &&
+        stem.compare(stem.size() - std::strlen(ext), std::string::npos, ext) == 0)
       stem.resize(stem.size() - std::strlen(ext));
   const fs::path v = p.parent_path() / ("vocab." + stem + ".txt");
   std::error_code ec;
@@ -79,7 +93,9 @@ void check_counts(const HostCsr& m, const std::string& path) {
   for (std::int64_t j = 0; j < m.nnz(); ++j) {
     const float v = m.vals[j];
     if (!(v >= 0) || !std::isfinite(v))
-      throw InputError(path, 0, "documents x words counts must be finite and non-negative, found " + std::to_string(v));
+      throw InputError(
+          path, 0,
+          "documents x words counts must be finite and non-negative, found " + std::to_string(v));
   }
 }
 
@@ -108,11 +124,13 @@ HostCsr normalise(HostCsr m) {
 
 // Text, one document per line. With `fixed` null the vocabulary is built from the corpus and
 // filtered; otherwise tokens are mapped onto `*fixed` and unknown ones dropped.
-Corpus read_text(const std::string& path, const TextOptions& opt, const std::vector<std::string>* fixed) {
+Corpus read_text(const std::string& path, const TextOptions& opt,
+                 const std::vector<std::string>* fixed) {
   std::unordered_map<std::string, std::int32_t> index;
   std::vector<std::string> words;
   if (fixed) {
-    for (std::size_t i = 0; i < fixed->size(); ++i) index.emplace((*fixed)[i], static_cast<std::int32_t>(i));
+    for (std::size_t i = 0; i < fixed->size(); ++i)
+      index.emplace((*fixed)[i], static_cast<std::int32_t>(i));
     words = *fixed;
   }
   std::vector<std::vector<std::pair<std::int32_t, float>>> docs;
@@ -125,7 +143,8 @@ Corpus read_text(const std::string& path, const TextOptions& opt, const std::vec
       auto it = index.find(tok);
       if (it == index.end()) {
         if (fixed) continue;
-        FK_CHECK(words.size() < static_cast<std::size_t>(INT32_MAX), "vocabulary larger than 2^31 words");
+        FK_CHECK(words.size() < static_cast<std::size_t>(INT32_MAX),
+                 "vocabulary larger than 2^31 words");
         it = index.emplace(tok, static_cast<std::int32_t>(words.size())).first;
         words.push_back(tok);
       }
@@ -133,7 +152,8 @@ Corpus read_text(const std::string& path, const TextOptions& opt, const std::vec
     }
     docs.emplace_back(doc.begin(), doc.end());
   }
-  if (docs.empty()) throw InputError(path, 0, "empty file: no documents (text input has one document per line)");
+  if (docs.empty())
+    throw InputError(path, 0, "empty file: no documents (text input has one document per line)");
 
   const auto D = static_cast<std::int64_t>(docs.size());
   std::vector<std::int32_t> remap(words.size());
@@ -151,7 +171,8 @@ Corpus read_text(const std::string& path, const TextOptions& opt, const std::vec
       }
     const double max_docs = opt.max_df * static_cast<double>(D);
     for (std::size_t w = 0; w < words.size(); ++w) {
-      if (count[w] >= static_cast<double>(opt.min_count) && static_cast<double>(df[w]) <= max_docs) {
+      if (count[w] >= static_cast<double>(opt.min_count) &&
+          static_cast<double>(df[w]) <= max_docs) {
         remap[w] = static_cast<std::int32_t>(kept.size());
         kept.push_back(words[w]);
       } else {
@@ -160,8 +181,9 @@ Corpus read_text(const std::string& path, const TextOptions& opt, const std::vec
     }
     if (kept.empty())
       throw InputError(path, 0,
-                       "no word is left after filtering " + std::to_string(words.size()) + " distinct words (--min-count " +
-                           std::to_string(opt.min_count) + ", --max-df " + std::to_string(opt.max_df) +
+                       "no word is left after filtering " + std::to_string(words.size()) +
+                           " distinct words (--min-count " + std::to_string(opt.min_count) +
+                           ", --max-df " + std::to_string(opt.max_df) +
                            "); lower --min-count or raise --max-df");
   }
   Corpus c;
@@ -199,14 +221,16 @@ Corpus read_matrix_file(const std::string& path, io::InputFormat format) {
     io::Corpus u = io::read_uci(path, vocab);
     c.counts = std::move(u.counts);
     c.vocab = std::move(u.vocab);
-    c.source = "UCI " + path + (vocab.empty() ? std::string(" (no vocab file beside it)") : " + " + vocab);
+    c.source =
+        "UCI " + path + (vocab.empty() ? std::string(" (no vocab file beside it)") : " + " + vocab);
   } else if (format == io::InputFormat::kMtx) {
     c.counts = io::read_matrix_market(path);
     c.source = "Matrix Market " + path;
   } else {
-    throw InputError(path, 0,
-                     std::string("fk-lda reads documents x words counts (uci, mtx or text), but this is ") +
-                         io::to_string(format) + " input");
+    throw InputError(
+        path, 0,
+        std::string("fk-lda reads documents x words counts (uci, mtx or text), but this is ") +
+            io::to_string(format) + " input");
   }
   check_counts(c.counts, path);
   c.counts = normalise(std::move(c.counts));
@@ -245,25 +269,36 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
   std::string part;
   while (std::getline(parts, part, ',')) {
     const auto eq = part.find('=');
-    if (eq == std::string::npos) throw Error("gen:" + text + ": expected key=value, got '" + part + "'");
+    if (eq == std::string::npos)
+      throw Error("gen:" + text + ": expected key=value, got '" + part + "'");
     const std::string key = part.substr(0, eq), val = part.substr(eq + 1);
     char* end = nullptr;
     const double v = std::strtod(val.c_str(), &end);
     if (val.empty() || *end != '\0' || !std::isfinite(v))
       throw Error("gen:" + text + ": '" + key + "' needs a number, got '" + val + "'");
     auto integer = [&]() -> std::int64_t {
-      if (v != std::floor(v) || v < 0) throw Error("gen:" + text + ": '" + key + "' needs a non-negative integer");
+      if (v != std::floor(v) || v < 0)
+        throw Error("gen:" + text + ": '" + key + "' needs a non-negative integer");
       return static_cast<std::int64_t>(v);
     };
-    if (key == "docs") s.docs = integer();
-    else if (key == "words") s.words = integer();
-    else if (key == "topics") s.topics = static_cast<int>(integer());
-    else if (key == "length") s.mean_doc_length = v;
-    else if (key == "sigma") s.doc_length_sigma = v;
-    else if (key == "alpha") s.doc_alpha = v;
-    else if (key == "eta") s.topic_eta = v;
-    else if (key == "zipf") s.zipf_exponent = v;
-    else if (key == "seed") s.seed = static_cast<std::uint64_t>(integer());
+    if (key == "docs")
+      s.docs = integer();
+    else if (key == "words")
+      s.words = integer();
+    else if (key == "topics")
+      s.topics = static_cast<int>(integer());
+    else if (key == "length")
+      s.mean_doc_length = v;
+    else if (key == "sigma")
+      s.doc_length_sigma = v;
+    else if (key == "alpha")
+      s.doc_alpha = v;
+    else if (key == "eta")
+      s.topic_eta = v;
+    else if (key == "zipf")
+      s.zipf_exponent = v;
+    else if (key == "seed")
+      s.seed = static_cast<std::uint64_t>(integer());
     else
       throw Error("gen:" + text + ": unknown key '" + key +
                   "' (known: docs, words, topics, length, sigma, alpha, eta, zipf, seed)");
@@ -297,28 +332,31 @@ Corpus load_corpus(const std::string& input, io::InputFormat format, const TextO
     c.vocab = read_lines(vocab_path);
     if (static_cast<std::int64_t>(c.vocab.size()) != c.counts.cols)
       throw InputError(vocab_path, 0,
-                       "vocabulary has " + std::to_string(c.vocab.size()) + " lines but the corpus has " +
-                           std::to_string(c.counts.cols) + " words");
+                       "vocabulary has " + std::to_string(c.vocab.size()) +
+                           " lines but the corpus has " + std::to_string(c.counts.cols) + " words");
   }
   if (c.counts.rows == 0) throw InputError(input, 0, "the corpus has no documents");
   if (c.counts.cols == 0) throw InputError(input, 0, "the corpus has no words");
   return c;
 }
 
-Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format, const std::vector<std::string>& vocab,
-                            std::int64_t words) {
-  if (input.rfind("gen:", 0) == 0) throw Error("'" + input + "': a generated corpus cannot be used here; give a file");
+Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
+                            const std::vector<std::string>& vocab, std::int64_t words) {
+  if (input.rfind("gen:", 0) == 0)
+    throw Error("'" + input + "': a generated corpus cannot be used here; give a file");
   const io::InputFormat f = resolve_format(input, format);
   Corpus c;
   if (f == io::InputFormat::kText) {
     if (static_cast<std::int64_t>(vocab.size()) != words)
-      throw InputError(input, 0, "text input needs the model's vocabulary, and this model has none");
+      throw InputError(input, 0,
+                       "text input needs the model's vocabulary, and this model has none");
     c = read_text(input, TextOptions{}, &vocab);
   } else {
     c = read_matrix_file(input, f);
     if (c.counts.cols > words)
       throw InputError(input, 0,
-                       "has " + std::to_string(c.counts.cols) + " words but the model has " + std::to_string(words));
+                       "has " + std::to_string(c.counts.cols) + " words but the model has " +
+                           std::to_string(words));
     c.counts.cols = words;
     c.vocab = vocab;
   }
@@ -326,8 +364,10 @@ Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format, co
 }
 
 DocumentSplit split_documents(std::int64_t docs, double heldout_frac, std::uint64_t seed) {
-  FK_CHECK(heldout_frac >= 0 && heldout_frac < 1, "held-out fraction must be in [0, 1), got " << heldout_frac);
-  std::int64_t n = static_cast<std::int64_t>(std::llround(heldout_frac * static_cast<double>(docs)));
+  FK_CHECK(heldout_frac >= 0 && heldout_frac < 1,
+           "held-out fraction must be in [0, 1), got " << heldout_frac);
+  std::int64_t n =
+      static_cast<std::int64_t>(std::llround(heldout_frac * static_cast<double>(docs)));
   if (heldout_frac > 0 && docs > 1) n = std::max<std::int64_t>(n, 1);
   n = std::min(n, docs - 1);
   std::vector<std::int64_t> order(static_cast<std::size_t>(docs));
@@ -405,7 +445,8 @@ void completion_halves(const HostCsr& docs, HostCsr& observed, HostCsr& scored) 
 }
 
 LocalBatch make_local_batch(const HostCsr& docs, std::int64_t begin, std::int64_t end) {
-  FK_CHECK(0 <= begin && begin <= end && end <= docs.rows, "bad batch range " << begin << ".." << end);
+  FK_CHECK(0 <= begin && begin <= end && end <= docs.rows,
+           "bad batch range " << begin << ".." << end);
   LocalBatch b;
   b.first_doc = begin;
   const std::int64_t j0 = docs.row_ptr[begin], j1 = docs.row_ptr[end];

@@ -42,8 +42,8 @@ Corpus load_corpus(const std::string& input, io::InputFormat format, const TextO
 // A corpus in an existing model's vocabulary (--test FILE, `fk-lda infer --input FILE`). Text
 // is tokenised and mapped onto `vocab` (unknown words dropped, no filtering; `vocab` must then be
 // known); other formats must not have more than `words` columns and are widened to `words`.
-Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format, const std::vector<std::string>& vocab,
-                            std::int64_t words);
+Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
+                            const std::vector<std::string>& vocab, std::int64_t words);
 
 // The tokenizer for text input: lowercase ASCII letters, split on every byte that is not a letter
 // (bytes >= 0x80 count as letters so UTF-8 words stay whole), drop one-letter tokens and English

@@ -21,7 +21,8 @@ constexpr const char* kSynopsis =
     "whole minibatch through SDDMM + SpMM kernels, on a GPU or on all CPU cores";
 constexpr const char* kUsage =
     "fk-lda --input PATH [options]          train; PATH is a UCI docword.X.txt[.gz] (vocab.X.txt\n"
-    "                                         beside it is used), a Matrix Market documents x words\n"
+    "                                         beside it is used), a Matrix Market documents x "
+    "words\n"
     "                                         file, plain text (one document per line), or\n"
     "                                         gen:NAME[:key=value,...] for a generated corpus\n"
     "                                         (default, kos, nips, nytimes)\n"
@@ -34,21 +35,23 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-void print_summary(const TrainResult& r, const LdaOptions& opt, const std::vector<std::string>& vocab,
-                   bool show_topics) {
+void print_summary(const TrainResult& r, const LdaOptions& opt,
+                   const std::vector<std::string>& vocab, bool show_topics) {
   std::vector<double> secs;
   for (const PassReport& p : r.passes) secs.push_back(p.seconds);
   std::cout << "[" << r.device << "] ";
   if (!secs.empty()) std::cout << "median time per pass " << fmt("%.4f", median(secs)) << " s; ";
-  if (r.heldout_ll) std::cout << "held-out log-likelihood " << fmt("%.4f", *r.heldout_ll) << " per word (perplexity "
-                              << fmt("%.1f", *r.perplexity) << "); ";
+  if (r.heldout_ll)
+    std::cout << "held-out log-likelihood " << fmt("%.4f", *r.heldout_ll)
+              << " per word (perplexity " << fmt("%.1f", *r.perplexity) << "); ";
   if (r.train_bound) std::cout << "training bound " << fmt("%.4f", *r.train_bound) << " per word";
   std::cout << "\n";
   if (show_topics && opt.top_words > 0) {
     const int shown = std::min(opt.topics, 5);
     for (int t = 0; t < shown; ++t) {
       std::cout << "  topic " << t << ":";
-      for (const std::string& w : top_words(r.lambda, t, std::min(opt.top_words, 10), vocab)) std::cout << ' ' << w;
+      for (const std::string& w : top_words(r.lambda, t, std::min(opt.top_words, 10), vocab))
+        std::cout << ' ' << w;
       std::cout << "\n";
     }
   }
@@ -73,44 +76,56 @@ int infer_main(int argc, char** argv) {
   std::string sddmm = "auto", spmm = "auto";
   app::CommonDefaults defaults;
   defaults.out = "out/lda-infer";
-  app::CommandLine cli("fk-lda infer", "θ (documents x topics) of new documents under a saved fk-lda model",
+  app::CommandLine cli("fk-lda infer",
+                       "θ (documents x topics) of new documents under a saved fk-lda model",
                        "fk-lda infer --model DIR --input FILE [--out DIR] [options]", defaults);
   namespace po = boost::program_options;
   cli.app_options().add_options()  //
-      ("model", po::value<std::string>(&model_dir)->value_name("DIR"), "the --out directory of a training run")  //
-      ("inner-iters", po::value<int>(&inner_iters)->value_name("N"), "E-step iterations at most (default: the model's)")  //
-      ("tol", po::value<double>(&tol)->value_name("X"), "E-step tolerance (default: the model's)")  //
-      ("batch-size", po::value<std::int64_t>(&batch_size)->default_value(batch_size)->value_name("N"),
+      ("model", po::value<std::string>(&model_dir)->value_name("DIR"),
+       "the --out directory of a training run")  //
+      ("inner-iters", po::value<int>(&inner_iters)->value_name("N"),
+       "E-step iterations at most (default: the model's)")  //
+      ("tol", po::value<double>(&tol)->value_name("X"),
+       "E-step tolerance (default: the model's)")  //
+      ("batch-size",
+       po::value<std::int64_t>(&batch_size)->default_value(batch_size)->value_name("N"),
        "documents per minibatch")  //
-      ("sddmm", po::value<std::string>(&sddmm)->default_value(sddmm)->value_name("NAME"), "SDDMM kernel variant")  //
-      ("spmm", po::value<std::string>(&spmm)->default_value(spmm)->value_name("NAME"), "SpMM kernel variant");
+      ("sddmm", po::value<std::string>(&sddmm)->default_value(sddmm)->value_name("NAME"),
+       "SDDMM kernel variant")  //
+      ("spmm", po::value<std::string>(&spmm)->default_value(spmm)->value_name("NAME"),
+       "SpMM kernel variant");
   if (!cli.parse(argc, argv, 2)) return 0;
   const app::CommonOptions& common = cli.common();
-  if (model_dir.empty()) app::usage_fail("model", "is required: the --out directory of a training run");
-  if (common.input.empty()) app::usage_fail("input", "is required: the documents to infer topics for");
+  if (model_dir.empty())
+    app::usage_fail("model", "is required: the --out directory of a training run");
+  if (common.input.empty())
+    app::usage_fail("input", "is required: the documents to infer topics for");
   if (common.compare) app::usage_fail("compare", "does not apply to infer");
-  if (cli.given("iters")) app::usage_fail("iters", "does not apply to infer (the E-step uses --inner-iters)");
+  if (cli.given("iters"))
+    app::usage_fail("iters", "does not apply to infer (the E-step uses --inner-iters)");
   app::require_at_least("batch-size", batch_size, std::int64_t{1});
   if (cli.given("inner-iters")) app::require_at_least("inner-iters", inner_iters, 1);
   if (cli.given("tol") && !(tol >= 0)) app::usage_fail("tol", "must be >= 0");
 
   const LdaModel model = load_lda_model(model_dir);
-  const Corpus docs = load_corpus_in_vocab(common.input, common.format, model.vocab, model.lambda.rows());
+  const Corpus docs =
+      load_corpus_in_vocab(common.input, common.format, model.vocab, model.lambda.rows());
   log_info() << "infer: " << docs.source;
   Context ctx = Context::create(common.device, common.threads);
   const std::string device = ctx.describe();
   Stopwatch clock;
   const HostDense<float> theta =
       infer_topics(model, docs.counts, std::move(ctx), batch_size, common.seed,
-                   cli.given("inner-iters") ? inner_iters : model.inner_iters, cli.given("tol") ? tol : model.tol,
-                   sddmm, spmm);
+                   cli.given("inner-iters") ? inner_iters : model.inner_iters,
+                   cli.given("tol") ? tol : model.tol, sddmm, spmm);
   const double seconds = clock.seconds();
   app::ensure_output_dir(common.out);
   io::write_npy(common.out + "/theta.npy", theta);
   app::write_resolved_config(common.out, cli.resolved());
   if (!common.quiet)
-    std::cout << "[" << device << "] θ of " << theta.rows() << " documents x " << theta.cols() << " topics in "
-              << fmt("%.3f", seconds) << " s: " << common.out << "/theta.npy" << std::endl;
+    std::cout << "[" << device << "] θ of " << theta.rows() << " documents x " << theta.cols()
+              << " topics in " << fmt("%.3f", seconds) << " s: " << common.out << "/theta.npy"
+              << std::endl;
   return 0;
 }
 
@@ -143,14 +158,16 @@ int lda_main(int argc, char** argv) {
   const std::string why_not = app::gpu_unavailable_reason();
   if (!why_not.empty()) {
     log_warn() << "--compare: " << why_not << "; running the CPU only";
-    const TrainResult cpu =
-        train_lda(opt, common, data, Context(DeviceKind::kCpu, common.threads), common.out + "/cpu", config);
+    const TrainResult cpu = train_lda(opt, common, data, Context(DeviceKind::kCpu, common.threads),
+                                      common.out + "/cpu", config);
     print_summary(cpu, opt, data.vocab, true);
     return 0;
   }
-  const TrainResult gpu = train_lda(opt, common, data, Context(DeviceKind::kGpu, common.threads), common.out + "/gpu", config);
+  const TrainResult gpu = train_lda(opt, common, data, Context(DeviceKind::kGpu, common.threads),
+                                    common.out + "/gpu", config);
   if (!common.quiet) print_summary(gpu, opt, data.vocab, false);
-  const TrainResult cpu = train_lda(opt, common, data, Context(DeviceKind::kCpu, common.threads), common.out + "/cpu", config);
+  const TrainResult cpu = train_lda(opt, common, data, Context(DeviceKind::kCpu, common.threads),
+                                    common.out + "/cpu", config);
   if (!common.quiet) print_summary(cpu, opt, data.vocab, false);
   app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "pass");
   if (!common.quiet) {
@@ -158,7 +175,8 @@ int lda_main(int argc, char** argv) {
     const int shown = std::min(opt.topics, 5);
     for (int t = 0; t < shown; ++t) {
       std::cout << "  topic " << t << ":";
-      for (const std::string& w : top_words(gpu.lambda, t, std::min(opt.top_words, 10), data.vocab)) std::cout << ' ' << w;
+      for (const std::string& w : top_words(gpu.lambda, t, std::min(opt.top_words, 10), data.vocab))
+        std::cout << ' ' << w;
       std::cout << "\n";
     }
   }

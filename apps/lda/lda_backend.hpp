@@ -102,7 +102,8 @@ class LdaBackend {
 
 // The backend for ctx's device. GPU backends throw fk::Error in builds without CUDA.
 std::unique_ptr<LdaBackend> make_lda_backend(Context ctx, const LdaHyper& hyper);
-std::unique_ptr<LdaBackend> make_cpu_lda_backend(Context ctx, const LdaHyper& hyper);  // lda_cpu.cpp
+std::unique_ptr<LdaBackend> make_cpu_lda_backend(Context ctx,
+                                                 const LdaHyper& hyper);  // lda_cpu.cpp
 std::unique_ptr<LdaBackend> make_gpu_lda_backend(Context ctx, const LdaHyper& hyper);  // lda_gpu.cu
 
 // eps added to SDDMM(N, Eθ, Eβ) before dividing (P = N / (… + eps)): keeps an entry whose

@@ -1,9 +1,9 @@
 // The CPU implementation of the LDA minibatch math: host memory, OpenMP over documents, words or
 // nonzeros, Eigen maps over the row-major buffers for the dense λ update. Reductions are summed
 // in fixed-size chunks and then in chunk order, so the result does not depend on the thread count.
-#include <Eigen/Core>
 #include <omp.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -52,14 +52,15 @@ class CpuOps {
 
   void fill(const Context&, float* p, std::int64_t n, float v) const { std::fill(p, p + n, v); }
 
-  void init_gamma(const Context&, float* gamma, std::int64_t rows, int k, std::uint64_t key, std::uint64_t stream,
-                  std::int64_t first_doc) const {
+  void init_gamma(const Context&, float* gamma, std::int64_t rows, int k, std::uint64_t key,
+                  std::uint64_t stream, std::int64_t first_doc) const {
 #pragma omp parallel for schedule(static) if (rows * k >= kParallelMin)
     for (std::int64_t r = 0; r < rows; ++r)
       for (int c = 0; c < k; ++c) gamma[r * k + c] = gamma100_draw(key, stream, first_doc + r, c);
   }
 
-  void expect_theta(const Context&, const float* gamma, float* etheta, std::int64_t rows, int k) const {
+  void expect_theta(const Context&, const float* gamma, float* etheta, std::int64_t rows,
+                    int k) const {
 #pragma omp parallel for schedule(static) if (rows * k >= kParallelMin)
     for (std::int64_t r = 0; r < rows; ++r) {
       const float* g = gamma + r * k;
@@ -70,8 +71,8 @@ class CpuOps {
     }
   }
 
-  double update_gamma(const Context&, float alpha, const float* t, float* gamma, float* etheta, std::int64_t rows,
-                      int k) {
+  double update_gamma(const Context&, float alpha, const float* t, float* gamma, float* etheta,
+                      std::int64_t rows, int k) {
     row_change_.resize(static_cast<std::size_t>(rows));
 #pragma omp parallel for schedule(static) if (rows * k >= kParallelMin)
     for (std::int64_t r = 0; r < rows; ++r) {
@@ -99,8 +100,8 @@ class CpuOps {
     for (std::int64_t j = 0; j < nnz; ++j) p[j] = n[j] / (p[j] + eps);
   }
 
-  void gather_expect_beta(const Context&, const float* lambda, const std::int32_t* words, std::int64_t nloc, int k,
-                          const double* psi_colsum, float* out) const {
+  void gather_expect_beta(const Context&, const float* lambda, const std::int32_t* words,
+                          std::int64_t nloc, int k, const double* psi_colsum, float* out) const {
 #pragma omp parallel for schedule(static) if (nloc * k >= kParallelMin)
     for (std::int64_t w = 0; w < nloc; ++w) {
       const float* l = lambda + static_cast<std::int64_t>(words[w]) * k;
@@ -108,8 +109,8 @@ class CpuOps {
     }
   }
 
-  void gather_beta(const Context&, const float* lambda, const std::int32_t* words, std::int64_t nloc, int k,
-                   const double* colsum, float* out) const {
+  void gather_beta(const Context&, const float* lambda, const std::int32_t* words,
+                   std::int64_t nloc, int k, const double* colsum, float* out) const {
 #pragma omp parallel for schedule(static) if (nloc * k >= kParallelMin)
     for (std::int64_t w = 0; w < nloc; ++w) {
       const float* l = lambda + static_cast<std::int64_t>(words[w]) * k;
@@ -127,8 +128,8 @@ class CpuOps {
     }
   }
 
-  void update_lambda(const Context& ctx, float* lambda, float* stats, std::int64_t w, int k, double rho, double eta,
-                     double scale, double* colsum, double* psi_colsum) {
+  void update_lambda(const Context& ctx, float* lambda, float* stats, std::int64_t w, int k,
+                     double rho, double eta, double scale, double* colsum, double* psi_colsum) {
     const std::int64_t chunks = (w + kRowChunk - 1) / kRowChunk;
     partial_.assign(static_cast<std::size_t>(chunks * k), 0.0);
     const auto keep = static_cast<float>(1.0 - rho);
@@ -161,7 +162,8 @@ class CpuOps {
     finish_column_sums(ctx, chunks, k, colsum, psi_colsum);
   }
 
-  void normalize_rows(const Context&, const float* gamma, float* theta, std::int64_t rows, int k) const {
+  void normalize_rows(const Context&, const float* gamma, float* theta, std::int64_t rows,
+                      int k) const {
 #pragma omp parallel for schedule(static) if (rows * k >= kParallelMin)
     for (std::int64_t r = 0; r < rows; ++r) {
       double sum = 0;
@@ -187,7 +189,8 @@ class CpuOps {
   }
 
  private:
-  void finish_column_sums(const Context&, std::int64_t chunks, int k, double* colsum, double* psi_colsum) const {
+  void finish_column_sums(const Context&, std::int64_t chunks, int k, double* colsum,
+                          double* psi_colsum) const {
     for (int c = 0; c < k; ++c) {
       double s = 0;
       for (std::int64_t ch = 0; ch < chunks; ++ch) s += partial_[ch * k + c];

@@ -15,11 +15,13 @@
 //   void fill(ctx, float* p, int64 n, float v);
 //   void init_gamma(ctx, float* gamma, int64 rows, int k, u64 key, u64 stream, int64 first_doc);
 //   void expect_theta(ctx, const float* gamma, float* etheta, int64 rows, int k);
-//   double update_gamma(ctx, float alpha, const float* t, float* gamma, float* etheta, int64 rows, int k);
+//   double update_gamma(ctx, float alpha, const float* t, float* gamma, float* etheta, int64 rows,
+//   int k);
 //        γ ← α + Eθ ∘ T, Eθ ← exp(ψ(γ) − ψ(rowsum γ)); returns Σ |Δγ|
 //   void divide(ctx, const float* n, float* p, int64 nnz, float eps);   p ← n / (p + eps)
 //   void gather_expect_beta(ctx, const float* lambda, const int32* words, int64 nloc, int k,
-//                           const double* psi_colsum, float* out);       out ← exp(ψ(λ[words]) − ψ(colsum))
+//                           const double* psi_colsum, float* out);       out ← exp(ψ(λ[words]) −
+//                           ψ(colsum))
 //   void gather_beta(ctx, const float* lambda, const int32* words, int64 nloc, int k,
 //                    const double* colsum, float* out);                  out ← λ[words] / colsum
 //   void scatter_stats(ctx, const float* ebeta, const float* x, const int32* words, int64 nloc,
@@ -96,7 +98,8 @@ class LdaEngine final : public LdaBackend {
 
   void set_lambda(const HostDense<float>& lambda) override {
     FK_CHECK(lambda.rows() == h_.words && lambda.cols() == h_.topics,
-             "λ must be " << h_.words << " x " << h_.topics << ", got " << lambda.rows() << " x " << lambda.cols());
+             "λ must be " << h_.words << " x " << h_.topics << ", got " << lambda.rows() << " x "
+                          << lambda.cols());
     ops_.upload(lambda_, lambda.data(), lambda.size());
     ops_.column_sums(ctx_, lambda_.data(), h_.words, h_.topics, colsum_.data(), psi_colsum_.data());
   }
@@ -127,7 +130,8 @@ class LdaEngine final : public LdaBackend {
     }
     const DenseView<const float> et_view{et, b.rows, k};
     const DenseView<const float> eb_view{ebeta_.data(), b.nloc, k};
-    ops_.gather_expect_beta(ctx_, lambda_.data(), b.words.data(), b.nloc, k, psi_colsum_.data(), ebeta_.data());
+    ops_.gather_expect_beta(ctx_, lambda_.data(), b.words.data(), b.nloc, k, psi_colsum_.data(),
+                            ebeta_.data());
     ratio(b, et_view, eb_view);
     for (int it = 1; it <= h_.max_inner; ++it) {
       b.spmm.run(ctx_, p_.data(), eb_view, DenseView<float>{t_.data(), b.rows, k});
@@ -149,20 +153,22 @@ class LdaEngine final : public LdaBackend {
   float* stats() override { return stats_.data(); }
 
   void update_lambda(double rho, double scale) override {
-    ops_.update_lambda(ctx_, lambda_.data(), stats_.data(), h_.words, h_.topics, rho, h_.eta, scale, colsum_.data(),
-                       psi_colsum_.data());
+    ops_.update_lambda(ctx_, lambda_.data(), stats_.data(), h_.words, h_.topics, rho, h_.eta, scale,
+                       colsum_.data(), psi_colsum_.data());
   }
 
   double completion_loglik(int fit_id, int score_id) override {
     Batch& f = batch(fit_id);
     Batch& s = batch(score_id);
     FK_CHECK(f.rows == s.rows, "held-out halves with different document counts");
-    FK_CHECK(s.role == BatchRole::kScore && (f.has_gamma || f.rows == 0), "completion needs a fitted minibatch");
+    FK_CHECK(s.role == BatchRole::kScore && (f.has_gamma || f.rows == 0),
+             "completion needs a fitted minibatch");
     if (s.nnz == 0) return 0.0;
     Use use(*this, s);
     const int k = h_.topics;
     ops_.normalize_rows(ctx_, f.gamma.data(), etheta_.data(), f.rows, k);
-    ops_.gather_beta(ctx_, lambda_.data(), s.words.data(), s.nloc, k, colsum_.data(), ebeta_.data());
+    ops_.gather_beta(ctx_, lambda_.data(), s.words.data(), s.nloc, k, colsum_.data(),
+                     ebeta_.data());
     s.sddmm.run(ctx_, DenseView<const float>{etheta_.data(), s.rows, k},
                 DenseView<const float>{ebeta_.data(), s.nloc, k}, nullptr, p_.data());
     count_sddmm(s);
@@ -176,7 +182,8 @@ class LdaEngine final : public LdaBackend {
     Use use(*this, b);
     const int k = h_.topics;
     ops_.expect_theta(ctx_, b.gamma.data(), etheta_.data(), b.rows, k);
-    ops_.gather_expect_beta(ctx_, lambda_.data(), b.words.data(), b.nloc, k, psi_colsum_.data(), ebeta_.data());
+    ops_.gather_expect_beta(ctx_, lambda_.data(), b.words.data(), b.nloc, k, psi_colsum_.data(),
+                            ebeta_.data());
     b.sddmm.run(ctx_, DenseView<const float>{etheta_.data(), b.rows, k},
                 DenseView<const float>{ebeta_.data(), b.nloc, k}, nullptr, p_.data());
     count_sddmm(b);
@@ -307,8 +314,8 @@ class LdaEngine final : public LdaBackend {
   Context ctx_;
   LdaHyper h_;
   Ops ops_;
-  Buf<float> lambda_, stats_;          // W x K
-  Buf<double> colsum_, psi_colsum_;    // K: Σ_w λ_wk and ψ of it
+  Buf<float> lambda_, stats_;               // W x K
+  Buf<double> colsum_, psi_colsum_;         // K: Σ_w λ_wk and ψ of it
   Buf<float> etheta_, t_, p_, ebeta_, xt_;  // scratch sized for the largest minibatch
   std::vector<std::unique_ptr<Batch>> batches_;
   std::set<std::string> names_;

@@ -17,12 +17,12 @@
 namespace fk::lda {
 namespace {
 
-constexpr int kThreads = 256;              // threads per block of every kernel here
+constexpr int kThreads = 256;  // threads per block of every kernel here
 constexpr int kWarpsPerBlock = kThreads / 32;
-constexpr std::int64_t kLambdaRows = 64;   // λ rows per block in the column-sum kernels
+constexpr std::int64_t kLambdaRows = 64;    // λ rows per block in the column-sum kernels
 constexpr std::int64_t kMaxGrid = 1 << 20;  // grid-stride kernels: at most this many blocks
-constexpr int kReduceBlocks = 1024;        // partial sums per reduction (fixed: deterministic)
-constexpr int kReduceThreads = 1024;       // the single block that sums partials
+constexpr int kReduceBlocks = 1024;         // partial sums per reduction (fixed: deterministic)
+constexpr int kReduceThreads = 1024;        // the single block that sums partials
 
 static_assert(kThreads % 32 == 0, "warp-per-row kernels need whole warps per block");
 static_assert((kReduceThreads & (kReduceThreads - 1)) == 0, "tree reduction needs a power of two");
@@ -58,8 +58,8 @@ __global__ void fill_kernel(float* __restrict__ p, std::int64_t n, float v) {
     p[i] = v;
 }
 
-__global__ void init_gamma_kernel(float* __restrict__ gamma, std::int64_t rows, int k, std::uint64_t key,
-                                  std::uint64_t stream, std::int64_t first_doc) {
+__global__ void init_gamma_kernel(float* __restrict__ gamma, std::int64_t rows, int k,
+                                  std::uint64_t key, std::uint64_t stream, std::int64_t first_doc) {
   const std::int64_t n = rows * k;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x)
@@ -80,9 +80,9 @@ __global__ void expect_theta_kernel(const float* __restrict__ gamma, float* __re
 }
 
 // One warp per row: γ ← α + Eθ ∘ T, Eθ ← exp(ψ(γ) − ψ(Σγ)); row_change[r] = Σ_k |Δγ|.
-__global__ void update_gamma_kernel(float alpha, const float* __restrict__ t, float* __restrict__ gamma,
-                                    float* __restrict__ etheta, std::int64_t rows, int k,
-                                    double* __restrict__ row_change) {
+__global__ void update_gamma_kernel(float alpha, const float* __restrict__ t,
+                                    float* __restrict__ gamma, float* __restrict__ etheta,
+                                    std::int64_t rows, int k, double* __restrict__ row_change) {
   const std::int64_t r = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (r >= rows) return;
@@ -116,27 +116,30 @@ __global__ void normalize_rows_kernel(const float* __restrict__ gamma, float* __
   for (int c = lane; c < k; c += 32) theta[r * k + c] = static_cast<float>(g[c] / sum);
 }
 
-__global__ void divide_kernel(const float* __restrict__ n, float* __restrict__ p, std::int64_t nnz, float eps) {
+__global__ void divide_kernel(const float* __restrict__ n, float* __restrict__ p, std::int64_t nnz,
+                              float eps) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < nnz;
        j += std::int64_t(gridDim.x) * blockDim.x)
     p[j] = n[j] / (p[j] + eps);
 }
 
-__global__ void gather_expect_beta_kernel(const float* __restrict__ lambda, const std::int32_t* __restrict__ words,
-                                          std::int64_t nloc, int k, const double* __restrict__ psi_colsum,
+__global__ void gather_expect_beta_kernel(const float* __restrict__ lambda,
+                                          const std::int32_t* __restrict__ words, std::int64_t nloc,
+                                          int k, const double* __restrict__ psi_colsum,
                                           float* __restrict__ out) {
   const std::int64_t n = nloc * k;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t w = i / k;
     const int c = static_cast<int>(i % k);
-    out[i] = exp_dirichlet_expectation(lambda[static_cast<std::int64_t>(words[w]) * k + c], psi_colsum[c]);
+    out[i] = exp_dirichlet_expectation(lambda[static_cast<std::int64_t>(words[w]) * k + c],
+                                       psi_colsum[c]);
   }
 }
 
-__global__ void gather_beta_kernel(const float* __restrict__ lambda, const std::int32_t* __restrict__ words,
-                                   std::int64_t nloc, int k, const double* __restrict__ colsum,
-                                   float* __restrict__ out) {
+__global__ void gather_beta_kernel(const float* __restrict__ lambda,
+                                   const std::int32_t* __restrict__ words, std::int64_t nloc, int k,
+                                   const double* __restrict__ colsum, float* __restrict__ out) {
   const std::int64_t n = nloc * k;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
@@ -149,8 +152,8 @@ __global__ void gather_beta_kernel(const float* __restrict__ lambda, const std::
 // stats[words[w], c] += ebeta[w, c] * x[w, c]; a minibatch's words are distinct, so no two
 // threads write the same element.
 __global__ void scatter_stats_kernel(const float* __restrict__ ebeta, const float* __restrict__ x,
-                                     const std::int32_t* __restrict__ words, std::int64_t nloc, int k,
-                                     float* __restrict__ stats) {
+                                     const std::int32_t* __restrict__ words, std::int64_t nloc,
+                                     int k, float* __restrict__ stats) {
   const std::int64_t n = nloc * k;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
@@ -163,8 +166,9 @@ __global__ void scatter_stats_kernel(const float* __restrict__ ebeta, const floa
 // Block b covers λ rows [b·kLambdaRows, …); thread c walks columns c, c + blockDim, …. With
 // `update`, λ ← keep·λ + (add + mult·stats) and stats ← 0 on the way. partial[b·k + c] = the
 // block's column sum (in double).
-__global__ void lambda_rows_kernel(float* __restrict__ lambda, float* __restrict__ stats, std::int64_t w, int k,
-                                   bool update, float keep, float add, float mult, double* __restrict__ partial) {
+__global__ void lambda_rows_kernel(float* __restrict__ lambda, float* __restrict__ stats,
+                                   std::int64_t w, int k, bool update, float keep, float add,
+                                   float mult, double* __restrict__ partial) {
   const std::int64_t r0 = blockIdx.x * kLambdaRows;
   const std::int64_t r1 = r0 + kLambdaRows < w ? r0 + kLambdaRows : w;
   for (int c = threadIdx.x; c < k; c += blockDim.x) {
@@ -195,8 +199,8 @@ __global__ void finish_colsum_kernel(const double* __restrict__ partial, std::in
 }
 
 // partial[block] = Σ n_j log p_j over a grid-stride share of the nonzeros (p clamped above 0).
-__global__ void n_log_kernel(const float* __restrict__ n, const float* __restrict__ p, std::int64_t nnz,
-                             double* __restrict__ partial) {
+__global__ void n_log_kernel(const float* __restrict__ n, const float* __restrict__ p,
+                             std::int64_t nnz, double* __restrict__ partial) {
   __shared__ double shared[kThreads];
   double acc = 0;
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < nnz;
@@ -207,7 +211,8 @@ __global__ void n_log_kernel(const float* __restrict__ n, const float* __restric
 }
 
 // out[0] = Σ in[0..n) with one block, in a fixed order.
-__global__ void reduce_sum_kernel(const double* __restrict__ in, std::int64_t n, double* __restrict__ out) {
+__global__ void reduce_sum_kernel(const double* __restrict__ in, std::int64_t n,
+                                  double* __restrict__ out) {
   __shared__ double shared[kReduceThreads];
   double acc = 0;
   for (std::int64_t i = threadIdx.x; i < n; i += blockDim.x) acc += in[i];
@@ -234,13 +239,17 @@ class GpuOps {
   template <class T>
   void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
     FK_CHECK(dst.size() >= n, "device upload out of range");
-    if (n > 0) FK_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, n * sizeof(T), cudaMemcpyHostToDevice, stream_));
+    if (n > 0)
+      FK_CUDA_CHECK(
+          cudaMemcpyAsync(dst.data(), src, n * sizeof(T), cudaMemcpyHostToDevice, stream_));
     FK_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `src` may be freed as soon as we return
   }
   template <class T>
   void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
     FK_CHECK(src.size() >= n, "device download out of range");
-    if (n > 0) FK_CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    if (n > 0)
+      FK_CUDA_CHECK(
+          cudaMemcpyAsync(dst, src.data(), n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
     FK_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   Csr make_csr(const HostCsr& h) const { return DeviceCsr(h); }
@@ -257,25 +266,27 @@ class GpuOps {
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void init_gamma(const Context&, float* gamma, std::int64_t rows, int k, std::uint64_t key, std::uint64_t stream,
-                  std::int64_t first_doc) const {
+  void init_gamma(const Context&, float* gamma, std::int64_t rows, int k, std::uint64_t key,
+                  std::uint64_t stream, std::int64_t first_doc) const {
     if (rows <= 0) return;
-    init_gamma_kernel<<<grid_for(rows * k), kThreads, 0, stream_>>>(gamma, rows, k, key, stream, first_doc);
+    init_gamma_kernel<<<grid_for(rows * k), kThreads, 0, stream_>>>(gamma, rows, k, key, stream,
+                                                                    first_doc);
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void expect_theta(const Context&, const float* gamma, float* etheta, std::int64_t rows, int k) const {
+  void expect_theta(const Context&, const float* gamma, float* etheta, std::int64_t rows,
+                    int k) const {
     if (rows <= 0) return;
     expect_theta_kernel<<<grid_for_rows(rows), kThreads, 0, stream_>>>(gamma, etheta, rows, k);
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  double update_gamma(const Context&, float alpha, const float* t, float* gamma, float* etheta, std::int64_t rows,
-                      int k) {
+  double update_gamma(const Context&, float alpha, const float* t, float* gamma, float* etheta,
+                      std::int64_t rows, int k) {
     if (rows <= 0) return 0.0;
     if (row_change_.size() < rows) row_change_ = DeviceBuffer<double>(rows);
-    update_gamma_kernel<<<grid_for_rows(rows), kThreads, 0, stream_>>>(alpha, t, gamma, etheta, rows, k,
-                                                                       row_change_.data());
+    update_gamma_kernel<<<grid_for_rows(rows), kThreads, 0, stream_>>>(alpha, t, gamma, etheta,
+                                                                       rows, k, row_change_.data());
     FK_CUDA_CHECK_LAUNCH();
     return reduce_to_host(row_change_.data(), rows);
   }
@@ -286,39 +297,45 @@ class GpuOps {
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void gather_expect_beta(const Context&, const float* lambda, const std::int32_t* words, std::int64_t nloc, int k,
-                          const double* psi_colsum, float* out) const {
+  void gather_expect_beta(const Context&, const float* lambda, const std::int32_t* words,
+                          std::int64_t nloc, int k, const double* psi_colsum, float* out) const {
     if (nloc <= 0) return;
-    gather_expect_beta_kernel<<<grid_for(nloc * k), kThreads, 0, stream_>>>(lambda, words, nloc, k, psi_colsum, out);
+    gather_expect_beta_kernel<<<grid_for(nloc * k), kThreads, 0, stream_>>>(lambda, words, nloc, k,
+                                                                            psi_colsum, out);
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void gather_beta(const Context&, const float* lambda, const std::int32_t* words, std::int64_t nloc, int k,
-                   const double* colsum, float* out) const {
+  void gather_beta(const Context&, const float* lambda, const std::int32_t* words,
+                   std::int64_t nloc, int k, const double* colsum, float* out) const {
     if (nloc <= 0) return;
-    gather_beta_kernel<<<grid_for(nloc * k), kThreads, 0, stream_>>>(lambda, words, nloc, k, colsum, out);
+    gather_beta_kernel<<<grid_for(nloc * k), kThreads, 0, stream_>>>(lambda, words, nloc, k, colsum,
+                                                                     out);
     FK_CUDA_CHECK_LAUNCH();
   }
 
   void scatter_stats(const Context&, const float* ebeta, const float* x, const std::int32_t* words,
                      std::int64_t nloc, int k, float* stats) const {
     if (nloc <= 0) return;
-    scatter_stats_kernel<<<grid_for(nloc * k), kThreads, 0, stream_>>>(ebeta, x, words, nloc, k, stats);
+    scatter_stats_kernel<<<grid_for(nloc * k), kThreads, 0, stream_>>>(ebeta, x, words, nloc, k,
+                                                                       stats);
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void update_lambda(const Context&, float* lambda, float* stats, std::int64_t w, int k, double rho, double eta,
-                     double scale, double* colsum, double* psi_colsum) {
-    lambda_pass(lambda, stats, w, k, true, static_cast<float>(1.0 - rho), static_cast<float>(rho * eta),
-                static_cast<float>(rho * scale), colsum, psi_colsum);
+  void update_lambda(const Context&, float* lambda, float* stats, std::int64_t w, int k, double rho,
+                     double eta, double scale, double* colsum, double* psi_colsum) {
+    lambda_pass(lambda, stats, w, k, true, static_cast<float>(1.0 - rho),
+                static_cast<float>(rho * eta), static_cast<float>(rho * scale), colsum, psi_colsum);
   }
 
-  void column_sums(const Context&, const float* lambda, std::int64_t w, int k, double* colsum, double* psi_colsum) {
+  void column_sums(const Context&, const float* lambda, std::int64_t w, int k, double* colsum,
+                   double* psi_colsum) {
     // With update == false the kernel only reads λ and never touches stats.
-    lambda_pass(const_cast<float*>(lambda), nullptr, w, k, false, 1.0f, 0.0f, 0.0f, colsum, psi_colsum);
+    lambda_pass(const_cast<float*>(lambda), nullptr, w, k, false, 1.0f, 0.0f, 0.0f, colsum,
+                psi_colsum);
   }
 
-  void normalize_rows(const Context&, const float* gamma, float* theta, std::int64_t rows, int k) const {
+  void normalize_rows(const Context&, const float* gamma, float* theta, std::int64_t rows,
+                      int k) const {
     if (rows <= 0) return;
     normalize_rows_kernel<<<grid_for_rows(rows), kThreads, 0, stream_>>>(gamma, theta, rows, k);
     FK_CUDA_CHECK_LAUNCH();
@@ -326,7 +343,8 @@ class GpuOps {
 
   double sum_n_log(const Context&, const float* n, const float* p, std::int64_t nnz) {
     if (nnz <= 0) return 0.0;
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((nnz + kThreads - 1) / kThreads, kReduceBlocks));
+    const auto blocks = static_cast<unsigned>(
+        std::min<std::int64_t>((nnz + kThreads - 1) / kThreads, kReduceBlocks));
     n_log_kernel<<<blocks, kThreads, 0, stream_>>>(n, p, nnz, partial_.data());
     FK_CUDA_CHECK_LAUNCH();
     return reduce_to_host(partial_.data(), blocks);
@@ -337,22 +355,23 @@ class GpuOps {
     reduce_sum_kernel<<<1, kReduceThreads, 0, stream_>>>(in, n, result_.data());
     FK_CUDA_CHECK_LAUNCH();
     double out = 0;
-    FK_CUDA_CHECK(cudaMemcpyAsync(&out, result_.data(), sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    FK_CUDA_CHECK(
+        cudaMemcpyAsync(&out, result_.data(), sizeof(double), cudaMemcpyDeviceToHost, stream_));
     FK_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return out;
   }
 
-  void lambda_pass(float* lambda, float* stats, std::int64_t w, int k, bool update, float keep, float add, float mult,
-                   double* colsum, double* psi_colsum) {
+  void lambda_pass(float* lambda, float* stats, std::int64_t w, int k, bool update, float keep,
+                   float add, float mult, double* colsum, double* psi_colsum) {
     const std::int64_t blocks = (w + kLambdaRows - 1) / kLambdaRows;
     if (colsum_partial_.size() < blocks * k) colsum_partial_ = DeviceBuffer<double>(blocks * k);
     if (blocks > 0) {
-      lambda_rows_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream_>>>(lambda, stats, w, k, update, keep,
-                                                                                  add, mult, colsum_partial_.data());
+      lambda_rows_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream_>>>(
+          lambda, stats, w, k, update, keep, add, mult, colsum_partial_.data());
       FK_CUDA_CHECK_LAUNCH();
     }
-    finish_colsum_kernel<<<static_cast<unsigned>((k + kThreads - 1) / kThreads), kThreads, 0, stream_>>>(
-        colsum_partial_.data(), blocks, k, colsum, psi_colsum);
+    finish_colsum_kernel<<<static_cast<unsigned>((k + kThreads - 1) / kThreads), kThreads, 0,
+                           stream_>>>(colsum_partial_.data(), blocks, k, colsum, psi_colsum);
     FK_CUDA_CHECK_LAUNCH();
   }
 

@@ -46,7 +46,9 @@ FK_LDA_HD std::uint64_t mix64(std::uint64_t z) {
 }
 
 // Uniform in the open interval (0, 1) from 64 random bits.
-FK_LDA_HD double open_unit(std::uint64_t h) { return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53; }
+FK_LDA_HD double open_unit(std::uint64_t h) {
+  return (static_cast<double>(h >> 11) + 0.5) * 0x1.0p-53;
+}
 
 // A Gamma(100, 1/100) draw (mean 1, sd 0.1, gensim's and Hoffman's initialisation) that depends
 // only on (key, stream, row, col): the same value on the CPU and on the GPU, for any thread count,
@@ -54,7 +56,8 @@ FK_LDA_HD double open_unit(std::uint64_t h) { return (static_cast<double>(h >> 1
 // comes from the run's --seed (through fk::Rng), `stream` separates uses (the pass number for
 // γ, a constant for λ). Marsaglia & Tsang's method with Box–Muller normals; for shape 100 the
 // first try is accepted ~99.9% of the time, and after 8 rejections the mean is returned.
-FK_LDA_HD float gamma100_draw(std::uint64_t key, std::uint64_t stream, std::int64_t row, std::int64_t col) {
+FK_LDA_HD float gamma100_draw(std::uint64_t key, std::uint64_t stream, std::int64_t row,
+                              std::int64_t col) {
   const std::uint64_t base =
       mix64(mix64(key ^ mix64(stream)) + 0xd1342543de82ef95ULL * static_cast<std::uint64_t>(row));
   const std::uint64_t cell = mix64(base + 0x2545f4914f6cdd1dULL * static_cast<std::uint64_t>(col));

@@ -72,7 +72,8 @@ void finalize_lda_options(const app::CommandLine& cli, LdaOptions& o) {
   require_at_least("inner-iters", o.inner_iters, 1);
   if (!(o.tol >= 0) || !std::isfinite(o.tol)) usage_fail("tol", "must be a finite number >= 0");
   if (cli.given("alpha")) {
-    if (!(o.alpha > 0) || !std::isfinite(o.alpha)) usage_fail("alpha", "must be a finite number > 0");
+    if (!(o.alpha > 0) || !std::isfinite(o.alpha))
+      usage_fail("alpha", "must be a finite number > 0");
   } else {
     o.alpha = 1.0 / o.topics;
   }
@@ -84,7 +85,8 @@ void finalize_lda_options(const app::CommandLine& cli, LdaOptions& o) {
   if (!(o.tau0 > 0) || !std::isfinite(o.tau0)) usage_fail("tau0", "must be a finite number > 0");
   if (!(o.kappa > 0 && o.kappa <= 1)) usage_fail("kappa", "must be in (0, 1]");
   if (o.batch && cli.given("batch-size"))
-    usage_fail("batch-size", "conflicts with --batch (batch mode uses the whole corpus as one minibatch)");
+    usage_fail("batch-size",
+               "conflicts with --batch (batch mode uses the whole corpus as one minibatch)");
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
   if (!o.test.empty() && cli.given("holdout-frac"))
     usage_fail("test", "conflicts with --holdout-frac: give one way of holding documents out");

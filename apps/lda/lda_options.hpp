@@ -18,15 +18,15 @@ struct LdaOptions {
   double kappa = 0.5;              // learning-rate decay (gensim's decay)
   bool batch = false;              // batch VB: one minibatch = the whole corpus, ρ = 1
   std::string sddmm = "auto", spmm = "auto";
-  double holdout_frac = 0.1;       // documents held out for evaluation
-  std::string test;                // a separate held-out corpus instead of the split
-  int eval_every = 1;              // evaluate every N passes (0: after the last pass only)
+  double holdout_frac = 0.1;  // documents held out for evaluation
+  std::string test;           // a separate held-out corpus instead of the split
+  int eval_every = 1;         // evaluate every N passes (0: after the last pass only)
   int top_words = 10;
-  std::int64_t min_count = 5;      // text input: minimum occurrences of a word
-  double max_df = 0.5;             // text input: maximum fraction of documents containing a word
-  std::string vocab;               // optional vocabulary file (one word per line)
-  int checkpoint_every = 0;        // passes between checkpoints (0: none)
-  bool resume = false;             // continue from <out>/checkpoint when it exists
+  std::int64_t min_count = 5;  // text input: minimum occurrences of a word
+  double max_df = 0.5;         // text input: maximum fraction of documents containing a word
+  std::string vocab;           // optional vocabulary file (one word per line)
+  int checkpoint_every = 0;    // passes between checkpoints (0: none)
+  bool resume = false;         // continue from <out>/checkpoint when it exists
 };
 
 // Adds the training options, bound to `opt`, to cli.app_options().

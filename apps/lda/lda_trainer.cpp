@@ -30,13 +30,16 @@ constexpr std::uint64_t kEvalGammaStream = 2;   // γ initialisation of held-out
 constexpr std::uint64_t kLambdaStream = 3;      // λ initialisation
 constexpr std::uint64_t kInferGammaStream = 4;  // γ initialisation in `fk-lda infer`
 
-std::uint64_t key_for(std::uint64_t seed, std::uint64_t stream) { return Rng(seed).split(stream).next_u64(); }
+std::uint64_t key_for(std::uint64_t seed, std::uint64_t stream) {
+  return Rng(seed).split(stream).next_u64();
+}
 
 // Options that do not change the model a pass produces: a checkpoint made with other values of
 // these can be resumed.
 bool affects_model(const std::string& key) {
-  static const char* const kFree[] = {"iters", "out", "device", "threads", "quiet", "compare", "eval-every",
-                                      "checkpoint-every", "resume", "top-words", "sddmm", "spmm"};
+  static const char* const kFree[] = {"iters",  "out",       "device",     "threads",
+                                      "quiet",  "compare",   "eval-every", "checkpoint-every",
+                                      "resume", "top-words", "sddmm",      "spmm"};
   return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
 }
 
@@ -108,7 +111,8 @@ std::int64_t state_number(const app::Checkpoint& ck, const std::string& key) {
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || v < 0)
-    throw InputError(ck.file("state.ini"), 0, "'" + key + "' is not a non-negative integer: '" + text + "'");
+    throw InputError(ck.file("state.ini"), 0,
+                     "'" + key + "' is not a non-negative integer: '" + text + "'");
   return v;
 }
 
@@ -122,8 +126,8 @@ HostDense<float> initial_lambda(std::int64_t words, int k, std::uint64_t seed) {
 }
 
 // Rows of every batch's γ stacked (documents in corpus order), optionally normalised.
-HostDense<float> stacked_gamma(const LdaBackend& be, const std::vector<int>& ids, std::int64_t docs, int k,
-                               bool normalise) {
+HostDense<float> stacked_gamma(const LdaBackend& be, const std::vector<int>& ids, std::int64_t docs,
+                               int k, bool normalise) {
   HostDense<float> out(docs, k);
   std::int64_t row = 0;
   for (int id : ids) {
@@ -163,7 +167,11 @@ class Trainer {
  public:
   Trainer(const LdaOptions& opt, const app::CommonOptions& common, const LdaData& data, Context ctx,
           std::string out_dir, const app::ResolvedConfig& config, app::StatsReducer* reducer)
-      : opt_(opt), common_(common), data_(data), out_(std::move(out_dir)), config_(config),
+      : opt_(opt),
+        common_(common),
+        data_(data),
+        out_(std::move(out_dir)),
+        config_(config),
         reducer_(reducer ? reducer : &local_reducer_) {
     device_ = ctx.describe();
     device_kind_ = to_string(ctx.device());
@@ -177,14 +185,15 @@ class Trainer {
     h.sddmm = opt.sddmm;
     h.spmm = opt.spmm;
     be_ = make_lda_backend(std::move(ctx), h);
-    for (const LocalBatch& b : data.train_batches) train_ids_.push_back(be_->add_batch(b, BatchRole::kTrain));
+    for (const LocalBatch& b : data.train_batches)
+      train_ids_.push_back(be_->add_batch(b, BatchRole::kTrain));
     for (std::size_t i = 0; i < data.eval_fit.size(); ++i) {
       fit_ids_.push_back(be_->add_batch(data.eval_fit[i], BatchRole::kFit));
       score_ids_.push_back(be_->add_batch(data.eval_score[i], BatchRole::kScore));
     }
     log_info() << device_ << ": " << train_ids_.size() << " training and " << fit_ids_.size()
-               << " held-out minibatches on the device, plans prepared in " << be_->prepare_seconds()
-               << " s (kernels: " << be_->kernel_names() << ")";
+               << " held-out minibatches on the device, plans prepared in "
+               << be_->prepare_seconds() << " s (kernels: " << be_->kernel_names() << ")";
   }
 
   TrainResult run() {
@@ -197,7 +206,9 @@ class Trainer {
     std::optional<app::Checkpoint> ck;
     if (opt_.resume) {
       ck = app::find_checkpoint(checkpoint_dir());
-      if (!ck) log_info() << "--resume: no checkpoint in " << checkpoint_dir() << "; starting from the beginning";
+      if (!ck)
+        log_info() << "--resume: no checkpoint in " << checkpoint_dir()
+                   << "; starting from the beginning";
     }
     if (ck) {
       check_fingerprint(*ck);
@@ -205,7 +216,8 @@ class Trainer {
       updates = state_number(*ck, "updates");
       HostDense<float> lambda = io::read_npy_f32(ck->file("lambda.npy"));
       HostDense<float> gamma = io::read_npy_f32(ck->file("gamma.npy"));
-      if (lambda.rows() != data_.words || lambda.cols() != k || gamma.rows() != data_.train_docs || gamma.cols() != k)
+      if (lambda.rows() != data_.words || lambda.cols() != k || gamma.rows() != data_.train_docs ||
+          gamma.cols() != k)
         throw InputError(ck->dir, 0, "checkpoint arrays do not match this corpus and --topics");
       be_->set_lambda(lambda);
       std::int64_t row = 0;
@@ -221,8 +233,9 @@ class Trainer {
     } else {
       be_->set_lambda(initial_lambda(data_.words, k, common_.seed));
     }
-    app::MetricsWriter metrics = ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start_pass)
-                                    : app::MetricsWriter::create(out_ + "/metrics.jsonl");
+    app::MetricsWriter metrics =
+        ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start_pass)
+           : app::MetricsWriter::create(out_ + "/metrics.jsonl");
 
     TrainResult result;
     result.device = device_;
@@ -236,13 +249,17 @@ class Trainer {
       Stopwatch clock;
       double inner = 0, rho = 1;
       for (std::size_t i = 0; i < train_ids_.size(); ++i) {
-        const EStepResult r = be_->e_step(train_ids_[i], train_key, static_cast<std::uint64_t>(pass));
+        const EStepResult r =
+            be_->e_step(train_ids_[i], train_key, static_cast<std::uint64_t>(pass));
         inner += r.inner_iters;
         reducer_->sum(ctx, be_->stats(), wk);  // the minibatch statistics are a plain sum
         double batch_docs = static_cast<double>(data_.train_batches[i].counts.rows);
         reducer_->sum_host(&batch_docs, 1);
-        const double scale = batch_docs > 0 ? static_cast<double>(data_.train_docs) / batch_docs : 0.0;
-        rho = opt_.batch ? 1.0 : std::min(1.0, std::pow(opt_.tau0 + static_cast<double>(updates), -opt_.kappa));
+        const double scale =
+            batch_docs > 0 ? static_cast<double>(data_.train_docs) / batch_docs : 0.0;
+        rho = opt_.batch
+                  ? 1.0
+                  : std::min(1.0, std::pow(opt_.tau0 + static_cast<double>(updates), -opt_.kappa));
         be_->update_lambda(rho, scale);
         ++updates;
       }
@@ -252,9 +269,11 @@ class Trainer {
       rep.pass = pass;
       rep.seconds = clock.seconds();
       rep.tokens_per_s = rep.seconds > 0 ? data_.train_tokens / rep.seconds : 0;
-      rep.gflops = rep.seconds > 0 ? (be_->counters().flops() - before.flops()) / rep.seconds / 1e9 : 0;
+      rep.gflops =
+          rep.seconds > 0 ? (be_->counters().flops() - before.flops()) / rep.seconds / 1e9 : 0;
       rep.mean_inner = train_ids_.empty() ? 0 : inner / static_cast<double>(train_ids_.size());
-      const bool eval_now = pass == common_.iters || (opt_.eval_every > 0 && pass % opt_.eval_every == 0);
+      const bool eval_now =
+          pass == common_.iters || (opt_.eval_every > 0 && pass % opt_.eval_every == 0);
       if (eval_now) {
         last = evaluate(true);
         rep.heldout_ll = last.heldout_ll;
@@ -275,15 +294,17 @@ class Trainer {
                         .add("train_bound", rep.train_bound));
       print_pass(rep);
       result.passes.push_back(rep);
-      if (opt_.checkpoint_every > 0 && pass % opt_.checkpoint_every == 0) write_checkpoint(pass, updates);
+      if (opt_.checkpoint_every > 0 && pass % opt_.checkpoint_every == 0)
+        write_checkpoint(pass, updates);
     }
     if (!evaluated_final) last = evaluate(have_gamma);
     result.heldout_ll = last.heldout_ll;
     result.perplexity = last.perplexity;
     result.train_bound = last.train_bound;
     result.lambda = be_->lambda();
-    result.doc_topics = have_gamma ? stacked_gamma(*be_, train_ids_, data_.train_docs, k, true)
-                                   : HostDense<float>(data_.train_docs, k, 1.0f / static_cast<float>(k));
+    result.doc_topics = have_gamma
+                            ? stacked_gamma(*be_, train_ids_, data_.train_docs, k, true)
+                            : HostDense<float>(data_.train_docs, k, 1.0f / static_cast<float>(k));
     result.kernels = be_->kernel_names();
     result.prepare_seconds = be_->prepare_seconds();
     write_outputs(result);
@@ -320,11 +341,13 @@ class Trainer {
   void print_pass(const PassReport& r) const {
     if (common_.quiet) return;
     char buf[512];
-    int n = std::snprintf(buf, sizeof buf, "[%s] pass %d/%d  %.4f s  %.3g tokens/s  %.1f GFLOP/s  inner %.1f",
-                          device_kind_.c_str(), r.pass, common_.iters, r.seconds, r.tokens_per_s, r.gflops,
-                          r.mean_inner);
+    int n = std::snprintf(buf, sizeof buf,
+                          "[%s] pass %d/%d  %.4f s  %.3g tokens/s  %.1f GFLOP/s  inner %.1f",
+                          device_kind_.c_str(), r.pass, common_.iters, r.seconds, r.tokens_per_s,
+                          r.gflops, r.mean_inner);
     if (r.heldout_ll)
-      n += std::snprintf(buf + n, sizeof buf - n, "  heldout ll %.4f  perplexity %.1f", *r.heldout_ll, *r.perplexity);
+      n += std::snprintf(buf + n, sizeof buf - n, "  heldout ll %.4f  perplexity %.1f",
+                         *r.heldout_ll, *r.perplexity);
     if (r.train_bound) std::snprintf(buf + n, sizeof buf - n, "  bound %.4f", *r.train_bound);
     std::cout << buf << std::endl;
   }
@@ -340,8 +363,9 @@ class Trainer {
     for (const app::ConfigEntry& e : fingerprint()) {
       const auto saved = app::find_value(ck.state, "config." + e.key);
       if (!saved || *saved != e.ini)
-        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key + " = " +
-                              (saved ? *saved : std::string("(unset)")) + ", this run has " + e.key + " = " + e.ini +
+        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key +
+                              " = " + (saved ? *saved : std::string("(unset)")) +
+                              ", this run has " + e.key + " = " + e.ini +
                               "; use the same configuration or another --out");
     }
   }
@@ -350,13 +374,14 @@ class Trainer {
     Stopwatch clock;
     app::CheckpointWriter w(checkpoint_dir());
     io::write_npy(w.file("lambda.npy"), be_->lambda());
-    io::write_npy(w.file("gamma.npy"), stacked_gamma(*be_, train_ids_, data_.train_docs, opt_.topics, false));
+    io::write_npy(w.file("gamma.npy"),
+                  stacked_gamma(*be_, train_ids_, data_.train_docs, opt_.topics, false));
     w.set("pass", std::to_string(pass));
     w.set("updates", std::to_string(updates));
     for (const app::ConfigEntry& e : fingerprint()) w.set("config." + e.key, e.ini);
     w.commit();
-    log_info() << "checkpoint after pass " << pass << " written to " << checkpoint_dir() << " in " << clock.seconds()
-               << " s";
+    log_info() << "checkpoint after pass " << pass << " written to " << checkpoint_dir() << " in "
+               << clock.seconds() << " s";
   }
 
   void write_outputs(const TrainResult& r) const {
@@ -364,8 +389,8 @@ class Trainer {
     io::write_npy(out_ + "/topics.npy", topics_by_words(r.lambda, true));
     io::write_npy(out_ + "/lambda.npy", topics_by_words(r.lambda, false));
     io::write_npy(out_ + "/doc_topics.npy", r.doc_topics);
-    if (static_cast<std::int64_t>(data_.train_ids.size()) == data_.train_docs && data_.heldout_docs > 0 &&
-        opt_.test.empty()) {
+    if (static_cast<std::int64_t>(data_.train_ids.size()) == data_.train_docs &&
+        data_.heldout_docs > 0 && opt_.test.empty()) {
       std::vector<std::int32_t> ids(data_.train_ids.begin(), data_.train_ids.end());
       io::write_npy(out_ + "/train_doc_ids.npy", ids);
     }
@@ -373,7 +398,8 @@ class Trainer {
       io::AtomicFile f(out_ + "/top_words.txt");
       for (int t = 0; t < k; ++t) {
         f.stream() << "topic " << t << ":";
-        for (const std::string& w : top_words(r.lambda, t, opt_.top_words, data_.vocab)) f.stream() << ' ' << w;
+        for (const std::string& w : top_words(r.lambda, t, opt_.top_words, data_.vocab))
+          f.stream() << ' ' << w;
         f.stream() << '\n';
       }
       f.commit();
@@ -381,10 +407,12 @@ class Trainer {
     {
       io::AtomicFile f(out_ + "/model.ini");
       f.stream() << "# fk-lda model: lambda.npy is topics x words (the variational λ)\n"
-                 << "topics = " << k << "\nwords = " << data_.words << "\nalpha = " << app::format_double(opt_.alpha)
-                 << "\neta = " << app::format_double(opt_.eta) << "\ninner-iters = " << opt_.inner_iters
-                 << "\ntol = " << app::format_double(opt_.tol) << "\nvocab = " << (data_.vocab.empty() ? "no" : "yes")
-                 << "\n";
+                 << "topics = " << k << "\nwords = " << data_.words
+                 << "\nalpha = " << app::format_double(opt_.alpha)
+                 << "\neta = " << app::format_double(opt_.eta)
+                 << "\ninner-iters = " << opt_.inner_iters
+                 << "\ntol = " << app::format_double(opt_.tol)
+                 << "\nvocab = " << (data_.vocab.empty() ? "no" : "yes") << "\n";
       f.commit();
     }
     if (!data_.vocab.empty()) {
@@ -445,25 +473,28 @@ LdaData prepare_lda_data(const LdaOptions& opt, const app::CommonOptions& common
     HostCsr observed, scored;
     completion_halves(heldout, observed, scored);
     d.eval_tokens = total_tokens(scored);
-    const std::int64_t eval_batch = opt.batch ? std::max<std::int64_t>(heldout.rows, 1) : opt.batch_size;
+    const std::int64_t eval_batch =
+        opt.batch ? std::max<std::int64_t>(heldout.rows, 1) : opt.batch_size;
     d.eval_fit = make_batches(observed, eval_batch);
     d.eval_score = make_batches(scored, eval_batch);
   }
   std::ostringstream os;
-  os << "data: " << d.source << "; W = " << d.words << "; training " << d.train_docs << " documents ("
-     << static_cast<std::int64_t>(d.train_tokens) << " tokens, " << train.nnz() << " nonzeros) in "
-     << d.train_batches.size() << " minibatch" << (d.train_batches.size() == 1 ? "" : "es");
+  os << "data: " << d.source << "; W = " << d.words << "; training " << d.train_docs
+     << " documents (" << static_cast<std::int64_t>(d.train_tokens) << " tokens, " << train.nnz()
+     << " nonzeros) in " << d.train_batches.size() << " minibatch"
+     << (d.train_batches.size() == 1 ? "" : "es");
   if (d.heldout_docs > 0)
-    os << "; held out " << d.heldout_docs << " documents (" << static_cast<std::int64_t>(d.eval_tokens)
-       << " tokens scored by document completion)";
+    os << "; held out " << d.heldout_docs << " documents ("
+       << static_cast<std::int64_t>(d.eval_tokens) << " tokens scored by document completion)";
   os << "; read in " << clock.seconds() << " s";
   log_info() << os.str();
   if (d.train_docs == 0) throw Error("no training documents");
   return d;
 }
 
-TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, const LdaData& data, Context ctx,
-                      const std::string& out_dir, const app::ResolvedConfig& config, app::StatsReducer* reducer) {
+TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, const LdaData& data,
+                      Context ctx, const std::string& out_dir, const app::ResolvedConfig& config,
+                      app::StatsReducer* reducer) {
   Trainer t(opt, common, data, std::move(ctx), out_dir, config, reducer);
   return t.run();
 }
@@ -480,14 +511,16 @@ std::vector<std::string> top_words(const HostDense<float>& lambda, int topic, in
   });
   std::vector<std::string> out;
   for (std::int64_t i = 0; i < n; ++i)
-    out.push_back(static_cast<std::int64_t>(vocab.size()) == w ? vocab[idx[i]] : "w" + std::to_string(idx[i]));
+    out.push_back(static_cast<std::int64_t>(vocab.size()) == w ? vocab[idx[i]]
+                                                               : "w" + std::to_string(idx[i]));
   return out;
 }
 
 LdaModel load_lda_model(const std::string& dir) {
   const std::string ini = dir + "/model.ini";
   if (!std::filesystem::is_regular_file(ini))
-    throw InputError(ini, 0, "no model here (expected the --out directory of an fk-lda training run)");
+    throw InputError(ini, 0,
+                     "no model here (expected the --out directory of an fk-lda training run)");
   const app::ResolvedConfig kv = app::read_key_values(ini);
   auto get = [&](const std::string& key) {
     const auto v = app::find_value(kv, key);
@@ -507,8 +540,9 @@ LdaModel load_lda_model(const std::string& dir) {
   const int k = static_cast<int>(number("topics"));
   const auto w = static_cast<std::int64_t>(number("words"));
   if (topics_words.rows() != k || topics_words.cols() != w)
-    throw InputError(dir + "/lambda.npy", 0,
-                     "expected " + std::to_string(k) + " x " + std::to_string(w) + " as model.ini says");
+    throw InputError(
+        dir + "/lambda.npy", 0,
+        "expected " + std::to_string(k) + " x " + std::to_string(w) + " as model.ini says");
   m.lambda = HostDense<float>(w, k);
   for (int c = 0; c < k; ++c)
     for (std::int64_t r = 0; r < w; ++r) m.lambda(r, c) = topics_words(c, r);
@@ -523,15 +557,16 @@ LdaModel load_lda_model(const std::string& dir) {
     std::string line;
     while (std::getline(in, line)) m.vocab.push_back(line);
     if (static_cast<std::int64_t>(m.vocab.size()) != w)
-      throw InputError(dir + "/vocab.txt", 0, "has " + std::to_string(m.vocab.size()) + " words, the model " +
-                                                  std::to_string(w));
+      throw InputError(
+          dir + "/vocab.txt", 0,
+          "has " + std::to_string(m.vocab.size()) + " words, the model " + std::to_string(w));
   }
   return m;
 }
 
-HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Context ctx, std::int64_t batch_size,
-                              std::uint64_t seed, int inner_iters, double tol, const std::string& sddmm,
-                              const std::string& spmm) {
+HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Context ctx,
+                              std::int64_t batch_size, std::uint64_t seed, int inner_iters,
+                              double tol, const std::string& sddmm, const std::string& spmm) {
   LdaHyper h;
   h.topics = static_cast<int>(model.lambda.cols());
   h.words = model.lambda.rows();

@@ -16,14 +16,14 @@ namespace fk::lda {
 // Everything about the data that does not depend on the device; built once and shared by the two
 // runs of --compare.
 struct LdaData {
-  std::int64_t words = 0;                     // W
-  std::vector<std::string> vocab;             // W words or empty
+  std::int64_t words = 0;          // W
+  std::vector<std::string> vocab;  // W words or empty
   std::int64_t train_docs = 0;
-  std::vector<std::int64_t> train_ids;        // original index of each training document
-  std::vector<LocalBatch> train_batches;      // consecutive training documents
+  std::vector<std::int64_t> train_ids;           // original index of each training document
+  std::vector<LocalBatch> train_batches;         // consecutive training documents
   std::vector<LocalBatch> eval_fit, eval_score;  // held-out halves, same row ranges pairwise
   std::int64_t heldout_docs = 0;
-  double train_tokens = 0, eval_tokens = 0;   // eval_tokens: tokens of the scored halves
+  double train_tokens = 0, eval_tokens = 0;     // eval_tokens: tokens of the scored halves
   std::optional<HostDense<float>> true_topics;  // K_true x W for generated corpora
   std::string source;
 };
@@ -33,28 +33,28 @@ LdaData prepare_lda_data(const LdaOptions& opt, const app::CommonOptions& common
 
 struct PassReport {
   int pass = 0;
-  double seconds = 0;       // wall time of the pass (evaluation excluded)
+  double seconds = 0;  // wall time of the pass (evaluation excluded)
   double tokens_per_s = 0;
-  double gflops = 0;        // SDDMM + SpMM flops of the pass / pass time
-  double mean_inner = 0;    // E-step iterations per minibatch
+  double gflops = 0;      // SDDMM + SpMM flops of the pass / pass time
+  double mean_inner = 0;  // E-step iterations per minibatch
   std::optional<double> heldout_ll, perplexity, train_bound;
 };
 
 struct TrainResult {
-  std::string device;                 // Context::describe()
-  std::vector<PassReport> passes;     // the passes this invocation ran (after a resume: the rest)
+  std::string device;              // Context::describe()
+  std::vector<PassReport> passes;  // the passes this invocation ran (after a resume: the rest)
   std::optional<double> heldout_ll, perplexity, train_bound;  // of the final model
-  HostDense<float> lambda;            // W x K
-  HostDense<float> doc_topics;        // training documents x K, rows sum to 1
-  std::string kernels;                // variants the plans use
+  HostDense<float> lambda;                                    // W x K
+  HostDense<float> doc_topics;  // training documents x K, rows sum to 1
+  std::string kernels;          // variants the plans use
   double prepare_seconds = 0;
 };
 
 // Trains on `ctx`'s device and writes every output into `out_dir` (created when missing):
 // config.ini/json, metrics.jsonl, topics.npy, doc_topics.npy, top_words.txt, and the model
 // (lambda.npy, model.ini, vocab.txt) that `fk-lda infer --model out_dir` reads.
-TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, const LdaData& data, Context ctx,
-                      const std::string& out_dir, const app::ResolvedConfig& config,
+TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, const LdaData& data,
+                      Context ctx, const std::string& out_dir, const app::ResolvedConfig& config,
                       app::StatsReducer* reducer = nullptr);
 
 // The `words` most probable words of topic k (by λ), as text ("w123" when there is no vocabulary).
@@ -72,8 +72,9 @@ struct LdaModel {
 LdaModel load_lda_model(const std::string& dir);
 
 // θ (docs x K, rows sum to 1) of each row of `docs` under a fixed model, by the same E-step.
-HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Context ctx, std::int64_t batch_size,
-                              std::uint64_t seed, int inner_iters, double tol, const std::string& sddmm = "auto",
+HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Context ctx,
+                              std::int64_t batch_size, std::uint64_t seed, int inner_iters,
+                              double tol, const std::string& sddmm = "auto",
                               const std::string& spmm = "auto");
 
 }  // namespace fk::lda

@@ -2,4 +2,6 @@
 #include "apps/common/app_main.hpp"
 #include "apps/lda/lda_app.hpp"
 
-int main(int argc, char** argv) { return fk::app::run_main("fk-lda", argc, argv, fk::lda::lda_main); }
+int main(int argc, char** argv) {
+  return fk::app::run_main("fk-lda", argc, argv, fk::lda::lda_main);
+}

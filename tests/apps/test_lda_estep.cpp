@@ -75,7 +75,8 @@ Direct direct_estep(const HostCsr& docs, const HostDense<float>& lambda, double 
   const std::vector<double> cs = colsums(lambda);
   std::vector<double> ebeta(kW * kK);
   for (std::int64_t w = 0; w < kW; ++w)
-    for (int k = 0; k < kK; ++k) ebeta[w * kK + k] = std::exp(digamma(lambda(w, k)) - digamma(cs[k]));
+    for (int k = 0; k < kK; ++k)
+      ebeta[w * kK + k] = std::exp(digamma(lambda(w, k)) - digamma(cs[k]));
   Direct out;
   out.gamma.assign(docs.rows * kK, 0.0);
   out.stats.assign(kW * kK, 0.0);
@@ -99,7 +100,8 @@ Direct direct_estep(const HostCsr& docs, const HostDense<float>& lambda, double 
     }
     for (std::int64_t j = docs.row_ptr[d]; j < docs.row_ptr[d + 1]; ++j) {
       const double ratio = docs.vals[j] / phinorm(j);
-      for (int k = 0; k < kK; ++k) out.stats[docs.col_idx[j] * kK + k] += et[k] * ratio * ebeta[docs.col_idx[j] * kK + k];
+      for (int k = 0; k < kK; ++k)
+        out.stats[docs.col_idx[j] * kK + k] += et[k] * ratio * ebeta[docs.col_idx[j] * kK + k];
     }
     for (int k = 0; k < kK; ++k) out.gamma[d * kK + k] = g[k];
   }
@@ -130,7 +132,8 @@ LdaHyper hyper(const std::string& sddmm = "auto", const std::string& spmm = "aut
 }
 
 // Runs the E-step + λ update on `be` and compares everything with the direct computation.
-void check_backend(LdaBackend& be, const HostCsr& docs, const HostDense<float>& lambda, const std::string& what) {
+void check_backend(LdaBackend& be, const HostCsr& docs, const HostDense<float>& lambda,
+                   const std::string& what) {
   SCOPED_TRACE(what);
   be.set_lambda(lambda);
   const int id = be.add_batch(make_local_batch(docs, 0, docs.rows), BatchRole::kTrain);
@@ -139,7 +142,8 @@ void check_backend(LdaBackend& be, const HostCsr& docs, const HostDense<float>& 
   const Direct want = direct_estep(docs, lambda, 0.3, 6);
   const HostDense<float> gamma = be.gamma(id);
   EXPECT_LT(rel_error(gamma.data(), want.gamma), 2e-5);
-  for (int k = 0; k < kK; ++k) EXPECT_FLOAT_EQ(gamma(3, k), 0.3f);  // the empty document keeps the prior
+  for (int k = 0; k < kK; ++k)
+    EXPECT_FLOAT_EQ(gamma(3, k), 0.3f);  // the empty document keeps the prior
 
   // λ ← (1 − ρ) λ + ρ (η + scale · stats); stats ← 0.
   const double rho = 0.6, scale = 2.5;
@@ -148,7 +152,8 @@ void check_backend(LdaBackend& be, const HostCsr& docs, const HostDense<float>& 
     want_lambda[i] = (1 - rho) * lambda.data()[i] + rho * (0.2 + scale * want.stats[i]);
   if (!be.context().is_gpu()) {  // stats() is host memory on the CPU backend
     EXPECT_LT(rel_error(be.stats(), want.stats), 2e-5);
-    for (int k = 0; k < kK; ++k) EXPECT_EQ(be.stats()[10 * kK + k], 0.0f);  // word 10 is in no document
+    for (int k = 0; k < kK; ++k)
+      EXPECT_EQ(be.stats()[10 * kK + k], 0.0f);  // word 10 is in no document
   }
   be.update_lambda(rho, scale);
   EXPECT_LT(rel_error(be.lambda().data(), want_lambda), 2e-5);
@@ -166,7 +171,8 @@ void check_backend(LdaBackend& be, const HostCsr& docs, const HostDense<float>& 
     const std::vector<double> et = expect_log_dirichlet_row(g);
     for (std::int64_t j = docs.row_ptr[d]; j < docs.row_ptr[d + 1]; ++j) {
       double s = 0;
-      for (int k = 0; k < kK; ++k) s += et[k] * std::exp(digamma(lam2(docs.col_idx[j], k)) - digamma(cs[k]));
+      for (int k = 0; k < kK; ++k)
+        s += et[k] * std::exp(digamma(lam2(docs.col_idx[j], k)) - digamma(cs[k]));
       word_term += docs.vals[j] * std::log(s);
     }
   }
@@ -211,7 +217,8 @@ TEST(LdaEStep, EveryCpuKernelVariant) {
       ++tried;
     } catch (const Error& e) {
       // A variant may decline a problem this small; any other failure is a real one.
-      if (std::string(e.what()).find("does not apply") == std::string::npos) ADD_FAILURE() << e.what();
+      if (std::string(e.what()).find("does not apply") == std::string::npos)
+        ADD_FAILURE() << e.what();
     }
   };
   for (const SddmmVariant* v : sddmm_variants())
@@ -242,7 +249,8 @@ TEST(LdaEStep, MinibatchesSumToTheWholeBatch) {
   }
   const HostDense<float> gw = whole->gamma(w);
   EXPECT_LT(test::max_rel_error(g.storage(), gw.storage()), 1e-6);
-  const std::vector<float> sw(whole->stats(), whole->stats() + kW * kK), sp(parts->stats(), parts->stats() + kW * kK);
+  const std::vector<float> sw(whole->stats(), whole->stats() + kW * kK),
+      sp(parts->stats(), parts->stats() + kW * kK);
   EXPECT_LT(test::max_rel_error(sp, sw), 1e-6);
 }
 
@@ -290,7 +298,8 @@ TEST(LdaEStep, GpuAgreesWithCpuOnLargerProblem) {
     LdaBackend& be = *bes[i];
     be.set_lambda(lambda);
     std::vector<int> ids;
-    for (const LocalBatch& b : make_batches(docs, 128)) ids.push_back(be.add_batch(b, BatchRole::kTrain));
+    for (const LocalBatch& b : make_batches(docs, 128))
+      ids.push_back(be.add_batch(b, BatchRole::kTrain));
     for (int id : ids) {
       be.e_step(id, kKey, kStream);
       be.update_lambda(0.7, 300.0 / 128);

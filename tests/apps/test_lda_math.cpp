@@ -18,16 +18,20 @@ TEST(LdaMath, DigammaMatchesHighPrecisionValues) {
   const struct {
     double x, psi;
   } cases[] = {
-      {0.001, -1000.5755719318103005}, {0.01, -100.5608854578686745}, {0.05, -20.497844991299870371},
-      {0.5, -1.9635100260214234794},   {1.0, -0.57721566490153286061}, {2.5, 0.70315664064524318723},
-      {6.0, 1.7061176684318004727},    {9.99, 2.2507003728312010995}, {10.0, 2.2517525890667211076},
-      {123.456, 4.8118293238289853873}, {1e5, 11.512920464961895087},
+      {0.001, -1000.5755719318103005}, {0.01, -100.5608854578686745},
+      {0.05, -20.497844991299870371},  {0.5, -1.9635100260214234794},
+      {1.0, -0.57721566490153286061},  {2.5, 0.70315664064524318723},
+      {6.0, 1.7061176684318004727},    {9.99, 2.2507003728312010995},
+      {10.0, 2.2517525890667211076},   {123.456, 4.8118293238289853873},
+      {1e5, 11.512920464961895087},
   };
-  for (const auto& c : cases) EXPECT_NEAR(digamma(c.x), c.psi, 1e-13 * std::max(1.0, std::fabs(c.psi))) << c.x;
+  for (const auto& c : cases)
+    EXPECT_NEAR(digamma(c.x), c.psi, 1e-13 * std::max(1.0, std::fabs(c.psi))) << c.x;
   EXPECT_TRUE(std::isinf(digamma(0.0)) && digamma(0.0) < 0);
   EXPECT_TRUE(std::isnan(digamma(-1.0)));
   // The recurrence ψ(x + 1) = ψ(x) + 1/x holds across the switch to the asymptotic series.
-  for (double x : {0.3, 4.7, 9.5, 17.25}) EXPECT_NEAR(digamma(x + 1), digamma(x) + 1 / x, 1e-13) << x;
+  for (double x : {0.3, 4.7, 9.5, 17.25})
+    EXPECT_NEAR(digamma(x + 1), digamma(x) + 1 / x, 1e-13) << x;
 }
 
 TEST(LdaMath, ExpDirichletExpectation) {
@@ -66,7 +70,8 @@ TEST(LdaCorpus, TokenizerLowercasesSplitsAndDropsStopWords) {
   EXPECT_EQ(t, want);  // "the", "on", "at", "and", "too" are stop words; "s", "x" are one letter
   EXPECT_TRUE(tokenize("").empty());
   EXPECT_TRUE(tokenize("  ,;  a I 42 ").empty());
-  EXPECT_EQ(tokenize("café naïve"), (std::vector<std::string>{"café", "naïve"}));  // UTF-8 kept whole
+  EXPECT_EQ(tokenize("café naïve"),
+            (std::vector<std::string>{"café", "naïve"}));  // UTF-8 kept whole
   EXPECT_TRUE(is_stop_word("which"));
   EXPECT_FALSE(is_stop_word("topic"));
 }
@@ -126,7 +131,8 @@ TEST(LdaCorpus, HeldOutSplitIsSeededAndComplete) {
   EXPECT_EQ(all.size(), 1000u);
   EXPECT_TRUE(std::is_sorted(a.train.begin(), a.train.end()));
   EXPECT_TRUE(split_documents(10, 0.0, 1).heldout.empty());
-  EXPECT_EQ(split_documents(10, 0.01, 1).heldout.size(), 1u);  // a positive fraction holds out at least one
+  EXPECT_EQ(split_documents(10, 0.01, 1).heldout.size(),
+            1u);  // a positive fraction holds out at least one
 }
 
 TEST(LdaCorpus, GenSpecParsing) {

@@ -72,8 +72,8 @@ double mean_best_cosine(const HostDense<float>& truth, const HostDense<float>& l
 
 TEST(LdaTrain, RecoversKnownTopicsAndImprovesHeldOut) {
   test::TempDir dir;
-  const auto r = run_lda({"--input", kGen, "--topics", "5", "--iters", "6", "--batch-size", "250", "--device", "cpu",
-                          "--seed", "3", "--out", dir.path()});
+  const auto r = run_lda({"--input", kGen, "--topics", "5", "--iters", "6", "--batch-size", "250",
+                          "--device", "cpu", "--seed", "3", "--out", dir.path()});
   ASSERT_EQ(r.status, 0) << r.err;
   const HostDense<float> learned = io::read_npy_f32(dir.file("topics.npy"));
   const gen::GeneratedCorpus truth = gen::generate_lda_corpus(parse_gen_spec(kGen.substr(4)));
@@ -91,8 +91,8 @@ TEST(LdaTrain, RecoversKnownTopicsAndImprovesHeldOut) {
   for (std::size_t i = 1; i < ll.size(); ++i) EXPECT_GT(ll[i], ll[i - 1]) << "pass " << i + 1;
   // Every metrics line has the promised keys.
   for (const std::string& line : read_lines(dir.file("metrics.jsonl")))
-    for (const char* key : {"\"iter\":", "\"seconds\":", "\"device\":\"cpu\"", "\"heldout_ll\":", "\"perplexity\":",
-                            "\"train_bound\":", "\"tokens_per_s\":"})
+    for (const char* key : {"\"iter\":", "\"seconds\":", "\"device\":\"cpu\"", "\"heldout_ll\":",
+                            "\"perplexity\":", "\"train_bound\":", "\"tokens_per_s\":"})
       EXPECT_NE(line.find(key), std::string::npos) << key << " in " << line;
   // The other outputs.
   const HostDense<float> theta = io::read_npy_f32(dir.file("doc_topics.npy"));
@@ -108,13 +108,15 @@ TEST(LdaTrain, RecoversKnownTopicsAndImprovesHeldOut) {
 // Batch VB (one minibatch of everything, ρ = 1) improves the bound every pass, as EM must.
 TEST(LdaTrain, BatchModeBoundIncreases) {
   test::TempDir dir;
-  const auto r = run_lda({"--input", kGen, "--topics", "5", "--iters", "4", "--batch", "--device", "cpu", "--out",
-                          dir.path(), "-q", "--inner-iters", "100"});
+  const auto r = run_lda({"--input", kGen, "--topics", "5", "--iters", "4", "--batch", "--device",
+                          "cpu", "--out", dir.path(), "-q", "--inner-iters", "100"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<double> bound;
-  for (const std::string& line : read_lines(dir.file("metrics.jsonl"))) bound.push_back(*json_number(line, "train_bound"));
+  for (const std::string& line : read_lines(dir.file("metrics.jsonl")))
+    bound.push_back(*json_number(line, "train_bound"));
   ASSERT_EQ(bound.size(), 4u);
-  for (std::size_t i = 1; i < bound.size(); ++i) EXPECT_GT(bound[i], bound[i - 1]) << "pass " << i + 1;
+  for (std::size_t i = 1; i < bound.size(); ++i)
+    EXPECT_GT(bound[i], bound[i - 1]) << "pass " << i + 1;
 }
 
 const std::string kSmall = "gen:default:docs=300,words=200,topics=4,length=60,seed=7";
@@ -122,8 +124,9 @@ const std::string kSmall = "gen:default:docs=300,words=200,topics=4,length=60,se
 TEST(LdaTrain, SameSeedSameModelOtherSeedOtherModel) {
   test::TempDir dir;  // one per test: TempDir names come from the test's name
   const Sub a(dir, "a"), b(dir, "b"), c(dir, "c"), d(dir, "d");
-  const std::vector<std::string> base{"--input", kSmall, "--topics", "4", "--iters", "2", "--batch-size", "100",
-                                      "--inner-iters", "10", "--device", "cpu", "-q"};
+  const std::vector<std::string> base{
+      "--input", kSmall,          "--topics", "4",        "--iters", "2", "--batch-size",
+      "100",     "--inner-iters", "10",       "--device", "cpu",     "-q"};
   auto with = [&](const std::string& out, const std::string& seed, const std::string& threads) {
     auto args = base;
     args.insert(args.end(), {"--out", out, "--seed", seed, "--threads", threads});
@@ -133,10 +136,13 @@ TEST(LdaTrain, SameSeedSameModelOtherSeedOtherModel) {
   ASSERT_EQ(with(b.path(), "5", "1").status, 0);
   ASSERT_EQ(with(c.path(), "6", "1").status, 0);
   ASSERT_EQ(with(d.path(), "5", "2").status, 0);
-  const auto la = io::read_npy_f32(a.file("lambda.npy")), lb = io::read_npy_f32(b.file("lambda.npy")),
-             lc = io::read_npy_f32(c.file("lambda.npy")), ld = io::read_npy_f32(d.file("lambda.npy"));
+  const auto la = io::read_npy_f32(a.file("lambda.npy")),
+             lb = io::read_npy_f32(b.file("lambda.npy")),
+             lc = io::read_npy_f32(c.file("lambda.npy")),
+             ld = io::read_npy_f32(d.file("lambda.npy"));
   EXPECT_EQ(la.storage(), lb.storage());  // bit for bit
-  EXPECT_EQ(io::read_npy_f32(a.file("doc_topics.npy")).storage(), io::read_npy_f32(b.file("doc_topics.npy")).storage());
+  EXPECT_EQ(io::read_npy_f32(a.file("doc_topics.npy")).storage(),
+            io::read_npy_f32(b.file("doc_topics.npy")).storage());
   EXPECT_NE(la.storage(), lc.storage());
   // Another thread count: the app's own reductions are in a fixed order; kernel variants may sum
   // in another order, so only rounding may differ.
@@ -146,8 +152,9 @@ TEST(LdaTrain, SameSeedSameModelOtherSeedOtherModel) {
 TEST(LdaTrain, ResumedRunReachesTheUninterruptedModel) {
   test::TempDir dir;
   const Sub whole(dir, "whole"), split(dir, "split");
-  const std::vector<std::string> base{"--input", kSmall, "--topics", "4", "--batch-size", "100",
-                                      "--device", "cpu", "-q", "--seed", "9"};
+  const std::vector<std::string> base{"--input",      kSmall,   "--topics", "4",
+                                      "--batch-size", "100",    "--device", "cpu",
+                                      "-q",           "--seed", "9"};
   auto run = [&](const std::string& out, std::vector<std::string> extra) {
     auto args = base;
     args.insert(args.end(), {"--out", out});
@@ -160,11 +167,13 @@ TEST(LdaTrain, ResumedRunReachesTheUninterruptedModel) {
   ASSERT_TRUE(std::ifstream(split.file("checkpoint/state.ini")).good());
   const auto resumed = run(split.path(), {"--iters", "4", "--checkpoint-every", "1", "--resume"});
   ASSERT_EQ(resumed.status, 0) << resumed.err;
-  EXPECT_EQ(io::read_npy_f32(whole.file("lambda.npy")).storage(), io::read_npy_f32(split.file("lambda.npy")).storage());
+  EXPECT_EQ(io::read_npy_f32(whole.file("lambda.npy")).storage(),
+            io::read_npy_f32(split.file("lambda.npy")).storage());
   EXPECT_EQ(io::read_npy_f32(whole.file("doc_topics.npy")).storage(),
             io::read_npy_f32(split.file("doc_topics.npy")).storage());
   // The log continues: passes 1..4 once each, and the same numbers as the uninterrupted run.
-  const auto lw = read_lines(whole.file("metrics.jsonl")), ls = read_lines(split.file("metrics.jsonl"));
+  const auto lw = read_lines(whole.file("metrics.jsonl")),
+             ls = read_lines(split.file("metrics.jsonl"));
   ASSERT_EQ(ls.size(), 4u);
   for (std::size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(*json_number(ls[i], "iter"), double(i + 1));
@@ -179,10 +188,11 @@ TEST(LdaTrain, ResumedRunReachesTheUninterruptedModel) {
 TEST(LdaTrain, GpuAndCpuAgree) {
   FK_REQUIRE_GPU();
   test::TempDir dir;
-  const auto r = run_lda({"--input", kSmall, "--topics", "4", "--iters", "3", "--batch-size", "100", "--compare",
-                          "--out", dir.path()});
+  const auto r = run_lda({"--input", kSmall, "--topics", "4", "--iters", "3", "--batch-size", "100",
+                          "--compare", "--out", dir.path()});
   ASSERT_EQ(r.status, 0) << r.err;
-  const auto g = read_lines(dir.file("gpu/metrics.jsonl")), c = read_lines(dir.file("cpu/metrics.jsonl"));
+  const auto g = read_lines(dir.file("gpu/metrics.jsonl")),
+             c = read_lines(dir.file("cpu/metrics.jsonl"));
   ASSERT_EQ(g.size(), 3u);
   ASSERT_EQ(c.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) {
@@ -195,7 +205,8 @@ TEST(LdaTrain, GpuAndCpuAgree) {
 TEST(LdaTrain, CompareWithoutGpuRunsTheCpu) {
   if (test::gpu_available()) GTEST_SKIP() << "a GPU is present";
   test::TempDir dir;
-  const auto r = run_lda({"--input", kSmall, "--topics", "4", "--iters", "1", "--compare", "--out", dir.path()});
+  const auto r = run_lda(
+      {"--input", kSmall, "--topics", "4", "--iters", "1", "--compare", "--out", dir.path()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("running the CPU only"), std::string::npos) << r.err;
   EXPECT_EQ(read_lines(dir.file("cpu/metrics.jsonl")).size(), 1u);
@@ -204,8 +215,8 @@ TEST(LdaTrain, CompareWithoutGpuRunsTheCpu) {
 TEST(LdaTrain, InferFromSavedModel) {
   test::TempDir dir;
   const Sub model(dir, "model"), docs(dir, "docs"), out(dir, "out");
-  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "4", "--iters", "2", "--device", "cpu", "-q", "--out",
-                     model.path()})
+  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "4", "--iters", "2", "--device", "cpu", "-q",
+                     "--out", model.path()})
                 .status,
             0);
   // New documents as a UCI file over the same 200 words.
@@ -213,8 +224,8 @@ TEST(LdaTrain, InferFromSavedModel) {
     std::ofstream f(docs.file("docword.new.txt"));
     f << "3\n200\n5\n1 1 2\n1 7 1\n2 150 4\n3 199 1\n3 3 2\n";
   }
-  const auto r = run_lda({"infer", "--model", model.path(), "--input", docs.file("docword.new.txt"), "--out",
-                          out.path(), "--device", "cpu"});
+  const auto r = run_lda({"infer", "--model", model.path(), "--input", docs.file("docword.new.txt"),
+                          "--out", out.path(), "--device", "cpu"});
   ASSERT_EQ(r.status, 0) << r.err;
   const HostDense<float> theta = io::read_npy_f32(out.file("theta.npy"));
   ASSERT_EQ(theta.rows(), 3);
@@ -229,8 +240,8 @@ TEST(LdaTrain, InferFromSavedModel) {
     std::ofstream f(docs.file("docword.big.txt"));
     f << "1\n300\n1\n1 250 1\n";
   }
-  const auto bad = run_lda({"infer", "--model", model.path(), "--input", docs.file("docword.big.txt"), "--out",
-                            out.path(), "--device", "cpu"});
+  const auto bad = run_lda({"infer", "--model", model.path(), "--input",
+                            docs.file("docword.big.txt"), "--out", out.path(), "--device", "cpu"});
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("docword.big.txt"), std::string::npos) << bad.err;
   EXPECT_EQ(run_lda({"infer", "--input", docs.file("docword.new.txt")}).status, 2);  // no --model
@@ -243,14 +254,15 @@ TEST(LdaTrain, SeparateTestCorpus) {
     std::ofstream f(dir.file("docword.test.txt"));  // 3 documents over the same 200 words
     f << "3\n200\n6\n1 1 3\n1 2 2\n2 150 4\n2 7 1\n3 199 2\n3 3 2\n";
   }
-  const auto r = run_lda({"--input", kSmall, "--test", dir.file("docword.test.txt"), "--topics", "4", "--iters", "2",
-                          "--device", "cpu", "-q", "--out", dir.file("o")});
+  const auto r = run_lda({"--input", kSmall, "--test", dir.file("docword.test.txt"), "--topics",
+                          "4", "--iters", "2", "--device", "cpu", "-q", "--out", dir.file("o")});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(io::read_npy_f32(dir.file("o/doc_topics.npy")).rows(), 300);  // no document held out of training
+  EXPECT_EQ(io::read_npy_f32(dir.file("o/doc_topics.npy")).rows(),
+            300);  // no document held out of training
   for (const std::string& line : read_lines(dir.file("o/metrics.jsonl")))
     EXPECT_TRUE(json_number(line, "heldout_ll").has_value()) << line;
-  const auto both = run_lda({"--input", kSmall, "--test", dir.file("docword.test.txt"), "--holdout-frac", "0.2",
-                             "--device", "cpu", "--out", dir.file("o2")});
+  const auto both = run_lda({"--input", kSmall, "--test", dir.file("docword.test.txt"),
+                             "--holdout-frac", "0.2", "--device", "cpu", "--out", dir.file("o2")});
   EXPECT_EQ(both.status, 2);
   EXPECT_NE(both.err.find("--test"), std::string::npos) << both.err;
 }
@@ -265,26 +277,31 @@ TEST(LdaTrain, TextInputWithVocabularyAndInfer) {
       f << "The striker scored a goal; the goalkeeper and the team played football.\n";
     }
   }
-  const auto r = run_lda({"--input", dir.file("corpus.txt"), "--topics", "2", "--iters", "5", "--min-count", "2",
-                          "--max-df", "0.6", "--device", "cpu", "--out", model.path(), "--holdout-frac", "0.1"});
+  const auto r = run_lda({"--input", dir.file("corpus.txt"), "--topics", "2", "--iters", "5",
+                          "--min-count", "2", "--max-df", "0.6", "--device", "cpu", "--out",
+                          model.path(), "--holdout-frac", "0.1"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto top = read_lines(model.file("top_words.txt"));
   ASSERT_EQ(top.size(), 2u);
   // The two topics took one theme each: their top words come from different kinds of lines.
-  const std::string space[] = {"galaxies", "stars", "telescope", "saw", "galaxy", "planets", "orbiting"};
+  const std::string space[] = {"galaxies", "stars",   "telescope", "saw",
+                               "galaxy",   "planets", "orbiting"};
   auto first_word = [](const std::string& line) {  // "topic 0: w1 w2 ..."
     const auto b = line.find(": ") + 2;
     return line.substr(b, line.find(' ', b) - b);
   };
-  auto is_space = [&](const std::string& w) { return std::find(std::begin(space), std::end(space), w) != std::end(space); };
+  auto is_space = [&](const std::string& w) {
+    return std::find(std::begin(space), std::end(space), w) != std::end(space);
+  };
   EXPECT_NE(is_space(first_word(top[0])), is_space(first_word(top[1]))) << top[0] << "\n" << top[1];
-  EXPECT_EQ(read_lines(model.file("vocab.txt")).size(), 14u);  // "the", "and" are stop words, "a" too short
+  EXPECT_EQ(read_lines(model.file("vocab.txt")).size(),
+            14u);  // "the", "and" are stop words, "a" too short
   {
     std::ofstream f(dir.file("new.txt"));
     f << "stars and galaxies\nfootball team goal\n";
   }
-  const auto inf = run_lda({"infer", "--model", model.path(), "--input", dir.file("new.txt"), "--format", "text",
-                            "--out", out.path(), "--device", "cpu"});
+  const auto inf = run_lda({"infer", "--model", model.path(), "--input", dir.file("new.txt"),
+                            "--format", "text", "--out", out.path(), "--device", "cpu"});
   ASSERT_EQ(inf.status, 0) << inf.err;
   const HostDense<float> theta = io::read_npy_f32(out.file("theta.npy"));
   ASSERT_EQ(theta.rows(), 2);
@@ -306,7 +323,8 @@ TEST(LdaErrors, BadInputAndOptions) {
     const auto line = r.err.find("fk-lda: error: ");
     ASSERT_NE(line, std::string::npos) << all << "\n" << r.err;
     EXPECT_NE(r.err.find(needle, line), std::string::npos) << all << "\n" << r.err;
-    EXPECT_EQ(r.err.find('\n', line), r.err.size() - 1) << all << "\n" << r.err;  // one line, the last
+    EXPECT_EQ(r.err.find('\n', line), r.err.size() - 1) << all << "\n"
+                                                        << r.err;  // one line, the last
   };
   expect({"--input", dir.file("missing.txt")}, 1, "missing.txt");
   expect({"--input", dir.path()}, 1, "directory");
@@ -337,16 +355,14 @@ TEST(LdaErrors, BadInputAndOptions) {
     f << "userId,movieId,rating\n1,2,3.5\n2,3,4\n";
   }
   expect({"--input", dir.file("ratings.csv")}, 1, "ratings");
-  {
-    std::ofstream f(dir.file("empty.txt"));
-  }
+  { std::ofstream f(dir.file("empty.txt")); }
   expect({"--input", dir.file("empty.txt"), "--format", "text"}, 1, "empty.txt");
   {
     std::ofstream f(dir.file("plainfile"));
     f << "x";
   }
-  const test::LdaRun r = run_lda({"--input", kSmall, "--topics", "2", "--iters", "1", "--device", "cpu", "--out",
-                                  dir.file("plainfile")});
+  const test::LdaRun r = run_lda({"--input", kSmall, "--topics", "2", "--iters", "1", "--device",
+                                  "cpu", "--out", dir.file("plainfile")});
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("not a directory"), std::string::npos) << r.err;
 }
@@ -358,7 +374,8 @@ struct Exe {
 };
 Exe run_exe(const test::TempDir& dir, const std::string& args) {
   const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string cmd = std::string("'") + FK_LDA_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const std::string cmd =
+      std::string("'") + FK_LDA_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
   const int st = std::system(cmd.c_str());
   Exe e;
   e.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
@@ -370,7 +387,8 @@ Exe run_exe(const test::TempDir& dir, const std::string& args) {
 
 TEST(LdaErrors, ExecutableExitStatuses) {
   test::TempDir dir;
-  const Exe missing = run_exe(dir, "--input '" + dir.file("missing.txt") + "' --device cpu --out '" + dir.file("o") + "'");
+  const Exe missing = run_exe(
+      dir, "--input '" + dir.file("missing.txt") + "' --device cpu --out '" + dir.file("o") + "'");
   EXPECT_EQ(missing.status, 1);
   EXPECT_EQ(missing.err.rfind("fk-lda: error: ", 0), 0u) << missing.err;
   EXPECT_NE(missing.err.find("missing.txt"), std::string::npos) << missing.err;
@@ -379,11 +397,16 @@ TEST(LdaErrors, ExecutableExitStatuses) {
   EXPECT_NE(bad.err.find("--topics"), std::string::npos) << bad.err;
   const Exe help = run_exe(dir, "--help");
   EXPECT_EQ(help.status, 0);
-  for (const char* opt : {"--topics", "--batch-size", "--inner-iters", "--tol", "--alpha", "--eta", "--tau0", "--kappa",
-                          "--batch", "--sddmm", "--spmm", "--holdout-frac", "--test", "--eval-every", "--top-words",
-                          "--min-count", "--max-df", "--checkpoint-every", "--resume", "--config", "--input",
-                          "--format", "--out", "--device", "--threads", "--seed", "--iters", "--compare", "--quiet",
-                          "infer"})
+  for (const char* opt : {"--topics",    "--batch-size", "--inner-iters",
+                          "--tol",       "--alpha",      "--eta",
+                          "--tau0",      "--kappa",      "--batch",
+                          "--sddmm",     "--spmm",       "--holdout-frac",
+                          "--test",      "--eval-every", "--top-words",
+                          "--min-count", "--max-df",     "--checkpoint-every",
+                          "--resume",    "--config",     "--input",
+                          "--format",    "--out",        "--device",
+                          "--threads",   "--seed",       "--iters",
+                          "--compare",   "--quiet",      "infer"})
     EXPECT_NE(help.out.find(opt), std::string::npos) << opt;
 }
 
@@ -391,19 +414,22 @@ TEST(LdaConfig, ConfigFileAndCommandLine) {
   test::TempDir dir;
   {
     std::ofstream f(dir.file("run.ini"));
-    f << "# a config\ninput = " << kSmall << "\ntopics = 3\niters = 1\ndevice = cpu\nquiet = true\n";
+    f << "# a config\ninput = " << kSmall
+      << "\ntopics = 3\niters = 1\ndevice = cpu\nquiet = true\n";
   }
-  const auto r = run_lda({"--config", dir.file("run.ini"), "--topics", "2", "--out", dir.file("o")});
+  const auto r =
+      run_lda({"--config", dir.file("run.ini"), "--topics", "2", "--out", dir.file("o")});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto cfg = read_lines(dir.file("o/config.ini"));
-  EXPECT_NE(std::find(cfg.begin(), cfg.end(), "topics = 2"), cfg.end());  // the command line wins
+  EXPECT_NE(std::find(cfg.begin(), cfg.end(), "topics = 2"), cfg.end());   // the command line wins
   EXPECT_NE(std::find(cfg.begin(), cfg.end(), "alpha = 0.5"), cfg.end());  // resolved 1/K
   EXPECT_NE(std::find(cfg.begin(), cfg.end(), "iters = 1"), cfg.end());
   EXPECT_EQ(io::read_npy_f32(dir.file("o/topics.npy")).rows(), 2);
   // The resolved config.ini runs again as a config file.
   const auto again = run_lda({"--config", dir.file("o/config.ini"), "--out", dir.file("o2")});
   ASSERT_EQ(again.status, 0) << again.err;
-  EXPECT_EQ(io::read_npy_f32(dir.file("o/lambda.npy")).storage(), io::read_npy_f32(dir.file("o2/lambda.npy")).storage());
+  EXPECT_EQ(io::read_npy_f32(dir.file("o/lambda.npy")).storage(),
+            io::read_npy_f32(dir.file("o2/lambda.npy")).storage());
 }
 
 // The real kos corpus (3,430 blog posts): the held-out likelihood improves over two passes.
@@ -411,8 +437,8 @@ TEST(LdaRealData, KosHeldOutImproves) {
   const std::string kos = test::shared_data("uci-kos/docword.kos.txt.gz");
   if (kos.empty()) GTEST_SKIP() << "../shared/data/uci-kos not present";
   test::TempDir dir;
-  const auto r = run_lda({"--input", kos, "--topics", "10", "--iters", "2", "--inner-iters", "20", "--device", "cpu",
-                          "-q", "--out", dir.path()});
+  const auto r = run_lda({"--input", kos, "--topics", "10", "--iters", "2", "--inner-iters", "20",
+                          "--device", "cpu", "-q", "--out", dir.path()});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<double> ll = heldout_by_pass(dir.path());
   ASSERT_EQ(ll.size(), 2u);
@@ -423,7 +449,9 @@ TEST(LdaRealData, KosHeldOutImproves) {
   // Real words from vocab.kos.txt, not the "w123" placeholders of a corpus without vocabulary.
   std::istringstream words(top[0].substr(top[0].find(':') + 1));
   std::string w;
-  while (words >> w) EXPECT_FALSE(w.size() > 1 && w[0] == 'w' && std::isdigit(static_cast<unsigned char>(w[1]))) << top[0];
+  while (words >> w)
+    EXPECT_FALSE(w.size() > 1 && w[0] == 'w' && std::isdigit(static_cast<unsigned char>(w[1])))
+        << top[0];
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ inline LdaRun run_lda(const std::vector<std::string>& args) {
   std::vector<std::string> all{"fk-lda"};
   all.insert(all.end(), args.begin(), args.end());
   const bool infer = !args.empty() && args[0] == "infer";
-  if (std::find(args.begin(), args.end(), "--threads") == args.end() && !(infer && args.size() == 1))
+  if (std::find(args.begin(), args.end(), "--threads") == args.end() &&
+      !(infer && args.size() == 1))
     all.insert(all.end(), {"--threads", "1"});
   std::vector<char*> argv;
   for (std::string& a : all) argv.push_back(a.data());
