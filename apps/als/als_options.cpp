@@ -29,7 +29,8 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
      "cg: batched conjugate gradient, matrix-free through SDDMM + SpMM, warm-started; "
      "cholesky: exact per-row normal equations (reference, small factors)")
     ("cg-steps", po::value<int>(&o.cg_steps)->default_value(o.cg_steps)->value_name("N"),
-     "conjugate-gradient steps per half-step")
+     "conjugate-gradient steps per half-step (--solver cg; ignored by cholesky, so that a config "
+     "file's value does not stop a command-line --solver cholesky)")
     ("implicit", po::bool_switch(&o.implicit),
      "implicit feedback: every rating r is an observed interaction with confidence 1 + alpha*r "
      "and preference 1; unobserved pairs have preference 0 (Hu, Koren & Volinsky 2008)")
@@ -76,8 +77,6 @@ void finalize_als_options(const app::CommandLine& cli, AlsOptions& o) {
     usage_fail("solver", "expected cg or cholesky, got '" + o.solver + "'");
   }
   require_at_least("cg-steps", o.cg_steps, 1);
-  if (cli.given("cg-steps") && o.solver_kind != Solver::kCg)
-    usage_fail("cg-steps", "applies to --solver cg only");
   if (!(o.alpha > 0) || !std::isfinite(o.alpha)) usage_fail("alpha", "must be a finite number > 0");
   if (cli.given("alpha") && !o.implicit) usage_fail("alpha", "applies to --implicit only");
   if (o.biases && o.implicit)
