@@ -413,6 +413,8 @@ TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
   EXPECT_EQ(*rest.last->test_rmse, *full.last->test_rmse);
 }
 
+// Float sums in another order (cuSPARSE, warp reductions) drift through 5 iterations of 3 CG
+// steps; the bounds leave room for that and none for a wrong term (which moves things by O(1)).
 TEST(AlsGpu, GpuAgreesWithCpu) {
   FK_REQUIRE_GPU();
   const LowRank g = low_rank(18, 0.5);
@@ -432,12 +434,12 @@ TEST(AlsGpu, GpuAgreesWithCpu) {
     AlsHyper h = hyper_for(8, c.biases, c.implicit, c.solver, 3, c.implicit ? 0.0 : d.global_mean);
     const TrainRun cpu = train(data, h, 5, 3, Context(DeviceKind::kCpu));
     const TrainRun gpu = train(data, h, 5, 3, Context(DeviceKind::kGpu));
-    EXPECT_LT(test::max_rel_error(flat(gpu.users), flat(cpu.users)), 2e-3);
-    EXPECT_LT(test::max_rel_error(flat(gpu.items), flat(cpu.items)), 2e-3);
-    EXPECT_LT(std::fabs(gpu.objective.back() - cpu.objective.back()) / cpu.objective.back(), 1e-4);
+    EXPECT_LT(test::max_rel_error(flat(gpu.users), flat(cpu.users)), 5e-3);
+    EXPECT_LT(test::max_rel_error(flat(gpu.items), flat(cpu.items)), 5e-3);
+    EXPECT_LT(std::fabs(gpu.objective.back() - cpu.objective.back()) / cpu.objective.back(), 5e-4);
     if (!c.implicit) {
       EXPECT_LT(std::fabs(gpu.test_rmse.back() - cpu.test_rmse.back()) / cpu.test_rmse.back(),
-                1e-4);
+                1e-3);
     }
   }
 }
