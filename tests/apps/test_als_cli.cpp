@@ -230,6 +230,19 @@ TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
       std::isfinite(json_number(slurp(dir.file("cmp") + "/cpu/summary.json"), "true_test_rmse")));
 }
 
+TEST(AlsCli, CompareRunsGpuAndCpuSideBySide) {
+  FK_REQUIRE_GPU();
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 6);
+  const Outcome o = run_als(dir, "--input '" + input + "' --out '" + dir.file("cmp") +
+                                     "' --iters 3 --factors 8 --biases --compare");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("speedup"), std::string::npos) << o.out;
+  const double gpu = json_number(slurp(dir.file("cmp") + "/gpu/summary.json"), "test_rmse");
+  const double cpu = json_number(slurp(dir.file("cmp") + "/cpu/summary.json"), "test_rmse");
+  EXPECT_NEAR(gpu, cpu, 1e-3 * cpu);
+}
+
 TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   test::TempDir dir;
   const Outcome missing =
