@@ -6,8 +6,9 @@
 // most frequent first up to the shared-memory capacity; every other nonzero reads its B row from
 // global memory (the sparse remainder). One thread block takes one panel; its 8 warps split the
 // panel's nonzeros into contiguous runs and walk them with A's row in registers and shuffle
-// reductions (sddmm_common.cuh). K is processed in chunks of at most 128 so that a panel's heavy
-// set can hold hundreds of B rows (K = 256 runs two chunks over the same panel).
+// reductions (sddmm_common.cuh). K is processed in slices of at most 128 (narrower when B would not
+// stay in L2, see choose_chunk), one launch per slice, so that a panel's heavy set can hold
+// hundreds of B rows (K = 256 runs two launches over all panels).
 //
 // Preprocessing is done on the host in prepare: download the pattern, find each panel's heavy
 // columns (OpenMP over panels), upload per-entry codes (a column >= 0, or ~slot for a heavy one),
@@ -54,7 +55,9 @@ struct AsptArgs {
   const std::int32_t* heavy_cols;
   const float* a;
   const float* b;
-  int k, chunk, stride;
+  int k, stride;
+  int k0, kc;      // this launch's K slice
+  ChunkMode mode;  // how it combines with earlier slices
   const float* scale;
   float* out;
 };
@@ -63,28 +66,26 @@ template <class Cfg>
 __global__ void __launch_bounds__(kWalkThreads, 2) aspt_kernel(AsptArgs p) {
   float* smem = dynamic_smem<float>();
   const int warp = threadIdx.x >> 5;
-  GroupWalker<Cfg, SrcHybrid> w(p.a, p.k, SrcHybrid{p.b, p.k, 0, smem, p.stride});
+  GroupWalker<Cfg, SrcHybrid> w(p.a, p.k, SrcHybrid{p.b, p.k, p.k0, smem, p.stride});
   const MetaCodes meta{p.codes};
   const OutDirect out{p.out, p.scale};
+  w.set_chunk(p.k0, p.kc);
   for (std::int64_t pi = blockIdx.x; pi < p.num_panels; pi += gridDim.x) {
     const AsptPanel pan = p.panels[pi];
+    if (pan.heavy_count > 0) {  // uniform over the block
+      const std::int32_t* heavy = p.heavy_cols + pan.heavy_begin;
+      stage_rows<Cfg::kVec>(smem, p.stride, p.b, p.k, p.k0, p.kc, pan.heavy_count, [&](int lr) { return heavy[lr]; });
+      __syncthreads();
+    }
     const std::int64_t n = pan.e1 - pan.e0;
     const std::int64_t span = ((n + kWalkWarps - 1) / kWalkWarps + 31) / 32 * 32;
     const std::int64_t t0 = pan.e0 + warp * span;
     const std::int64_t t1 = t0 + span < pan.e1 ? t0 + span : pan.e1;
-    const std::int64_t start_row = t0 < t1 ? find_row_from(p.row_ptr, pan.row_begin, t0, pan.row_end) : 0;
-    const std::int32_t* heavy = p.heavy_cols + pan.heavy_begin;
-    for (int k0 = 0; k0 < p.k; k0 += p.chunk) {
-      const int kc = p.k - k0 < p.chunk ? p.k - k0 : p.chunk;
-      if (pan.heavy_count > 0) {  // uniform over the block
-        stage_rows<Cfg::kVec>(smem, p.stride, p.b, p.k, k0, kc, pan.heavy_count, [&](int lr) { return heavy[lr]; });
-        __syncthreads();
-      }
-      w.set_chunk(k0, kc);
-      w.src.k0 = k0;
-      if (t0 < t1) w.walk_csr(p.row_ptr, start_row, pan.row_end, t0, t1, meta, out, chunk_mode(k0, kc, p.k));
-      if (pan.heavy_count > 0) __syncthreads();  // before the next chunk or panel restages
+    if (t0 < t1) {
+      const std::int64_t start_row = find_row_from(p.row_ptr, pan.row_begin, t0, pan.row_end);
+      w.walk_csr(p.row_ptr, start_row, pan.row_end, t0, t1, meta, out, p.mode);
     }
+    if (pan.heavy_count > 0) __syncthreads();  // before the next panel restages
   }
 }
 
@@ -92,7 +93,7 @@ class AsptPlan : public SddmmPlan {
  public:
   AsptPlan(const Context& ctx, const CsrView& s, int k) : s_(s), k_(k) {
     if (s.nnz == 0) return;
-    chunk_ = std::min(k, kAsptChunk);
+    chunk_ = choose_chunk(k, s.cols, l2_bytes(ctx), kAsptChunk);
     stride_ = (chunk_ + 3) / 4 * 4;
     const int smem_limit = static_cast<int>(ctx.gpu().props.sharedMemPerBlockOptin);
     const int budget = std::min(kAsptSmemBytes, smem_limit);
@@ -108,17 +109,20 @@ class AsptPlan : public SddmmPlan {
     check_run_args(s_, k_, a, b, out, "cuda.sddmm.aspt");
     if (s_.nnz == 0) return;
     const bool vec = vector_path_ok(a, b, k_);
-    const AsptArgs p{s_.row_ptr, codes_.data(), panels_.data(), panels_.size(), heavy_.data(),
-                     a.data, b.data, k_, chunk_, stride_, s_vals, out};
     const std::size_t smem = static_cast<std::size_t>(max_heavy_) * stride_ * sizeof(float);
     const unsigned blocks = grid_blocks(panels_.size(), 1);
-    dispatch_walk_narrow(chunk_, vec, [&](auto cfg) {
-      using Cfg = decltype(cfg);
-      FK_CUDA_CHECK(cudaFuncSetAttribute(aspt_kernel<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(smem)));
-      aspt_kernel<Cfg><<<blocks, kWalkThreads, smem, stream_of(ctx)>>>(p);
-      FK_CUDA_CHECK_LAUNCH();
-    });
+    for (int k0 = 0; k0 < k_; k0 += chunk_) {
+      const int kc = std::min(chunk_, k_ - k0);
+      const AsptArgs p{s_.row_ptr, codes_.data(), panels_.data(), panels_.size(), heavy_.data(), a.data, b.data,
+                       k_, stride_, k0, kc, chunk_mode(k0, kc, k_), s_vals, out};
+      dispatch_walk_narrow(kc, vec, [&](auto cfg) {
+        using Cfg = decltype(cfg);
+        FK_CUDA_CHECK(cudaFuncSetAttribute(aspt_kernel<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
+        aspt_kernel<Cfg><<<blocks, kWalkThreads, smem, stream_of(ctx)>>>(p);
+        FK_CUDA_CHECK_LAUNCH();
+      });
+    }
   }
 
  private:

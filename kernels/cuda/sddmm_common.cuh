@@ -10,20 +10,21 @@
 //     lanes ("WMT"): lane r of a group holds A's elements 4(r + G t) .. 4(r + G t) + 3, t < NV
 //     (float4 path) or r + G t (scalar path), in registers, and reuses them for every entry of
 //     the same row (A[i,:] is loaded once per row, not once per nonzero).
-//   * Each warp step covers 32 consecutive entries: group g takes entries base + gG .. base + gG +
-//     G - 1, one after the other. Each lane ends the step with G partial sums, which a transposing
-//     butterfly (G - 1 shuffles for G entries instead of G log2 G) reduces so that lane L holds the
-//     whole dot product of entry base + L. Output and scale factors are then read and written as
-//     one coalesced 128-byte access per warp.
+//   * Each warp step covers 32/G x U consecutive entries: group g takes U of them in a row. Each
+//     lane ends the step with U partial sums, which a transposing butterfly (U - 1 + log2(G/U)
+//     shuffles for U entries instead of U log2 G) reduces so that one lane per entry holds the
+//     whole dot product; those lanes scale and store, one coalesced access per warp step. U bounds
+//     the B loads in flight per lane (ptxas hoists a whole step's loads), see kInflightRegs.
 //   * B rows are read with 16-byte loads, G lanes x 16 B contiguous per row (full 32-byte sectors
 //     for G >= 2), with a scalar fallback when K % 4 != 0 or A/B are not 16-byte aligned.
-//   * K wider than one configuration holds (1024 floats on the vector path, 256 on the scalar
-//     path) is processed in chunks: the first chunk stores, later chunks add, the last scales.
-//     The same lane owns the same entry in every chunk, so no synchronisation is needed.
+//   * K is processed in slices when it is wider than one configuration holds (1024 floats on the
+//     vector path, 256 on the scalar path) or when B would not stay in L2 (choose_chunk): one
+//     launch per slice; the first stores, later ones add, the last scales.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <type_traits>
 
 #include "core/csr.hpp"
@@ -79,8 +80,37 @@ void prefer_l1(Kernel* kernel) {
                                      static_cast<int>(cudaSharedmemCarveoutMaxL1)));
 }
 
-// Chunk width over K for the register-resident walker (K itself when it fits).
-inline int walk_chunk(int k, bool vec) { return std::min(k, vec ? kMaxChunkVec : kMaxChunkScalar); }
+// Fraction of L2 that one K slice of B may take (tunable; 0 disables slicing for L2). The
+// environment variable FK_SDDMM_L2_SLICE_FRACTION overrides it, read once, so that benchmarks can
+// sweep it without rebuilding.
+constexpr double kL2SliceFraction = 0.6;
+inline double l2_slice_fraction() {
+  static const double f = [] {
+    const char* env = std::getenv("FK_SDDMM_L2_SLICE_FRACTION");
+    return env && *env ? std::atof(env) : kL2SliceFraction;
+  }();
+  return f;
+}
+
+// Width of the K slices a plan runs, one launch per slice. B's rows are what every variant
+// streams; when B (N x K floats) would not stay in L2 the plan cuts K into slices whose part of B
+// does (the largest power of two >= 32 with N x slice x 4 <= fraction x L2), so that the
+// whole GPU works on one slice at a time: that slice of B stays in L2 and its hot rows in L1
+// (4x more rows per L1 at a quarter of the width). Slices never exceed `max_chunk` (what one
+// walker configuration or one shared-memory row holds). Costs per extra slice: the indices again
+// and a read-modify-write of out (~16 bytes per nonzero against 4 x slice bytes of B).
+inline int choose_chunk(int k, std::int64_t n_cols, std::int64_t l2_bytes, int max_chunk) {
+  const double budget = l2_slice_fraction() * static_cast<double>(l2_bytes);
+  int chunk = std::min(k, max_chunk);
+  if (budget > 0 && static_cast<double>(n_cols) * k * 4 > budget) {
+    int c = 32;
+    while (c * 2 <= max_chunk && static_cast<double>(n_cols) * (c * 2) * 4 <= budget) c *= 2;
+    chunk = std::min(chunk, c);
+  }
+  return chunk;
+}
+inline int walk_max_chunk(bool vec) { return vec ? kMaxChunkVec : kMaxChunkScalar; }
+inline std::int64_t l2_bytes(const Context& ctx) { return ctx.gpu().props.l2CacheSize; }
 
 // ---------------------------------------------------------------------------------------------
 // Walker configurations: G lanes per entry, NV register units per lane (float4 or float), U entries
@@ -170,7 +200,7 @@ void dispatch_walk_narrow(int kc, bool vec, F&& f) {
 // rp[hi]. Gallops forward from lo (the answer is usually lo or lo + 1 when walking a row), then
 // bisects, so a run of empty rows costs O(log gap) loads, not O(gap).
 __device__ __forceinline__ std::int64_t find_row_from(const std::int64_t* __restrict__ rp, std::int64_t lo,
-                                                          std::int64_t e, std::int64_t hi) {
+                                                      std::int64_t e, std::int64_t hi) {
   if (lo + 1 >= hi || rp[lo + 1] > e) return lo;
   lo += 1;  // rp[lo] <= e
   std::int64_t step = 1, probe = lo + 1;

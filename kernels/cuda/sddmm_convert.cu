@@ -1,14 +1,14 @@
 // cuda.sddmm.convert: GPU-Convert (ETH SDDMM paper, section 5). S's CSR rows are expanded to a COO
 // row array on the device once, in prepare; run() is then perfectly balanced nonzero-parallel
-// work: the nonzeros are cut into warp steps of equal size, dealt to warps round-robin
-// (grid-stride), and each step is unrolled over interleaved float4 dot products (the walker in
-// sddmm_common.cuh, keyed by the COO row).
+// work: the nonzeros are cut into units of kUnitSteps warp steps (a few dozen to a few hundred
+// nonzeros), dealt to warps round-robin (grid-stride), and each unit is unrolled over interleaved
+// float4 dot products (the walker in sddmm_common.cuh, keyed by the COO row).
 //
-// What it trades against PRedS: no row search and no per-warp tile, so no imbalance at all and no
-// dependence on row lengths, at the price of 4 more bytes per nonzero (the row array) and of A
-// being re-read at every step (a warp's consecutive steps are far apart). Neighbouring warps work
-// on neighbouring steps, so the A row of a long row is read from L1/L2 by all of them at about the
-// same time.
+// What it trades against PRedS: no row search and no per-warp tile, so no imbalance beyond one
+// unit and no dependence on row lengths, at the price of 4 more bytes per nonzero (the row array)
+// and of A being re-read at every unit (a warp's consecutive units are far apart). Neighbouring
+// warps work on neighbouring units, so the A row of a long row is read from L1/L2 by all of them
+// at about the same time.
 #include <memory>
 
 #include "core/device_buffer.hpp"
@@ -20,13 +20,19 @@ namespace {
 
 using namespace sddmm_cuda;  // NOLINT: kernel-local helpers
 
+// Warp steps per unit of work: A is reloaded once per unit and group (at K = 256 a step is 8
+// nonzeros, so a unit of 32 reads A once for every 8 B rows per group).
+constexpr int kUnitSteps = 4;
+
 struct ConvertArgs {
   const std::int32_t* rows;  // nnz COO rows
   const std::int32_t* col;   // nnz columns
   std::int64_t nnz;
   const float* a;
   const float* b;
-  int k, chunk;
+  int k;
+  int k0, kc;      // this launch's K slice
+  ChunkMode mode;  // how it combines with earlier slices
   const float* scale;
   float* out;
 };
@@ -35,21 +41,16 @@ template <class Cfg>
 __global__ void __launch_bounds__(kWalkThreads, 2) convert_kernel(ConvertArgs p) {
   const std::int64_t warp = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) >> 5;
   const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
-  GroupWalker<Cfg, SrcGlobal> w(p.a, p.k, SrcGlobal{p.b, p.k, 0});
+  GroupWalker<Cfg, SrcGlobal> w(p.a, p.k, SrcGlobal{p.b, p.k, p.k0});
   const MetaCoo meta{p.rows, p.col};
   const OutDirect out{p.out, p.scale};
-  const std::int64_t steps = (p.nnz + Cfg::kStep - 1) / Cfg::kStep;
-  const bool chunked = p.chunk < p.k;
-  if (!chunked) w.set_chunk(0, p.k);  // one chunk: the A slice may stay valid from step to step
-  for (std::int64_t s = warp; s < steps; s += warps) {
-    const std::int64_t t0 = s * Cfg::kStep;
-    const std::int64_t t1 = t0 + Cfg::kStep < p.nnz ? t0 + Cfg::kStep : p.nnz;
-    for (int k0 = 0; k0 < p.k; k0 += p.chunk) {
-      const int kc = p.k - k0 < p.chunk ? p.k - k0 : p.chunk;
-      if (chunked) w.set_chunk(k0, kc);
-      w.src.k0 = k0;
-      w.walk_keyed(0, t0, t1, meta, out, chunk_mode(k0, kc, p.k));
-    }
+  constexpr std::int64_t kUnit = std::int64_t(Cfg::kStep) * kUnitSteps;
+  const std::int64_t units = (p.nnz + kUnit - 1) / kUnit;
+  w.set_chunk(p.k0, p.kc);  // the A slice stays valid from unit to unit while the row does
+  for (std::int64_t u = warp; u < units; u += warps) {
+    const std::int64_t t0 = u * kUnit;
+    const std::int64_t t1 = t0 + kUnit < p.nnz ? t0 + kUnit : p.nnz;
+    w.walk_keyed(0, t0, t1, meta, out, p.mode);
   }
 }
 
@@ -64,17 +65,24 @@ class ConvertPlan : public SddmmPlan {
     check_run_args(s_, k_, a, b, out, "cuda.sddmm.convert");
     if (s_.nnz == 0) return;
     const bool vec = vector_path_ok(a, b, k_);
-    const ConvertArgs p{rows_.data(), s_.col_idx, s_.nnz, a.data, b.data, k_, walk_chunk(k_, vec), s_vals, out};
-    dispatch_walk(p.chunk, vec, [&](auto cfg) {
-      using Cfg = decltype(cfg);
-      const std::int64_t steps = (s_.nnz + Cfg::kStep - 1) / Cfg::kStep;
-      // Enough blocks to fill every SM (8 blocks of 256 threads at most), never more than there
-      // are steps: the grid-stride loop deals the steps out evenly.
-      const unsigned blocks = std::min(grid_blocks(steps, kWalkWarps), static_cast<unsigned>(sm_count(ctx)) * 8u);
-      prefer_l1(convert_kernel<Cfg>);
-      convert_kernel<Cfg><<<blocks, kWalkThreads, 0, stream_of(ctx)>>>(p);
-      FK_CUDA_CHECK_LAUNCH();
-    });
+    const int chunk = choose_chunk(k_, s_.cols, l2_bytes(ctx), walk_max_chunk(vec));
+    for (int k0 = 0; k0 < k_; k0 += chunk) {
+      const int kc = std::min(chunk, k_ - k0);
+      const ConvertArgs p{rows_.data(), s_.col_idx, s_.nnz, a.data, b.data, k_, k0, kc, chunk_mode(k0, kc, k_),
+                          s_vals, out};
+      dispatch_walk(kc, vec, [&](auto cfg) {
+        using Cfg = decltype(cfg);
+        const std::int64_t unit = std::int64_t(Cfg::kStep) * kUnitSteps;
+        const std::int64_t units = (s_.nnz + unit - 1) / unit;
+        // Enough blocks to fill every SM (8 blocks of 256 threads at most), never more than there
+        // are units: the grid-stride loop deals the units out evenly.
+        const unsigned blocks =
+            std::min(grid_blocks(units, kWalkWarps), static_cast<unsigned>(sm_count(ctx)) * 8u);
+        prefer_l1(convert_kernel<Cfg>);
+        convert_kernel<Cfg><<<blocks, kWalkThreads, 0, stream_of(ctx)>>>(p);
+        FK_CUDA_CHECK_LAUNCH();
+      });
+    }
   }
 
  private:

@@ -8,11 +8,12 @@
 // K x N column-major matrix with NON_TRANSPOSE instead.
 //
 // Indices: S's row offsets are 64-bit and its columns 32-bit; the plan never relies on cuSPARSE
-// accepting mixed index types. With nnz < 2^31 it keeps a 32-bit copy of the row offsets (M + 1
-// entries, made on the device) and uses S's columns as they are (CUSPARSE_INDEX_32I for both);
-// otherwise it uses S's 64-bit offsets and keeps a 64-bit copy of the columns (8 bytes per nonzero,
-// CUSPARSE_INDEX_64I for both). Unsorted columns are fine: cuSPARSE's CSR accepts them unless a
-// routine says otherwise (NVIDIA/CUDALibrarySamples#84), and SDDMM does not.
+// accepting mixed index types. With nnz and M below 2^31 it keeps a 32-bit copy of the row
+// offsets (M + 1 entries, made on the device) and uses S's columns as they are
+// (CUSPARSE_INDEX_32I for both); otherwise it uses S's 64-bit offsets and keeps a 64-bit copy of
+// the columns (8 bytes per nonzero, CUSPARSE_INDEX_64I for both). Unsorted columns are fine:
+// cuSPARSE's CSR accepts them unless a routine says otherwise (NVIDIA/CUDALibrarySamples#84), and
+// SDDMM does not.
 //
 // Descriptors (RAII) and the workspace are made in prepare. cusparseSDDMM_preprocess needs the
 // dense operands, which only run() has, so it is issued on the stream by the first run (A, B and
@@ -71,7 +72,7 @@ class CusparsePlan : public SddmmPlan {
     void* offsets = const_cast<std::int64_t*>(s.row_ptr);
     void* columns = const_cast<std::int32_t*>(s.col_idx);
     cusparseIndexType_t index_type = CUSPARSE_INDEX_32I;
-    if (s.nnz <= INT32_MAX) {
+    if (s.nnz <= INT32_MAX && s.rows < INT32_MAX) {
       offsets32_ = DeviceBuffer<std::int32_t>(s.rows + 1);
       narrow_offsets_kernel<<<std::min(grid_blocks(s.rows + 1, threads), 4096u), threads, 0, stream>>>(
           s.row_ptr, s.rows + 1, offsets32_.data());

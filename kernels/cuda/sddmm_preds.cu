@@ -9,7 +9,8 @@
 //   WMT  for K > 32 each lane of a group handles K/G elements (G = 8 up to K = 256, 16 up to 512,
 //        32 up to 1024); partial sums are combined by shuffles (a transposing butterfly).
 //   Residue: K % 4 != 0 or unaligned A/B take the scalar configuration; tile tails and K tails are
-//        predicated; K > 1024 (vector) / 256 (scalar) is processed in chunks.
+//        predicated; K is processed in slices (one launch each) beyond 1024 (vector) / 256
+//        (scalar) floats, or narrower when B would not stay in L2 (choose_chunk).
 // Within a tile the walker keeps A[i,:] in registers while it walks row i (sddmm_common.cuh).
 #include <memory>
 
@@ -29,7 +30,9 @@ struct PredsArgs {
   std::int64_t rows, nnz, tile, num_tiles;
   const float* a;
   const float* b;
-  int k, chunk;
+  int k;
+  int k0, kc;      // this launch's K slice
+  ChunkMode mode;  // how it combines with earlier slices
   const float* scale;
   float* out;
 };
@@ -49,16 +52,12 @@ __global__ void __launch_bounds__(kWalkThreads, 2) preds_kernel(PredsArgs p) {
   GroupWalker<Cfg, SrcGlobal> w(p.a, p.k, SrcGlobal{p.b, p.k, 0});
   const MetaCodes meta{p.col};
   const OutDirect out{p.out, p.scale};
+  w.set_chunk(p.k0, p.kc);
+  w.src.k0 = p.k0;
   for (std::int64_t tile = warp; tile < p.num_tiles; tile += warps) {
     const std::int64_t t0 = tile * p.tile;
     const std::int64_t t1 = t0 + p.tile < p.nnz ? t0 + p.tile : p.nnz;
-    const std::int64_t start_row = p.tile_rows[tile];
-    for (int k0 = 0; k0 < p.k; k0 += p.chunk) {
-      const int kc = p.k - k0 < p.chunk ? p.k - k0 : p.chunk;
-      w.set_chunk(k0, kc);
-      w.src.k0 = k0;
-      w.walk_csr(p.row_ptr, start_row, p.rows, t0, t1, meta, out, chunk_mode(k0, kc, p.k));
-    }
+    w.walk_csr(p.row_ptr, p.tile_rows[tile], p.rows, t0, t1, meta, out, p.mode);
   }
 }
 
@@ -85,15 +84,19 @@ class PredsPlan : public SddmmPlan {
     check_run_args(s_, k_, a, b, out, "cuda.sddmm.preds");
     if (s_.nnz == 0) return;
     const bool vec = vector_path_ok(a, b, k_);
-    PredsArgs p{s_.row_ptr, s_.col_idx, tile_rows_.data(), s_.rows, s_.nnz, tile_, num_tiles_,
-                a.data, b.data, k_, walk_chunk(k_, vec), s_vals, out};
+    const int chunk = choose_chunk(k_, s_.cols, l2_bytes(ctx), walk_max_chunk(vec));
     const unsigned blocks = grid_blocks(num_tiles_, kWalkWarps);
-    dispatch_walk(p.chunk, vec, [&](auto cfg) {
-      using Cfg = decltype(cfg);
-      prefer_l1(preds_kernel<Cfg>);
-      preds_kernel<Cfg><<<blocks, kWalkThreads, 0, stream_of(ctx)>>>(p);
-      FK_CUDA_CHECK_LAUNCH();
-    });
+    for (int k0 = 0; k0 < k_; k0 += chunk) {
+      const int kc = std::min(chunk, k_ - k0);
+      const PredsArgs p{s_.row_ptr, s_.col_idx, tile_rows_.data(), s_.rows, s_.nnz, tile_, num_tiles_,
+                        a.data, b.data, k_, k0, kc, chunk_mode(k0, kc, k_), s_vals, out};
+      dispatch_walk(kc, vec, [&](auto cfg) {
+        using Cfg = decltype(cfg);
+        prefer_l1(preds_kernel<Cfg>);
+        preds_kernel<Cfg><<<blocks, kWalkThreads, 0, stream_of(ctx)>>>(p);
+        FK_CUDA_CHECK_LAUNCH();
+      });
+    }
   }
 
  private:

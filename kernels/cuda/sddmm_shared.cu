@@ -60,8 +60,11 @@ __global__ void __launch_bounds__(kWalkThreads, 2) shared_kernel(SharedArgs p) {
   const OutPermuted out{p.out, p.scale, p.perm, p.nks > 1};
   const std::int64_t total = p.num_tasks * p.nks;
   for (std::int64_t id = blockIdx.x; id < total; id += gridDim.x) {
-    const std::int64_t ti = id / p.nks;
-    const int k0 = static_cast<int>(id - ti * p.nks) * p.kt;
+    // Slice-major order: blocks run roughly in id order, so all tiles of one K slice go first
+    // and that slice of B is what L2 holds.
+    const std::int64_t ks = id / p.num_tasks;
+    const std::int64_t ti = id - ks * p.num_tasks;
+    const int k0 = static_cast<int>(ks) * p.kt;
     const int kc = p.k - k0 < p.kt ? p.k - k0 : p.kt;
     const SharedTask t = p.tasks[ti];
     stage_rows<Cfg::kVec>(smem, p.stride, p.b, p.k, k0, kc, t.ct, [&](int lr) { return t.c0 + lr; });
@@ -80,7 +83,7 @@ class SharedPlan : public SddmmPlan {
  public:
   SharedPlan(const Context& ctx, const CsrView& s, int k) : s_(s), k_(k) {
     if (s.nnz == 0) return;
-    kt_ = std::min(k, kSliceMax);
+    kt_ = choose_chunk(k, s.cols, l2_bytes(ctx), kSliceMax);
     nks_ = (k + kt_ - 1) / kt_;
     stride_ = (kt_ + 3) / 4 * 4;
     ct_ = static_cast<int>(std::clamp<std::int64_t>(kSharedSmemBytes / (stride_ * 4), 1, s.cols));
