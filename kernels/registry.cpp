@@ -54,21 +54,40 @@ const V& find_variant(const std::vector<const V*>& all, const std::string& name,
   throw Error(os.str());
 }
 
+// Row statistics from host row offsets alone (the column scan of features() is skipped).
+SparseFeatures row_features(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const std::int64_t* row_ptr) {
+  CsrView rows_only{rows, cols, 0, row_ptr, nullptr, nullptr};
+  SparseFeatures f = features(rows_only);
+  f.nnz = nnz;
+  const double cells = static_cast<double>(rows) * static_cast<double>(cols);
+  f.density = cells > 0 ? static_cast<double>(nnz) / cells : 0.0;
+  return f;
+}
+
 // Row statistics of S wherever it lives: a device pattern's row offsets are copied to the host
 // (8 bytes per row, once per plan).
 SparseFeatures pattern_features(const Context& ctx, const CsrView& s) {
   if (!ctx.is_gpu()) return features(s);
   std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(s.rows) + 1);
   hooks::copy_device_to_host(row_ptr.data(), s.row_ptr, row_ptr.size() * sizeof(std::int64_t));
-  CsrView rows_only = s;
-  rows_only.row_ptr = row_ptr.data();
-  rows_only.col_idx = nullptr;
-  rows_only.nnz = 0;  // features() then skips the column scan
-  SparseFeatures f = features(rows_only);
-  f.nnz = s.nnz;
-  const double cells = static_cast<double>(s.rows) * static_cast<double>(s.cols);
-  f.density = cells > 0 ? static_cast<double>(s.nnz) / cells : 0.0;
-  return f;
+  return row_features(s.rows, s.cols, s.nnz, row_ptr.data());
+}
+
+// Row statistics of Sᵀ (S's column counts), for rules that choose a kernel for Sᵀ·B: the skew of
+// S's columns, not of its rows, decides how well a row split of Sᵀ balances. One pass over the
+// column indices (copied from the device, 4 bytes per nonzero, once per plan).
+SparseFeatures transposed_features(const Context& ctx, const CsrView& s) {
+  std::vector<std::int32_t> host_cols;
+  const std::int32_t* cols = s.col_idx;
+  if (ctx.is_gpu() && s.nnz > 0) {
+    host_cols.resize(static_cast<std::size_t>(s.nnz));
+    hooks::copy_device_to_host(host_cols.data(), s.col_idx, host_cols.size() * sizeof(std::int32_t));
+    cols = host_cols.data();
+  }
+  std::vector<std::int64_t> t_row_ptr(static_cast<std::size_t>(s.cols) + 1, 0);
+  for (std::int64_t j = 0; j < s.nnz; ++j) ++t_row_ptr[cols[j] + 1];
+  for (std::int64_t c = 0; c < s.cols; ++c) t_row_ptr[c + 1] += t_row_ptr[c];
+  return row_features(s.cols, s.rows, s.nnz, t_row_ptr.data());
 }
 
 template <typename V>
@@ -185,7 +204,9 @@ PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k, const
 
 PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op, const std::string& variant) {
   check_pattern(s, k);
-  KernelProblem problem{pattern_features(ctx, s), k};
+  KernelProblem problem;
+  problem.k = k;
+  if (op == Op::kNoTrans) problem.sparse = pattern_features(ctx, s);
   PreparedSpmm out;
   out.op = op;
   Stopwatch clock;
@@ -193,11 +214,8 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op, 
     out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
     out.plan = out.variant->prepare(ctx, s, k);
   } else {
-    // The rules see Sᵀ: its rows are S's columns. Row statistics of Sᵀ are only known after the
-    // transpose, so the choice uses S's shape swapped and its mean; the plan is then built on Sᵀ.
+    problem.sparse = transposed_features(ctx, s);  // the rules see Sᵀ, the matrix the plan runs on
     problem.transposed = true;
-    std::swap(problem.sparse.rows, problem.sparse.cols);
-    problem.sparse.row_mean = problem.sparse.rows > 0 ? double(problem.sparse.nnz) / double(problem.sparse.rows) : 0;
     out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
     out.plan = out.variant->prepare_transposed(ctx, s, k);
     if (!out.plan) out.plan = std::make_unique<CachedTransposePlan>(ctx, s, k, *out.variant);

@@ -17,13 +17,65 @@ const V* first_applicable(const std::vector<const V*>& all, std::initializer_lis
   return nullptr;
 }
 
+// ---- GPU rules (measured on an H200: docs/benchmarks/kernels-h200.md, scripts/bench_kernels.sh) ----
+
+// cuSPARSE's SDDMM and SpMM split work by rows; on matrices whose row lengths spread this much
+// (coefficient of variation) a few rows hold most of the work and its warps idle: the generated
+// power-law matrix (cv 76) runs SDDMM 27-65x faster with the nonzero-parallel cuda.sddmm.convert and
+// SpMM 1.3-6x faster with the nonzero-split cuda.spmm.nnz_vsr.
+constexpr double kGpuSkewRowCv = 4.0;
+// Short rows: a warp of cuSPARSE's SDDMM finds too few nonzeros per row to fill it. convert wins
+// everywhere on hep-th (mean 3.8: 1.1-2.0x) and up to K = 64 on the banded matrix (mean 20: 1.2x);
+// cuSPARSE wins above that on banded, and on every matrix with longer rows (nips, ml-20m, DLMC).
+constexpr double kGpuSddmmTinyRows = 8.0;
+constexpr double kGpuSddmmShortRows = 32.0;
+constexpr int kGpuSddmmShortRowsMaxK = 64;
+// SpMM: rows of at most this mean length go to cuda.spmm.row_csc (banded 1.2-1.8x over cuSPARSE
+// for K >= 32, hep-th 1.1-1.5x for K >= 128); longer rows stay with cuSPARSE (nips, ml-20m, DLMC,
+// nytimes n), which it wins or ties.
+constexpr double kGpuSpmmShortRows = 32.0;
+// Sᵀ·B runs on the cached transpose. Rows of Sᵀ (S's columns) that are even in length and not too
+// long suit row_csc (banded 1.9-4.2x, bcsstk13 1.4-1.9x, hep-th 1.5-1.7x, DLMC 1.1-2.7x for
+// K >= 64 over cuSPARSE's transposed SpMM); skewed or long ones (Zipf vocabularies and item
+// popularity: nips, ml-20m, nytimes, power-law) suit nnz_vsr (1.2-4.6x).
+constexpr double kGpuTransposedEvenCv = 1.5;
+constexpr double kGpuTransposedShortRows = 160.0;
+// vdl (parallel reduction, whole B rows per lane) is built for K <= 16; at K = 4 it beats
+// cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE's SpMV wins.
+constexpr int kGpuVdlMaxK = 16;
+
+const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all, const KernelProblem& p) {
+  const bool convert = p.sparse.row_cv > kGpuSkewRowCv || p.sparse.row_mean <= kGpuSddmmTinyRows ||
+                       (p.sparse.row_mean <= kGpuSddmmShortRows && p.k <= kGpuSddmmShortRowsMaxK);
+  if (convert) return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
+  return first_applicable(all, {"cuda.sddmm.cusparse", "cuda.sddmm.convert"}, p);
+}
+
+const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all, const KernelProblem& p) {
+  const bool skewed = p.sparse.row_cv > kGpuSkewRowCv;
+  if (p.k == 1 && !skewed) return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
+  if (skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
+  if (p.transposed) {
+    const bool even = p.sparse.row_cv <= kGpuTransposedEvenCv;
+    if (p.k <= kGpuVdlMaxK)
+      return first_applicable(all, {even ? "cuda.spmm.vdl" : "cuda.spmm.nnz_vsr", "cuda.spmm.nnz_vsr"}, p);
+    if (even && p.sparse.row_mean <= kGpuTransposedShortRows)
+      return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.nnz_vsr"}, p);
+    return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
+  }
+  if (p.k <= kGpuVdlMaxK) return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
+  if (p.sparse.row_mean <= kGpuSpmmShortRows)
+    return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.cusparse"}, p);
+  return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
+}
+
 }  // namespace
 
 const SddmmVariant& choose_sddmm_variant(DeviceKind device, const KernelProblem& p) {
   const auto& all = sddmm_variants();
   const SddmmVariant* v = nullptr;
   if (device == DeviceKind::kGpu) {
-    v = first_applicable(all, {"cuda.sddmm.cusparse"}, p);
+    v = choose_gpu_sddmm(all, p);
   } else {
     v = first_applicable(all, {"omp.sddmm.rows", "ref.sddmm"}, p);
   }
@@ -35,7 +87,7 @@ const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& p
   const auto& all = spmm_variants();
   const SpmmVariant* v = nullptr;
   if (device == DeviceKind::kGpu) {
-    v = first_applicable(all, {"cuda.spmm.cusparse"}, p);
+    v = choose_gpu_spmm(all, p);
   } else {
     v = first_applicable(all, {"omp.spmm.rows", "ref.spmm"}, p);
   }
