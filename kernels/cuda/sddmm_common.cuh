@@ -295,7 +295,9 @@ __device__ __forceinline__ float load_stream(const float* p) {
 }
 __device__ __forceinline__ void store_stream(float* p, float v) {
 #if defined(__CUDA_ARCH__)
-  asm volatile("st.global.cs.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
+  // No "memory" clobber: nothing in a kernel reads an output it streamed (K slices are separate
+  // launches), and later loads may be scheduled above the store.
+  asm volatile("st.global.cs.f32 [%0], %1;" ::"l"(p), "f"(v));
 #else
   *p = v;
 #endif
@@ -309,24 +311,39 @@ __host__ __device__ inline ChunkMode chunk_mode(int k0, int kc, int k) {
   return first && last ? ChunkMode::kOnly : first ? ChunkMode::kFirst : last ? ChunkMode::kLast : ChunkMode::kMiddle;
 }
 
+// Outputs. Everything an output needs besides the dot product (scale factor, earlier slices'
+// partial sum, permutation) is fetched by prefetch() at the start of a warp step, so that its
+// latency overlaps the step's B loads instead of stalling the warp between steps; put() then only
+// computes and stores.
+struct OutDirectPre {
+  float scale = 1.f;  // s_vals[e], or 1
+  float old = 0.f;    // out[e] from earlier slices
+};
 // Output in S's order (out[e], scale[e]).
 struct OutDirect {
   float* __restrict__ out;
   const float* __restrict__ scale;  // nullptr: unscaled
-  __device__ __forceinline__ void put(std::int64_t e, float v, ChunkMode mode) const {
+  using Pre = OutDirectPre;
+  __device__ __forceinline__ Pre prefetch(std::int64_t e, ChunkMode mode) const {
+    Pre p;
+    if (scale && (mode == ChunkMode::kOnly || mode == ChunkMode::kLast)) p.scale = load_stream(scale + e);
+    if (mode == ChunkMode::kMiddle || mode == ChunkMode::kLast) p.old = out[e];
+    return p;
+  }
+  __device__ __forceinline__ void put(std::int64_t e, float v, ChunkMode mode, const Pre& p) const {
     switch (mode) {
-      case ChunkMode::kOnly: store_stream(out + e, scale ? v * load_stream(scale + e) : v); break;
+      case ChunkMode::kOnly: store_stream(out + e, v * p.scale); break;
       case ChunkMode::kFirst: out[e] = v; break;
-      case ChunkMode::kMiddle: out[e] += v; break;
-      case ChunkMode::kLast: {
-        const float t = out[e] + v;
-        out[e] = scale ? t * load_stream(scale + e) : t;
-        break;
-      }
+      case ChunkMode::kMiddle: out[e] = p.old + v; break;
+      case ChunkMode::kLast: out[e] = (p.old + v) * p.scale; break;
     }
   }
 };
 
+struct OutPermutedPre {
+  std::int64_t j = 0;  // S's entry
+  float scale = 1.f;
+};
 // Output through a permutation (reordered entries): entry e of the walk is S's entry perm[e].
 // With `accumulate` the scaled partial is added atomically (the output was zeroed before).
 struct OutPermuted {
@@ -334,11 +351,16 @@ struct OutPermuted {
   const float* __restrict__ scale;
   const std::int64_t* __restrict__ perm;
   bool accumulate;
-  __device__ __forceinline__ void put(std::int64_t e, float v, ChunkMode) const {
-    const std::int64_t j = load_stream(perm + e);
-    if (scale) v *= load_stream(scale + j);
-    if (accumulate) atomicAdd(out + j, v);
-    else out[j] = v;
+  using Pre = OutPermutedPre;
+  __device__ __forceinline__ Pre prefetch(std::int64_t e, ChunkMode) const {
+    Pre p;
+    p.j = load_stream(perm + e);
+    if (scale) p.scale = load_stream(scale + p.j);
+    return p;
+  }
+  __device__ __forceinline__ void put(std::int64_t, float v, ChunkMode, const Pre& p) const {
+    if (accumulate) atomicAdd(out + p.j, v * p.scale);
+    else store_stream(out + p.j, v * p.scale);
   }
 };
 
@@ -493,11 +515,21 @@ struct GroupWalker {
   __device__ void walk_csr(const std::int64_t* __restrict__ rp, std::int64_t start_row, std::int64_t row_hi,
                            std::int64_t t0, std::int64_t t1, const Meta& meta, const Out& out, ChunkMode mode) {
     std::int64_t row = start_row;
-    std::int64_t row_end = rp[start_row];  // <= t0: forces a load at the first entry
+    // No A slice yet: row_end = t0 (<= any entry walked) sends the first entry down the slow path,
+    // whose search starts at start_row (rp[start_row] <= t0), one dependent load less than
+    // reading rp[start_row] here.
+    std::int64_t row_end = t0;
+    // Software pipelining: the next step's metadata is loaded while this step's B rows are.
+    int next_code = 0, next_key = 0;
+    if (meta_lane() && meta_entry(t0) < t1) meta.load(meta_entry(t0), next_code, next_key);
     for (std::int64_t base = t0; base < t1; base += Cfg::kStep) {
-      const std::int64_t my_e = meta_entry(base);
-      int my_code = 0, my_key = 0;
-      if (meta_lane() && my_e < t1) meta.load(my_e, my_code, my_key);
+      const int my_code = next_code;
+      const std::int64_t ne = meta_entry(base + Cfg::kStep);
+      if (meta_lane() && ne < t1) meta.load(ne, next_code, next_key);
+      const std::int64_t oe = out_entry(base);
+      const bool writer = out_lane() && oe < t1;
+      typename Out::Pre pre;
+      if (writer) pre = out.prefetch(oe, mode);
       const std::int64_t blk = base + g * U;
       const std::int64_t blk_last = (blk + U < t1 ? blk + U : t1) - 1;
       float acc[U];
@@ -525,8 +557,7 @@ struct GroupWalker {
         }
       }
       const float v = group_reduce<G, U>(acc, r, gmask);
-      const std::int64_t oe = out_entry(base);
-      if (out_lane() && oe < t1) out.put(oe, v, mode);
+      if (writer) out.put(oe, v, mode, pre);
     }
   }
 
@@ -535,11 +566,19 @@ struct GroupWalker {
   template <class Meta, class Out>
   __device__ void walk_keyed(std::int64_t row0, std::int64_t t0, std::int64_t t1, const Meta& meta,
                              const Out& out, ChunkMode mode) {
+    int next_code = 0, next_key = 0;
+    bool next_valid = meta_lane() && meta_entry(t0) < t1;
+    if (next_valid) meta.load(meta_entry(t0), next_code, next_key);
     for (std::int64_t base = t0; base < t1; base += Cfg::kStep) {
-      const std::int64_t my_e = meta_entry(base);
-      const bool my_valid = meta_lane() && my_e < t1;
-      int my_code = 0, my_key = 0;
-      if (my_valid) meta.load(my_e, my_code, my_key);
+      const int my_code = next_code, my_key = next_key;
+      const bool my_valid = next_valid;
+      const std::int64_t ne = meta_entry(base + Cfg::kStep);
+      next_valid = meta_lane() && ne < t1;
+      if (next_valid) meta.load(ne, next_code, next_key);
+      const std::int64_t oe = out_entry(base);
+      const bool writer = out_lane() && oe < t1;
+      typename Out::Pre pre;
+      if (writer) pre = out.prefetch(oe, mode);
       const std::int64_t blk = base + g * U;
       float acc[U];
       if (__all_sync(gmask, !my_valid || my_key == cur_key)) {
@@ -564,8 +603,7 @@ struct GroupWalker {
         }
       }
       const float v = group_reduce<G, U>(acc, r, gmask);
-      const std::int64_t oe = out_entry(base);
-      if (out_lane() && oe < t1) out.put(oe, v, mode);
+      if (writer) out.put(oe, v, mode, pre);
     }
   }
 };

@@ -1,9 +1,8 @@
 // cuda.sddmm.preds: PRedS (Yu et al.), engineered for Hopper.
 //
 //   VCT  1-D tiles of Ts consecutive nonzeros (in S's CSR order) per warp. Ts is chosen in prepare
-//        from nnz and the SM count (about 8 tiles per resident warp, 64..2048 entries, multiple of
-//        32), so a row with millions of nonzeros is spread over many warps and empty rows cost
-//        nothing. The first row of every tile is found once in prepare (one bisection per tile).
+//        from nnz and the SM count (at least 4 waves of the resident warps, 128..2048 entries), so
+//        a row with millions of nonzeros is spread over many warps and empty rows cost nothing. The first row of every tile is found once in prepare (one bisection per tile).
 //   IIR  32/G dot products interleaved per warp instruction (G lanes each); at K = 32, 8 lanes x
 //        float4 per nonzero and 4 nonzeros per warp.
 //   WMT  for K > 32 each lane of a group handles K/G elements (G = 8 up to K = 256, 16 up to 512,
@@ -65,11 +64,12 @@ class PredsPlan : public SddmmPlan {
  public:
   PredsPlan(const Context& ctx, const CsrView& s, int k) : s_(s), k_(k) {
     if (s.nnz == 0) return;
-    // About 8 tiles per resident warp (64 per SM) balances the tail; tiles shorter than 64
-    // entries would pay a tile-row lookup and an A reload too often.
-    const std::int64_t resident_warps = static_cast<std::int64_t>(sm_count(ctx)) * 64;
-    std::int64_t tile = 64;
-    while (tile < 2048 && tile * 2 * resident_warps * 8 <= s.nnz) tile *= 2;
+    // A warp takes one tile (blocks = tiles / 8). At least 4 waves of the resident warps (2
+    // blocks of 8 warps per SM) keep the tail short; a tile shorter than 128 nonzeros would pay
+    // its start (tile row, row search, A load: three dependent loads) too often.
+    const std::int64_t resident_warps = static_cast<std::int64_t>(sm_count(ctx)) * 2 * kWalkWarps;
+    std::int64_t tile = 128;
+    while (tile < 2048 && tile * 2 * resident_warps * 4 <= s.nnz) tile *= 2;
     tile_ = tile;
     num_tiles_ = (s.nnz + tile - 1) / tile;
     tile_rows_ = DeviceBuffer<std::int64_t>(num_tiles_);
