@@ -8,18 +8,29 @@
 namespace fk::aspt {
 namespace {
 
-// B rows of one dense tile should stay in a core's L2 together with the panel's A (SDDMM) or C
-// (SpMM) rows: half of a 1-2 MiB L2 for the tile (docs/benchmarks/cpu-notes.md).
+// Defaults measured with bench/omp_quick --sweep (docs/benchmarks/cpu-notes.md, "ASpT parameters")
+// on a core with a 2 MiB L2.
+//
+// B rows of one dense tile stay in L2 next to the panel's A (SDDMM) or C (SpMM) rows.
 constexpr std::int64_t kTileBytes = 512 * 1024;
-// Rows per panel when S is tall enough: more rows give each heavy B row more reuse, while the
-// panel's A or C rows (panel_rows * K floats) must still fit beside the tile.
-constexpr std::int64_t kPanelRows = 64;
+// The panel's A or C rows (panel_rows x K floats) take about this much beside the tile; more rows
+// give every heavy B row more reuse (256-row panels beat 64-row ones by 20% at K = 256).
 constexpr std::int64_t kPanelBytes = 256 * 1024;
+constexpr std::int64_t kMinPanelRows = 16, kMaxPanelRows = 512;
 // Panels per thread at least, so that dynamic scheduling can balance uneven panels.
-constexpr std::int64_t kPanelsPerThread = 4;
+constexpr std::int64_t kPanelsPerThread = 2;
 constexpr std::int64_t kHeavyThreshold = 2;
-// B rows a panel may touch and still be served from cache row by row (half of a 2 MiB L2).
-constexpr std::int64_t kRowwiseBytes = 1024 * 1024;
+// B rows that row-by-row processing finds again in cache (AsptParams::cached_b_bytes): tiling a
+// 1.2 MiB B slowed SpMM down by 1.7x, a 2.4 MiB B was even, a 4.7 MiB B gained 1.5-1.8x.
+constexpr std::int64_t kCachedBBytes = 3 * 1024 * 1024;
+
+// The heavy rule of aspt_tiling.hpp for a column with `count` nonzeros in a panel of `panel_nnz`
+// nonzeros over `distinct` columns.
+bool is_heavy(std::int64_t count, std::int64_t panel_nnz, std::int64_t distinct, const AsptParams& p) {
+  if (count < p.heavy_threshold) return false;
+  const double gap = std::min(double(panel_nnz) / double(count), double(distinct));
+  return gap * double(p.b_row_bytes) > double(p.cached_b_bytes);
+}
 
 }  // namespace
 
@@ -27,21 +38,24 @@ AsptParams resolve_params(AsptParams p, std::int64_t rows, int k, int threads) {
   const std::int64_t row_bytes = std::max<std::int64_t>(1, k) * std::int64_t(sizeof(float));
   if (p.tile_cols <= 0) p.tile_cols = std::max<std::int64_t>(8, kTileBytes / row_bytes);
   if (p.panel_rows <= 0) {
-    std::int64_t pr = std::min(kPanelRows, std::max<std::int64_t>(8, kPanelBytes / row_bytes));
+    std::int64_t pr = std::clamp(kPanelBytes / row_bytes, kMinPanelRows, kMaxPanelRows);
     const std::int64_t want_panels = kPanelsPerThread * std::max(1, threads);
     if (rows > 0 && (rows + pr - 1) / pr < want_panels) pr = std::max<std::int64_t>(1, (rows + want_panels - 1) / want_panels);
     p.panel_rows = pr;
   }
   if (p.heavy_threshold <= 0) p.heavy_threshold = kHeavyThreshold;
-  if (p.min_panel_cols <= 0) p.min_panel_cols = std::max<std::int64_t>(1, kRowwiseBytes / row_bytes);
+  if (p.b_row_bytes <= 0) p.b_row_bytes = row_bytes;
+  if (p.cached_b_bytes <= 0) p.cached_b_bytes = kCachedBBytes;
   return p;
 }
 
 AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
-  FK_CHECK(params.panel_rows >= 1 && params.heavy_threshold >= 1 && params.tile_cols >= 1 && params.min_panel_cols >= 1,
+  FK_CHECK(params.panel_rows >= 1 && params.heavy_threshold >= 1 && params.tile_cols >= 1 && params.b_row_bytes >= 1 &&
+               params.cached_b_bytes >= 1,
            "ASpT parameters must be resolved (panel_rows " << params.panel_rows << ", heavy_threshold "
                                                            << params.heavy_threshold << ", tile_cols " << params.tile_cols
-                                                           << ", min_panel_cols " << params.min_panel_cols << ")");
+                                                           << ", b_row_bytes " << params.b_row_bytes << ", cached_b_bytes "
+                                                           << params.cached_b_bytes << ")");
   FK_CHECK(s.nnz == 0 || s.col_idx != nullptr, "ASpT tiling needs the column indices of S");
   AsptTiling t;
   t.rows = s.rows;
@@ -59,25 +73,26 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
 #pragma omp parallel reduction(+ : heavy_nnz)
   {
     std::vector<std::int32_t> panel_cols;                    // the panel's column indices, sorted
+    std::vector<std::pair<std::int32_t, std::int64_t>> runs;  // (column, count) in the panel
     std::vector<std::pair<std::int32_t, std::int64_t>> hv;  // (column, position in S) of a row
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t p = 0; p < panels; ++p) {
       const std::int64_t r0 = p * params.panel_rows, r1 = std::min(s.rows, r0 + params.panel_rows);
       const std::int64_t j0 = s.row_ptr[r0], j1 = s.row_ptr[r1];
       std::vector<std::int32_t>& heavy = panel_heavy[p];
-      // Without enough nonzeros no column can reach the threshold, nor the panel the footprint.
-      if (j1 - j0 >= std::max(params.heavy_threshold, params.min_panel_cols)) {
+      // A panel whose nonzeros' B rows all fit in the cache has no heavy column.
+      if (double(j1 - j0) * double(params.b_row_bytes) > double(params.cached_b_bytes) && j1 - j0 >= params.heavy_threshold) {
         panel_cols.assign(s.col_idx + j0, s.col_idx + j1);
         std::sort(panel_cols.begin(), panel_cols.end());
-        std::int64_t distinct = 0;
+        runs.clear();
         for (std::size_t i = 0; i < panel_cols.size();) {
           std::size_t e = i;
           while (e < panel_cols.size() && panel_cols[e] == panel_cols[i]) ++e;
-          if (std::int64_t(e - i) >= params.heavy_threshold) heavy.push_back(panel_cols[i]);
-          ++distinct;
+          runs.emplace_back(panel_cols[i], std::int64_t(e - i));
           i = e;
         }
-        if (distinct < params.min_panel_cols) heavy.clear();  // row by row stays in cache
+        for (const auto& [c, n] : runs)
+          if (is_heavy(n, j1 - j0, std::int64_t(runs.size()), params)) heavy.push_back(c);
       }
       for (std::int64_t r = r0; r < r1; ++r) {
         const std::int64_t b = s.row_ptr[r], e = s.row_ptr[r + 1];
@@ -130,7 +145,7 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
     std::sort(cols.begin(), cols.end());
     std::int64_t distinct = 0;
     for (std::size_t i = 0; i < cols.size(); ++i) distinct += (i == 0 || cols[i] != cols[i - 1]);
-    const bool tiled = distinct >= t.params.min_panel_cols;
+    const std::int64_t panel_nnz = std::int64_t(cols.size());
     for (std::int64_t r = t.panel_begin(p); r < t.panel_end(p); ++r) {
       FK_CHECK(t.row_ptr[r] == s.row_ptr[r], "row offsets differ at row " << r);
       FK_CHECK(t.heavy_end[r] >= s.row_ptr[r] && t.heavy_end[r] <= s.row_ptr[r + 1], "heavy_end out of row " << r);
@@ -142,11 +157,11 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
         seen[src] = 1;
         const std::int32_t c = t.col_idx[j];
         FK_CHECK(c == s.col_idx[src], "reordered column differs from S at entry " << j);
-        const bool is_heavy = std::binary_search(hb, he, c);
+        const bool heavy_here = std::binary_search(hb, he, c);
         const auto count = std::upper_bound(cols.begin(), cols.end(), c) - std::lower_bound(cols.begin(), cols.end(), c);
-        FK_CHECK(is_heavy == (tiled && count >= t.params.heavy_threshold),
+        FK_CHECK(heavy_here == is_heavy(count, panel_nnz, distinct, t.params),
                  "column " << c << " misclassified in panel " << p);
-        FK_CHECK(is_heavy == (j < t.heavy_end[r]), "entry " << j << " of row " << r << " in the wrong part");
+        FK_CHECK(heavy_here == (j < t.heavy_end[r]), "entry " << j << " of row " << r << " in the wrong part");
         if (j > s.row_ptr[r] && j < t.heavy_end[r]) FK_CHECK(t.col_idx[j - 1] <= c, "heavy part of row " << r << " unsorted");
         if (j > t.heavy_end[r]) FK_CHECK(t.perm[j - 1] < src, "light part of row " << r << " not in S's order");
       }

@@ -9,9 +9,13 @@
 // so the B rows of one tile stay in cache while every row of the panel uses them. The remaining
 // ("light") nonzeros are processed row by row as in plain CSR.
 //
-// Tiling pays only where row-by-row processing would miss the cache: a panel whose nonzeros touch
-// fewer than `min_panel_cols` distinct columns (their B rows fit in cache together) gets no heavy
-// columns at all, and all its rows are plain CSR rows.
+// Tiling pays only for B rows that row-by-row processing would not find in cache any more when
+// the next row of the panel uses them (our adaptation of ASpT's threshold to a CPU cache): a
+// column with n nonzeros in a panel of z nonzeros touching d distinct columns is used about every
+// g = min(z / n, d) entries, i.e. after g B rows of b_row_bytes have passed through the cache. It
+// is heavy when n >= heavy_threshold and g * b_row_bytes > cached_b_bytes. Columns reused sooner
+// stay light (row by row serves them from cache), and a panel whose B rows all fit in the cache
+// (d * b_row_bytes <= cached_b_bytes) gets no heavy column and stays plain CSR rows.
 //
 // Only entries are reordered, never rows and never column indices: row r keeps S's range
 // [row_ptr[r], row_ptr[r+1]) and inside it the heavy entries come first (sorted by column, hence
@@ -35,13 +39,15 @@ struct AsptParams {
   std::int64_t panel_rows = 0;       // rows per panel (the last panel may be shorter)
   std::int64_t heavy_threshold = 0;  // a column is heavy in a panel with >= this many nonzeros there
   std::int64_t tile_cols = 0;        // heavy columns per dense tile
-  std::int64_t min_panel_cols = 0;   // panels with fewer distinct columns are not tiled (1: tile all)
+  std::int64_t b_row_bytes = 0;      // bytes of one B row (K floats)
+  std::int64_t cached_b_bytes = 0;   // B bytes row-by-row order keeps in cache (1: no such limit)
 };
 
 // Fills the zero fields of `requested` for S with `rows` rows, dense width `k` and `threads`
-// OpenMP threads: tiles of B sized for a core's L2 cache, panels small enough that every thread
-// gets several, a threshold of 2 (a B row loaded for a tile is used at least twice), and
-// min_panel_cols such that smaller panels' B rows fit in half of an L2 cache.
+// OpenMP threads: tiles of B (512 KiB) and panels' A/C rows (256 KiB, 16..512 rows) sized for a
+// core's L2 cache, at least two panels per thread, a threshold of 2 (a B row loaded for a tile is
+// used at least twice), b_row_bytes = 4 k and cached_b_bytes = 3 MiB (a 2 MiB L2 plus what the
+// shared L3 returns quickly enough).
 // Explicit (non-zero) fields are kept; all results are >= 1.
 AsptParams resolve_params(AsptParams requested, std::int64_t rows, int k, int threads);
 
@@ -71,6 +77,7 @@ struct AsptTiling {
 
 // Builds the tiling of a host CSR pattern (values are not read). `params` must be resolved
 // (every field >= 1). Parallel over panels with OpenMP; cost O(nnz log(panel nnz)).
+// Tiling for a GPU without the cache rule: resolve, then set cached_b_bytes = 1.
 AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params);
 
 // Throws fk::Error when `t` violates the invariants above for pattern `s` (used by the tests).

@@ -35,10 +35,12 @@ class OmpSddmmAsptPlan : public SddmmPlan {
     const std::int64_t threads = std::max(1, omp_get_max_threads());
     const std::int64_t seg = std::max<std::int64_t>(1024, s.nnz / (16 * threads));
     long_row_.assign(static_cast<std::size_t>(s.rows), 0);
+    has_long_row_.assign(static_cast<std::size_t>(tiling_.num_panels()), 0);
     for (std::int64_t r = 0; r < s.rows; ++r) {
       const std::int64_t b = tiling_.heavy_end[r], e = s.row_ptr[r + 1];
       if (e - b <= 2 * seg) continue;
       long_row_[r] = 1;
+      has_long_row_[r / tiling_.params.panel_rows] = 1;
       for (std::int64_t x = b; x < e; x += seg) segments_.push_back({r, x, std::min(e, x + seg)});
     }
   }
@@ -60,6 +62,13 @@ class OmpSddmmAsptPlan : public SddmmPlan {
       for (std::int64_t p = 0; p < panels; ++p) {
         const std::int64_t r0 = t.panel_begin(p), r1 = t.panel_end(p);
         const std::int64_t h0 = t.heavy_ptr[p], h1 = t.heavy_ptr[p + 1];
+        if (h0 == h1 && !has_long_row_[p]) {  // untiled panel: S's rows as they are, no bookkeeping
+          for (std::int64_t r = r0; r < r1; ++r) {
+            const std::int64_t j0 = s_.row_ptr[r], j1 = s_.row_ptr[r + 1];
+            if (j1 > j0) omp_simd::sddmm_entries(a.row(r), bd, ldb, k, s_.col_idx + j0, nullptr, j0, j1 - j0, s_vals, out);
+          }
+          continue;
+        }
         for (std::int64_t r = r0; r < r1; ++r) cursor[r - r0] = t.row_ptr[r];
         for (std::int64_t tile = h0; tile < h1; tile += tile_cols) {
           const std::int32_t last_col = t.heavy_cols[std::min(h1, tile + tile_cols) - 1];
@@ -92,7 +101,8 @@ class OmpSddmmAsptPlan : public SddmmPlan {
   CsrView s_;
   int k_;
   aspt::AsptTiling tiling_;
-  std::vector<char> long_row_;    // rows whose light part runs as segments
+  std::vector<char> long_row_;      // rows whose light part runs as segments
+  std::vector<char> has_long_row_;  // per panel: holds such a row
   std::vector<Segment> segments_;
 };
 

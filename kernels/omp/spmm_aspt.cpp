@@ -47,6 +47,14 @@ class OmpSpmmAsptPlan : public SpmmPlan {
       for (std::int64_t p = 0; p < panels; ++p) {
         const std::int64_t r0 = t.panel_begin(p), r1 = t.panel_end(p);
         const std::int64_t h0 = t.heavy_ptr[p], h1 = t.heavy_ptr[p + 1];
+        if (h0 == h1) {  // untiled panel: S's rows as they are, as lean as omp.spmm.rows (short rows
+                         // cannot afford any per-row bookkeeping)
+          for (std::int64_t r = r0; r < r1; ++r) {
+            const std::int64_t j0 = s_.row_ptr[r];
+            omp_simd::spmm_row(s_.col_idx + j0, vals + j0, s_.row_ptr[r + 1] - j0, bd, ldb, k, c.row(r), false);
+          }
+          continue;
+        }
         for (std::int64_t r = r0; r < r1; ++r) {
           cursor[r - r0] = t.row_ptr[r];
           written[r - r0] = 0;

@@ -21,7 +21,8 @@ AsptParams forced(std::int64_t panel_rows, std::int64_t threshold, std::int64_t 
   p.panel_rows = panel_rows;
   p.heavy_threshold = threshold;
   p.tile_cols = tile_cols;
-  p.min_panel_cols = 1;  // tile every panel, however few columns it touches
+  p.b_row_bytes = 4;
+  p.cached_b_bytes = 1;  // no cache rule: every column reaching the threshold is heavy
   return p;
 }
 
@@ -44,9 +45,13 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
   EXPECT_EQ(t.heavy_end, (std::vector<std::int64_t>{2, 5}));
   EXPECT_EQ(t.heavy_nnz, 4);
   aspt::check_aspt_tiling(t, s.view());
-  // A panel touching fewer distinct columns than min_panel_cols is left as plain CSR rows.
+  // The cache rule: columns 3 and 5 are used every min(6 nonzeros / 2 uses, 4 columns) = 3 B rows
+  // of 4 bytes = 12 bytes. A cache holding fewer keeps them heavy; one holding 12 serves them row
+  // by row, and the panel stays plain CSR rows in S's order.
   AsptParams p = forced(2, 2, 1);
-  p.min_panel_cols = 5;  // the panel touches 4
+  p.cached_b_bytes = 11;
+  EXPECT_EQ(aspt::build_aspt_tiling(s.view(), p).heavy_nnz, 4);
+  p.cached_b_bytes = 12;
   const auto plain = aspt::build_aspt_tiling(s.view(), p);
   EXPECT_EQ(plain.heavy_nnz, 0);
   EXPECT_EQ(plain.col_idx, s.col_idx);
@@ -76,7 +81,8 @@ TEST(AsptTiling, ResolvedParametersArePositive) {
         EXPECT_GE(p.panel_rows, 1);
         EXPECT_GE(p.heavy_threshold, 1);
         EXPECT_GE(p.tile_cols, 1);
-        EXPECT_GE(p.min_panel_cols, 1);
+        EXPECT_GE(p.b_row_bytes, 4);
+        EXPECT_GE(p.cached_b_bytes, 1);
       }
   AsptParams explicit_p = forced(5, 3, 7);
   const auto kept = aspt::resolve_params(explicit_p, 1000, 64, 2);
