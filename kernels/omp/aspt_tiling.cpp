@@ -23,6 +23,9 @@ constexpr std::int64_t kHeavyThreshold = 2;
 // B rows that row-by-row processing finds again in cache (AsptParams::cached_b_bytes): tiling a
 // 1.2 MiB B slowed SpMM down by 1.7x, a 2.4 MiB B was even, a 4.7 MiB B gained 1.5-1.8x.
 constexpr std::int64_t kCachedBBytes = 3 * 1024 * 1024;
+// Heavy entries per (row, tile) of a tiled panel, on average: a synthetic clustered matrix and a
+// uniform one (2-4 per pair) ran 10-17% slower tiled; DLMC layers at K = 256 (about 40) gain 1.8x.
+constexpr std::int64_t kMinTileRowNnz = 8;
 
 // The heavy rule of aspt_tiling.hpp for a column with `count` nonzeros in a panel of `panel_nnz`
 // nonzeros over `distinct` columns.
@@ -30,6 +33,14 @@ bool is_heavy(std::int64_t count, std::int64_t panel_nnz, std::int64_t distinct,
   if (count < p.heavy_threshold) return false;
   const double gap = std::min(double(panel_nnz) / double(count), double(distinct));
   return gap * double(p.b_row_bytes) > double(p.cached_b_bytes);
+}
+
+// The panel rule: heavy entries per (row, tile) pair of a panel with `rows` rows and `heavy_cols`
+// heavy columns reach min_tile_row_nnz.
+bool panel_dense_enough(std::int64_t heavy_entries, std::int64_t rows, std::int64_t heavy_cols, const AsptParams& p) {
+  if (p.min_tile_row_nnz < 0 || heavy_cols == 0) return true;
+  const std::int64_t tiles = (heavy_cols + p.tile_cols - 1) / p.tile_cols;
+  return double(heavy_entries) >= double(p.min_tile_row_nnz) * double(rows) * double(tiles);
 }
 
 }  // namespace
@@ -46,16 +57,18 @@ AsptParams resolve_params(AsptParams p, std::int64_t rows, int k, int threads) {
   if (p.heavy_threshold <= 0) p.heavy_threshold = kHeavyThreshold;
   if (p.b_row_bytes <= 0) p.b_row_bytes = row_bytes;
   if (p.cached_b_bytes <= 0) p.cached_b_bytes = kCachedBBytes;
+  if (p.min_tile_row_nnz == 0) p.min_tile_row_nnz = kMinTileRowNnz;
   return p;
 }
 
 AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
   FK_CHECK(params.panel_rows >= 1 && params.heavy_threshold >= 1 && params.tile_cols >= 1 && params.b_row_bytes >= 1 &&
-               params.cached_b_bytes >= 1,
+               params.cached_b_bytes >= 1 && params.min_tile_row_nnz != 0,
            "ASpT parameters must be resolved (panel_rows " << params.panel_rows << ", heavy_threshold "
                                                            << params.heavy_threshold << ", tile_cols " << params.tile_cols
                                                            << ", b_row_bytes " << params.b_row_bytes << ", cached_b_bytes "
-                                                           << params.cached_b_bytes << ")");
+                                                           << params.cached_b_bytes << ", min_tile_row_nnz "
+                                                           << params.min_tile_row_nnz << ")");
   FK_CHECK(s.nnz == 0 || s.col_idx != nullptr, "ASpT tiling needs the column indices of S");
   AsptTiling t;
   t.rows = s.rows;
@@ -91,8 +104,13 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
           runs.emplace_back(panel_cols[i], std::int64_t(e - i));
           i = e;
         }
+        std::int64_t heavy_entries = 0;
         for (const auto& [c, n] : runs)
-          if (is_heavy(n, j1 - j0, std::int64_t(runs.size()), params)) heavy.push_back(c);
+          if (is_heavy(n, j1 - j0, std::int64_t(runs.size()), params)) {
+            heavy.push_back(c);
+            heavy_entries += n;
+          }
+        if (!panel_dense_enough(heavy_entries, r1 - r0, std::int64_t(heavy.size()), params)) heavy.clear();
       }
       for (std::int64_t r = r0; r < r1; ++r) {
         const std::int64_t b = s.row_ptr[r], e = s.row_ptr[r + 1];
@@ -146,6 +164,19 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
     std::int64_t distinct = 0;
     for (std::size_t i = 0; i < cols.size(); ++i) distinct += (i == 0 || cols[i] != cols[i - 1]);
     const std::int64_t panel_nnz = std::int64_t(cols.size());
+    auto count_of = [&](std::int32_t c) {
+      return std::int64_t(std::upper_bound(cols.begin(), cols.end(), c) - std::lower_bound(cols.begin(), cols.end(), c));
+    };
+    std::int64_t candidates = 0, candidate_entries = 0;  // columns passing the column rules
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      if (i > 0 && cols[i] == cols[i - 1]) continue;
+      const std::int64_t n = count_of(cols[i]);
+      if (is_heavy(n, panel_nnz, distinct, t.params)) {
+        ++candidates;
+        candidate_entries += n;
+      }
+    }
+    const bool tiled = panel_dense_enough(candidate_entries, t.panel_end(p) - t.panel_begin(p), candidates, t.params);
     for (std::int64_t r = t.panel_begin(p); r < t.panel_end(p); ++r) {
       FK_CHECK(t.row_ptr[r] == s.row_ptr[r], "row offsets differ at row " << r);
       FK_CHECK(t.heavy_end[r] >= s.row_ptr[r] && t.heavy_end[r] <= s.row_ptr[r + 1], "heavy_end out of row " << r);
@@ -158,8 +189,7 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
         const std::int32_t c = t.col_idx[j];
         FK_CHECK(c == s.col_idx[src], "reordered column differs from S at entry " << j);
         const bool heavy_here = std::binary_search(hb, he, c);
-        const auto count = std::upper_bound(cols.begin(), cols.end(), c) - std::lower_bound(cols.begin(), cols.end(), c);
-        FK_CHECK(heavy_here == is_heavy(count, panel_nnz, distinct, t.params),
+        FK_CHECK(heavy_here == (tiled && is_heavy(count_of(c), panel_nnz, distinct, t.params)),
                  "column " << c << " misclassified in panel " << p);
         FK_CHECK(heavy_here == (j < t.heavy_end[r]), "entry " << j << " of row " << r << " in the wrong part");
         if (j > s.row_ptr[r] && j < t.heavy_end[r]) FK_CHECK(t.col_idx[j - 1] <= c, "heavy part of row " << r << " unsorted");

@@ -15,7 +15,10 @@
 // g = min(z / n, d) entries, i.e. after g B rows of b_row_bytes have passed through the cache. It
 // is heavy when n >= heavy_threshold and g * b_row_bytes > cached_b_bytes. Columns reused sooner
 // stay light (row by row serves them from cache), and a panel whose B rows all fit in the cache
-// (d * b_row_bytes <= cached_b_bytes) gets no heavy column and stays plain CSR rows.
+// (d * b_row_bytes <= cached_b_bytes) gets no heavy column and stays plain CSR rows. Finally a
+// panel is tiled only when its heavy entries average at least min_tile_row_nnz per (row, tile)
+// pair: scattered heavy columns (2-3 uses each) make pieces of one or two entries per row and
+// tile whose bookkeeping costs more than the B rows they save.
 //
 // Only entries are reordered, never rows and never column indices: row r keeps S's range
 // [row_ptr[r], row_ptr[r+1]) and inside it the heavy entries come first (sorted by column, hence
@@ -41,13 +44,14 @@ struct AsptParams {
   std::int64_t tile_cols = 0;        // heavy columns per dense tile
   std::int64_t b_row_bytes = 0;      // bytes of one B row (K floats)
   std::int64_t cached_b_bytes = 0;   // B bytes row-by-row order keeps in cache (1: no such limit)
+  std::int64_t min_tile_row_nnz = 0; // least heavy entries per (row, tile) of a tiled panel (< 0: none)
 };
 
 // Fills the zero fields of `requested` for S with `rows` rows, dense width `k` and `threads`
 // OpenMP threads: tiles of B (512 KiB) and panels' A/C rows (256 KiB, 16..512 rows) sized for a
 // core's L2 cache, at least two panels per thread, a threshold of 2 (a B row loaded for a tile is
-// used at least twice), b_row_bytes = 4 k and cached_b_bytes = 3 MiB (a 2 MiB L2 plus what the
-// shared L3 returns quickly enough).
+// used at least twice), b_row_bytes = 4 k, cached_b_bytes = 3 MiB (a 2 MiB L2 plus what the
+// shared L3 returns quickly enough) and min_tile_row_nnz = 8.
 // Explicit (non-zero) fields are kept; all results are >= 1.
 AsptParams resolve_params(AsptParams requested, std::int64_t rows, int k, int threads);
 
@@ -77,7 +81,8 @@ struct AsptTiling {
 
 // Builds the tiling of a host CSR pattern (values are not read). `params` must be resolved
 // (every field >= 1). Parallel over panels with OpenMP; cost O(nnz log(panel nnz)).
-// Tiling for a GPU without the cache rule: resolve, then set cached_b_bytes = 1.
+// Plain ASpT (threshold only, no cache rules, e.g. for a GPU): resolve, then set
+// cached_b_bytes = 1 and min_tile_row_nnz = -1.
 AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params);
 
 // Throws fk::Error when `t` violates the invariants above for pattern `s` (used by the tests).

@@ -22,7 +22,8 @@ AsptParams forced(std::int64_t panel_rows, std::int64_t threshold, std::int64_t 
   p.heavy_threshold = threshold;
   p.tile_cols = tile_cols;
   p.b_row_bytes = 4;
-  p.cached_b_bytes = 1;  // no cache rule: every column reaching the threshold is heavy
+  p.cached_b_bytes = 1;     // no cache rule: every column reaching the threshold is heavy
+  p.min_tile_row_nnz = -1;  // and every panel with a heavy column is tiled
   return p;
 }
 
@@ -56,6 +57,13 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
   EXPECT_EQ(plain.heavy_nnz, 0);
   EXPECT_EQ(plain.col_idx, s.col_idx);
   aspt::check_aspt_tiling(plain, s.view());
+  // The panel rule: 4 heavy entries over 2 rows x 1 tile (tile_cols 2) are 2 per (row, tile).
+  p = forced(2, 2, 2);
+  p.min_tile_row_nnz = 2;
+  EXPECT_EQ(aspt::build_aspt_tiling(s.view(), p).heavy_nnz, 4);
+  p.min_tile_row_nnz = 3;
+  EXPECT_EQ(aspt::build_aspt_tiling(s.view(), p).heavy_nnz, 0);
+  aspt::check_aspt_tiling(aspt::build_aspt_tiling(s.view(), p), s.view());
 }
 
 TEST(AsptTiling, InvariantsOnEveryProblemAndParameterSet) {
@@ -83,6 +91,7 @@ TEST(AsptTiling, ResolvedParametersArePositive) {
         EXPECT_GE(p.tile_cols, 1);
         EXPECT_GE(p.b_row_bytes, 4);
         EXPECT_GE(p.cached_b_bytes, 1);
+        EXPECT_GE(p.min_tile_row_nnz, 1);
       }
   AsptParams explicit_p = forced(5, 3, 7);
   const auto kept = aspt::resolve_params(explicit_p, 1000, 64, 2);
