@@ -1,0 +1,130 @@
+#include "apps/gap/gap_app.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "apps/common/compare.hpp"
+#include "apps/common/options.hpp"
+#include "apps/common/output.hpp"
+#include "apps/gap/gap_data.hpp"
+#include "apps/gap/gap_options.hpp"
+#include "apps/gap/gap_trainer.hpp"
+#include "apps/lda/lda_trainer.hpp"
+#include "core/log.hpp"
+#include "core/timer.hpp"
+
+namespace fk::gap {
+namespace {
+
+constexpr const char* kSynopsis =
+    "Gamma-Poisson factorization (GaP, Canny 2004) of a count matrix F ~ Poisson(ΛX) with a "
+    "Gamma(a, b) prior on X, by its EM iteration on SDDMM + SpMM kernels, on a GPU or on all CPU "
+    "cores";
+constexpr const char* kUsage =
+    "fk-gap --input PATH [options]   PATH is a UCI docword.X.txt[.gz] (vocab.X.txt beside it is\n"
+    "                                  used), a Matrix Market documents x words file, plain text\n"
+    "                                  (one document per line), a ratings file (users x items,\n"
+    "                                  ratings taken as counts), or gen:NAME[:key=value,...] for a\n"
+    "                                  generated corpus (default, kos, nips, nytimes)";
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+void print_summary(const TrainResult& r, const GapOptions& opt, const GapData& data,
+                   bool show_factors) {
+  std::vector<double> secs;
+  for (const IterReport& it : r.iters) secs.push_back(it.seconds);
+  std::cout << "[" << r.device << "] ";
+  if (!secs.empty())
+    std::cout << "median time per iteration " << fmt("%.4f", median(secs)) << " s; ";
+  if (r.last) {
+    std::cout << "train_ll " << fmt("%.4f", r.last->train_ll);
+    if (r.last->heldout_ll) std::cout << ", heldout_ll " << fmt("%.4f", *r.last->heldout_ll);
+    std::cout << " per token; objective " << fmt("%.8g", r.last->objective);
+  }
+  std::cout << "\n";
+  if (data.unigram_heldout_ll) {
+    std::cout << "  unigram baseline: heldout_ll " << fmt("%.4f", *data.unigram_heldout_ll)
+              << " per token";
+    if (r.last && r.last->heldout_ll)
+      std::cout << " (GaP is " << fmt("%+.4f", *r.last->heldout_ll - *data.unigram_heldout_ll)
+                << " nats per token better)";
+    std::cout << "\n";
+  }
+  if (show_factors && opt.top_words > 0) {
+    const int shown = std::min(opt.factors, 5);
+    for (int k = 0; k < shown; ++k) {
+      std::cout << "  factor " << k << ":";
+      for (const std::string& w : lda::top_words(r.lambda, k, std::min(opt.top_words, 10),
+                                                 data.vocab))
+        std::cout << ' ' << w;
+      std::cout << "\n";
+    }
+  }
+  std::cout.flush();
+}
+
+app::RunRecord record(const std::string& label, const TrainResult& r) {
+  app::RunRecord rec;
+  rec.label = label;
+  rec.device = r.device;
+  for (const IterReport& it : r.iters) rec.iter_seconds.push_back(it.seconds);
+  if (r.last) {
+    if (r.last->heldout_ll) rec.finals.emplace_back("heldout_ll", *r.last->heldout_ll);
+    rec.finals.emplace_back("train_ll", r.last->train_ll);
+    rec.finals.emplace_back("objective", r.last->objective);
+  }
+  return rec;
+}
+
+}  // namespace
+
+int gap_main(int argc, char** argv) {
+  GapOptions opt;
+  app::CommonDefaults defaults;
+  defaults.out = "out/gap";
+  defaults.iters = 50;
+  app::CommandLine cli("fk-gap", kSynopsis, kUsage, defaults);
+  add_gap_options(cli, opt);
+  if (!cli.parse(argc, argv)) return 0;
+  finalize_gap_options(cli, opt);
+  const app::CommonOptions& common = cli.common();
+  if (common.input.empty())
+    app::usage_fail("input", "is required (a count matrix file, or gen:default)");
+  const app::ResolvedConfig config = cli.resolved(gap_overrides(opt));
+
+  const GapData data = prepare_gap_data(opt, common.input, common.format, common.seed);
+
+  if (!common.compare) {
+    Context ctx = Context::create(common.device, common.threads);
+    const TrainResult r = train_gap(opt, common, data, std::move(ctx), common.out, config);
+    if (!common.quiet) print_summary(r, opt, data, true);
+    return 0;
+  }
+
+  if (cli.given("device")) log_warn() << "--compare runs on both devices; --device is ignored";
+  const std::string why_not = app::gpu_unavailable_reason();
+  if (!why_not.empty()) {
+    log_warn() << "--compare: " << why_not << "; running the CPU only";
+    const TrainResult cpu = train_gap(opt, common, data, Context(DeviceKind::kCpu, common.threads),
+                                      common.out + "/cpu", config);
+    if (!common.quiet) print_summary(cpu, opt, data, true);
+    return 0;
+  }
+  const TrainResult gpu = train_gap(opt, common, data, Context(DeviceKind::kGpu, common.threads),
+                                    common.out + "/gpu", config);
+  if (!common.quiet) print_summary(gpu, opt, data, false);
+  const TrainResult cpu = train_gap(opt, common, data, Context(DeviceKind::kCpu, common.threads),
+                                    common.out + "/cpu", config);
+  if (!common.quiet) print_summary(cpu, opt, data, false);
+  app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "iter");
+  return 0;
+}
+
+}  // namespace fk::gap

@@ -1,0 +1,244 @@
+#pragma once
+// The GaP iteration and evaluation written once over a device policy `Ops` that supplies memory
+// and the elementwise operations and reductions; the SDDMM/SpMM calls go through the kernels'
+// public plans. gap_cpu.cpp instantiates it with CpuOps (host memory, OpenMP), gap_gpu.cu with
+// GpuOps (device memory, CUDA kernels). Compiled by the host compiler and by nvcc, so it uses
+// neither Eigen nor CUDA. See gap_backend.hpp for the model, the layout and the updates.
+//
+// What Ops provides (every pointer on its side; matrices row-major with K columns):
+//   template <class T> using Buffer;  Buffer<T> alloc<T>(int64 n);  upload(buf, host, n);
+//   download(buf, host, n) const;  using Csr;  Csr make_csr(const HostCsr&);  static CsrView
+//   view(const Csr&);
+//   fill(ctx, p, n, v)                          p = v
+//   copy(ctx, src, dst, n)                      dst = src
+//   ratio(ctx, f, r, n, q)                      q = f / max(r, kRateFloor)
+//   update_x(ctx, x, t, n, am1, inv_den)        x = (x · t + am1) · inv_den
+//   multiply(ctx, a, b, n)                      b = a · b
+//   col_sums(ctx, m, rows, k, out)              out[c] = Σ_r m[r·k + c] (out: k doubles)
+//   normalize_cols(ctx, t, sums, rows, k, lam)  lam = sums_c > 0 ? t / sums_c : lam
+//   sum_f_log(ctx, f, r, n) -> Σ f log max(r, kRateFloor)
+//   prior_sum(ctx, x, n, am1, inv_b) -> Σ (am1 > 0 ? am1 log x : 0) − x · inv_b
+// Reductions are deterministic (fixed order, independent of the thread count).
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/gap/gap_backend.hpp"
+#include "core/error.hpp"
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+
+namespace fk::gap {
+
+template <class Ops>
+class GapEngine final : public GapBackend {
+ public:
+  template <class T>
+  using Buf = typename Ops::template Buffer<T>;
+
+  GapEngine(Context ctx, const GapHyper& h, const GapMatrices& m)
+      : ctx_(std::move(ctx)), h_(h), ops_(ctx_), k_(h.factors) {
+    FK_CHECK(h_.factors >= 1, "GaP needs at least one factor");
+    FK_CHECK(h_.a >= 1, "GaP needs the Gamma shape a >= 1 (the MAP objective is unbounded below 1)");
+    FK_CHECK(h_.b > 0, "GaP needs the Gamma scale b > 0");
+    FK_CHECK(m.train && m.train->nnz() > 0 && !m.train->vals.empty(),
+             "GaP needs training counts with at least one nonzero");
+    const HostCsr& f = *m.train;
+    docs_ = f.rows;
+    words_ = f.cols;
+    train_.init(*this, f, true, true);
+    x_ = ops_.template alloc<float>(docs_ * k_);
+    lambda_ = ops_.template alloc<float>(words_ * k_);
+    t1_ = ops_.template alloc<float>(docs_ * k_);
+    t2_ = ops_.template alloc<float>(words_ * k_);
+    sums_ = ops_.template alloc<double>(k_);
+    if (m.heldout && m.heldout->nnz() > 0) {
+      FK_CHECK(m.heldout->rows == docs_ && m.heldout->cols == words_,
+               "held-out counts must be " << docs_ << " x " << words_);
+      heldout_.init(*this, *m.heldout, false, false);
+    }
+    if (m.test_observed && m.test_scored && m.test_scored->nnz() > 0) {
+      const HostCsr& o = *m.test_observed;
+      FK_CHECK(o.cols == words_ && m.test_scored->cols == words_ && o.rows == m.test_scored->rows,
+               "test halves must both be documents x " << words_);
+      test_docs_ = o.rows;
+      test_obs_.init(*this, o, true, false);
+      test_scored_.init(*this, *m.test_scored, false, false);
+      test_x_ = ops_.template alloc<float>(test_docs_ * k_);
+      test_t1_ = ops_.template alloc<float>(test_docs_ * k_);
+      // Every test document starts from its observed length spread evenly over the factors.
+      std::vector<float> init(static_cast<std::size_t>(test_docs_ * k_));
+      for (std::int64_t d = 0; d < test_docs_; ++d) {
+        double len = 0;
+        for (std::int64_t j = o.row_ptr[d]; j < o.row_ptr[d + 1]; ++j) len += o.vals[j];
+        std::fill(init.begin() + d * k_, init.begin() + (d + 1) * k_,
+                  static_cast<float>(std::max(len, 1.0) / k_));
+      }
+      test_x_init_ = ops_.template alloc<float>(test_docs_ * k_);
+      ops_.upload(test_x_init_, init.data(), test_docs_ * k_);
+    }
+  }
+
+  const Context& context() const override { return ctx_; }
+
+  void set_model(const HostDense<float>& lambda, const HostDense<float>& x) override {
+    FK_CHECK(lambda.rows() == words_ && lambda.cols() == k_,
+             "Λ must be " << words_ << " x " << k_ << ", got " << lambda.rows() << " x "
+                          << lambda.cols());
+    FK_CHECK(x.rows() == docs_ && x.cols() == k_,
+             "X must be " << docs_ << " x " << k_ << ", got " << x.rows() << " x " << x.cols());
+    ops_.upload(lambda_, lambda.data(), lambda.size());
+    ops_.upload(x_, x.data(), x.size());
+  }
+
+  HostDense<float> lambda() const override {
+    HostDense<float> out(words_, k_);
+    ops_.download(lambda_, out.data(), out.size());
+    return out;
+  }
+  HostDense<float> x() const override {
+    HostDense<float> out(docs_, k_);
+    ops_.download(x_, out.data(), out.size());
+    return out;
+  }
+
+  void iterate(app::StatsReducer& reducer) override {
+    const DenseView<const float> xv{x_.data(), docs_, k_}, lv{lambda_.data(), words_, k_};
+    // Q = F ./ R at F's nonzeros.
+    rates(train_, xv, lv);
+    ops_.ratio(ctx_, train_.f(), train_.r.data(), train_.nnz, train_.q.data());
+    // T1 = Q Λ (the paper's Λᵀ Q), T2 = Qᵀ X (the paper's Q Xᵀ), both from the old model.
+    train_.spmm.run(ctx_, train_.q.data(), lv, DenseView<float>{t1_.data(), docs_, k_});
+    train_.spmm_t.run(ctx_, train_.q.data(), xv, DenseView<float>{t2_.data(), words_, k_});
+    count(train_.nnz, false);
+    count(train_.nnz, false);
+    reducer.sum(ctx_, t2_.data(), words_ * k_);  // a sum over documents
+    // X ← (X ∘ T1 + (a − 1)) / (colsum Λ + 1/b), colsum Λ = 1.
+    ops_.update_x(ctx_, x_.data(), t1_.data(), docs_ * k_, static_cast<float>(h_.a - 1.0),
+                  static_cast<float>(1.0 / (1.0 + 1.0 / h_.b)));
+    // Λ ← normalize_columns(Λ ∘ T2).
+    ops_.multiply(ctx_, lambda_.data(), t2_.data(), words_ * k_);
+    ops_.col_sums(ctx_, t2_.data(), words_, k_, sums_.data());
+    ops_.normalize_cols(ctx_, t2_.data(), sums_.data(), words_, k_, lambda_.data());
+  }
+
+  ModelSums evaluate() override {
+    ModelSums s;
+    const DenseView<const float> xv{x_.data(), docs_, k_}, lv{lambda_.data(), words_, k_};
+    rates(train_, xv, lv);
+    s.train_log_rate = ops_.sum_f_log(ctx_, train_.f(), train_.r.data(), train_.nnz);
+    const std::vector<double> lsum = col_sums(lambda_.data(), words_);
+    s.rate_sum = dot(lsum, col_sums(x_.data(), docs_));
+    s.prior = ops_.prior_sum(ctx_, x_.data(), docs_ * k_, static_cast<float>(h_.a - 1.0),
+                             static_cast<float>(1.0 / h_.b));
+    if (heldout_.nnz > 0) {
+      rates(heldout_, xv, lv);
+      s.heldout_log_rate = ops_.sum_f_log(ctx_, heldout_.f(), heldout_.r.data(), heldout_.nnz);
+    }
+    if (test_scored_.nnz > 0) {
+      // X of the test documents with Λ fixed: the X half of the iteration, from a fixed start.
+      const DenseView<const float> tv{test_x_.data(), test_docs_, k_};
+      ops_.copy(ctx_, test_x_init_.data(), test_x_.data(), test_docs_ * k_);
+      const float inv_den = static_cast<float>(1.0 / (1.0 + 1.0 / h_.b));
+      for (int it = 0; it < h_.test_iters && test_obs_.nnz > 0; ++it) {
+        rates(test_obs_, tv, lv);
+        ops_.ratio(ctx_, test_obs_.f(), test_obs_.r.data(), test_obs_.nnz, test_obs_.q.data());
+        test_obs_.spmm.run(ctx_, test_obs_.q.data(), lv,
+                           DenseView<float>{test_t1_.data(), test_docs_, k_});
+        count(test_obs_.nnz, false);
+        ops_.update_x(ctx_, test_x_.data(), test_t1_.data(), test_docs_ * k_,
+                      static_cast<float>(h_.a - 1.0), inv_den);
+      }
+      rates(test_scored_, tv, lv);
+      s.test_log_rate =
+          ops_.sum_f_log(ctx_, test_scored_.f(), test_scored_.r.data(), test_scored_.nnz);
+      s.test_rate_sum = dot(lsum, col_sums(test_x_.data(), test_docs_));
+    }
+    return s;
+  }
+
+  KernelCounters counters() const override { return counters_; }
+  double prepare_seconds() const override { return prepare_seconds_; }
+  std::string kernel_names() const override {
+    std::string out;
+    for (const std::string& n : names_) out += (out.empty() ? "" : ", ") + n;
+    return out;
+  }
+
+ private:
+  // One count matrix on the backend's side with its plans and per-nonzero buffers.
+  struct Counts {
+    std::int64_t nnz = 0;
+    typename Ops::Csr csr;
+    Buf<float> r, q;  // nnz: rates at the nonzeros, F ./ R
+    // Plans hold views of csr: declared after it so they are destroyed first.
+    PreparedSddmm sddmm;
+    PreparedSpmm spmm, spmm_t;
+
+    const float* f() const { return Ops::view(csr).vals; }
+    void init(GapEngine& e, const HostCsr& m, bool fit, bool transposed) {
+      nnz = m.nnz();
+      FK_CHECK(static_cast<std::int64_t>(m.vals.size()) == nnz, "counts without values");
+      csr = e.ops_.make_csr(m);
+      r = e.ops_.template alloc<float>(nnz);
+      const CsrView v = Ops::view(csr);
+      sddmm = make_sddmm_plan(e.ctx_, v, e.k_, e.h_.sddmm);
+      e.note(sddmm.variant->name(), sddmm.prepare_seconds);
+      if (fit) {
+        q = e.ops_.template alloc<float>(nnz);
+        spmm = make_spmm_plan(e.ctx_, v, e.k_, Op::kNoTrans, e.h_.spmm);
+        e.note(spmm.variant->name(), spmm.prepare_seconds);
+      }
+      if (transposed) {
+        spmm_t = make_spmm_plan(e.ctx_, v, e.k_, Op::kTrans, e.h_.spmm);
+        e.note(spmm_t.variant->name() + std::string(" (transposed)"), spmm_t.prepare_seconds);
+      }
+    }
+  };
+
+  // c.r = R at c's nonzeros = SDDMM(c, X, Λ).
+  void rates(Counts& c, DenseView<const float> x, DenseView<const float> lambda) {
+    c.sddmm.run(ctx_, x, lambda, nullptr, c.r.data());
+    count(c.nnz, true);
+  }
+
+  // Column sums of a rows x K matrix on the backend's side, as K host doubles.
+  std::vector<double> col_sums(const float* m, std::int64_t rows) {
+    std::vector<double> out(static_cast<std::size_t>(k_));
+    ops_.col_sums(ctx_, m, rows, k_, sums_.data());
+    ops_.download(sums_, out.data(), k_);
+    return out;
+  }
+  static double dot(const std::vector<double>& u, const std::vector<double>& v) {
+    double s = 0;
+    for (std::size_t i = 0; i < u.size(); ++i) s += u[i] * v[i];
+    return s;
+  }
+
+  void note(const std::string& name, double seconds) {
+    names_.insert(name);
+    prepare_seconds_ += seconds;
+  }
+  void count(std::int64_t nnz, bool sddmm) {
+    ++(sddmm ? counters_.sddmm_calls : counters_.spmm_calls);
+    counters_.flops += 2.0 * static_cast<double>(nnz) * k_;
+  }
+
+  Context ctx_;
+  GapHyper h_;
+  Ops ops_;
+  int k_;
+  std::int64_t docs_ = 0, words_ = 0, test_docs_ = 0;
+  Buf<float> x_, lambda_;  // D x K, W x K
+  Buf<float> t1_, t2_;     // D x K, W x K
+  Buf<double> sums_;       // K
+  Buf<float> test_x_, test_x_init_, test_t1_;  // test documents x K
+  Counts train_, heldout_, test_obs_, test_scored_;
+  std::set<std::string> names_;
+  double prepare_seconds_ = 0;
+  KernelCounters counters_;
+};
+
+}  // namespace fk::gap

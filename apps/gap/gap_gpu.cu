@@ -1,0 +1,241 @@
+// The GPU implementation of the GaP elementwise operations and reductions: device memory, small
+// grid-stride CUDA kernels, and deterministic reductions (a fixed grid of per-block partial sums in
+// double, then one block summing them in order; column sums through fixed row chunks summed in
+// chunk order). Inside an iteration the host touches no per-nonzero, per-document or per-word
+// data: the column sums that normalize Λ stay on the device. Every launch is checked; every index
+// that can pass 2^31 (nonzeros, rows·K) is 64-bit.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "apps/gap/gap_engine.hpp"
+#include "core/cuda/cuda_check.cuh"
+#include "core/cuda/gpu_resources.cuh"
+#include "core/device_buffer.hpp"
+
+namespace fk::gap {
+namespace {
+
+constexpr int kThreads = 256;               // threads per block of every kernel here
+constexpr std::int64_t kMaxGrid = 1 << 20;  // grid-stride kernels: at most this many blocks
+constexpr int kReduceBlocks = 512;          // partial sums per reduction (fixed: deterministic)
+constexpr std::int64_t kColChunk = 256;     // rows per partial column sum
+
+static_assert((kThreads & (kThreads - 1)) == 0, "tree reduction needs a power of two");
+static_assert((kReduceBlocks & (kReduceBlocks - 1)) == 0, "tree reduction needs a power of two");
+
+unsigned grid_for(std::int64_t n) {
+  return static_cast<unsigned>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, kMaxGrid)));
+}
+
+__global__ void fill_kernel(float* __restrict__ p, std::int64_t n, float v) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    p[i] = v;
+}
+
+__global__ void ratio_kernel(const float* __restrict__ f, const float* __restrict__ r,
+                             std::int64_t n, float* __restrict__ q) {
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
+       j += std::int64_t(gridDim.x) * blockDim.x)
+    q[j] = f[j] / fmaxf(r[j], kRateFloor);
+}
+
+__global__ void update_x_kernel(float* __restrict__ x, const float* __restrict__ t,
+                                std::int64_t n, float am1, float inv_den) {
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
+       j += std::int64_t(gridDim.x) * blockDim.x)
+    x[j] = (x[j] * t[j] + am1) * inv_den;
+}
+
+__global__ void multiply_kernel(const float* __restrict__ a, float* __restrict__ b,
+                                std::int64_t n) {
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
+       j += std::int64_t(gridDim.x) * blockDim.x)
+    b[j] = a[j] * b[j];
+}
+
+// partial[chunk · k + c] = Σ over the rows of `chunk` of m[r · k + c], rows in order. One thread
+// per (chunk, column): neighbouring threads read neighbouring columns of a row (coalesced).
+__global__ void col_partial_kernel(const float* __restrict__ m, std::int64_t rows, int k,
+                                   std::int64_t chunks, double* __restrict__ partial) {
+  const std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (e >= chunks * k) return;
+  const std::int64_t chunk = e / k;
+  const int c = static_cast<int>(e % k);
+  const std::int64_t r0 = chunk * kColChunk, r1 = min(rows, r0 + kColChunk);
+  double s = 0;
+  for (std::int64_t r = r0; r < r1; ++r) s += m[r * k + c];
+  partial[e] = s;
+}
+
+// out[c] = Σ_chunk partial[chunk · k + c], chunks in order.
+__global__ void col_final_kernel(const double* __restrict__ partial, std::int64_t chunks, int k,
+                                 double* __restrict__ out) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= k) return;
+  double s = 0;
+  for (std::int64_t ch = 0; ch < chunks; ++ch) s += partial[ch * k + c];
+  out[c] = s;
+}
+
+__global__ void normalize_cols_kernel(const float* __restrict__ t, const double* __restrict__ sums,
+                                      std::int64_t n, int k, float* __restrict__ lam) {
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < n;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const double s = sums[e % k];
+    if (s > 0) lam[e] = t[e] * static_cast<float>(1.0 / s);
+  }
+}
+
+struct FLog {
+  const float* f;
+  const float* r;
+  __device__ double operator()(std::int64_t j) const {
+    return double(f[j]) * log(double(fmaxf(r[j], kRateFloor)));
+  }
+};
+struct Prior {
+  const float* x;
+  float am1, inv_b;
+  __device__ double operator()(std::int64_t j) const {
+    const double v = x[j];
+    return (am1 > 0.0f ? double(am1) * log(fmax(v, double(kRateFloor))) : 0.0) - v * double(inv_b);
+  }
+};
+
+__device__ double block_sum(double v, double* shared) {
+  shared[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) shared[threadIdx.x] += shared[threadIdx.x + s];
+    __syncthreads();
+  }
+  return shared[0];
+}
+
+template <class F>
+__global__ void partial_sums_kernel(F f, std::int64_t n, double* __restrict__ partial) {
+  __shared__ double shared[kThreads];
+  double acc = 0;
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
+       j += std::int64_t(gridDim.x) * blockDim.x)
+    acc += f(j);
+  const double total = block_sum(acc, shared);
+  if (threadIdx.x == 0) partial[blockIdx.x] = total;
+}
+
+__global__ void final_sum_kernel(const double* __restrict__ partial, double* __restrict__ out) {
+  __shared__ double shared[kReduceBlocks];
+  const double total = block_sum(partial[threadIdx.x], shared);
+  if (threadIdx.x == 0) *out = total;
+}
+
+class GpuOps {
+ public:
+  template <class T>
+  using Buffer = DeviceBuffer<T>;
+  using Csr = DeviceCsr;
+
+  explicit GpuOps(const Context& ctx) : partial_(kReduceBlocks), result_(1) {
+    FK_CHECK(ctx.is_gpu(), "the GPU GaP backend needs a GPU context");
+  }
+
+  template <class T>
+  Buffer<T> alloc(std::int64_t n) const {
+    return Buffer<T>(n);
+  }
+  template <class T>
+  void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
+    dst.upload(src, n);
+  }
+  template <class T>
+  void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
+    src.download(dst, n);
+  }
+  Csr make_csr(const HostCsr& h) const { return DeviceCsr(h); }
+  static CsrView view(const Csr& c) { return c.view(); }
+
+  void fill(const Context& ctx, float* p, std::int64_t n, float v) const {
+    if (n == 0) return;
+    fill_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(p, n, v);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+  void copy(const Context& ctx, const float* src, float* dst, std::int64_t n) const {
+    if (n == 0) return;
+    FK_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(n) * sizeof(float),
+                                  cudaMemcpyDeviceToDevice, stream_of(ctx)));
+  }
+  void ratio(const Context& ctx, const float* f, const float* r, std::int64_t n, float* q) const {
+    if (n == 0) return;
+    ratio_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(f, r, n, q);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+  void update_x(const Context& ctx, float* x, const float* t, std::int64_t n, float am1,
+                float inv_den) const {
+    if (n == 0) return;
+    update_x_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(x, t, n, am1, inv_den);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+  void multiply(const Context& ctx, const float* a, float* b, std::int64_t n) const {
+    if (n == 0) return;
+    multiply_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(a, b, n);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  // Two launches; `out` (k doubles) stays on the device.
+  void col_sums(const Context& ctx, const float* m, std::int64_t rows, int k, double* out) {
+    const std::int64_t chunks = std::max<std::int64_t>(1, (rows + kColChunk - 1) / kColChunk);
+    if (col_partial_.size() < chunks * k) col_partial_ = DeviceBuffer<double>(chunks * k);
+    cudaStream_t st = stream_of(ctx);
+    const std::int64_t n = chunks * k;
+    col_partial_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, st>>>(
+        m, rows, k, chunks, col_partial_.data());
+    FK_CUDA_CHECK_LAUNCH();
+    col_final_kernel<<<(k + kThreads - 1) / kThreads, kThreads, 0, st>>>(col_partial_.data(),
+                                                                         chunks, k, out);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  void normalize_cols(const Context& ctx, const float* t, const double* sums, std::int64_t rows,
+                      int k, float* lam) const {
+    const std::int64_t n = rows * k;
+    if (n == 0) return;
+    normalize_cols_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(t, sums, n, k, lam);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  double sum_f_log(const Context& ctx, const float* f, const float* r, std::int64_t n) {
+    return reduce(ctx, FLog{f, r}, n);
+  }
+  double prior_sum(const Context& ctx, const float* x, std::int64_t n, float am1, float inv_b) {
+    return reduce(ctx, Prior{x, am1, inv_b}, n);
+  }
+
+ private:
+  template <class F>
+  double reduce(const Context& ctx, F f, std::int64_t n) {
+    cudaStream_t st = stream_of(ctx);
+    partial_sums_kernel<<<kReduceBlocks, kThreads, 0, st>>>(f, n, partial_.data());
+    FK_CUDA_CHECK_LAUNCH();
+    final_sum_kernel<<<1, kReduceBlocks, 0, st>>>(partial_.data(), result_.data());
+    FK_CUDA_CHECK_LAUNCH();
+    double out = 0;
+    result_.download(&out, 1);  // synchronous copy (the stream is blocking)
+    return out;
+  }
+
+  DeviceBuffer<double> partial_, result_, col_partial_;
+};
+
+}  // namespace
+
+std::unique_ptr<GapBackend> make_gpu_gap_backend(Context ctx, const GapHyper& hyper,
+                                                 const GapMatrices& m) {
+  FK_CHECK(ctx.is_gpu(), "the GPU GaP backend needs a GPU context");
+  return std::make_unique<GapEngine<GpuOps>>(std::move(ctx), hyper, m);
+}
+
+}  // namespace fk::gap

@@ -1,0 +1,86 @@
+#include "apps/gap/gap_options.hpp"
+
+#include <cmath>
+
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+
+namespace fk::gap {
+
+namespace po = boost::program_options;
+
+void add_gap_options(app::CommandLine& cli, GapOptions& o) {
+  // clang-format off
+  cli.app_options().add_options()
+    ("factors", po::value<int>(&o.factors)->default_value(o.factors)->value_name("K"),
+     "factors (the paper's themes): Λ is words x K with columns that sum to 1, X documents x K")
+    ("a", po::value<double>(&o.a)->default_value(o.a, app::format_double(o.a))->value_name("X"),
+     "shape a of the Gamma(a, b) prior on every x_dk (the paper's a); must be >= 1: below 1 the "
+     "MAP objective is unbounded; close to 1 favours sparse X")
+    ("b", po::value<double>(&o.b)->default_value(o.b, app::format_double(o.b))->value_name("X"),
+     "scale b of the Gamma(a, b) prior on every x_dk (the paper's b; prior mean a*b tokens); "
+     "X is updated as (X*(ΛᵀQ) + a - 1) / (1 + 1/b)")
+    ("holdout-frac", po::value<double>(&o.holdout_frac)->default_value(o.holdout_frac, app::format_double(o.holdout_frac))->value_name("P"),
+     "binomial thinning: every token goes to the held-out set with probability P (seeded); "
+     "heldout_ll scores those tokens at the rates P/(1-P)·ΛX; 0: no held-out set")
+    ("test", po::value<std::string>(&o.test)->value_name("FILE"),
+     "separate test documents in the training vocabulary (instead of thinning): X of each is "
+     "fitted with Λ fixed on half of its tokens, the other half is scored")
+    ("test-iters", po::value<int>(&o.test_iters)->default_value(o.test_iters)->value_name("N"),
+     "X updates of the test documents per evaluation (--test)")
+    ("top-words", po::value<int>(&o.top_words)->default_value(o.top_words)->value_name("N"),
+     "words per factor in top_words.txt")
+    ("min-count", po::value<std::int64_t>(&o.min_count)->default_value(o.min_count)->value_name("N"),
+     "text input: drop words with fewer occurrences")
+    ("max-df", po::value<double>(&o.max_df)->default_value(o.max_df, app::format_double(o.max_df))->value_name("X"),
+     "text input: drop words in more than this fraction of the documents")
+    ("vocab", po::value<std::string>(&o.vocab)->value_name("FILE"),
+     "vocabulary file, one word per line (UCI input finds vocab.X.txt beside docword.X.txt)")
+    ("sddmm", po::value<std::string>(&o.sddmm)->default_value(o.sddmm)->value_name("NAME"),
+     "SDDMM kernel variant (a registered name, or auto)")
+    ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
+     "SpMM kernel variant (a registered name, or auto)")
+    ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
+     "write <out>/checkpoint every N iterations (0: never)")
+    ("resume", po::bool_switch(&o.resume),
+     "continue from <out>/checkpoint when there is one (same configuration required)");
+  // clang-format on
+}
+
+void finalize_gap_options(const app::CommandLine& cli, GapOptions& o) {
+  using app::require_at_least;
+  using app::usage_fail;
+  require_at_least("factors", o.factors, 1);
+  if (!(o.a >= 1) || !std::isfinite(o.a))
+    usage_fail("a", "must be a finite number >= 1 (below 1 the MAP objective has no maximum)");
+  if (!(o.b > 0) || !std::isfinite(o.b)) usage_fail("b", "must be a finite number > 0");
+  if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
+  if (!o.test.empty() && cli.given("holdout-frac"))
+    usage_fail("test", "give one way of holding tokens out: --holdout-frac or --test");
+  if (!o.test.empty()) o.holdout_frac = 0;
+  require_at_least("test-iters", o.test_iters, 1);
+  require_at_least("top-words", o.top_words, 0);
+  require_at_least("min-count", o.min_count, std::int64_t{1});
+  if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
+  require_at_least("checkpoint-every", o.checkpoint_every, 0);
+  if (o.sddmm != "auto") {
+    try {
+      find_sddmm_variant(o.sddmm);
+    } catch (const Error& e) {
+      usage_fail("sddmm", e.what());
+    }
+  }
+  if (o.spmm != "auto") {
+    try {
+      find_spmm_variant(o.spmm);
+    } catch (const Error& e) {
+      usage_fail("spmm", e.what());
+    }
+  }
+}
+
+app::ResolvedConfig gap_overrides(const GapOptions& o) {
+  return {{"holdout-frac", app::format_double(o.holdout_frac), app::format_double(o.holdout_frac)}};
+}
+
+}  // namespace fk::gap

@@ -1,0 +1,34 @@
+#pragma once
+// fk-gap's own options (added to the common command line), their checks and resolution.
+#include <cstdint>
+#include <string>
+
+#include "apps/common/options.hpp"
+
+namespace fk::gap {
+
+struct GapOptions {
+  int factors = 20;           // K
+  double a = 1.1;             // Gamma shape of the prior on X (the paper's a; >= 1)
+  double b = 100;             // Gamma scale of the prior on X (the paper's b; mean a·b)
+  double holdout_frac = 0.1;  // binomial thinning: each token held out with this probability
+  std::string test;           // a separate test corpus (instead of thinning)
+  int test_iters = 20;        // X updates of the test documents per evaluation
+  int top_words = 10;         // words per factor in top_words.txt
+  std::int64_t min_count = 5;  // text input: minimum occurrences of a word
+  double max_df = 0.5;         // text input: maximum fraction of documents containing a word
+  std::string vocab;           // optional vocabulary file (one word per line)
+  std::string sddmm = "auto", spmm = "auto";  // kernel variants
+  int checkpoint_every = 0;                   // iterations between checkpoints (0: none)
+  bool resume = false;                        // continue from <out>/checkpoint
+};
+
+// Adds the training options, bound to `opt`, to cli.app_options().
+void add_gap_options(app::CommandLine& cli, GapOptions& opt);
+// After cli.parse(): checks every value and the combinations; throws app::UsageError naming the
+// option.
+void finalize_gap_options(const app::CommandLine& cli, GapOptions& opt);
+// Resolved values that differ from what the command line shows (holdout-frac with --test).
+app::ResolvedConfig gap_overrides(const GapOptions& opt);
+
+}  // namespace fk::gap

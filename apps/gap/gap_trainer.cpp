@@ -1,0 +1,331 @@
+#include "apps/gap/gap_trainer.hpp"
+
+#include <math.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "apps/common/checkpoint.hpp"
+#include "apps/common/compare.hpp"
+#include "apps/common/output.hpp"
+#include "apps/lda/lda_trainer.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/npy.hpp"
+#include "core/log.hpp"
+#include "core/random.hpp"
+#include "core/timer.hpp"
+
+namespace fk::gap {
+namespace {
+
+constexpr std::uint64_t kLambdaStream = 0x6a91;  // initial Λ's random stream of --seed
+constexpr std::uint64_t kXStream = 0x6a92;       // initial X's
+
+// Options that do not change the model an iteration produces: a checkpoint made with other values
+// of these can be resumed.
+bool affects_model(const std::string& key) {
+  static const char* const kFree[] = {"iters",    "out",        "device", "threads",
+                                      "quiet",    "compare",    "checkpoint-every",
+                                      "resume",   "sddmm",      "spmm",   "top-words",
+                                      "test-iters"};
+  return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double log_gamma(double x) {
+  int sign = 0;
+  return lgamma_r(x, &sign);
+}
+
+class Trainer {
+ public:
+  Trainer(const GapOptions& opt, const app::CommonOptions& common, const GapData& data,
+          Context ctx, std::string out_dir, const app::ResolvedConfig& config,
+          app::StatsReducer* reducer)
+      : opt_(opt),
+        common_(common),
+        data_(data),
+        out_(std::move(out_dir)),
+        config_(config),
+        reducer_(reducer ? reducer : &local_reducer_) {
+    GapHyper h;
+    h.factors = opt.factors;
+    h.a = opt.a;
+    h.b = opt.b;
+    h.test_iters = opt.test_iters;
+    h.sddmm = opt.sddmm;
+    h.spmm = opt.spmm;
+    device_ = ctx.describe();
+    device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
+    GapMatrices m;
+    m.train = &data.train;
+    m.heldout = &data.heldout;
+    m.test_observed = &data.test_observed;
+    m.test_scored = &data.test_scored;
+    be_ = make_gap_backend(std::move(ctx), h, m);
+    log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
+               << fmt("%.3f", be_->prepare_seconds()) << " s)";
+    if (data.unigram_heldout_ll)
+      log_info() << "unigram baseline: heldout_ll " << fmt("%.4f", *data.unigram_heldout_ll)
+                 << ", train_ll " << fmt("%.4f", data.unigram_train_ll) << " per token";
+  }
+
+  TrainResult run() {
+    app::ensure_output_dir(out_);
+    app::write_resolved_config(out_, config_);
+    int start = 0;
+    std::optional<app::Checkpoint> ck;
+    if (opt_.resume) {
+      ck = app::find_checkpoint(checkpoint_dir());
+      if (!ck)
+        log_info() << "--resume: no checkpoint in " << checkpoint_dir()
+                   << "; starting from the beginning";
+    }
+    if (ck) {
+      check_fingerprint(*ck);
+      const std::string text = ck->get("iter");
+      char* end = nullptr;
+      const long v = std::strtol(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || v < 0)
+        throw InputError(ck->file("state.ini"), 0, "'iter' is not a non-negative integer");
+      start = static_cast<int>(v);
+      const HostDense<float> lambda = io::read_npy_f32(ck->file("lambda.npy"));
+      const HostDense<float> x = io::read_npy_f32(ck->file("x.npy"));
+      if (lambda.rows() != data_.words() || x.rows() != data_.docs() ||
+          lambda.cols() != opt_.factors || x.cols() != opt_.factors)
+        throw InputError(ck->dir, 0, "checkpoint arrays do not match this data and --factors");
+      be_->set_model(lambda, x);
+      log_info() << "resumed from " << ck->dir << " after iteration " << start;
+    } else {
+      HostDense<float> lambda, x;
+      initial_model(data_, opt_.factors, common_.seed, lambda, x);
+      be_->set_model(lambda, x);
+    }
+    app::MetricsWriter metrics = ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start)
+                                    : app::MetricsWriter::create(out_ + "/metrics.jsonl");
+    TrainResult result;
+    result.device = device_;
+    const Context& ctx = be_->context();
+    for (int it = start + 1; it <= common_.iters; ++it) {
+      const double flops0 = be_->counters().flops;
+      ctx.synchronize();
+      Stopwatch clock;
+      be_->iterate(*reducer_);
+      ctx.synchronize();
+      IterReport rep;
+      rep.iter = it;
+      rep.seconds = clock.seconds();
+      rep.gflops = rep.seconds > 0 ? (be_->counters().flops - flops0) / rep.seconds * 1e-9 : 0.0;
+      Stopwatch eval_clock;
+      evaluate(rep);
+      rep.eval_seconds = eval_clock.seconds();
+      log_iteration(rep);
+      metrics.write(json(rep));
+      result.iters.push_back(rep);
+      result.last = rep;
+      if (opt_.checkpoint_every > 0 && it % opt_.checkpoint_every == 0) write_checkpoint(it);
+    }
+    if (!result.last) {
+      IterReport rep;  // no iteration ran (--iters 0, or resumed at the end): the model as it is
+      rep.iter = start;
+      evaluate(rep);
+      result.last = rep;
+    }
+    result.lambda = be_->lambda();
+    result.x = be_->x();
+    result.kernels = be_->kernel_names();
+    result.prepare_seconds = be_->prepare_seconds();
+    write_outputs(result);
+    return result;
+  }
+
+ private:
+  void evaluate(IterReport& rep) {
+    const ModelSums s = be_->evaluate();
+    rep.objective = map_objective(s, data_, opt_.a, opt_.b, opt_.factors);
+    rep.train_ll =
+        (s.train_log_rate - s.rate_sum - data_.train_log_fact) / data_.train_tokens;
+    if (s.heldout_log_rate && data_.heldout_tokens > 0) {
+      const double p = data_.holdout_frac, ratio = p / (1.0 - p);
+      rep.heldout_ll = (*s.heldout_log_rate + data_.heldout_tokens * std::log(ratio) -
+                        ratio * s.rate_sum - data_.heldout_log_fact) /
+                       data_.heldout_tokens;
+    } else if (s.test_log_rate && data_.test_tokens > 0) {
+      rep.heldout_ll =
+          (*s.test_log_rate - *s.test_rate_sum - data_.test_log_fact) / data_.test_tokens;
+    }
+  }
+
+  void log_iteration(const IterReport& r) const {
+    std::ostringstream os;
+    os << "[" << device_kind_ << "] iter " << r.iter << "/" << common_.iters << ": "
+       << fmt("%.4f", r.seconds) << " s (" << fmt("%.1f", r.gflops) << " GFLOP/s), train_ll "
+       << fmt("%.4f", r.train_ll);
+    if (r.heldout_ll) os << ", heldout_ll " << fmt("%.4f", *r.heldout_ll);
+    os << ", objective " << fmt("%.8g", r.objective) << " (eval " << fmt("%.3f", r.eval_seconds)
+       << " s)";
+    log_info() << os.str();
+  }
+
+  app::JsonObject json(const IterReport& r) const {
+    app::JsonObject j;
+    j.add("iter", r.iter)
+        .add("seconds", r.seconds)
+        .add("eval_seconds", r.eval_seconds)
+        .add("gflops", r.gflops)
+        .add("device", device_kind_)
+        .add("train_ll", r.train_ll)
+        .add("heldout_ll", r.heldout_ll)
+        .add("objective", r.objective);
+    return j;
+  }
+
+  void write_outputs(const TrainResult& r) const {
+    io::write_npy(out_ + "/lambda.npy", r.lambda);
+    io::write_npy(out_ + "/x.npy", r.x);
+    if (opt_.top_words > 0) {
+      io::AtomicFile f(out_ + "/top_words.txt");
+      for (int k = 0; k < opt_.factors; ++k) {
+        f.stream() << "factor " << k << ":";
+        for (const std::string& w : lda::top_words(r.lambda, k, opt_.top_words, data_.vocab))
+          f.stream() << ' ' << w;
+        f.stream() << '\n';
+      }
+      f.commit();
+    }
+    if (!data_.vocab.empty()) {
+      io::AtomicFile f(out_ + "/vocab.txt");
+      for (const std::string& w : data_.vocab) f.stream() << w << '\n';
+      f.commit();
+    }
+    std::vector<double> secs;
+    for (const IterReport& it : r.iters) secs.push_back(it.seconds);
+    app::JsonObject j;
+    j.add("device", device_)
+        .add("factors", opt_.factors)
+        .add("a", opt_.a)
+        .add("b", opt_.b)
+        .add("documents", data_.docs())
+        .add("words", data_.words())
+        .add("train_tokens", data_.train_tokens)
+        .add("heldout_tokens", data_.holdout_frac > 0 ? data_.heldout_tokens : data_.test_tokens)
+        .add("heldout", data_.holdout_frac > 0
+                            ? "binomial thinning"
+                            : (data_.test_tokens > 0 ? "test documents, completion halves" : "none"))
+        .add("holdout_frac", data_.holdout_frac)
+        .add("unscored_tokens", data_.unscored_tokens)
+        .add("iterations", static_cast<std::int64_t>(r.iters.size()))
+        .add("median_iter_seconds", app::median_seconds(secs))
+        .add("prepare_seconds", r.prepare_seconds)
+        .add("kernels", r.kernels)
+        .add("unigram_train_ll", data_.unigram_train_ll)
+        .add("unigram_heldout_ll", data_.unigram_heldout_ll);
+    if (r.last) {
+      j.add("objective", r.last->objective)
+          .add("train_ll", r.last->train_ll)
+          .add("heldout_ll", r.last->heldout_ll);
+      if (r.last->heldout_ll && data_.unigram_heldout_ll)
+        j.add("heldout_ll_gain_over_unigram", *r.last->heldout_ll - *data_.unigram_heldout_ll);
+    }
+    io::AtomicFile f(out_ + "/summary.json");
+    f.stream() << j.str() << "\n";
+    f.commit();
+  }
+
+  std::string checkpoint_dir() const { return out_ + "/checkpoint"; }
+
+  app::ResolvedConfig fingerprint() const {
+    app::ResolvedConfig out;
+    for (const app::ConfigEntry& e : config_)
+      if (affects_model(e.key)) out.push_back(e);
+    return out;
+  }
+
+  void check_fingerprint(const app::Checkpoint& ck) const {
+    for (const app::ConfigEntry& e : fingerprint()) {
+      const auto saved = app::find_value(ck.state, "config." + e.key);
+      if (!saved || *saved != e.ini)
+        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key +
+                              " = " + (saved ? *saved : std::string("(unset)")) +
+                              ", this run has " + e.key + " = " + e.ini +
+                              "; use the same configuration or another --out");
+    }
+  }
+
+  void write_checkpoint(int iter) {
+    Stopwatch clock;
+    app::CheckpointWriter w(checkpoint_dir());
+    io::write_npy(w.file("lambda.npy"), be_->lambda());
+    io::write_npy(w.file("x.npy"), be_->x());
+    w.set("iter", std::to_string(iter));
+    for (const app::ConfigEntry& e : fingerprint()) w.set("config." + e.key, e.ini);
+    w.commit();
+    log_info() << "checkpoint after iteration " << iter << " written to " << checkpoint_dir()
+               << " in " << fmt("%.3f", clock.seconds()) << " s";
+  }
+
+  const GapOptions& opt_;
+  const app::CommonOptions& common_;
+  const GapData& data_;
+  std::string out_;
+  app::ResolvedConfig config_;
+  app::LocalReducer local_reducer_;
+  app::StatsReducer* reducer_;
+  std::string device_, device_kind_;
+  std::unique_ptr<GapBackend> be_;
+};
+
+}  // namespace
+
+void initial_model(const GapData& data, int factors, std::uint64_t seed, HostDense<float>& lambda,
+                   HostDense<float>& x) {
+  const HostCsr& f = data.train;
+  const int k = factors;
+  std::vector<double> count(static_cast<std::size_t>(f.cols), 0.0);
+  for (std::int64_t j = 0; j < f.nnz(); ++j) count[f.col_idx[j]] += f.vals[j];
+  HostDense<double> lam(f.cols, k);
+  const Rng lbase = Rng(seed).split(kLambdaStream), xbase = Rng(seed).split(kXStream);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t w = 0; w < f.cols; ++w) {
+    Rng rng = lbase.split(static_cast<std::uint64_t>(w));
+    for (int c = 0; c < k; ++c) lam(w, c) = (count[w] + 1.0) * (0.5 + rng.uniform());
+  }
+  std::vector<double> colsum(static_cast<std::size_t>(k), 0.0);
+  for (std::int64_t w = 0; w < f.cols; ++w)
+    for (int c = 0; c < k; ++c) colsum[c] += lam(w, c);
+  lambda = HostDense<float>(f.cols, k);
+  for (std::int64_t w = 0; w < f.cols; ++w)
+    for (int c = 0; c < k; ++c) lambda(w, c) = static_cast<float>(lam(w, c) / colsum[c]);
+  x = HostDense<float>(f.rows, k);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t d = 0; d < f.rows; ++d) {
+    double len = 0;
+    for (std::int64_t j = f.row_ptr[d]; j < f.row_ptr[d + 1]; ++j) len += f.vals[j];
+    Rng rng = xbase.split(static_cast<std::uint64_t>(d));
+    for (int c = 0; c < k; ++c)
+      x(d, c) = static_cast<float>(std::max(len, 1.0) / k * (0.5 + rng.uniform()));
+  }
+}
+
+double map_objective(const ModelSums& s, const GapData& data, double a, double b, int factors) {
+  const double cells = static_cast<double>(data.docs()) * factors;
+  return s.train_log_rate - s.rate_sum - data.train_log_fact + s.prior -
+         cells * (a * std::log(b) + log_gamma(a));
+}
+
+TrainResult train_gap(const GapOptions& opt, const app::CommonOptions& common, const GapData& data,
+                      Context ctx, const std::string& out_dir, const app::ResolvedConfig& config,
+                      app::StatsReducer* reducer) {
+  Trainer t(opt, common, data, std::move(ctx), out_dir, config, reducer);
+  return t.run();
+}
+
+}  // namespace fk::gap
