@@ -1,0 +1,217 @@
+#include "apps/sfa/sfa_app.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/als/als_data.hpp"
+#include "apps/als/als_model.hpp"
+#include "apps/common/compare.hpp"
+#include "apps/common/options.hpp"
+#include "apps/common/output.hpp"
+#include "apps/sfa/sfa_options.hpp"
+#include "apps/sfa/sfa_trainer.hpp"
+#include "core/io/csv.hpp"
+#include "core/log.hpp"
+
+namespace fk::sfa {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char* kSynopsis =
+    "sparse factor analysis for recommendation (Canny, SIGIR 2002): every user's factors are the "
+    "posterior mean under a shared loading matrix, found for all users at once by preconditioned "
+    "conjugate gradient on SDDMM + SpMM kernels; the loadings follow the residual's gradient (or "
+    "the EM M-step); on a GPU or on all CPU cores";
+constexpr const char* kUsage =
+    "fk-sfa --input PATH [options]                 train; PATH is a ratings file (MovieLens\n"
+    "                                                u::i::r::t, CSV with a header, or u.data\n"
+    "                                                'u i r t'), a Matrix Market users x items\n"
+    "                                                file, or gen:NAME[:key=value,...] for\n"
+    "                                                generated ratings (ml-100k, ml-20m, netflix)\n"
+    "  fk-sfa recommend --model DIR --users ID,...   top-N items per user, excluding what the\n"
+    "                                                user rated (CSV on stdout and in --out)\n"
+    "  fk-sfa similar --model DIR --item ID          the items closest to an item (cosine of\n"
+    "                                                the loadings)";
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(text);
+  while (std::getline(in, cur, ','))
+    if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+void print_summary(const TrainResult& r, const als::AlsData& data) {
+  std::vector<double> secs;
+  for (const PassReport& it : r.iters) secs.push_back(it.seconds);
+  std::cout << "[" << r.device << "] ";
+  if (!secs.empty())
+    std::cout << "median time per pass " << fmt("%.4f", app::median_seconds(secs)) << " s; ";
+  if (r.last) {
+    std::cout << "train_rmse " << fmt("%.4f", r.last->train_rmse);
+    if (r.last->test_rmse)
+      std::cout << ", test_rmse " << fmt("%.4f", *r.last->test_rmse) << ", test_mae "
+                << fmt("%.4f", *r.last->test_mae);
+  }
+  if (data.true_test_rmse)
+    std::cout << " (generating model: test_rmse " << fmt("%.4f", *data.true_test_rmse) << ")";
+  std::cout << "\n";
+  if (data.unseen_test_ratings > 0)
+    std::cout << "  " << data.unseen_test_users << " test users and " << data.unseen_test_items
+              << " test items had no training rating (" << data.unseen_test_ratings
+              << " test ratings; predicted from the global mean and the item means)\n";
+  std::cout.flush();
+}
+
+app::RunRecord record(const std::string& label, const TrainResult& r) {
+  app::RunRecord rec;
+  rec.label = label;
+  rec.device = r.device;
+  for (const PassReport& it : r.iters) rec.iter_seconds.push_back(it.seconds);
+  if (r.last) {
+    if (r.last->test_rmse) rec.finals.emplace_back("test_rmse", *r.last->test_rmse);
+    if (r.last->test_mae) rec.finals.emplace_back("test_mae", *r.last->test_mae);
+    rec.finals.emplace_back("train_rmse", r.last->train_rmse);
+    rec.finals.emplace_back("objective", r.last->objective);
+  }
+  return rec;
+}
+
+// `recommend` and `similar` read the model through fk-als's loader (the same files).
+int recommend_main(int argc, char** argv, bool similar) {
+  std::string model_dir, users_text, item;
+  int n = 10;
+  app::CommonDefaults defaults;
+  defaults.out = similar ? "out/sfa-similar" : "out/sfa-recommend";
+  app::CommandLine cli(
+      similar ? "fk-sfa similar" : "fk-sfa recommend",
+      similar ? "the items whose loadings are closest (cosine) to an item's"
+              : "top-N items for given users under a saved fk-sfa model, excluding the items "
+                "each user rated in training",
+      similar ? "fk-sfa similar --model DIR --item ID [--n N] [--out DIR]"
+              : "fk-sfa recommend --model DIR --users ID,ID,... [--n N] [--out DIR]",
+      defaults);
+  cli.app_options().add_options()  //
+      ("model", po::value<std::string>(&model_dir)->value_name("DIR"),
+       "the --out directory of a training run")  //
+      ("n", po::value<int>(&n)->default_value(n)->value_name("N"), "items to list");
+  if (similar)
+    cli.app_options().add_options()("item", po::value<std::string>(&item)->value_name("ID"),
+                                    "raw item id");
+  else
+    cli.app_options().add_options()("users",
+                                    po::value<std::string>(&users_text)->value_name("ID,..."),
+                                    "raw user ids, comma-separated");
+  if (!cli.parse(argc, argv, 2)) return 0;
+  const app::CommonOptions& common = cli.common();
+  if (model_dir.empty())
+    app::usage_fail("model", "is required: the --out directory of a training run");
+  app::require_at_least("n", n, 1);
+  if (common.compare) app::usage_fail("compare", "does not apply here");
+  std::vector<std::string> users;
+  if (similar) {
+    if (item.empty()) app::usage_fail("item", "is required: a raw item id");
+  } else {
+    users = split_list(users_text);
+    if (users.empty())
+      app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
+  }
+  const als::AlsModel model = als::load_als_model(model_dir);
+  std::vector<std::pair<std::string, std::vector<als::Scored>>> lists;
+  if (similar) {
+    const std::int64_t i = model.item_index(item);
+    if (i < 0) app::usage_fail("item", "item '" + item + "' is not in the model " + model_dir);
+    lists.emplace_back(item, als::similar_items(model, i, n));
+    if (lists.back().second.empty())
+      log_warn() << "item '" << item << "' has no training ratings: no similar items";
+  } else {
+    for (const std::string& u : users) {
+      const std::int64_t i = model.user_index(u);
+      if (i < 0) app::usage_fail("users", "user '" + u + "' is not in the model " + model_dir);
+      lists.emplace_back(u, als::recommend(model, i, n));
+    }
+  }
+  app::ensure_output_dir(common.out);
+  const std::vector<std::string> header =
+      similar ? std::vector<std::string>{"item", "rank", "similar_item", "cosine"}
+              : std::vector<std::string>{"user", "rank", "item", "score"};
+  io::CsvWriter csv(common.out + (similar ? "/similar.csv" : "/recommendations.csv"), header);
+  std::ostringstream text;
+  text << header[0] << ',' << header[1] << ',' << header[2] << ',' << header[3] << '\n';
+  for (const auto& [who, top] : lists)
+    for (std::size_t r = 0; r < top.size(); ++r) {
+      const std::vector<std::string> row{who, std::to_string(r + 1), model.item_ids[top[r].index],
+                                         fmt("%.6g", top[r].score)};
+      csv.row(row);
+      text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ','
+           << row[3] << '\n';
+    }
+  csv.commit();
+  if (!common.quiet) std::cout << text.str() << std::flush;
+  return 0;
+}
+
+}  // namespace
+
+int sfa_main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "recommend") return recommend_main(argc, argv, false);
+  if (argc >= 2 && std::string(argv[1]) == "similar") return recommend_main(argc, argv, true);
+  SfaOptions opt;
+  app::CommonDefaults defaults;
+  defaults.out = "out/sfa";
+  defaults.iters = 20;
+  app::CommandLine cli("fk-sfa", kSynopsis, kUsage, defaults);
+  add_sfa_options(cli, opt);
+  if (!cli.parse(argc, argv)) return 0;
+  finalize_sfa_options(cli, opt);
+  const app::CommonOptions& common = cli.common();
+  if (common.input.empty())
+    app::usage_fail("input", "is required (a ratings file, or gen:ml-100k)");
+  const app::ResolvedConfig config = cli.resolved(sfa_overrides(opt));
+
+  const als::AlsData data =
+      als::prepare_als_data(data_options(opt), common.input, common.format, common.seed);
+
+  if (!common.compare) {
+    Context ctx = Context::create(common.device, common.threads);
+    const TrainResult r = train_sfa(opt, common, data, std::move(ctx), common.out, config);
+    if (!common.quiet) print_summary(r, data);
+    return 0;
+  }
+
+  if (cli.given("device")) log_warn() << "--compare runs on both devices; --device is ignored";
+  const std::string why_not = app::gpu_unavailable_reason();
+  if (!why_not.empty()) {
+    log_warn() << "--compare: " << why_not << "; running the CPU only";
+    const TrainResult cpu = train_sfa(opt, common, data, Context(DeviceKind::kCpu, common.threads),
+                                      common.out + "/cpu", config);
+    if (!common.quiet) print_summary(cpu, data);
+    app::write_comparison_json(common.out + "/compare.json", std::nullopt, record("cpu", cpu),
+                               "pass", why_not);
+    return 0;
+  }
+  const TrainResult gpu = train_sfa(opt, common, data, Context(DeviceKind::kGpu, common.threads),
+                                    common.out + "/gpu", config);
+  if (!common.quiet) print_summary(gpu, data);
+  const TrainResult cpu = train_sfa(opt, common, data, Context(DeviceKind::kCpu, common.threads),
+                                    common.out + "/cpu", config);
+  if (!common.quiet) print_summary(cpu, data);
+  app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "pass");
+  app::write_comparison_json(common.out + "/compare.json", record("gpu", gpu), record("cpu", cpu),
+                             "pass");
+  return 0;
+}
+
+}  // namespace fk::sfa

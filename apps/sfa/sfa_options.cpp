@@ -1,0 +1,112 @@
+#include "apps/sfa/sfa_options.hpp"
+
+#include <cmath>
+
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+
+namespace fk::sfa {
+
+namespace po = boost::program_options;
+
+void add_sfa_options(app::CommandLine& cli, SfaOptions& o) {
+  using app::format_double;
+  // clang-format off
+  cli.app_options().add_options()
+    ("factors", po::value<int>(&o.factors)->default_value(o.factors)->value_name("F"),
+     "latent factors per user (the columns of the loading matrix Λ)")
+    ("lambda-u", po::value<double>(&o.lambda_u)->default_value(o.lambda_u, format_double(o.lambda_u))->value_name("X"),
+     "λ_u: prior precision of the user factors; every user solves "
+     "(λ_u I + Λᵀ T_u Λ) x_u = Λᵀ T_u y_u (E-step)")
+    ("lambda-m", po::value<double>(&o.lambda_m)->default_value(o.lambda_m, format_double(o.lambda_m))->value_name("X"),
+     "λ_m: prior precision of the loadings Λ (the model); the M-step's gradient is "
+     "X·Rᵀ − λ_m Λ with R the residual")
+    ("cg-steps", po::value<int>(&o.cg_steps)->default_value(o.cg_steps)->value_name("N"),
+     "preconditioned conjugate-gradient steps per E-step (warm-started from the previous pass; "
+     "also per M-step with --mstep em)")
+    ("mstep", po::value<std::string>(&o.mstep)->default_value(o.mstep)->value_name("NAME"),
+     "grad: Λ += lrate · (X·Rᵀ − λ_m Λ) preconditioned per item by (n_i/U XᵀX + λ_m I)⁻¹ "
+     "(BIDMach's gradient M-step); em: the paper's EM M-step for the mean loadings, every item's "
+     "ridge system (λ_m I + Xᵀ T_i X) Λ_i = Xᵀ T_i y_i by preconditioned CG")
+    ("lrate", po::value<double>(&o.lrate)->default_value(o.lrate, format_double(o.lrate))->value_name("X"),
+     "learning rate η of --mstep grad (1 is a full step on the approximate curvature)")
+    ("mean-prior", po::value<double>(&o.mean_prior)->default_value(o.mean_prior, format_double(o.mean_prior))->value_name("X"),
+     "the item means that centre the ratings are shrunk towards the global mean as if every item "
+     "had X more ratings equal to it (0: plain means)")
+    ("init-scale", po::value<double>(&o.init_scale)->default_value(o.init_scale, format_double(o.init_scale))->value_name("X"),
+     "standard deviation of the seeded random initial loadings (user factors start at 0)")
+    ("no-user-offset", po::bool_switch(&o.no_user_offset),
+     "no per-user offset: by default Λ carries a constant column of ones, so that every user's "
+     "factors include an offset (a user bias under the prior λ_u) on top of the global and item "
+     "means that centre the ratings")
+    ("no-clip", po::bool_switch(&o.no_clip),
+     "report test errors of unclipped predictions (by default predictions are clipped to the "
+     "range of the training ratings, e.g. 1..5)")
+    ("holdout-frac", po::value<double>(&o.holdout_frac)->default_value(o.holdout_frac, format_double(o.holdout_frac))->value_name("X"),
+     "fraction of the ratings held out for testing (a seeded random choice); 0: no test set")
+    ("test", po::value<std::string>(&o.test)->value_name("FILE"),
+     "test ratings file (same formats as --input) instead of a split; ids are matched by raw id")
+    ("sddmm", po::value<std::string>(&o.sddmm)->default_value(o.sddmm)->value_name("NAME"),
+     "SDDMM kernel variant (a registered name, or auto)")
+    ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
+     "SpMM kernel variant (a registered name, or auto)")
+    ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
+     "write <out>/checkpoint every N passes (0: never)")
+    ("resume", po::bool_switch(&o.resume),
+     "continue from <out>/checkpoint when there is one (same configuration required); the "
+     "result equals an uninterrupted run");
+  // clang-format on
+}
+
+namespace {
+void require_positive(const std::string& name, double v) {
+  if (!(v > 0) || !std::isfinite(v)) app::usage_fail(name, "must be a finite number > 0");
+}
+}  // namespace
+
+void finalize_sfa_options(const app::CommandLine& cli, SfaOptions& o) {
+  using app::require_at_least;
+  using app::usage_fail;
+  require_at_least("factors", o.factors, 1);
+  require_positive("lambda-u", o.lambda_u);
+  require_positive("lambda-m", o.lambda_m);
+  require_at_least("cg-steps", o.cg_steps, 1);
+  try {
+    o.mstep_kind = parse_mstep(o.mstep);
+  } catch (const Error&) {
+    usage_fail("mstep", "expected grad or em, got '" + o.mstep + "'");
+  }
+  require_positive("lrate", o.lrate);
+  if (o.mstep_kind == MStep::kEm && !o.no_user_offset)
+    usage_fail("mstep", "em solves for the factor columns only: add --no-user-offset");
+  if (cli.given("lrate") && o.mstep_kind != MStep::kGrad)
+    usage_fail("lrate", "applies to --mstep grad only");
+  if (!(o.mean_prior >= 0) || !std::isfinite(o.mean_prior))
+    usage_fail("mean-prior", "must be a finite number >= 0");
+  require_positive("init-scale", o.init_scale);
+  if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
+  if (cli.given("holdout-frac") && !o.test.empty())
+    usage_fail("test", "give one way of holding ratings out: --holdout-frac or --test");
+  if (!o.test.empty()) o.holdout_frac = 0;
+  require_at_least("checkpoint-every", o.checkpoint_every, 0);
+  if (o.sddmm != "auto") {
+    try {
+      find_sddmm_variant(o.sddmm);
+    } catch (const Error& e) {
+      usage_fail("sddmm", e.what());
+    }
+  }
+  if (o.spmm != "auto") {
+    try {
+      find_spmm_variant(o.spmm);
+    } catch (const Error& e) {
+      usage_fail("spmm", e.what());
+    }
+  }
+}
+
+app::ResolvedConfig sfa_overrides(const SfaOptions& o) {
+  return {{"holdout-frac", app::format_double(o.holdout_frac), app::format_double(o.holdout_frac)}};
+}
+
+}  // namespace fk::sfa

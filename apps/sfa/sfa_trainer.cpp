@@ -1,0 +1,303 @@
+#include "apps/sfa/sfa_trainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "apps/als/als_model.hpp"
+#include "apps/als/als_trainer.hpp"
+#include "apps/common/checkpoint.hpp"
+#include "apps/common/compare.hpp"
+#include "apps/common/output.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/npy.hpp"
+#include "core/log.hpp"
+#include "core/timer.hpp"
+
+namespace fk::sfa {
+namespace {
+
+// Options that do not change the model a pass produces: a checkpoint made with other values of
+// these can be resumed.
+bool affects_model(const std::string& key) {
+  static const char* const kFree[] = {"iters",  "out",   "device", "threads", "quiet", "compare",
+                                      "checkpoint-every", "resume", "sddmm", "spmm"};
+  return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// [m | extra]: rows x (F + 1) with `extra` (or zeros) as the last column.
+HostDense<float> augment(const HostDense<float>& m, const std::vector<float>* extra) {
+  HostDense<float> out(m.rows(), m.cols() + 1, 0.0f);
+  for (std::int64_t r = 0; r < m.rows(); ++r) {
+    std::copy(m.row(r), m.row(r) + m.cols(), out.row(r));
+    if (extra) out(r, m.cols()) = (*extra)[static_cast<std::size_t>(r)];
+  }
+  return out;
+}
+
+// Removes column `col` (Λ's constant offset column) of m.
+HostDense<float> drop_offset_column(const HostDense<float>& m, int col) {
+  HostDense<float> out(m.rows(), m.cols() - 1);
+  for (std::int64_t r = 0; r < m.rows(); ++r)
+    for (std::int64_t c = 0, o = 0; c < m.cols(); ++c)
+      if (c != col) out(r, o++) = m(r, c);
+  return out;
+}
+
+class Trainer {
+ public:
+  Trainer(const SfaOptions& opt, const app::CommonOptions& common, const als::AlsData& data,
+          Context ctx, std::string out_dir, const app::ResolvedConfig& config)
+      : opt_(opt), common_(common), data_(data), out_(std::move(out_dir)), config_(config) {
+    hyper_.factors = opt.factors;
+    hyper_.lambda_u = opt.lambda_u;
+    hyper_.lambda_m = opt.lambda_m;
+    hyper_.cg_steps = opt.cg_steps;
+    hyper_.mstep = opt.mstep_kind;
+    hyper_.lrate = opt.lrate;
+    hyper_.user_offset = !opt.no_user_offset;
+    hyper_.global_mean = data.global_mean;
+    if (!opt.no_clip) {
+      hyper_.clip_lo = data.rating_min;
+      hyper_.clip_hi = data.rating_max;
+    }
+    hyper_.sddmm = opt.sddmm;
+    hyper_.spmm = opt.spmm;
+    means_ = item_means(data, opt.mean_prior);
+    device_ = ctx.describe();
+    device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
+    be_ = make_sfa_backend(std::move(ctx), hyper_, data.train, data.train_t, data.test, means_);
+    ctx_ = &be_->context();
+    log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
+               << fmt("%.3f", be_->prepare_seconds()) << " s)";
+  }
+
+  TrainResult run() {
+    app::ensure_output_dir(out_);
+    app::write_resolved_config(out_, config_);
+    int start = 0;
+    std::optional<app::Checkpoint> ck;
+    if (opt_.resume) {
+      ck = app::find_checkpoint(checkpoint_dir());
+      if (!ck)
+        log_info() << "--resume: no checkpoint in " << checkpoint_dir()
+                   << "; starting from the beginning";
+    }
+    if (ck) {
+      check_fingerprint(*ck);
+      start = std::stoi(ck->get("iter"));
+      const HostDense<float> users = io::read_npy_f32(ck->file("users.npy"));
+      const HostDense<float> items = io::read_npy_f32(ck->file("items.npy"));
+      if (users.rows() != data_.users() || items.rows() != data_.items() ||
+          users.cols() != hyper_.k() || items.cols() != hyper_.k())
+        throw InputError(ck->dir, 0, "checkpoint factors do not match this data and --factors");
+      be_->set_factors(users, items);
+      log_info() << "resumed from " << ck->dir << " after pass " << start;
+    } else {
+      // ALS's seeded initialisation: users 0, rated items N(0, init_scale²) (the offset column is
+      // set to 1 by the backend).
+      HostDense<float> users, items;
+      als::initial_factors(data_, opt_.factors, hyper_.user_offset, opt_.init_scale, common_.seed,
+                           users, items);
+      be_->set_factors(users, items);
+    }
+    app::MetricsWriter metrics = ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start)
+                                    : app::MetricsWriter::create(out_ + "/metrics.jsonl");
+    TrainResult result;
+    result.device = device_;
+    for (int it = start + 1; it <= common_.iters; ++it) {
+      const double flops0 = be_->counters().flops;
+      ctx_->synchronize();
+      Stopwatch clock;
+      be_->user_step();
+      be_->model_step();
+      ctx_->synchronize();
+      PassReport rep;
+      rep.iter = it;
+      rep.seconds = clock.seconds();
+      rep.gflops = rep.seconds > 0 ? (be_->counters().flops - flops0) / rep.seconds * 1e-9 : 0.0;
+      Stopwatch eval_clock;
+      evaluate(rep);
+      rep.eval_seconds = eval_clock.seconds();
+      log_pass(rep);
+      metrics.write(json(rep));
+      result.iters.push_back(rep);
+      result.last = rep;
+      if (opt_.checkpoint_every > 0 && it % opt_.checkpoint_every == 0) write_checkpoint(it);
+    }
+    if (!result.last && common_.iters > 0 && start >= common_.iters) {
+      PassReport rep;  // resumed at or after the last pass: report the checkpoint's model
+      rep.iter = start;
+      evaluate(rep);
+      result.last = rep;
+    }
+    result.users = be_->user_factors();
+    result.items = be_->item_factors();
+    result.item_means = means_;
+    result.kernels = be_->kernel_names();
+    result.prepare_seconds = be_->prepare_seconds();
+    // fk-als's model: users [factors, offset (or 0)], items [loadings, item mean].
+    HostDense<float> users_aug = hyper_.user_offset ? result.users : augment(result.users, nullptr);
+    HostDense<float> items_aug = augment(result.items, &means_);
+    if (hyper_.user_offset) items_aug = drop_offset_column(items_aug, opt_.factors);
+    als::save_als_model(out_, users_aug, items_aug,
+                        opt_.factors, /*biases=*/true, /*implicit=*/false, data_.global_mean,
+                        data_.user_ids, data_.item_ids, data_.train);
+    io::write_npy(out_ + "/item_means.npy", means_);
+    write_summary(result);
+    return result;
+  }
+
+ private:
+  void evaluate(PassReport& rep) {
+    const TrainLoss loss = be_->train_loss();
+    rep.objective = loss.objective;
+    rep.train_rmse = std::sqrt(loss.sse / static_cast<double>(std::max<std::int64_t>(loss.n, 1)));
+    const TestErrors e = be_->test_errors();
+    if (e.n > 0) {
+      rep.test_rmse = std::sqrt(e.sse / static_cast<double>(e.n));
+      rep.test_mae = e.sae / static_cast<double>(e.n);
+    }
+  }
+
+  void log_pass(const PassReport& r) const {
+    std::ostringstream os;
+    os << "iter " << r.iter << "/" << common_.iters << ": " << fmt("%.4f", r.seconds) << " s ("
+       << fmt("%.1f", r.gflops) << " GFLOP/s), train_rmse " << fmt("%.4f", r.train_rmse);
+    if (r.test_rmse)
+      os << ", test_rmse " << fmt("%.4f", *r.test_rmse) << ", test_mae "
+         << fmt("%.4f", *r.test_mae);
+    os << ", objective " << fmt("%.6g", r.objective) << " (eval " << fmt("%.3f", r.eval_seconds)
+       << " s)";
+    log_info() << os.str();
+  }
+
+  app::JsonObject json(const PassReport& r) const {
+    app::JsonObject j;
+    j.add("iter", r.iter)
+        .add("seconds", r.seconds)
+        .add("eval_seconds", r.eval_seconds)
+        .add("gflops", r.gflops)
+        .add("device", device_kind_)
+        .add("objective", r.objective)
+        .add("train_rmse", r.train_rmse)
+        .add("test_rmse", r.test_rmse)
+        .add("test_mae", r.test_mae);
+    return j;
+  }
+
+  void write_summary(const TrainResult& r) const {
+    std::vector<double> secs;
+    for (const PassReport& it : r.iters) secs.push_back(it.seconds);
+    app::JsonObject j;
+    j.add("device", device_)
+        .add("mstep", to_string(opt_.mstep_kind))
+        .add("factors", opt_.factors)
+        .add("users", data_.users())
+        .add("items", data_.items())
+        .add("train_ratings", data_.train.nnz())
+        .add("test_ratings", data_.test.nnz())
+        .add("global_mean", data_.global_mean)
+        .add("unseen_test_users", data_.unseen_test_users)
+        .add("unseen_test_items", data_.unseen_test_items)
+        .add("unseen_test_ratings", data_.unseen_test_ratings)
+        .add("iterations", static_cast<std::int64_t>(r.iters.size()))
+        .add("median_iter_seconds", app::median_seconds(secs))
+        .add("prepare_seconds", r.prepare_seconds)
+        .add("kernels", r.kernels);
+    if (data_.true_train_rmse) j.add("true_train_rmse", *data_.true_train_rmse);
+    if (data_.true_test_rmse) j.add("true_test_rmse", *data_.true_test_rmse);
+    if (r.last) {
+      j.add("objective", r.last->objective).add("train_rmse", r.last->train_rmse);
+      if (r.last->test_rmse)
+        j.add("test_rmse", *r.last->test_rmse).add("test_mae", *r.last->test_mae);
+    }
+    io::AtomicFile f(out_ + "/summary.json");
+    f.stream() << j.str() << "\n";
+    f.commit();
+  }
+
+  std::string checkpoint_dir() const { return out_ + "/checkpoint"; }
+
+  app::ResolvedConfig fingerprint() const {
+    app::ResolvedConfig out;
+    for (const app::ConfigEntry& e : config_)
+      if (affects_model(e.key)) out.push_back(e);
+    return out;
+  }
+
+  void check_fingerprint(const app::Checkpoint& ck) const {
+    for (const app::ConfigEntry& e : fingerprint()) {
+      const auto saved = app::find_value(ck.state, "config." + e.key);
+      if (!saved || *saved != e.ini)
+        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key +
+                              " = " + (saved ? *saved : std::string("(unset)")) +
+                              ", this run has " + e.key + " = " + e.ini +
+                              "; use the same configuration or another --out");
+    }
+  }
+
+  // X and Λ are the whole state of a pass (the preconditioners are recomputed from them), so a
+  // resumed run repeats the uninterrupted one exactly.
+  void write_checkpoint(int iter) {
+    Stopwatch clock;
+    app::CheckpointWriter w(checkpoint_dir());
+    io::write_npy(w.file("users.npy"), be_->user_factors());
+    io::write_npy(w.file("items.npy"), be_->item_factors());
+    w.set("iter", std::to_string(iter));
+    for (const app::ConfigEntry& e : fingerprint()) w.set("config." + e.key, e.ini);
+    w.commit();
+    log_info() << "checkpoint after pass " << iter << " written to " << checkpoint_dir() << " in "
+               << fmt("%.3f", clock.seconds()) << " s";
+  }
+
+  const SfaOptions& opt_;
+  const app::CommonOptions& common_;
+  const als::AlsData& data_;
+  std::string out_;
+  app::ResolvedConfig config_;
+  SfaHyper hyper_;
+  std::vector<float> means_;
+  std::string device_, device_kind_;
+  std::unique_ptr<SfaBackend> be_;
+  const Context* ctx_ = nullptr;
+};
+
+}  // namespace
+
+std::vector<float> item_means(const als::AlsData& data, double prior) {
+  const HostCsr& t = data.train_t;
+  std::vector<float> m(static_cast<std::size_t>(t.rows), 0.0f);
+  for (std::int64_t i = 0; i < t.rows; ++i) {
+    double sum = 0;
+    for (std::int64_t j = t.row_ptr[i]; j < t.row_ptr[i + 1]; ++j) sum += t.vals[j] - data.global_mean;
+    const double n = static_cast<double>(t.row_ptr[i + 1] - t.row_ptr[i]);
+    if (n > 0) m[i] = static_cast<float>(sum / (n + prior));
+  }
+  return m;
+}
+
+als::AlsOptions data_options(const SfaOptions& opt) {
+  als::AlsOptions a;
+  a.holdout_frac = opt.holdout_frac;
+  a.leave_k_out = 0;
+  a.test = opt.test;
+  a.implicit = false;
+  return a;
+}
+
+TrainResult train_sfa(const SfaOptions& opt, const app::CommonOptions& common,
+                      const als::AlsData& data, Context ctx, const std::string& out_dir,
+                      const app::ResolvedConfig& config) {
+  Trainer t(opt, common, data, std::move(ctx), out_dir, config);
+  return t.run();
+}
+
+}  // namespace fk::sfa
