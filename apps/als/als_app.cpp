@@ -226,6 +226,8 @@ int als_main(int argc, char** argv) {
     const TrainResult cpu = train_als(opt, common, data, Context(DeviceKind::kCpu, common.threads),
                                       common.out + "/cpu", config);
     if (!common.quiet) print_summary(cpu, opt, data);
+    app::write_comparison_json(common.out + "/compare.json", std::nullopt, record("cpu", cpu),
+                               "iter", why_not);
     return 0;
   }
   const TrainResult gpu = train_als(opt, common, data, Context(DeviceKind::kGpu, common.threads),
@@ -235,6 +237,8 @@ int als_main(int argc, char** argv) {
                                     common.out + "/cpu", config);
   if (!common.quiet) print_summary(cpu, opt, data);
   app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "iter");
+  app::write_comparison_json(common.out + "/compare.json", record("gpu", gpu), record("cpu", cpu),
+                             "iter");
   return 0;
 }
 

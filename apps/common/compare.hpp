@@ -1,6 +1,7 @@
 #pragma once
 // --compare: the same configuration run on the GPU and on the CPU, printed side by side.
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,17 @@ std::string gpu_unavailable_reason();
 // iterations ("pass"). Runs without iterations print "-".
 void print_comparison(std::ostream& os, const RunRecord& gpu, const RunRecord& cpu,
                       const std::string& iter_name = "iter");
+
+// Writes the same comparison as JSON to `path` (atomically; the directory must exist), for scripts
+// (scripts/report.sh): the iteration name, each run's label, device string, per-iteration seconds
+// and median, the speedup (CPU / GPU) per iteration and of the medians, and every final metric of
+// the GPU run with the CPU run's value and their relative difference as print_comparison computes
+// it. `gpu` is nullopt when only the CPU ran; `gpu_unavailable` then says why (it is written as
+// "gpu_unavailable", null otherwise), and "gpu" and the speedups are null. Non-finite numbers and
+// missing values are null. Throws fk::Error naming the path when it cannot be written.
+void write_comparison_json(const std::string& path, const std::optional<RunRecord>& gpu,
+                           const RunRecord& cpu, const std::string& iter_name = "iter",
+                           const std::string& gpu_unavailable = {});
 
 // The median iteration time (0 when there are none).
 double median_seconds(const std::vector<double>& seconds);

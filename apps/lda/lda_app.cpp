@@ -161,6 +161,8 @@ int lda_main(int argc, char** argv) {
     const TrainResult cpu = train_lda(opt, common, data, Context(DeviceKind::kCpu, common.threads),
                                       common.out + "/cpu", config);
     print_summary(cpu, opt, data.vocab, true);
+    app::write_comparison_json(common.out + "/compare.json", std::nullopt, record("cpu", cpu),
+                               "pass", why_not);
     return 0;
   }
   const TrainResult gpu = train_lda(opt, common, data, Context(DeviceKind::kGpu, common.threads),
@@ -170,6 +172,8 @@ int lda_main(int argc, char** argv) {
                                     common.out + "/cpu", config);
   if (!common.quiet) print_summary(cpu, opt, data.vocab, false);
   app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "pass");
+  app::write_comparison_json(common.out + "/compare.json", record("gpu", gpu), record("cpu", cpu),
+                             "pass");
   if (!common.quiet) {
     std::cout << "\ntop words (GPU model):\n";
     const int shown = std::min(opt.topics, 5);
