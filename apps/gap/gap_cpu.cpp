@@ -56,7 +56,6 @@ class CpuOps {
   Csr make_csr(const HostCsr& h) const { return h; }
   static CsrView view(const Csr& c) { return c.view(); }
 
-  void fill(const Context&, float* p, std::int64_t n, float v) const { std::fill(p, p + n, v); }
   void copy(const Context&, const float* src, float* dst, std::int64_t n) const {
     if (n > 0) std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(float));
   }

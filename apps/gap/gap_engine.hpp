@@ -9,7 +9,6 @@
 //   template <class T> using Buffer;  Buffer<T> alloc<T>(int64 n);  upload(buf, host, n);
 //   download(buf, host, n) const;  using Csr;  Csr make_csr(const HostCsr&);  static CsrView
 //   view(const Csr&);
-//   fill(ctx, p, n, v)                          p = v
 //   copy(ctx, src, dst, n)                      dst = src
 //   ratio(ctx, f, r, n, q)                      q = f / max(r, kRateFloor)
 //   update_x(ctx, x, t, n, am1, inv_den)        x = (x · t + am1) · inv_den

@@ -30,12 +30,6 @@ unsigned grid_for(std::int64_t n) {
       std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, kMaxGrid)));
 }
 
-__global__ void fill_kernel(float* __restrict__ p, std::int64_t n, float v) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    p[i] = v;
-}
-
 __global__ void ratio_kernel(const float* __restrict__ f, const float* __restrict__ r,
                              std::int64_t n, float* __restrict__ q) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
@@ -158,11 +152,6 @@ class GpuOps {
   Csr make_csr(const HostCsr& h) const { return DeviceCsr(h); }
   static CsrView view(const Csr& c) { return c.view(); }
 
-  void fill(const Context& ctx, float* p, std::int64_t n, float v) const {
-    if (n == 0) return;
-    fill_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(p, n, v);
-    FK_CUDA_CHECK_LAUNCH();
-  }
   void copy(const Context& ctx, const float* src, float* dst, std::int64_t n) const {
     if (n == 0) return;
     FK_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(n) * sizeof(float),

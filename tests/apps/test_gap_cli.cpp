@@ -1,0 +1,252 @@
+// fk-gap end to end: outputs and metrics, the kos corpus (held-out log-likelihood improves and
+// beats the unigram baseline; skipped when ../shared/data is absent), the same seed gives the same
+// model at any thread count, a resumed run equals an uninterrupted one, --test documents, ratings
+// as counts, --compare, and the built binary's exit statuses and error lines.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/io/matrix_market.hpp"
+#include "core/io/npy.hpp"
+#include "tests/apps/test_gap_util.hpp"
+
+namespace fk {
+namespace {
+
+using test::json_number;
+using test::metric_series;
+using test::read_lines;
+using test::run_gap;
+using test::slurp;
+
+const std::string kGen = "gen:default:docs=400,words=300,topics=5,length=80,seed=3";
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+// The built binary, as a user runs it.
+Outcome run_binary(const test::TempDir& dir, const std::string& args) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command =
+      std::string("'") + FK_GAP_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  Outcome o;
+  o.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(out);
+  o.err = slurp(err);
+  return o;
+}
+
+TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {
+  test::TempDir dir;
+  const auto r = run_gap({"--input", kGen, "--factors", "5", "--iters", "4", "--device", "cpu",
+                          "--out", dir.path()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* f : {"lambda.npy", "x.npy", "top_words.txt", "vocab.txt", "metrics.jsonl",
+                        "summary.json", "config.ini", "config.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir.file(f))) << f;
+  const HostDense<float> lam = io::read_npy_f32(dir.file("lambda.npy"));
+  EXPECT_EQ(lam.rows(), 300);
+  EXPECT_EQ(lam.cols(), 5);
+  for (std::int64_t c = 0; c < 5; ++c) {
+    double s = 0;
+    for (std::int64_t w = 0; w < 300; ++w) {
+      EXPECT_GE(lam(w, c), 0.0f);
+      s += lam(w, c);
+    }
+    EXPECT_NEAR(s, 1.0, 1e-4) << "the columns of Λ are distributions";
+  }
+  EXPECT_EQ(io::read_npy_f32(dir.file("x.npy")).rows(), 400);
+  const std::vector<std::string> lines = read_lines(dir.file("metrics.jsonl"));
+  ASSERT_EQ(lines.size(), 4u);
+  for (const std::string& line : lines) {
+    EXPECT_EQ(line.rfind("{\"iter\":", 0), 0u) << line;
+    for (const char* key : {"seconds", "train_ll", "heldout_ll", "objective", "gflops"})
+      EXPECT_TRUE(json_number(line, key)) << key << " in " << line;
+  }
+  EXPECT_EQ(read_lines(dir.file("top_words.txt")).size(), 5u);
+  const std::string summary = slurp(dir.file("summary.json"));
+  EXPECT_TRUE(json_number(summary, "unigram_heldout_ll"));
+  EXPECT_TRUE(json_number(summary, "heldout_ll"));
+  EXPECT_NE(r.out.find("unigram baseline"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("unigram baseline"), std::string::npos) << "the log names the baseline";
+}
+
+// The real kos corpus, small and quick: held-out log-likelihood per token improves over the first
+// 20 iterations and ends clearly above the unigram baseline.
+TEST(GapCli, KosImprovesHeldOutAndBeatsUnigram) {
+  const std::string kos = test::shared_data("uci-kos/docword.kos.txt.gz");
+  if (kos.empty()) GTEST_SKIP() << "../shared/data/uci-kos is absent";
+  test::TempDir dir;
+  const auto r = run_gap({"--input", kos, "--factors", "10", "--iters", "20", "--holdout-frac",
+                          "0.1", "--device", "cpu", "--out", dir.path(), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<double> ll = metric_series(dir.path(), "heldout_ll");
+  ASSERT_EQ(ll.size(), 20u);
+  EXPECT_GT(ll.back(), ll.front() + 0.1);
+  for (std::size_t i = 1; i < ll.size(); ++i) EXPECT_GT(ll[i], ll[i - 1]) << "iteration " << i + 1;
+  const auto unigram = json_number(slurp(dir.file("summary.json")), "unigram_heldout_ll");
+  ASSERT_TRUE(unigram);
+  EXPECT_GT(ll.back(), *unigram + 0.2) << "a clear margin over the unigram baseline";
+}
+
+// The same seed gives the same model. Every reduction of fk-gap's own is independent of the thread
+// count; with the row-wise kernel variants (each output row summed by one thread in a fixed order)
+// so is the whole run, while `auto` may pick variants that split rows by thread.
+TEST(GapCli, SameSeedSameModelAtAnyThreadCount) {
+  test::TempDir dir;
+  auto run = [&](const std::string& name, const std::string& seed, const std::string& threads,
+                 bool rows) {
+    std::vector<std::string> args = {"--input", kGen,    "--factors", "4",       "--iters",
+                                     "5",       "--device", "cpu",    "--seed",  seed,
+                                     "--threads", threads, "--out",   dir.file(name), "-q"};
+    if (rows) args.insert(args.end(), {"--sddmm", "omp.sddmm.rows", "--spmm", "omp.spmm.rows"});
+    const auto r = run_gap(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return slurp(dir.file(name + "/lambda.npy")) + slurp(dir.file(name + "/x.npy"));
+  };
+  const std::string a = run("a", "5", "1", false);
+  EXPECT_TRUE(a == run("b", "5", "1", false)) << "same seed, same model";
+  EXPECT_FALSE(a == run("c", "6", "1", false)) << "another seed, another model";
+  EXPECT_TRUE(run("d", "5", "1", true) == run("e", "5", "2", true)) << "1 and 2 threads";
+}
+
+TEST(GapCli, ResumedRunEqualsUninterruptedRun) {
+  test::TempDir dir;
+  const std::vector<std::string> base = {"--input", kGen, "--factors", "4", "--device", "cpu",
+                                         "--checkpoint-every", "3", "-q"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(run_gap(with({"--iters", "7", "--out", dir.file("full")})).status, 0);
+  ASSERT_EQ(run_gap(with({"--iters", "3", "--out", dir.file("split")})).status, 0);
+  EXPECT_TRUE(std::filesystem::exists(dir.file("split/checkpoint/state.ini")));
+  const auto r = run_gap(with({"--iters", "7", "--resume", "--out", dir.file("split")}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(slurp(dir.file("full/lambda.npy")) == slurp(dir.file("split/lambda.npy")));
+  EXPECT_TRUE(slurp(dir.file("full/x.npy")) == slurp(dir.file("split/x.npy")));
+  EXPECT_EQ(read_lines(dir.file("split/metrics.jsonl")).size(), 7u);
+  EXPECT_EQ(metric_series(dir.file("full"), "objective"),
+            metric_series(dir.file("split"), "objective"));
+  // Another configuration cannot resume this checkpoint.
+  const auto bad = run_gap(with({"--iters", "9", "--a", "1.5", "--resume", "--out",
+                                 dir.file("split")}));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("was made with a = "), std::string::npos) << bad.err;
+}
+
+// --test: documents of the same model fitted with Λ fixed on one half, scored on the other.
+TEST(GapCli, TestDocumentsAreScoredAboveUnigram) {
+  test::TempDir dir;
+  const test::KnownModel m = test::make_known_model(500, 90, 3, 30.0, 0.5, 31);
+  HostCsr train = m.counts, test = m.counts;
+  train.rows = 400;
+  train.row_ptr.resize(401);
+  train.col_idx.resize(static_cast<std::size_t>(train.row_ptr.back()));
+  train.vals.resize(train.col_idx.size());
+  test.rows = 100;
+  test.row_ptr.assign(m.counts.row_ptr.begin() + 400, m.counts.row_ptr.end());
+  const std::int64_t first = test.row_ptr.front();
+  for (auto& p : test.row_ptr) p -= first;
+  test.col_idx.assign(m.counts.col_idx.begin() + first, m.counts.col_idx.end());
+  test.vals.assign(m.counts.vals.begin() + first, m.counts.vals.end());
+  io::write_matrix_market(dir.file("train.mtx"), train);
+  io::write_matrix_market(dir.file("test.mtx"), test);
+  const auto r = run_gap({"--input", dir.file("train.mtx"), "--test", dir.file("test.mtx"),
+                          "--factors", "3", "--iters", "40", "--device", "cpu", "--out",
+                          dir.file("out"), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<double> ll = metric_series(dir.file("out"), "heldout_ll");
+  ASSERT_EQ(ll.size(), 40u);
+  const auto unigram = json_number(slurp(dir.file("out/summary.json")), "unigram_heldout_ll");
+  ASSERT_TRUE(unigram);
+  EXPECT_GT(ll.back(), *unigram + 0.05);
+  EXPECT_GT(ll.back(), ll.front());
+  // --test and --holdout-frac together are a usage error.
+  EXPECT_EQ(run_gap({"--input", dir.file("train.mtx"), "--test", dir.file("test.mtx"),
+                     "--holdout-frac", "0.2", "--out", dir.file("bad")})
+                .status,
+            2);
+}
+
+TEST(GapCli, RatingsAreCounts) {
+  test::TempDir dir;
+  {
+    std::ofstream f(dir.file("ratings.csv"));
+    f << "userId,movieId,rating\n";
+    for (int u = 0; u < 30; ++u)
+      for (int i = 0; i < 12; ++i)
+        if ((u * 7 + i * 3) % 4 != 0) f << "u" << u << ",m" << i << "," << 1 + (u + i) % 5 << "\n";
+  }
+  const auto r = run_gap({"--input", dir.file("ratings.csv"), "--factors", "2", "--iters", "3",
+                          "--device", "cpu", "--out", dir.file("out"), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(io::read_npy_f32(dir.file("out/x.npy")).rows(), 30);
+  EXPECT_EQ(io::read_npy_f32(dir.file("out/lambda.npy")).rows(), 12);
+  EXPECT_NE(slurp(dir.file("out/top_words.txt")).find(" m"), std::string::npos)
+      << "factors list item ids";
+}
+
+// --compare without a GPU runs the CPU and says why; with one it prints per-iteration times of
+// both and the two runs agree.
+TEST(GapCli, CompareRunsBothDevicesOrSaysWhyNot) {
+  test::TempDir dir;
+  const auto r = run_gap({"--input", kGen, "--factors", "4", "--iters", "3", "--compare", "--out",
+                          dir.path()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("cpu/lambda.npy")));
+  if (!test::gpu_available()) {
+    EXPECT_NE(r.err.find("--compare"), std::string::npos) << r.err;
+    return;
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir.file("gpu/lambda.npy")));
+  const std::vector<double> g = metric_series(dir.file("gpu"), "objective");
+  const std::vector<double> c = metric_series(dir.file("cpu"), "objective");
+  ASSERT_EQ(g.size(), 3u);
+  ASSERT_EQ(c.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(g[i], c[i], 1e-5 * std::fabs(c[i]));
+  EXPECT_NE(r.out.find("speedup"), std::string::npos) << r.out;
+}
+
+TEST(GapCli, HelpBadOptionsAndMissingFiles) {
+  test::TempDir dir;
+  const Outcome help = run_binary(dir, "--help");
+  EXPECT_EQ(help.code, 0);
+  for (const char* opt : {"--factors", "--a ", "--b ", "--holdout-frac", "--test", "--sddmm",
+                          "--spmm", "--checkpoint-every", "--resume", "--compare", "Gamma"})
+    EXPECT_NE(help.out.find(opt), std::string::npos) << opt;
+  const Outcome bad = run_binary(dir, "--input gen:default --bogus 3");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("bogus"), std::string::npos) << bad.err;
+  const Outcome shape = run_binary(dir, "--input gen:default --a 0.5");
+  EXPECT_EQ(shape.code, 2);
+  EXPECT_NE(shape.err.find("--a"), std::string::npos) << shape.err;
+  EXPECT_EQ(run_binary(dir, "--input gen:default --b 0").code, 2);
+  EXPECT_EQ(run_binary(dir, "--input gen:default --sddmm no.such.kernel").code, 2);
+  EXPECT_EQ(run_binary(dir, "--iters 2").code, 2) << "--input is required";
+  const std::string out = dir.file("never");
+  const Outcome missing =
+      run_binary(dir, "--input '" + dir.file("nope.txt") + "' --out '" + out + "'");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("nope.txt"), std::string::npos) << missing.err;
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << "one line";
+  EXPECT_FALSE(std::filesystem::exists(out)) << "no half-written output";
+  const Outcome missing_test =
+      run_binary(dir, "--input gen:default --test '" + dir.file("gone.mtx") + "' --out '" + out +
+                          "'");
+  EXPECT_EQ(missing_test.code, 1);
+  EXPECT_NE(missing_test.err.find("gone.mtx"), std::string::npos) << missing_test.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace
+}  // namespace fk
