@@ -1,0 +1,245 @@
+// fk-sfa as a user runs it: the built binary (FK_SFA_EXE) on small ratings files on the CPU.
+// Outputs and metrics, recommend/similar on the saved model, resume = uninterrupted, determinism,
+// --compare without a GPU, bad input (exit 1, nothing written) and bad options (exit 2), and the
+// MovieLens-100K quality target (skipped when ../shared/data is absent).
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/generate/ratings.hpp"
+#include "core/io/npy.hpp"
+#include "core/io/ratings.hpp"
+#include "tests/test_util.hpp"
+
+namespace fk {
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+Outcome run_sfa(const test::TempDir& dir, const std::string& args) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command =
+      std::string("'") + FK_SFA_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  Outcome o;
+  o.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(out);
+  o.err = slurp(err);
+  return o;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+// The number after "key": in a one-line JSON object (NaN if absent or null).
+double json_number(const std::string& json, const std::string& key) {
+  const std::size_t p = json.find("\"" + key + "\":");
+  if (p == std::string::npos) return NAN;
+  const std::string rest = json.substr(p + key.size() + 3);
+  if (rest.rfind("null", 0) == 0) return NAN;
+  return std::strtod(rest.c_str(), nullptr);
+}
+
+// Small generated ratings (integers 1..5) written as CSV with raw ids "1".."N".
+std::string write_small_csv(const test::TempDir& dir, std::uint64_t seed) {
+  gen::RatingsSpec s;
+  s.users = 150;
+  s.items = 90;
+  s.ratings = 4000;
+  s.rank = 3;
+  s.min_user_ratings = 8;
+  s.seed = seed;
+  const gen::GeneratedRatings g = gen::generate_ratings(s);
+  const std::string path = dir.file("ratings.csv");
+  io::write_ratings_csv(path, g.ratings);
+  return path;
+}
+
+TEST(SfaCli, HelpNamesThePaperHyperParameters) {
+  test::TempDir dir;
+  const Outcome o = run_sfa(dir, "--help");
+  EXPECT_EQ(o.code, 0) << o.err;
+  for (const char* opt : {"--lambda-u", "--lambda-m", "--cg-steps", "--mstep", "--lrate",
+                          "--factors", "--holdout-frac", "--test", "--checkpoint-every",
+                          "--resume", "--sddmm", "--spmm", "--compare", "--device"})
+    EXPECT_NE(o.out.find(opt), std::string::npos) << opt;
+}
+
+TEST(SfaCli, TrainsAndWritesModelMetricsAndSummary) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 3);
+  const std::string out = dir.file("run");
+  const Outcome o = run_sfa(dir, "--input '" + input + "' --out '" + out +
+                                     "' --factors 4 --iters 5 --device cpu --seed 9");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::vector<std::string> m = lines(slurp(out + "/metrics.jsonl"));
+  ASSERT_EQ(m.size(), 5u);
+  for (std::size_t p = 0; p < m.size(); ++p) {
+    EXPECT_EQ(m[p].rfind("{\"iter\":" + std::to_string(p + 1) + ",", 0), 0u) << m[p];
+    EXPECT_GT(json_number(m[p], "train_rmse"), 0) << m[p];
+    EXPECT_GT(json_number(m[p], "test_rmse"), 0) << m[p];
+  }
+  // MAP training: the objective (errors plus priors) falls; the training error alone need not.
+  EXPECT_LT(json_number(m.back(), "objective"), json_number(m.front(), "objective"));
+  for (const char* f : {"config.ini", "config.json", "summary.json", "model.ini",
+                        "user_factors.npy", "item_factors.npy", "user_bias.npy", "item_bias.npy",
+                        "item_means.npy", "user_ids.csv", "item_ids.csv", "train_pairs.npy"})
+    EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
+  const HostDense<float> items = io::read_npy_f32(out + "/item_factors.npy");
+  EXPECT_EQ(items.cols(), 4);
+  EXPECT_EQ(io::read_npy_f32(out + "/item_means.npy").storage(),
+            io::read_npy_f32(out + "/item_bias.npy").storage());
+
+  // recommend and similar read the saved model.
+  const Outcome rec = run_sfa(dir, "recommend --model '" + out + "' --users 1,2 --n 4 --out '" +
+                                       dir.file("rec") + "'");
+  ASSERT_EQ(rec.code, 0) << rec.err;
+  EXPECT_EQ(lines(slurp(dir.file("rec") + "/recommendations.csv")).size(), 1u + 8u);
+  const Outcome sim = run_sfa(dir, "similar --model '" + out + "' --item 1 --n 3 --out '" +
+                                       dir.file("sim") + "'");
+  ASSERT_EQ(sim.code, 0) << sim.err;
+  EXPECT_EQ(lines(slurp(dir.file("sim") + "/similar.csv")).size(), 1u + 3u);
+  const Outcome unknown = run_sfa(dir, "recommend --model '" + out + "' --users nobody");
+  EXPECT_EQ(unknown.code, 2);
+}
+
+TEST(SfaCli, SameSeedSameModelAndResumeEqualsUninterrupted) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 4);
+  const std::string common = "--input '" + input + "' --factors 5 --device cpu --seed 3 ";
+  ASSERT_EQ(run_sfa(dir, common + "--iters 6 --out '" + dir.file("a") + "'").code, 0);
+  ASSERT_EQ(run_sfa(dir, common + "--iters 6 --threads 1 --out '" + dir.file("b") + "'").code, 0);
+  EXPECT_EQ(slurp(dir.file("a") + "/user_factors.npy"), slurp(dir.file("b") + "/user_factors.npy"));
+  EXPECT_EQ(slurp(dir.file("a") + "/item_factors.npy"), slurp(dir.file("b") + "/item_factors.npy"));
+
+  // Interrupted after pass 3 (checkpoint), then resumed to 6.
+  const Outcome first =
+      run_sfa(dir, common + "--iters 3 --checkpoint-every 3 --out '" + dir.file("c") + "'");
+  ASSERT_EQ(first.code, 0) << first.err;
+  const Outcome second = run_sfa(
+      dir, common + "--iters 6 --checkpoint-every 3 --resume --out '" + dir.file("c") + "'");
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(slurp(dir.file("a") + "/user_factors.npy"), slurp(dir.file("c") + "/user_factors.npy"));
+  EXPECT_EQ(slurp(dir.file("a") + "/item_factors.npy"), slurp(dir.file("c") + "/item_factors.npy"));
+  const std::vector<std::string> ma = lines(slurp(dir.file("a") + "/metrics.jsonl"));
+  const std::vector<std::string> mc = lines(slurp(dir.file("c") + "/metrics.jsonl"));
+  ASSERT_EQ(ma.size(), mc.size());
+  for (std::size_t p = 0; p < ma.size(); ++p)
+    EXPECT_EQ(json_number(ma[p], "test_rmse"), json_number(mc[p], "test_rmse")) << p + 1;
+
+  // A resume with a different model configuration is refused.
+  const Outcome other = run_sfa(dir, common + "--iters 6 --lambda-u 3 --resume --out '" +
+                                         dir.file("c") + "'");
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.err.find("lambda-u"), std::string::npos) << other.err;
+}
+
+TEST(SfaCli, CompareWithoutGpuRunsTheCpu) {
+  if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
+  test::TempDir dir;
+  const Outcome o =
+      run_sfa(dir, "--input 'gen:ml-100k:users=200,items=120,ratings=5000,min_user_ratings=10' "
+                   "--factors 4 --iters 2 --compare --out '" +
+                       dir.file("cmp") + "'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(lines(slurp(dir.file("cmp") + "/cpu/metrics.jsonl")).size(), 2u);
+  EXPECT_TRUE(std::filesystem::exists(dir.file("cmp") + "/compare.json"));
+}
+
+TEST(SfaCli, CompareRunsGpuAndCpuSideBySide) {
+  FK_REQUIRE_GPU();
+  test::TempDir dir;
+  const Outcome o =
+      run_sfa(dir, "--input 'gen:ml-100k' --factors 16 --iters 4 --compare --out '" +
+                       dir.file("cmp") + "'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("speedup"), std::string::npos) << o.out;
+  const double gpu = json_number(slurp(dir.file("cmp") + "/gpu/summary.json"), "test_rmse");
+  const double cpu = json_number(slurp(dir.file("cmp") + "/cpu/summary.json"), "test_rmse");
+  EXPECT_NEAR(gpu, cpu, 1e-3 * cpu);
+}
+
+TEST(SfaCli, BadInputExitsOneAndBadOptionsExitTwo) {
+  test::TempDir dir;
+  const Outcome missing =
+      run_sfa(dir, "--input '" + dir.file("no-such.csv") + "' --out '" + dir.file("o") + "'");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("fk-sfa: error:"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("no-such.csv"), std::string::npos) << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o"))) << "nothing is written for a bad input";
+  const Outcome missing_test = run_sfa(dir, "--input '" + write_small_csv(dir, 5) + "' --test '" +
+                                                dir.file("no-test.csv") + "' --out '" +
+                                                dir.file("o") + "'");
+  EXPECT_EQ(missing_test.code, 1);
+  EXPECT_NE(missing_test.err.find("no-test.csv"), std::string::npos) << missing_test.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
+
+  const std::string input = write_small_csv(dir, 5);
+  struct Bad {
+    std::string args, names;
+  };
+  const std::vector<Bad> bad = {
+      {"--no-such-option", "no-such-option"},
+      {"--mstep newton", "mstep"},
+      {"--mstep em", "no-user-offset"},
+      {"--mstep em --no-user-offset --lrate 0.5", "lrate"},
+      {"--factors 0", "factors"},
+      {"--lambda-u -1", "lambda-u"},
+      {"--lambda-m 0", "lambda-m"},
+      {"--cg-steps 0", "cg-steps"},
+      {"--holdout-frac 1.5", "holdout-frac"},
+      {"--holdout-frac 0.1 --test '" + input + "'", "test"},
+      {"--sddmm no.such.variant", "sddmm"},
+      {"--device tpu", "device"},
+  };
+  for (const Bad& b : bad) {
+    const Outcome o =
+        run_sfa(dir, "--input '" + input + "' --out '" + dir.file("o") + "' " + b.args);
+    EXPECT_EQ(o.code, 2) << b.args << ": " << o.err;
+    EXPECT_NE(o.err.find(b.names), std::string::npos) << b.args << ": " << o.err;
+  }
+  const Outcome no_input = run_sfa(dir, "--out '" + dir.file("o") + "'");
+  EXPECT_EQ(no_input.code, 2);
+  EXPECT_NE(no_input.err.find("--input"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
+}
+
+// The quality target on MovieLens 100K with the shipped configuration: a seeded 80/20 random
+// split, test RMSE <= 0.93 (about 1 s on one core).
+TEST(SfaCli, MovieLens100kReachesTheRmseTarget) {
+  const std::string data = test::shared_data("movielens-100k/u.data");
+  if (data.empty()) GTEST_SKIP() << "../shared/data/movielens-100k is absent";
+  test::TempDir dir;
+  const std::string out = dir.file("ml100k");
+  const Outcome o = run_sfa(dir, "--config '" + std::string(FK_SOURCE_DIR) +
+                                     "/configs/sfa-ml100k.ini' --input '" + data + "' --out '" +
+                                     out + "' --device cpu");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string summary = slurp(out + "/summary.json");
+  EXPECT_EQ(json_number(summary, "test_ratings"), 20000);
+  EXPECT_LE(json_number(summary, "test_rmse"), 0.93) << summary;
+}
+
+}  // namespace
+}  // namespace fk
