@@ -3,7 +3,7 @@
 # The CUDA toolkit is not installed here: with nvcc on the PATH (or in /usr/local/cuda/bin) the GPU
 # code is built, otherwise the build is CPU-only.
 set -euo pipefail
-packages=(cmake ninja-build g++ libeigen3-dev libboost-program-options-dev libgtest-dev zlib1g-dev)
+packages=(cmake ninja-build g++ libeigen3-dev libboost-program-options-dev libgtest-dev zlib1g-dev python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
