@@ -54,7 +54,7 @@ struct SfaHyper {
   double lambda_m = 1;
   int cg_steps = 5;  // PCG steps per E-step (and per em M-step)
   MStep mstep = MStep::kGrad;
-  double lrate = 1;        // η of the grad M-step
+  double lrate = 1;  // η of the grad M-step
   // A per-user offset: Λ gets a last column fixed at 1, so x_u's last entry is the user's offset
   // (a user bias, with the prior λ_u like the factors). K = F + 1 then.
   bool user_offset = true;

@@ -122,8 +122,8 @@ class CpuOps {
     for (std::int64_t e = 0; e < n; ++e) r[e] = b[e] - (y[e] + lam * x[e]);
   }
 
-  void pcg_start(const Context&, std::int64_t rows, int k, const float* r, const float* z,
-                 float* p, float* rz) const {
+  void pcg_start(const Context&, std::int64_t rows, int k, const float* r, const float* z, float* p,
+                 float* rz) const {
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
       const std::int64_t o = i * k;
@@ -183,9 +183,11 @@ class CpuOps {
   }
 
   double sq_norm(const Context&, const float* x, std::int64_t n) const {
-    return chunked_sum(n, [&](std::int64_t j) {
-             return std::pair<double, double>{double(x[j]) * x[j], 0.0};
-           }).first;
+    return chunked_sum(n,
+                       [&](std::int64_t j) {
+                         return std::pair<double, double>{double(x[j]) * x[j], 0.0};
+                       })
+        .first;
   }
 
   std::pair<double, double> test_err(const Context&, const float* r, const std::int32_t* col,

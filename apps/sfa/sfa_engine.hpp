@@ -177,7 +177,8 @@ class SfaEngine final : public SfaBackend {
                      nullptr, w_.data());
     count_sddmm(nnz_);
     loss.sse = ops_.sq_diff(ctx_, s.vals, w_.data(), nnz_);
-    loss.objective = loss.sse + h_.lambda_u * ops_.sq_norm(ctx_, users_.x.data(), users_.rows * k_) +
+    loss.objective = loss.sse +
+                     h_.lambda_u * ops_.sq_norm(ctx_, users_.x.data(), users_.rows * k_) +
                      h_.lambda_m * ops_.sq_norm(ctx_, items_.x.data(), items_.rows * k_);
     return loss;
   }
@@ -277,8 +278,7 @@ class SfaEngine final : public SfaBackend {
     ops_.pcg_start(ctx_, s.rows, k_, r_.data(), z_.data(), p_.data(), rz_.data());
     for (int step = 0; step < h_.cg_steps; ++step) {
       apply(s, ov, p_.data(), y_.data());
-      ops_.pcg_x(ctx_, s.rows, k_, s.x.data(), r_.data(), p_.data(), y_.data(), lambda,
-                 rz_.data());
+      ops_.pcg_x(ctx_, s.rows, k_, s.x.data(), r_.data(), p_.data(), y_.data(), lambda, rz_.data());
       if (step + 1 == h_.cg_steps) break;  // the next direction would not be used
       ops_.gemm(ctx_, r_.data(), s.rows, k_, minv_.data(), z_.data());
       ops_.pcg_p(ctx_, s.rows, k_, r_.data(), z_.data(), p_.data(), rz_.data());
@@ -307,12 +307,12 @@ class SfaEngine final : public SfaBackend {
   std::int64_t nnz_ = 0, test_nnz_ = 0, active_users_ = 0;
   double density_ = 0;
   Side users_, items_;
-  Buf<float> w_;                   // nnz: SDDMM output / residual
-  Buf<float> b_, r_, z_, p_, y_;   // rows x K: right-hand side or gradient, PCG vectors, A·p
-  Buf<float> rz_;                  // rows: r·z
+  Buf<float> w_;                     // nnz: SDDMM output / residual
+  Buf<float> b_, r_, z_, p_, y_;     // rows x K: right-hand side or gradient, PCG vectors, A·p
+  Buf<float> rz_;                    // rows: r·z
   Buf<float> gram_, minv_, v_, vt_;  // K x K
-  Buf<float> eig_;                 // K
-  Buf<float> counts_, means_;      // items
+  Buf<float> eig_;                   // K
+  Buf<float> counts_, means_;        // items
   typename Ops::Csr test_csr_;
   Buf<float> test_s_;
   PreparedSddmm test_sddmm_;

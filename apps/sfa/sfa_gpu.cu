@@ -42,7 +42,7 @@ __device__ __forceinline__ float warp_sum(float v) {
   return __shfl_sync(0xffffffffu, v, 0);
 }
 
-#define FK_SFA_GRID_STRIDE(i, n)                                                        \
+#define FK_SFA_GRID_STRIDE(i, n)                                                      \
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < (n); \
        i += std::int64_t(gridDim.x) * blockDim.x)
 
@@ -90,9 +90,8 @@ __global__ void pcg_start_kernel(std::int64_t rows, int k, const float* __restri
 }
 
 // One warp per row: α = rz / p·(y + λp); x += αp; r −= α(y + λp).
-__global__ void pcg_x_kernel(std::int64_t rows, int k, float* __restrict__ x,
-                             float* __restrict__ r, const float* __restrict__ p,
-                             const float* __restrict__ y, float lam,
+__global__ void pcg_x_kernel(std::int64_t rows, int k, float* __restrict__ x, float* __restrict__ r,
+                             const float* __restrict__ p, const float* __restrict__ y, float lam,
                              const float* __restrict__ rz) {
   const std::int64_t row = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -228,8 +227,7 @@ class GpuOps {
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void axpby(const Context& ctx, std::int64_t n, float a, const float* x, float b,
-             float* y) const {
+  void axpby(const Context& ctx, std::int64_t n, float a, const float* x, float b, float* y) const {
     if (n == 0) return;
     axpby_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(n, a, x, b, y);
     FK_CUDA_CHECK_LAUNCH();
@@ -277,8 +275,8 @@ class GpuOps {
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void pcg_p(const Context& ctx, std::int64_t rows, int k, const float* r, const float* z,
-             float* p, float* rz) const {
+  void pcg_p(const Context& ctx, std::int64_t rows, int k, const float* r, const float* z, float* p,
+             float* rz) const {
     if (rows == 0) return;
     pcg_p_kernel<<<grid_for_rows(rows), kThreads, 0, stream_of(ctx)>>>(rows, k, r, z, p, rz);
     FK_CUDA_CHECK_LAUNCH();

@@ -21,8 +21,9 @@ namespace {
 // Options that do not change the model a pass produces: a checkpoint made with other values of
 // these can be resumed.
 bool affects_model(const std::string& key) {
-  static const char* const kFree[] = {"iters",  "out",   "device", "threads", "quiet", "compare",
-                                      "checkpoint-every", "resume", "sddmm", "spmm"};
+  static const char* const kFree[] = {"iters", "out",     "device",           "threads",
+                                      "quiet", "compare", "checkpoint-every", "resume",
+                                      "sddmm", "spmm"};
   return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
 }
 
@@ -147,9 +148,9 @@ class Trainer {
     HostDense<float> users_aug = hyper_.user_offset ? result.users : augment(result.users, nullptr);
     HostDense<float> items_aug = augment(result.items, &means_);
     if (hyper_.user_offset) items_aug = drop_offset_column(items_aug, opt_.factors);
-    als::save_als_model(out_, users_aug, items_aug,
-                        opt_.factors, /*biases=*/true, /*implicit=*/false, data_.global_mean,
-                        data_.user_ids, data_.item_ids, data_.train);
+    als::save_als_model(out_, users_aug, items_aug, opt_.factors, /*biases=*/true,
+                        /*implicit=*/false, data_.global_mean, data_.user_ids, data_.item_ids,
+                        data_.train);
     io::write_npy(out_ + "/item_means.npy", means_);
     write_summary(result);
     return result;
@@ -277,7 +278,8 @@ std::vector<float> item_means(const als::AlsData& data, double prior) {
   std::vector<float> m(static_cast<std::size_t>(t.rows), 0.0f);
   for (std::int64_t i = 0; i < t.rows; ++i) {
     double sum = 0;
-    for (std::int64_t j = t.row_ptr[i]; j < t.row_ptr[i + 1]; ++j) sum += t.vals[j] - data.global_mean;
+    for (std::int64_t j = t.row_ptr[i]; j < t.row_ptr[i + 1]; ++j)
+      sum += t.vals[j] - data.global_mean;
     const double n = static_cast<double>(t.row_ptr[i + 1] - t.row_ptr[i]);
     if (n > 0) m[i] = static_cast<float>(sum / (n + prior));
   }

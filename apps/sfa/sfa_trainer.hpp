@@ -26,11 +26,11 @@ struct PassReport {
 };
 
 struct TrainResult {
-  std::string device;                // Context::describe()
-  std::vector<PassReport> iters;     // the passes this invocation ran (after a resume: the rest)
-  std::optional<PassReport> last;    // metrics of the final model (nullopt with --iters 0)
-  HostDense<float> users, items;     // X (users x F), Λ (items x F), host
-  std::vector<float> item_means;     // m_i
+  std::string device;              // Context::describe()
+  std::vector<PassReport> iters;   // the passes this invocation ran (after a resume: the rest)
+  std::optional<PassReport> last;  // metrics of the final model (nullopt with --iters 0)
+  HostDense<float> users, items;   // X (users x F), Λ (items x F), host
+  std::vector<float> item_means;   // m_i
   std::string kernels;
   double prepare_seconds = 0;
 };

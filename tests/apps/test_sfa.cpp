@@ -47,8 +47,7 @@ HostDense<float> tiny_loadings(int k) {
   return m;
 }
 
-SfaHyper hyper_for(const AlsData& d, int factors, bool offset, double lu, double lm,
-                   int cg_steps) {
+SfaHyper hyper_for(const AlsData& d, int factors, bool offset, double lu, double lm, int cg_steps) {
   SfaHyper h;
   h.factors = factors;
   h.user_offset = offset;
@@ -148,7 +147,7 @@ struct Trained {
 };
 
 Trained train(const AlsData& d, const SfaHyper& h, const std::vector<float>& means, int passes,
-          Context ctx, std::uint64_t seed = 3) {
+              Context ctx, std::uint64_t seed = 3) {
   auto be = make_sfa_backend(std::move(ctx), h, d.train, d.train_t, d.test, means);
   be->set_factors(HostDense<float>(d.users(), h.k(), 0.0f), seeded_loadings(d, h.k(), seed));
   Trained r;
@@ -218,9 +217,9 @@ TEST(SfaTrain, EmMStepFitsToo) {
   EXPECT_LT(r.train_rmse.back(), 0.8 * r.train_rmse.front());
   EXPECT_LT(r.test_rmse.back(), r.test_rmse.front());
   h.user_offset = true;  // the em M-step refuses the offset column rather than mis-solving it
-  EXPECT_THROW(make_cpu_sfa_backend(Context(DeviceKind::kCpu), h, g.d.train, g.d.train_t,
-                                    g.d.test, means),
-               Error);
+  EXPECT_THROW(
+      make_cpu_sfa_backend(Context(DeviceKind::kCpu), h, g.d.train, g.d.train_t, g.d.test, means),
+      Error);
 }
 
 TEST(SfaTrain, DeterministicAcrossThreadCounts) {
@@ -261,8 +260,7 @@ TEST(SfaModel, SavedModelScoresTheSfaPrediction) {
   common.iters = 3;
   common.seed = 5;
   test::TempDir dir;
-  const TrainResult r =
-      train_sfa(opt, common, g.d, Context(DeviceKind::kCpu), dir.file("m"), {});
+  const TrainResult r = train_sfa(opt, common, g.d, Context(DeviceKind::kCpu), dir.file("m"), {});
   ASSERT_EQ(r.users.cols(), opt.factors + 1);  // factors + offset
   const als::AlsModel m = als::load_als_model(dir.file("m"));
   ASSERT_EQ(m.users.cols(), opt.factors);

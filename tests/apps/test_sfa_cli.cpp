@@ -81,8 +81,8 @@ TEST(SfaCli, HelpNamesThePaperHyperParameters) {
   const Outcome o = run_sfa(dir, "--help");
   EXPECT_EQ(o.code, 0) << o.err;
   for (const char* opt : {"--lambda-u", "--lambda-m", "--cg-steps", "--mstep", "--lrate",
-                          "--factors", "--holdout-frac", "--test", "--checkpoint-every",
-                          "--resume", "--sddmm", "--spmm", "--compare", "--device"})
+                          "--factors", "--holdout-frac", "--test", "--checkpoint-every", "--resume",
+                          "--sddmm", "--spmm", "--compare", "--device"})
     EXPECT_NE(o.out.find(opt), std::string::npos) << opt;
 }
 
@@ -112,12 +112,12 @@ TEST(SfaCli, TrainsAndWritesModelMetricsAndSummary) {
             io::read_npy_f32(out + "/item_bias.npy").storage());
 
   // recommend and similar read the saved model.
-  const Outcome rec = run_sfa(dir, "recommend --model '" + out + "' --users 1,2 --n 4 --out '" +
-                                       dir.file("rec") + "'");
+  const Outcome rec = run_sfa(
+      dir, "recommend --model '" + out + "' --users 1,2 --n 4 --out '" + dir.file("rec") + "'");
   ASSERT_EQ(rec.code, 0) << rec.err;
   EXPECT_EQ(lines(slurp(dir.file("rec") + "/recommendations.csv")).size(), 1u + 8u);
-  const Outcome sim = run_sfa(dir, "similar --model '" + out + "' --item 1 --n 3 --out '" +
-                                       dir.file("sim") + "'");
+  const Outcome sim =
+      run_sfa(dir, "similar --model '" + out + "' --item 1 --n 3 --out '" + dir.file("sim") + "'");
   ASSERT_EQ(sim.code, 0) << sim.err;
   EXPECT_EQ(lines(slurp(dir.file("sim") + "/similar.csv")).size(), 1u + 3u);
   const Outcome unknown = run_sfa(dir, "recommend --model '" + out + "' --users nobody");
@@ -149,8 +149,8 @@ TEST(SfaCli, SameSeedSameModelAndResumeEqualsUninterrupted) {
     EXPECT_EQ(json_number(ma[p], "test_rmse"), json_number(mc[p], "test_rmse")) << p + 1;
 
   // A resume with a different model configuration is refused.
-  const Outcome other = run_sfa(dir, common + "--iters 6 --lambda-u 3 --resume --out '" +
-                                         dir.file("c") + "'");
+  const Outcome other =
+      run_sfa(dir, common + "--iters 6 --lambda-u 3 --resume --out '" + dir.file("c") + "'");
   EXPECT_EQ(other.code, 2);
   EXPECT_NE(other.err.find("lambda-u"), std::string::npos) << other.err;
 }
@@ -159,9 +159,10 @@ TEST(SfaCli, CompareWithoutGpuRunsTheCpu) {
   if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
   test::TempDir dir;
   const Outcome o =
-      run_sfa(dir, "--input 'gen:ml-100k:users=200,items=120,ratings=5000,min_user_ratings=10' "
-                   "--factors 4 --iters 2 --compare --out '" +
-                       dir.file("cmp") + "'");
+      run_sfa(dir,
+              "--input 'gen:ml-100k:users=200,items=120,ratings=5000,min_user_ratings=10' "
+              "--factors 4 --iters 2 --compare --out '" +
+                  dir.file("cmp") + "'");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(lines(slurp(dir.file("cmp") + "/cpu/metrics.jsonl")).size(), 2u);
   EXPECT_TRUE(std::filesystem::exists(dir.file("cmp") + "/compare.json"));
@@ -170,9 +171,8 @@ TEST(SfaCli, CompareWithoutGpuRunsTheCpu) {
 TEST(SfaCli, CompareRunsGpuAndCpuSideBySide) {
   FK_REQUIRE_GPU();
   test::TempDir dir;
-  const Outcome o =
-      run_sfa(dir, "--input 'gen:ml-100k' --factors 16 --iters 4 --compare --out '" +
-                       dir.file("cmp") + "'");
+  const Outcome o = run_sfa(dir, "--input 'gen:ml-100k' --factors 16 --iters 4 --compare --out '" +
+                                     dir.file("cmp") + "'");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("speedup"), std::string::npos) << o.out;
   const double gpu = json_number(slurp(dir.file("cmp") + "/gpu/summary.json"), "test_rmse");
@@ -188,9 +188,9 @@ TEST(SfaCli, BadInputExitsOneAndBadOptionsExitTwo) {
   EXPECT_NE(missing.err.find("fk-sfa: error:"), std::string::npos) << missing.err;
   EXPECT_NE(missing.err.find("no-such.csv"), std::string::npos) << missing.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("o"))) << "nothing is written for a bad input";
-  const Outcome missing_test = run_sfa(dir, "--input '" + write_small_csv(dir, 5) + "' --test '" +
-                                                dir.file("no-test.csv") + "' --out '" +
-                                                dir.file("o") + "'");
+  const Outcome missing_test =
+      run_sfa(dir, "--input '" + write_small_csv(dir, 5) + "' --test '" + dir.file("no-test.csv") +
+                       "' --out '" + dir.file("o") + "'");
   EXPECT_EQ(missing_test.code, 1);
   EXPECT_NE(missing_test.err.find("no-test.csv"), std::string::npos) << missing_test.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
