@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,8 @@ constexpr const char* kUsage =
     "fk-gap --input PATH [options]   PATH is a UCI docword.X.txt[.gz] (vocab.X.txt beside it is\n"
     "                                  used), a Matrix Market documents x words file, plain text\n"
     "                                  (one document per line), a ratings file (users x items,\n"
-    "                                  ratings taken as counts), or gen:NAME[:key=value,...] for a\n"
+    "                                  ratings taken as counts), or gen:NAME[:key=value,...] for "
+    "a\n"
     "                                  generated corpus (default, kos, nips, nytimes)";
 
 std::string fmt(const char* f, double v) {
@@ -61,8 +63,8 @@ void print_summary(const TrainResult& r, const GapOptions& opt, const GapData& d
     const int shown = std::min(opt.factors, 5);
     for (int k = 0; k < shown; ++k) {
       std::cout << "  factor " << k << ":";
-      for (const std::string& w : lda::top_words(r.lambda, k, std::min(opt.top_words, 10),
-                                                 data.vocab))
+      for (const std::string& w :
+           lda::top_words(r.lambda, k, std::min(opt.top_words, 10), data.vocab))
         std::cout << ' ' << w;
       std::cout << "\n";
     }
@@ -115,6 +117,8 @@ int gap_main(int argc, char** argv) {
     const TrainResult cpu = train_gap(opt, common, data, Context(DeviceKind::kCpu, common.threads),
                                       common.out + "/cpu", config);
     if (!common.quiet) print_summary(cpu, opt, data, true);
+    app::write_comparison_json(common.out + "/compare.json", std::nullopt, record("cpu", cpu),
+                               "iter", why_not);
     return 0;
   }
   const TrainResult gpu = train_gap(opt, common, data, Context(DeviceKind::kGpu, common.threads),
@@ -124,6 +128,8 @@ int gap_main(int argc, char** argv) {
                                     common.out + "/cpu", config);
   if (!common.quiet) print_summary(cpu, opt, data, false);
   app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "iter");
+  app::write_comparison_json(common.out + "/compare.json", record("gpu", gpu), record("cpu", cpu),
+                             "iter");
   return 0;
 }
 

@@ -11,8 +11,8 @@
 namespace fk::gap {
 namespace {
 
-constexpr std::int64_t kChunk = 16384;      // elements per partial sum
-constexpr std::int64_t kColChunk = 1024;    // rows per partial column sum
+constexpr std::int64_t kChunk = 16384;    // elements per partial sum
+constexpr std::int64_t kColChunk = 1024;  // rows per partial column sum
 
 // Σ_j f(j) over [0, n) with a fixed summation order.
 template <class F>
@@ -102,8 +102,9 @@ class CpuOps {
   }
 
   double sum_f_log(const Context&, const float* f, const float* r, std::int64_t n) const {
-    return chunked_sum(
-        n, [&](std::int64_t j) { return double(f[j]) * std::log(double(std::max(r[j], kRateFloor))); });
+    return chunked_sum(n, [&](std::int64_t j) {
+      return double(f[j]) * std::log(double(std::max(r[j], kRateFloor)));
+    });
   }
 
   double prior_sum(const Context&, const float* x, std::int64_t n, float am1, float inv_b) const {

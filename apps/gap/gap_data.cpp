@@ -234,8 +234,8 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
      << static_cast<std::int64_t>(d.train_tokens) << " training tokens (" << d.train.nnz()
      << " nonzeros)";
   if (d.holdout_frac > 0)
-    os << "; " << static_cast<std::int64_t>(d.heldout_tokens) << " held-out tokens (thinning p = "
-       << d.holdout_frac << ")";
+    os << "; " << static_cast<std::int64_t>(d.heldout_tokens)
+       << " held-out tokens (thinning p = " << d.holdout_frac << ")";
   if (!opt.test.empty())
     os << "; test " << opt.test << ": " << d.test_observed.rows << " documents, "
        << static_cast<std::int64_t>(d.test_tokens) << " scored tokens";

@@ -17,12 +17,12 @@ namespace fk::gap {
 struct GapData {
   HostCsr train;    // documents x words training counts (f > 0, columns sorted)
   HostCsr heldout;  // thinning: same shape, the held-out tokens that are scored (may be empty)
-  HostCsr test_observed, test_scored;  // --test: halves of the test documents (T x W)
-  std::vector<std::string> vocab;      // W words (item ids for ratings), or empty
+  HostCsr test_observed, test_scored;           // --test: halves of the test documents (T x W)
+  std::vector<std::string> vocab;               // W words (item ids for ratings), or empty
   std::optional<HostDense<float>> true_topics;  // generated corpora: K_true x W
   std::string source;                           // one line for the log
   double holdout_frac = 0;                      // p of the thinning (0: none)
-  double train_tokens = 0, heldout_tokens = 0, test_tokens = 0;  // test: scored halves
+  double train_tokens = 0, heldout_tokens = 0, test_tokens = 0;        // test: scored halves
   double train_log_fact = 0, heldout_log_fact = 0, test_log_fact = 0;  // Σ log f!
   // Held-out or scored tokens left out of every score: their word has no training token, or their
   // document has none (training tokens under thinning, observed half under --test). Neither the

@@ -40,7 +40,8 @@ class GapEngine final : public GapBackend {
   GapEngine(Context ctx, const GapHyper& h, const GapMatrices& m)
       : ctx_(std::move(ctx)), h_(h), ops_(ctx_), k_(h.factors) {
     FK_CHECK(h_.factors >= 1, "GaP needs at least one factor");
-    FK_CHECK(h_.a >= 1, "GaP needs the Gamma shape a >= 1 (the MAP objective is unbounded below 1)");
+    FK_CHECK(h_.a >= 1,
+             "GaP needs the Gamma shape a >= 1 (the MAP objective is unbounded below 1)");
     FK_CHECK(h_.b > 0, "GaP needs the Gamma scale b > 0");
     FK_CHECK(m.train && m.train->nnz() > 0 && !m.train->vals.empty(),
              "GaP needs training counts with at least one nonzero");
@@ -230,9 +231,9 @@ class GapEngine final : public GapBackend {
   Ops ops_;
   int k_;
   std::int64_t docs_ = 0, words_ = 0, test_docs_ = 0;
-  Buf<float> x_, lambda_;  // D x K, W x K
-  Buf<float> t1_, t2_;     // D x K, W x K
-  Buf<double> sums_;       // K
+  Buf<float> x_, lambda_;                      // D x K, W x K
+  Buf<float> t1_, t2_;                         // D x K, W x K
+  Buf<double> sums_;                           // K
   Buf<float> test_x_, test_x_init_, test_t1_;  // test documents x K
   Counts train_, heldout_, test_obs_, test_scored_;
   std::set<std::string> names_;

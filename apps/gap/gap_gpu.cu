@@ -37,8 +37,8 @@ __global__ void ratio_kernel(const float* __restrict__ f, const float* __restric
     q[j] = f[j] / fmaxf(r[j], kRateFloor);
 }
 
-__global__ void update_x_kernel(float* __restrict__ x, const float* __restrict__ t,
-                                std::int64_t n, float am1, float inv_den) {
+__global__ void update_x_kernel(float* __restrict__ x, const float* __restrict__ t, std::int64_t n,
+                                float am1, float inv_den) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
        j += std::int64_t(gridDim.x) * blockDim.x)
     x[j] = (x[j] * t[j] + am1) * inv_den;

@@ -28,6 +28,9 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
      "fitted with Λ fixed on half of its tokens, the other half is scored")
     ("test-iters", po::value<int>(&o.test_iters)->default_value(o.test_iters)->value_name("N"),
      "X updates of the test documents per evaluation (--test)")
+    ("eval-every", po::value<int>(&o.eval_every)->default_value(o.eval_every)->value_name("N"),
+     "compute the metrics (train_ll, heldout_ll, objective: one more SDDMM per matrix, and the "
+     "test fit) every N iterations and after the last; 0: after the last only")
     ("top-words", po::value<int>(&o.top_words)->default_value(o.top_words)->value_name("N"),
      "words per factor in top_words.txt")
     ("min-count", po::value<std::int64_t>(&o.min_count)->default_value(o.min_count)->value_name("N"),
@@ -59,6 +62,7 @@ void finalize_gap_options(const app::CommandLine& cli, GapOptions& o) {
     usage_fail("test", "give one way of holding tokens out: --holdout-frac or --test");
   if (!o.test.empty()) o.holdout_frac = 0;
   require_at_least("test-iters", o.test_iters, 1);
+  require_at_least("eval-every", o.eval_every, 0);
   require_at_least("top-words", o.top_words, 0);
   require_at_least("min-count", o.min_count, std::int64_t{1});
   if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");

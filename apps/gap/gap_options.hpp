@@ -8,13 +8,14 @@
 namespace fk::gap {
 
 struct GapOptions {
-  int factors = 20;           // K
-  double a = 1.1;             // Gamma shape of the prior on X (the paper's a; >= 1)
-  double b = 100;             // Gamma scale of the prior on X (the paper's b; mean a·b)
-  double holdout_frac = 0.1;  // binomial thinning: each token held out with this probability
-  std::string test;           // a separate test corpus (instead of thinning)
-  int test_iters = 20;        // X updates of the test documents per evaluation
-  int top_words = 10;         // words per factor in top_words.txt
+  int factors = 20;            // K
+  double a = 1.1;              // Gamma shape of the prior on X (the paper's a; >= 1)
+  double b = 100;              // Gamma scale of the prior on X (the paper's b; mean a·b)
+  double holdout_frac = 0.1;   // binomial thinning: each token held out with this probability
+  std::string test;            // a separate test corpus (instead of thinning)
+  int test_iters = 20;         // X updates of the test documents per evaluation
+  int eval_every = 1;          // metrics every N iterations (0: after the last one only)
+  int top_words = 10;          // words per factor in top_words.txt
   std::int64_t min_count = 5;  // text input: minimum occurrences of a word
   double max_df = 0.5;         // text input: maximum fraction of documents containing a word
   std::string vocab;           // optional vocabulary file (one word per line)

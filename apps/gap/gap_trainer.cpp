@@ -27,10 +27,9 @@ constexpr std::uint64_t kXStream = 0x6a92;       // initial X's
 // Options that do not change the model an iteration produces: a checkpoint made with other values
 // of these can be resumed.
 bool affects_model(const std::string& key) {
-  static const char* const kFree[] = {"iters",    "out",        "device", "threads",
-                                      "quiet",    "compare",    "checkpoint-every",
-                                      "resume",   "sddmm",      "spmm",   "top-words",
-                                      "test-iters"};
+  static const char* const kFree[] = {
+      "iters",  "out",   "device", "threads",   "quiet",      "compare",   "checkpoint-every",
+      "resume", "sddmm", "spmm",   "top-words", "test-iters", "eval-every"};
   return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
 }
 
@@ -47,9 +46,8 @@ double log_gamma(double x) {
 
 class Trainer {
  public:
-  Trainer(const GapOptions& opt, const app::CommonOptions& common, const GapData& data,
-          Context ctx, std::string out_dir, const app::ResolvedConfig& config,
-          app::StatsReducer* reducer)
+  Trainer(const GapOptions& opt, const app::CommonOptions& common, const GapData& data, Context ctx,
+          std::string out_dir, const app::ResolvedConfig& config, app::StatsReducer* reducer)
       : opt_(opt),
         common_(common),
         data_(data),
@@ -124,9 +122,11 @@ class Trainer {
       rep.iter = it;
       rep.seconds = clock.seconds();
       rep.gflops = rep.seconds > 0 ? (be_->counters().flops - flops0) / rep.seconds * 1e-9 : 0.0;
-      Stopwatch eval_clock;
-      evaluate(rep);
-      rep.eval_seconds = eval_clock.seconds();
+      if (it == common_.iters || (opt_.eval_every > 0 && it % opt_.eval_every == 0)) {
+        Stopwatch eval_clock;
+        evaluate(rep);
+        rep.eval_seconds = eval_clock.seconds();
+      }
       log_iteration(rep);
       metrics.write(json(rep));
       result.iters.push_back(rep);
@@ -149,10 +149,10 @@ class Trainer {
 
  private:
   void evaluate(IterReport& rep) {
+    rep.evaluated = true;
     const ModelSums s = be_->evaluate();
     rep.objective = map_objective(s, data_, opt_.a, opt_.b, opt_.factors);
-    rep.train_ll =
-        (s.train_log_rate - s.rate_sum - data_.train_log_fact) / data_.train_tokens;
+    rep.train_ll = (s.train_log_rate - s.rate_sum - data_.train_log_fact) / data_.train_tokens;
     if (s.heldout_log_rate && data_.heldout_tokens > 0) {
       const double p = data_.holdout_frac, ratio = p / (1.0 - p);
       rep.heldout_ll = (*s.heldout_log_rate + data_.heldout_tokens * std::log(ratio) -
@@ -167,11 +167,13 @@ class Trainer {
   void log_iteration(const IterReport& r) const {
     std::ostringstream os;
     os << "[" << device_kind_ << "] iter " << r.iter << "/" << common_.iters << ": "
-       << fmt("%.4f", r.seconds) << " s (" << fmt("%.1f", r.gflops) << " GFLOP/s), train_ll "
-       << fmt("%.4f", r.train_ll);
-    if (r.heldout_ll) os << ", heldout_ll " << fmt("%.4f", *r.heldout_ll);
-    os << ", objective " << fmt("%.8g", r.objective) << " (eval " << fmt("%.3f", r.eval_seconds)
-       << " s)";
+       << fmt("%.4f", r.seconds) << " s (" << fmt("%.1f", r.gflops) << " GFLOP/s)";
+    if (r.evaluated) {
+      os << ", train_ll " << fmt("%.4f", r.train_ll);
+      if (r.heldout_ll) os << ", heldout_ll " << fmt("%.4f", *r.heldout_ll);
+      os << ", objective " << fmt("%.8g", r.objective) << " (eval " << fmt("%.3f", r.eval_seconds)
+         << " s)";
+    }
     log_info() << os.str();
   }
 
@@ -181,10 +183,11 @@ class Trainer {
         .add("seconds", r.seconds)
         .add("eval_seconds", r.eval_seconds)
         .add("gflops", r.gflops)
-        .add("device", device_kind_)
-        .add("train_ll", r.train_ll)
-        .add("heldout_ll", r.heldout_ll)
-        .add("objective", r.objective);
+        .add("device", device_kind_);
+    if (r.evaluated)
+      j.add("train_ll", r.train_ll).add("heldout_ll", r.heldout_ll).add("objective", r.objective);
+    else
+      j.add_null("train_ll").add_null("heldout_ll").add_null("objective");
     return j;
   }
 
@@ -217,9 +220,10 @@ class Trainer {
         .add("words", data_.words())
         .add("train_tokens", data_.train_tokens)
         .add("heldout_tokens", data_.holdout_frac > 0 ? data_.heldout_tokens : data_.test_tokens)
-        .add("heldout", data_.holdout_frac > 0
-                            ? "binomial thinning"
-                            : (data_.test_tokens > 0 ? "test documents, completion halves" : "none"))
+        .add("heldout",
+             data_.holdout_frac > 0
+                 ? "binomial thinning"
+                 : (data_.test_tokens > 0 ? "test documents, completion halves" : "none"))
         .add("holdout_frac", data_.holdout_frac)
         .add("unscored_tokens", data_.unscored_tokens)
         .add("iterations", static_cast<std::int64_t>(r.iters.size()))

@@ -15,11 +15,12 @@ namespace fk::gap {
 
 struct IterReport {
   int iter = 0;
-  double seconds = 0;       // wall time of the iteration (evaluation excluded)
-  double eval_seconds = 0;  // metrics of this iteration
-  double gflops = 0;        // SDDMM + SpMM flops of the iteration / seconds
-  double objective = 0;     // MAP objective J (gap_backend.hpp), the whole sum
-  double train_ll = 0;      // Poisson log-likelihood per training token
+  double seconds = 0;                // wall time of the iteration (evaluation excluded)
+  double eval_seconds = 0;           // metrics of this iteration
+  double gflops = 0;                 // SDDMM + SpMM flops of the iteration / seconds
+  bool evaluated = false;            // the metrics below were computed (--eval-every)
+  double objective = 0;              // MAP objective J (gap_backend.hpp), the whole sum
+  double train_ll = 0;               // Poisson log-likelihood per training token
   std::optional<double> heldout_ll;  // per held-out (thinning) or scored (--test) token
 };
 

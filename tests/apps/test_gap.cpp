@@ -137,9 +137,9 @@ TEST(GapMath, RecoversTheRatesOfAKnownModel) {
   const test::KnownModel truth = test::make_known_model(400, 60, k, 200.0, 2.0, 11);
   const std::string path = dir.file("counts.mtx");
   io::write_matrix_market(path, truth.counts);
-  const auto r = run_gap({"--input", path, "--factors", "3", "--iters", "300", "--a", "1",
-                          "--holdout-frac", "0", "--device", "cpu", "--out", dir.file("out"),
-                          "-q"});
+  const auto r =
+      run_gap({"--input", path, "--factors", "3", "--iters", "300", "--a", "1", "--holdout-frac",
+               "0", "--device", "cpu", "--out", dir.file("out"), "-q"});
   ASSERT_EQ(r.status, 0) << r.err;
   const HostDense<float> lam = io::read_npy_f32(dir.file("out/lambda.npy"));
   const HostDense<float> x = io::read_npy_f32(dir.file("out/x.npy"));

@@ -46,8 +46,8 @@ Outcome run_binary(const test::TempDir& dir, const std::string& args) {
 
 TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {
   test::TempDir dir;
-  const auto r = run_gap({"--input", kGen, "--factors", "5", "--iters", "4", "--device", "cpu",
-                          "--out", dir.path()});
+  const auto r = run_gap(
+      {"--input", kGen, "--factors", "5", "--iters", "4", "--device", "cpu", "--out", dir.path()});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* f : {"lambda.npy", "x.npy", "top_words.txt", "vocab.txt", "metrics.jsonl",
                         "summary.json", "config.ini", "config.json"})
@@ -79,6 +79,29 @@ TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {
   EXPECT_NE(r.err.find("unigram baseline"), std::string::npos) << "the log names the baseline";
 }
 
+// --eval-every 0: metrics after the last iteration only; the model is the same.
+TEST(GapCli, EvalEveryOnlySkipsMetrics) {
+  test::TempDir dir;
+  const std::vector<std::string> base = {"--input", kGen,       "--factors", "3", "--iters",
+                                         "4",       "--device", "cpu",       "-q"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(run_gap(with({"--eval-every", "0", "--out", dir.file("sparse")})).status, 0);
+  ASSERT_EQ(run_gap(with({"--out", dir.file("dense")})).status, 0);
+  const std::vector<std::string> lines = read_lines(dir.file("sparse/metrics.jsonl"));
+  ASSERT_EQ(lines.size(), 4u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_NE(lines[i].find("\"objective\":null"), std::string::npos) << lines[i];
+    EXPECT_TRUE(json_number(lines[i], "seconds"));
+  }
+  EXPECT_EQ(json_number(lines[3], "objective"),
+            json_number(read_lines(dir.file("dense/metrics.jsonl"))[3], "objective"));
+  EXPECT_TRUE(slurp(dir.file("sparse/lambda.npy")) == slurp(dir.file("dense/lambda.npy")));
+}
+
 // The real kos corpus, small and quick: held-out log-likelihood per token improves over the first
 // 20 iterations and ends clearly above the unigram baseline.
 TEST(GapCli, KosImprovesHeldOutAndBeatsUnigram) {
@@ -104,9 +127,10 @@ TEST(GapCli, SameSeedSameModelAtAnyThreadCount) {
   test::TempDir dir;
   auto run = [&](const std::string& name, const std::string& seed, const std::string& threads,
                  bool rows) {
-    std::vector<std::string> args = {"--input", kGen,    "--factors", "4",       "--iters",
-                                     "5",       "--device", "cpu",    "--seed",  seed,
-                                     "--threads", threads, "--out",   dir.file(name), "-q"};
+    std::vector<std::string> args = {
+        "--input",  kGen,           "--factors", "4",  "--iters",   "5",
+        "--device", "cpu",          "--seed",    seed, "--threads", threads,
+        "--out",    dir.file(name), "-q"};
     if (rows) args.insert(args.end(), {"--sddmm", "omp.sddmm.rows", "--spmm", "omp.spmm.rows"});
     const auto r = run_gap(args);
     EXPECT_EQ(r.status, 0) << r.err;
@@ -120,8 +144,8 @@ TEST(GapCli, SameSeedSameModelAtAnyThreadCount) {
 
 TEST(GapCli, ResumedRunEqualsUninterruptedRun) {
   test::TempDir dir;
-  const std::vector<std::string> base = {"--input", kGen, "--factors", "4", "--device", "cpu",
-                                         "--checkpoint-every", "3", "-q"};
+  const std::vector<std::string> base = {
+      "--input", kGen, "--factors", "4", "--device", "cpu", "--checkpoint-every", "3", "-q"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = base;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -138,8 +162,8 @@ TEST(GapCli, ResumedRunEqualsUninterruptedRun) {
   EXPECT_EQ(metric_series(dir.file("full"), "objective"),
             metric_series(dir.file("split"), "objective"));
   // Another configuration cannot resume this checkpoint.
-  const auto bad = run_gap(with({"--iters", "9", "--a", "1.5", "--resume", "--out",
-                                 dir.file("split")}));
+  const auto bad =
+      run_gap(with({"--iters", "9", "--a", "1.5", "--resume", "--out", dir.file("split")}));
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("was made with a = "), std::string::npos) << bad.err;
 }
@@ -161,9 +185,9 @@ TEST(GapCli, TestDocumentsAreScoredAboveUnigram) {
   test.vals.assign(m.counts.vals.begin() + first, m.counts.vals.end());
   io::write_matrix_market(dir.file("train.mtx"), train);
   io::write_matrix_market(dir.file("test.mtx"), test);
-  const auto r = run_gap({"--input", dir.file("train.mtx"), "--test", dir.file("test.mtx"),
-                          "--factors", "3", "--iters", "40", "--device", "cpu", "--out",
-                          dir.file("out"), "-q"});
+  const auto r =
+      run_gap({"--input", dir.file("train.mtx"), "--test", dir.file("test.mtx"), "--factors", "3",
+               "--iters", "40", "--device", "cpu", "--out", dir.file("out"), "-q"});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<double> ll = metric_series(dir.file("out"), "heldout_ll");
   ASSERT_EQ(ll.size(), 40u);
@@ -200,8 +224,8 @@ TEST(GapCli, RatingsAreCounts) {
 // both and the two runs agree.
 TEST(GapCli, CompareRunsBothDevicesOrSaysWhyNot) {
   test::TempDir dir;
-  const auto r = run_gap({"--input", kGen, "--factors", "4", "--iters", "3", "--compare", "--out",
-                          dir.path()});
+  const auto r = run_gap(
+      {"--input", kGen, "--factors", "4", "--iters", "3", "--compare", "--out", dir.path()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("cpu/lambda.npy")));
   if (!test::gpu_available()) {
@@ -240,9 +264,8 @@ TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   EXPECT_NE(missing.err.find("nope.txt"), std::string::npos) << missing.err;
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << "one line";
   EXPECT_FALSE(std::filesystem::exists(out)) << "no half-written output";
-  const Outcome missing_test =
-      run_binary(dir, "--input gen:default --test '" + dir.file("gone.mtx") + "' --out '" + out +
-                          "'");
+  const Outcome missing_test = run_binary(
+      dir, "--input gen:default --test '" + dir.file("gone.mtx") + "' --out '" + out + "'");
   EXPECT_EQ(missing_test.code, 1);
   EXPECT_NE(missing_test.err.find("gone.mtx"), std::string::npos) << missing_test.err;
   EXPECT_FALSE(std::filesystem::exists(out));

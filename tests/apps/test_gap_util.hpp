@@ -83,8 +83,8 @@ inline std::vector<double> metric_series(const std::string& dir, const std::stri
 
 // A known GaP model: Λ (W x K) whose factor k puts most of its mass on its own block of W/K words,
 // the first quarter of which no other factor uses (anchor words make the factorization
-// identifiable: without them Λ could trade mass between factors at the same rates), and X (D x K) ~ Gamma(shape, mean /
-// shape); F ~ Poisson(X Λᵀ) drawn with fk::Rng.
+// identifiable: without them Λ could trade mass between factors at the same rates), and X (D x K) ~
+// Gamma(shape, mean / shape); F ~ Poisson(X Λᵀ) drawn with fk::Rng.
 struct KnownModel {
   HostDense<float> lambda, x;  // W x K, D x K
   HostCsr counts;              // D x W, f > 0 only, columns sorted
