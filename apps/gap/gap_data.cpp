@@ -211,16 +211,25 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
     HostCsr observed, scored;
     lda::completion_halves(test.counts, observed, scored);
     std::vector<char> all_rows(static_cast<std::size_t>(observed.rows), 1);
-    d.test_observed = scorable(observed, word_count, all_rows, d.unscored_tokens);
-    std::vector<double> obs_len(static_cast<std::size_t>(observed.rows), 0.0);
-    std::vector<char> keep(static_cast<std::size_t>(observed.rows));
+    const HostCsr obs_seen = scorable(observed, word_count, all_rows, d.unscored_tokens);
+    const HostCsr scored_seen = scorable(scored, word_count, all_rows, d.unscored_tokens);
+    // Documents whose observed half has no training word are left out as a whole: the model
+    // would score them at the prior's rates and the baseline at none.
+    std::vector<std::int64_t> rows;
+    std::vector<double> obs_len;
     double obs_total = 0;
     for (std::int64_t r = 0; r < observed.rows; ++r) {
-      obs_len[r] = row_sum(d.test_observed, r);
-      keep[r] = obs_len[r] > 0;
-      obs_total += obs_len[r];
+      const double len = row_sum(obs_seen, r);
+      if (len > 0) {
+        rows.push_back(r);
+        obs_len.push_back(len);
+        obs_total += len;
+      } else {
+        d.unscored_tokens += row_sum(scored_seen, r);
+      }
     }
-    d.test_scored = scorable(scored, word_count, keep, d.unscored_tokens);
+    d.test_observed = lda::select_rows(obs_seen, rows);
+    d.test_scored = lda::select_rows(scored_seen, rows);
     for (float v : d.test_scored.vals) d.test_tokens += v;
     d.test_log_fact = log_factorial_sum(d.test_scored);
     if (d.test_tokens > 0)

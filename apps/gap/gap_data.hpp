@@ -26,7 +26,9 @@ struct GapData {
   double train_log_fact = 0, heldout_log_fact = 0, test_log_fact = 0;  // Σ log f!
   // Held-out or scored tokens left out of every score: their word has no training token, or their
   // document has none (training tokens under thinning, observed half under --test). Neither the
-  // model nor the unigram baseline can give them a non-zero rate.
+  // model nor the unigram baseline can give them a non-zero rate. (Under thinning such a document
+  // stays a row of X, at the prior's mode, and its rates stay in the model's Σ_all r: a small
+  // handicap for the model, none for the baseline. --test drops such documents as a whole.)
   double unscored_tokens = 0;
   // The unigram baseline r_dw = len_d · c_w / T (len_d: the document's training tokens, or its
   // observed half under --test; c_w the word's training count, T all training tokens), evaluated

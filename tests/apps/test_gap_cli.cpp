@@ -228,6 +228,8 @@ TEST(GapCli, CompareRunsBothDevicesOrSaysWhyNot) {
       {"--input", kGen, "--factors", "4", "--iters", "3", "--compare", "--out", dir.path()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("cpu/lambda.npy")));
+  const std::string json = slurp(dir.file("compare.json"));
+  EXPECT_NE(json.find("\"heldout_ll\""), std::string::npos) << json;
   if (!test::gpu_available()) {
     EXPECT_NE(r.err.find("--compare"), std::string::npos) << r.err;
     return;
