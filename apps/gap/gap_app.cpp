@@ -55,8 +55,9 @@ void print_summary(const TrainResult& r, const GapOptions& opt, const GapData& d
     std::cout << "  unigram baseline: heldout_ll " << fmt("%.4f", *data.unigram_heldout_ll)
               << " per token";
     if (r.last && r.last->heldout_ll)
-      std::cout << " (GaP is " << fmt("%+.4f", *r.last->heldout_ll - *data.unigram_heldout_ll)
-                << " nats per token better)";
+      std::cout << " (GaP minus unigram: "
+                << fmt("%+.4f", *r.last->heldout_ll - *data.unigram_heldout_ll)
+                << " nats per token)";
     std::cout << "\n";
   }
   if (show_factors && opt.top_words > 0) {
