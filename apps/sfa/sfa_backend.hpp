@@ -18,7 +18,9 @@
 // every pass (see the comment at its construction in sfa_engine.hpp for c).
 //
 // M-step (model_step), two choices:
-//  - grad (default; the step BIDMach's SFA takes at scale): the residual E = S − DDS(Λ, X, S) on
+//  - grad (default; BIDMach's SFA also steps along this gradient, there with ADAGrad over
+//    minibatches, here with a curvature preconditioner over full passes): the residual
+//    E = S − DDS(Λ, X, S) on
 //    the training pattern and the gradient of the log posterior with respect to Λ,
 //      G = Eᵀ X − λ_m Λ            (a transposed SpMM: items x F),
 //    followed by Λ += η G H⁻¹ with a per-item curvature H_i = (n_i / U) XᵀX + λ_m I (n_i the
@@ -29,7 +31,9 @@
 //  - em: the paper's EM M-step for the mean loading of every item, the ridge problem
 //      (λ_m I + Xᵀ T_i X) Λ_i = Xᵀ T_i y_i,
 //    solved by the same preconditioned CG as the E-step on Rᵀ (the posterior covariance term of
-//    the paper's M-step is left out: it is O(K²) per user). Not with the user offset.
+//    the paper's M-step is left out: it is O(K²) per user). With the user offset only the factor
+//    columns are solved for (the offset column stays 1): the preconditioner is restricted to
+//    them, so the CG directions never touch the offset column.
 //
 // Objective reported: J = Σ_(u,i)∈Ω (y_ui − Λ_i·x_u)² + λ_u ‖X‖² + λ_m ‖Λ‖².
 #include <cstdint>
@@ -127,8 +131,10 @@ std::unique_ptr<SfaBackend> make_gpu_sfa_backend(Context ctx, const SfaHyper& hy
 
 // Host K x K helpers (sfa_host_math.cpp, Eigen in double; the engine calls them on both devices
 // with K x K matrices only). All row-major, k*k floats.
-// out = (c·g + λ I)⁻¹ for a symmetric positive semi-definite g.
-void preconditioner_inverse(const std::vector<float>& g, int k, double c, double lambda,
+// out = (c·g[:m,:m] + λ I)⁻¹ for the leading m x m block of a symmetric positive semi-definite
+// k x k g (m <= k), padded to k x k with zeros: a preconditioner that leaves the last k − m
+// coordinates of every CG direction at 0.
+void preconditioner_inverse(const std::vector<float>& g, int k, int m, double c, double lambda,
                             std::vector<float>& out);
 // g[:m,:m] = V diag(d) Vᵀ for the leading m x m block of a symmetric k x k g (m <= k), padded
 // to k x k with the identity (d = 0 there): v and vt (k*k) and d (k), eigenvalues clamped at 0.

@@ -38,14 +38,18 @@ MStep parse_mstep(const std::string& text) {
 
 const char* to_string(MStep m) { return m == MStep::kGrad ? "grad" : "em"; }
 
-void preconditioner_inverse(const std::vector<float>& g, int k, double c, double lambda,
+void preconditioner_inverse(const std::vector<float>& g, int k, int m, double c, double lambda,
                             std::vector<float>& out) {
   FK_CHECK(lambda > 0, "the preconditioner needs lambda > 0");
-  RowMatrixD a = c * load(g, k);
+  FK_CHECK(m >= 1 && m <= k,
+           "preconditioner block " << m << " of a " << k << " x " << k << " matrix");
+  RowMatrixD a = c * load(g, k).topLeftCorner(m, m);
   a.diagonal().array() += lambda;
   const Eigen::LLT<RowMatrixD> llt(a);
   FK_CHECK(llt.info() == Eigen::Success, "the SFA preconditioner is not positive definite");
-  store(llt.solve(RowMatrixD::Identity(k, k)), out);
+  RowMatrixD inv = RowMatrixD::Zero(k, k);
+  inv.topLeftCorner(m, m) = llt.solve(RowMatrixD::Identity(m, m));
+  store(inv, out);
 }
 
 void symmetric_eigen(const std::vector<float>& g, int k, int m, std::vector<float>& v,

@@ -26,7 +26,7 @@ void add_sfa_options(app::CommandLine& cli, SfaOptions& o) {
      "also per M-step with --mstep em)")
     ("mstep", po::value<std::string>(&o.mstep)->default_value(o.mstep)->value_name("NAME"),
      "grad: Λ += lrate · (X·Rᵀ − λ_m Λ) preconditioned per item by (n_i/U XᵀX + λ_m I)⁻¹ "
-     "(BIDMach's gradient M-step); em: the paper's EM M-step for the mean loadings, every item's "
+     "(BIDMach's SFA steps along the same gradient, with ADAGrad); em: the paper's EM M-step for the mean loadings, every item's "
      "ridge system (λ_m I + Xᵀ T_i X) Λ_i = Xᵀ T_i y_i by preconditioned CG")
     ("lrate", po::value<double>(&o.lrate)->default_value(o.lrate, format_double(o.lrate))->value_name("X"),
      "learning rate η of --mstep grad (1 is a full step on the approximate curvature)")
@@ -77,8 +77,6 @@ void finalize_sfa_options(const app::CommandLine& cli, SfaOptions& o) {
     usage_fail("mstep", "expected grad or em, got '" + o.mstep + "'");
   }
   require_positive("lrate", o.lrate);
-  if (o.mstep_kind == MStep::kEm && !o.no_user_offset)
-    usage_fail("mstep", "em solves for the factor columns only: add --no-user-offset");
   if (cli.given("lrate") && o.mstep_kind != MStep::kGrad)
     usage_fail("lrate", "applies to --mstep grad only");
   if (!(o.mean_prior >= 0) || !std::isfinite(o.mean_prior))
