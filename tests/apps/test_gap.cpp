@@ -178,6 +178,42 @@ TEST(GapMath, RecoversTheRatesOfAKnownModel) {
   EXPECT_LT(best, 0.2) << "largest L1 distance between a true and its learned factor";
 }
 
+// heldout_ll of the fitted model against the same score of the generating model, computed here
+// densely from the thinned-out tokens: F_held ~ Poisson(p X Λᵀ), so the true model scores
+// [Σ_held f log(p r) − p Σ_all r − Σ log f!] / held-out tokens. A wrong thinning scale or
+// constant in the app would put the fitted model far from it.
+TEST(GapMath, HeldOutScoreMatchesTheGeneratingModel) {
+  test::TempDir dir;
+  const int k = 3;
+  const double p = 0.2;
+  const test::KnownModel truth = test::make_known_model(300, 60, k, 100.0, 2.0, 17);
+  const std::string path = dir.file("counts.mtx");
+  io::write_matrix_market(path, truth.counts);
+  const auto r =
+      run_gap({"--input", path, "--factors", "3", "--iters", "200", "--a", "1", "--holdout-frac",
+               "0.2", "--seed", "4", "--device", "cpu", "--out", dir.file("out"), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  HostCsr train, held;
+  thin_counts(truth.counts, p, 4, train, held);  // the app's split: same seed, same counts
+  double sum = 0, tokens = 0, all = 0;
+  for (std::int64_t d = 0; d < held.rows; ++d)
+    for (std::int64_t j = held.row_ptr[d]; j < held.row_ptr[d + 1]; ++j) {
+      double rate = 0;
+      for (int c = 0; c < k; ++c) rate += double(truth.x(d, c)) * truth.lambda(held.col_idx[j], c);
+      sum += held.vals[j] * std::log(p * rate) - std::lgamma(held.vals[j] + 1.0);
+      tokens += held.vals[j];
+    }
+  for (std::int64_t d = 0; d < truth.x.rows(); ++d)
+    for (int c = 0; c < k; ++c) all += truth.x(d, c);  // Σ_w λ_wk = 1
+  const double want = (sum - p * all) / tokens;
+  const std::vector<double> ll = metric_series(dir.file("out"), "heldout_ll");
+  ASSERT_EQ(ll.size(), 200u);
+  EXPECT_NEAR(ll.back(), want, 0.03) << "generating model: " << want;
+  const auto unigram = json_number(test::slurp(dir.file("out/summary.json")), "unigram_heldout_ll");
+  ASSERT_TRUE(unigram);
+  EXPECT_GT(ll.back(), *unigram + 0.05);
+}
+
 TEST(GapData, ThinningSplitsEveryTokenOnceWithTheRightFraction) {
   const test::KnownModel m = test::make_known_model(200, 50, 2, 30.0, 2.0, 5);
   HostCsr train, held, train2, held2;
