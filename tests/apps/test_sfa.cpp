@@ -281,6 +281,7 @@ TEST(SfaGpu, AgreesWithCpu) {
   const Generated g = generated(700, 400, 30000, 6, 0.4, 19, false);
   const std::vector<float> means = item_means(g.d, 5.0);
   for (const MStep m : {MStep::kGrad, MStep::kEm}) {
+    SCOPED_TRACE(to_string(m));
     SfaHyper h = hyper_for(g.d, 40, m == MStep::kGrad, 5, 5, 3);  // K > 32: several lanes per row
     h.mstep = m;
     const Trained cpu = train(g.d, h, means, 5, Context(DeviceKind::kCpu, 1));
@@ -290,6 +291,33 @@ TEST(SfaGpu, AgreesWithCpu) {
       EXPECT_NEAR(gpu.test_rmse[p], cpu.test_rmse[p], 1e-3 * cpu.test_rmse[p]) << p;
     }
     EXPECT_LT(test::max_rel_error(gpu.items.storage(), cpu.items.storage()), 1e-2);
+    EXPECT_LT(test::max_rel_error(gpu.users.storage(), cpu.users.storage()), 1e-2);
+  }
+}
+
+// Both steps on the tiny problem on the GPU against the closed forms (pinpoints a GPU Ops bug).
+TEST(SfaGpu, TinyStepsEqualClosedForms) {
+  FK_REQUIRE_GPU();
+  const AlsData d = als::build_als_data(tiny_ratings(), {});
+  const std::vector<float> means = item_means(d, 1.0);
+  for (const bool offset : {false, true}) {
+    SCOPED_TRACE(offset ? "offset" : "factors only");
+    const int factors = 2, k = factors + (offset ? 1 : 0);
+    SfaHyper h = hyper_for(d, factors, offset, 0.3, 0.5, k + 3);
+    h.mstep = MStep::kEm;
+    auto be = make_gpu_sfa_backend(Context(DeviceKind::kGpu), h, d.train, d.train_t, d.test, means);
+    HostDense<float> lam = tiny_loadings(k);
+    if (offset)
+      for (int i = 0; i < 4; ++i) lam(i, factors) = 1.0f;
+    be->set_factors(HostDense<float>(3, k, 7.5f), lam);
+    be->user_step();
+    const HostDense<float> x = be->user_factors();
+    EXPECT_LT(test::max_rel_error(x.storage(), closed_form_users(d, lam, means, 0.3).storage()),
+              1e-4);
+    be->model_step();
+    EXPECT_LT(test::max_rel_error(be->item_factors().storage(),
+                                  closed_form_items(d, x, factors, offset, means, 0.5).storage()),
+              1e-4);
   }
 }
 
