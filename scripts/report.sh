@@ -35,10 +35,11 @@
 #
 # Standard sizes: gpu mode runs bench_kernels.sh's full set (every GPU variant, auto and cuSPARSE;
 # SDDMM K 32..512, SpMM K 1..512, S·B and Sᵀ·B) and lda-default, lda-nytimes (3 passes),
-# als-ml100k and als-netflix with --compare; cpu mode runs the real matrices and nips on the CPU
-# with 5 timed runs, and lda-default, lda-nips (3 passes), als-ml100k and als-ml20m (2 iterations)
-# on the CPU only (--compare without a GPU runs the CPU side and says so). Apps whose binary or
-# configuration file is absent are skipped and listed as such (fk-gap and fk-sfa until they land).
+# als-ml100k, als-netflix, gap-kos, gap-nytimes, sfa-ml100k and sfa-netflix with --compare; cpu
+# mode runs the real matrices and nips on the CPU with 5 timed runs, and lda-default, lda-nips
+# (3 passes), als-ml100k, als-ml20m (2 iterations), gap-kos and sfa-ml100k on the CPU only
+# (--compare without a GPU runs the CPU side and says so). Apps whose binary or configuration file
+# is absent are skipped and listed as such.
 #
 # Exit status: 0 all steps ok and the report rendered; 1 a step failed (a benchmark row failing its
 # check, an app run failing, a missing plot or an empty table) — every other step still runs and
@@ -148,7 +149,7 @@ app_table=(
   "quick|als-gen-ml100k|fk-als|configs/als-ml100k.ini|--input gen:ml-100k|!{data}/movielens-100k/u.data"
   "gpu|als-netflix|fk-als|configs/als-netflix.ini||"
   "cpu|als-ml20m|fk-als|configs/als-ml20m.ini|--iters 2|"
-  "quick,gpu,cpu|gap-kos|fk-gap|configs/gap-kos.ini|--input {data}/uci-kos/docword.kos.txt.gz --iters 20|{data}/uci-kos/docword.kos.txt.gz"
+  "quick,gpu,cpu|gap-kos|fk-gap|configs/gap-kos.ini|--input {data}/uci-kos/docword.kos.txt.gz|{data}/uci-kos/docword.kos.txt.gz"
   "quick|gap-default|fk-gap|configs/gap-default.ini||!{data}/uci-kos/docword.kos.txt.gz"
   "gpu|gap-nytimes|fk-gap|configs/gap-nytimes.ini||"
   "quick,gpu,cpu|sfa-ml100k|fk-sfa|configs/sfa-ml100k.ini|--input {data}/movielens-100k/u.data|{data}/movielens-100k/u.data"

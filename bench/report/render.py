@@ -72,7 +72,8 @@ def read_kernels(dirs):
         with open(path, encoding="utf-8", newline="") as f:
             for r in csv.DictReader(f):
                 for key in ("m", "n", "nnz", "k", "threads", "runs"):
-                    r[key] = int(to_float(r.get(key)) if r.get(key) else 0)
+                    v = to_float(r.get(key))
+                    r[key] = int(v) if math.isfinite(v) else 0
                 for key in ("prep_ms", "median_ms", "min_ms", "gflops", "gbps", "floor_ms",
                             "speedup_vs_baseline", "max_rel_err"):
                     r[key] = to_float(r.get(key))
@@ -82,7 +83,8 @@ def read_kernels(dirs):
 
 
 def read_apps(dirs):
-    apps = []
+    """Every apps/<id> of every folder; an id measured in several folders keeps the last one."""
+    apps = {}
     for d in dirs:
         root = os.path.join(d, "apps")
         if not os.path.isdir(root):
@@ -91,15 +93,15 @@ def read_apps(dirs):
             folder = os.path.join(root, app_id)
             entry = read_tsv_row(os.path.join(folder, "entry.tsv"))
             cmp_path = os.path.join(folder, "compare.json")
-            apps.append({
+            apps[app_id] = {
                 "id": app_id,
                 "binary": entry[1] if len(entry) > 1 else "",
                 "config": entry[2] if len(entry) > 2 else "",
                 "extra": entry[3] if len(entry) > 3 else "",
                 "compare": read_json(cmp_path) if os.path.exists(cmp_path) else None,
                 "dir": d,
-            })
-    return apps
+            }
+    return [apps[k] for k in sorted(apps)]
 
 
 def read_tsv_row(path):
