@@ -40,6 +40,10 @@ struct LdaHyper {
   int max_inner = 50;      // E-step iterations at most (>= 1)
   double tol = 1e-3;       // stop the E-step when the mean |Δγ| over the minibatch is below this
   std::string sddmm = "auto", spmm = "auto";  // kernel variants (registry names or auto)
+  // Memory for minibatches kept on the backend's device (bytes; 0: whatever is free). Minibatches
+  // beyond it stay in (pinned) host memory and are copied in for each use, the copy of the next
+  // one overlapped with the work on the current one.
+  std::int64_t device_memory = 0;
 };
 
 // What a minibatch is used for decides which plans it gets.

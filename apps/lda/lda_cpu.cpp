@@ -50,6 +50,23 @@ class CpuOps {
   static CsrView view(const Csr& c) { return c.view(); }
   std::int64_t free_bytes() const { return std::numeric_limits<std::int64_t>::max(); }
 
+  // Streaming on the CPU only copies within host memory: it exists so that --device-memory runs
+  // the engine's streaming logic on any machine (the tests use it).
+  using Staged = LocalBatch;
+  struct Slot {
+    HostCsr csr;
+    std::vector<std::int32_t> words;
+  };
+  Staged stage(const LocalBatch& lb) const { return lb; }
+  void fetch(const Staged& b, Slot& slot) const {
+    slot.csr = b.counts;
+    slot.words = b.words;
+  }
+  void await(Slot&) const {}
+  void retire(Slot&) const {}
+  static CsrView slot_view(const Slot& s) { return s.csr.view(); }
+  static const std::int32_t* slot_words(const Slot& s) { return s.words.data(); }
+
   void fill(const Context&, float* p, std::int64_t n, float v) const { std::fill(p, p + n, v); }
 
   void init_gamma(const Context&, float* gamma, std::int64_t rows, int k, std::uint64_t key,

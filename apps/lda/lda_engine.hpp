@@ -12,6 +12,14 @@
 //   template <class T> void download(const Buffer<T>&, T* host, int64 n) const;
 //   using Csr;  Csr make_csr(const HostCsr&);  static CsrView view(const Csr&);
 //   std::int64_t free_bytes() const;               memory left for minibatch data
+//   using Staged;  Staged stage(const LocalBatch&);  a host copy the device can copy from
+//                                                  asynchronously (pinned memory on the GPU)
+//   using Slot;                                    device room for one staged minibatch
+//   void fetch(const Staged&, Slot&);              starts copying into the slot once the work
+//                                                  that last read it is done; returns at once
+//   void await(Slot&);                             work issued later waits for the slot's copy
+//   void retire(Slot&);                            marks the end of the work that reads the slot
+//   static CsrView slot_view(const Slot&);  static const int32* slot_words(const Slot&);
 //   void fill(ctx, float* p, int64 n, float v);
 //   void init_gamma(ctx, float* gamma, int64 rows, int k, u64 key, u64 stream, int64 first_doc);
 //   void expect_theta(ctx, const float* gamma, float* etheta, int64 rows, int k);
@@ -67,6 +75,7 @@ class LdaEngine final : public LdaBackend {
 
   int add_batch(const LocalBatch& lb, BatchRole role) override {
     auto b = std::make_unique<Batch>();
+    b->id = static_cast<int>(batches_.size());
     b->role = role;
     b->rows = lb.counts.rows;
     b->nloc = static_cast<std::int64_t>(lb.words.size());
@@ -79,18 +88,24 @@ class LdaEngine final : public LdaBackend {
     grow(ebeta_, b->nloc * k);
     if (role == BatchRole::kTrain) grow(xt_, b->nloc * k);
     if (role != BatchRole::kScore) b->gamma = ops_.template alloc<float>(b->rows * k);
-    // Keep the minibatch on the device when it fits (with room for the dense work buffers);
-    // otherwise keep a host copy and upload it, with fresh plans, each time it is used.
-    const double need = batch_bytes(*b) + 256.0 * (1 << 20);
-    b->resident = static_cast<double>(ops_.free_bytes()) > need;
+    // Keep the minibatch on the device when it fits (with room for the dense work buffers and
+    // within --device-memory); otherwise stage it in host memory and copy it in for each use.
+    const double bytes = batch_bytes(*b);
+    const bool within_limit =
+        h_.device_memory <= 0 || resident_bytes_ + bytes <= static_cast<double>(h_.device_memory);
+    b->resident = within_limit && static_cast<double>(ops_.free_bytes()) > bytes + kHeadroom;
     if (b->resident) {
-      make_resident(*b, lb);
+      resident_bytes_ += bytes;
+      upload(*b, lb);
+      prepare_plans(*b, Ops::view(b->csr));
     } else {
       if (streamed_ == 0)
-        log_warn() << "device memory is full: minibatches from #" << batches_.size()
-                   << " on are streamed from host memory and their plans re-prepared at each use";
+        log_info() << (within_limit ? "device memory is full" : "--device-memory reached")
+                   << ": minibatches from #" << b->id
+                   << " on are streamed from pinned host memory (the next one copied while the "
+                      "current one runs; plans re-prepared at each use)";
       ++streamed_;
-      b->host = lb;
+      b->staged = ops_.stage(lb);
     }
     batches_.push_back(std::move(b));
     return static_cast<int>(batches_.size()) - 1;
@@ -130,7 +145,7 @@ class LdaEngine final : public LdaBackend {
     }
     const DenseView<const float> et_view{et, b.rows, k};
     const DenseView<const float> eb_view{ebeta_.data(), b.nloc, k};
-    ops_.gather_expect_beta(ctx_, lambda_.data(), b.words.data(), b.nloc, k, psi_colsum_.data(),
+    ops_.gather_expect_beta(ctx_, lambda_.data(), words(b), b.nloc, k, psi_colsum_.data(),
                             ebeta_.data());
     ratio(b, et_view, eb_view);
     for (int it = 1; it <= h_.max_inner; ++it) {
@@ -145,7 +160,7 @@ class LdaEngine final : public LdaBackend {
     if (b.role == BatchRole::kTrain) {
       b.spmm_t.run(ctx_, p_.data(), et_view, DenseView<float>{xt_.data(), b.nloc, k});
       count_spmm(b);
-      ops_.scatter_stats(ctx_, ebeta_.data(), xt_.data(), b.words.data(), b.nloc, k, stats_.data());
+      ops_.scatter_stats(ctx_, ebeta_.data(), xt_.data(), words(b), b.nloc, k, stats_.data());
     }
     return r;
   }
@@ -167,12 +182,11 @@ class LdaEngine final : public LdaBackend {
     Use use(*this, s);
     const int k = h_.topics;
     ops_.normalize_rows(ctx_, f.gamma.data(), etheta_.data(), f.rows, k);
-    ops_.gather_beta(ctx_, lambda_.data(), s.words.data(), s.nloc, k, colsum_.data(),
-                     ebeta_.data());
+    ops_.gather_beta(ctx_, lambda_.data(), words(s), s.nloc, k, colsum_.data(), ebeta_.data());
     s.sddmm.run(ctx_, DenseView<const float>{etheta_.data(), s.rows, k},
                 DenseView<const float>{ebeta_.data(), s.nloc, k}, nullptr, p_.data());
     count_sddmm(s);
-    return ops_.sum_n_log(ctx_, Ops::view(s.csr).vals, p_.data(), s.nnz);
+    return ops_.sum_n_log(ctx_, csr(s).vals, p_.data(), s.nnz);
   }
 
   double bound_word_term(int id) override {
@@ -182,12 +196,12 @@ class LdaEngine final : public LdaBackend {
     Use use(*this, b);
     const int k = h_.topics;
     ops_.expect_theta(ctx_, b.gamma.data(), etheta_.data(), b.rows, k);
-    ops_.gather_expect_beta(ctx_, lambda_.data(), b.words.data(), b.nloc, k, psi_colsum_.data(),
+    ops_.gather_expect_beta(ctx_, lambda_.data(), words(b), b.nloc, k, psi_colsum_.data(),
                             ebeta_.data());
     b.sddmm.run(ctx_, DenseView<const float>{etheta_.data(), b.rows, k},
                 DenseView<const float>{ebeta_.data(), b.nloc, k}, nullptr, p_.data());
     count_sddmm(b);
-    return ops_.sum_n_log(ctx_, Ops::view(b.csr).vals, p_.data(), b.nnz);
+    return ops_.sum_n_log(ctx_, csr(b).vals, p_.data(), b.nnz);
   }
 
   HostDense<float> gamma(int id) const override {
@@ -215,27 +229,29 @@ class LdaEngine final : public LdaBackend {
 
  private:
   struct Batch {
+    int id = 0;
     BatchRole role = BatchRole::kTrain;
     std::int64_t rows = 0, nloc = 0, nnz = 0, first_doc = 0;
     bool resident = true;
     bool has_gamma = false;
-    LocalBatch host;  // kept only for batches streamed from host memory
-    typename Ops::Csr csr;
-    Buf<std::int32_t> words;
-    Buf<float> gamma;  // rows x K, always on the device
+    int slot = -1;                // streamed: the slot it occupies while in use
+    typename Ops::Staged staged;  // streamed: the host copy
+    typename Ops::Csr csr;        // resident: the pattern and counts
+    Buf<std::int32_t> words;      // resident: local column -> word id
+    Buf<float> gamma;             // rows x K, always on the device
     // Plans hold views of csr: declared after it so they are destroyed first.
     PreparedSddmm sddmm;
     PreparedSpmm spmm, spmm_t;
   };
 
-  // Uploads a streamed batch for one use and drops it afterwards.
+  // Brings a streamed batch onto the device for one use (with plans) and lets go of it after.
   class Use {
    public:
     Use(LdaEngine& e, Batch& b) : e_(e), b_(b) {
-      if (!b_.resident) e_.make_resident(b_, b_.host);
+      if (!b_.resident) e_.begin_streamed_use(b_);
     }
     ~Use() {
-      if (!b_.resident) e_.release(b_);
+      if (!b_.resident) e_.end_streamed_use(b_);
     }
     Use(const Use&) = delete;
     Use& operator=(const Use&) = delete;
@@ -264,12 +280,60 @@ class LdaEngine final : public LdaBackend {
     return per_nnz * static_cast<double>(b.nnz) + 16.0 * static_cast<double>(b.rows + b.nloc);
   }
 
-  void make_resident(Batch& b, const LocalBatch& lb) {
+  CsrView csr(const Batch& b) const {
+    return b.resident ? Ops::view(b.csr) : Ops::slot_view(slots_[b.slot]);
+  }
+  const std::int32_t* words(const Batch& b) const {
+    return b.resident ? b.words.data() : Ops::slot_words(slots_[b.slot]);
+  }
+
+  void upload(Batch& b, const LocalBatch& lb) {
     b.csr = ops_.make_csr(lb.counts);
     b.words = ops_.template alloc<std::int32_t>(b.nloc);
     ops_.upload(b.words, lb.words.data(), b.nloc);
+  }
+
+  // Streamed batches take turns in two slots: while one is in use, the copy of the streamed batch
+  // that comes next in id order (the order of a training pass) goes into the other, so the copy
+  // overlaps this batch's work. A batch that was not guessed is copied when it is needed.
+  void begin_streamed_use(Batch& b) {
+    int s = slot_batch_[0] == b.id ? 0 : slot_batch_[1] == b.id ? 1 : -1;
+    if (s < 0) {
+      s = slot_batch_[0] == next_streamed(b.id) ? 1 : 0;  // keep a prefetched successor
+      ops_.fetch(b.staged, slots_[s]);
+      slot_batch_[s] = b.id;
+    }
+    ops_.await(slots_[s]);
+    b.slot = s;
+    const int next = next_streamed(b.id);
+    if (next != b.id && slot_batch_[1 - s] != next) {
+      ops_.fetch(batches_[static_cast<std::size_t>(next)]->staged, slots_[1 - s]);
+      slot_batch_[1 - s] = next;
+    }
+    prepare_plans(b, Ops::slot_view(slots_[s]));
+  }
+
+  void end_streamed_use(Batch& b) {
+    b.sddmm = PreparedSddmm{};
+    b.spmm = PreparedSpmm{};
+    b.spmm_t = PreparedSpmm{};
+    ops_.retire(slots_[b.slot]);
+    b.slot = -1;
+  }
+
+  // The streamed batch after `id` in id order, wrapping around (`id` itself when it is the only
+  // one).
+  int next_streamed(int id) const {
+    const int n = static_cast<int>(batches_.size());
+    for (int step = 1; step <= n; ++step) {
+      const int j = (id + step) % n;
+      if (!batches_[static_cast<std::size_t>(j)]->resident) return j;
+    }
+    return -1;
+  }
+
+  void prepare_plans(Batch& b, const CsrView& v) {
     if (b.nnz == 0) return;  // nothing to prepare: the kernels are never called on it
-    const CsrView v = Ops::view(b.csr);
     const int k = h_.topics;
     b.sddmm = make_sddmm_plan(ctx_, v, k, h_.sddmm);
     note(b.sddmm.variant->name(), b.sddmm.prepare_seconds);
@@ -283,14 +347,6 @@ class LdaEngine final : public LdaBackend {
     }
   }
 
-  void release(Batch& b) {
-    b.sddmm = PreparedSddmm{};
-    b.spmm = PreparedSpmm{};
-    b.spmm_t = PreparedSpmm{};
-    b.words = Buf<std::int32_t>{};
-    b.csr = typename Ops::Csr{};
-  }
-
   void note(const std::string& name, double seconds) {
     names_.insert(name);
     prepare_seconds_ += seconds;
@@ -300,7 +356,7 @@ class LdaEngine final : public LdaBackend {
   void ratio(Batch& b, DenseView<const float> et, DenseView<const float> eb) {
     b.sddmm.run(ctx_, et, eb, nullptr, p_.data());
     count_sddmm(b);
-    ops_.divide(ctx_, Ops::view(b.csr).vals, p_.data(), b.nnz, kPhiEps);
+    ops_.divide(ctx_, csr(b).vals, p_.data(), b.nnz, kPhiEps);
   }
   void count_sddmm(const Batch& b) {
     ++counters_.sddmm_calls;
@@ -318,6 +374,11 @@ class LdaEngine final : public LdaBackend {
   Buf<double> colsum_, psi_colsum_;         // K: Σ_w λ_wk and ψ of it
   Buf<float> etheta_, t_, p_, ebeta_, xt_;  // scratch sized for the largest minibatch
   std::vector<std::unique_ptr<Batch>> batches_;
+  // Room left beside resident minibatches for the dense work buffers and the streaming slots.
+  static constexpr double kHeadroom = 256.0 * (1 << 20);
+  double resident_bytes_ = 0;
+  typename Ops::Slot slots_[2];
+  int slot_batch_[2] = {-1, -1};  // which streamed batch each slot holds (or is being copied)
   std::set<std::string> names_;
   double prepare_seconds_ = 0;
   std::int64_t streamed_ = 0;

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <utility>
 
 #include "apps/lda/lda_engine.hpp"
 #include "apps/lda/lda_math.hpp"
@@ -220,6 +222,96 @@ __global__ void reduce_sum_kernel(const double* __restrict__ in, std::int64_t n,
   if (threadIdx.x == 0) out[0] = total;
 }
 
+// Page-locked host memory: copies from it run asynchronously on a stream (from pageable memory
+// the driver stages them through a buffer of its own and the host waits).
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::int64_t n) : size_(n) {
+    if (n > 0) FK_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&data_), bytes(), 0));
+  }
+  PinnedBuffer(const T* src, std::int64_t n) : PinnedBuffer(n) {
+    if (n > 0) std::copy(src, src + n, data_);
+  }
+  ~PinnedBuffer() {
+    if (data_)
+      cudaFreeHost(data_);  // no throw from a destructor; a failure here cannot be acted on
+  }
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  const T* data() const { return data_; }
+  std::int64_t size() const { return size_; }
+  std::size_t bytes() const { return static_cast<std::size_t>(size_) * sizeof(T); }
+
+ private:
+  T* data_ = nullptr;
+  std::int64_t size_ = 0;
+};
+
+// A minibatch staged in pinned host memory.
+struct PinnedBatch {
+  std::int64_t rows = 0, cols = 0;
+  PinnedBuffer<std::int64_t> row_ptr;
+  PinnedBuffer<std::int32_t> col_idx, words;
+  PinnedBuffer<float> vals;
+};
+
+class Event {
+ public:
+  Event() { FK_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+// Device room for one streamed minibatch. `copied` fires when its copy has landed; `released`
+// when the compute work that last read it is done (a new copy waits for that).
+struct DeviceSlot {
+  std::int64_t rows = 0, cols = 0, nnz = 0;
+  DeviceBuffer<std::int64_t> row_ptr;
+  DeviceBuffer<std::int32_t> col_idx, words;
+  DeviceBuffer<float> vals;
+  std::unique_ptr<Event> copied, released;
+  bool in_use_before = false;  // `released` has been recorded at least once
+};
+
+// The stream that copies the next streamed minibatch while the compute stream works; it does not
+// synchronize with the legacy default stream, so synchronous calls elsewhere do not stall it.
+class CopyStream {
+ public:
+  CopyStream() { FK_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~CopyStream() { cudaStreamDestroy(s_); }
+  CopyStream(const CopyStream&) = delete;
+  CopyStream& operator=(const CopyStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+template <typename T>
+void grow_to(DeviceBuffer<T>& buf, std::int64_t n) {
+  if (buf.size() < n) buf = DeviceBuffer<T>(n);
+}
+
+template <typename T>
+void copy_async(T* dst, const PinnedBuffer<T>& src, cudaStream_t s) {
+  if (src.size() > 0)
+    FK_CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), src.bytes(), cudaMemcpyHostToDevice, s));
+}
+
 class GpuOps {
  public:
   template <class T>
@@ -259,6 +351,58 @@ class GpuOps {
     FK_CUDA_CHECK(cudaMemGetInfo(&free, &total));
     return static_cast<std::int64_t>(free);
   }
+
+  using Staged = PinnedBatch;
+  using Slot = DeviceSlot;
+  Staged stage(const LocalBatch& lb) const {
+    PinnedBatch p;
+    p.rows = lb.counts.rows;
+    p.cols = lb.counts.cols;
+    p.row_ptr = PinnedBuffer<std::int64_t>(lb.counts.row_ptr.data(), lb.counts.rows + 1);
+    p.col_idx = PinnedBuffer<std::int32_t>(lb.counts.col_idx.data(), lb.counts.nnz());
+    p.vals = PinnedBuffer<float>(lb.counts.vals.data(), lb.counts.nnz());
+    p.words =
+        PinnedBuffer<std::int32_t>(lb.words.data(), static_cast<std::int64_t>(lb.words.size()));
+    return p;
+  }
+  void fetch(const Staged& b, Slot& slot) {
+    if (!slot.copied) {
+      slot.copied = std::make_unique<Event>();
+      slot.released = std::make_unique<Event>();
+    }
+    const cudaStream_t cs = copy_stream_.get();
+    if (slot.row_ptr.size() < b.row_ptr.size() || slot.col_idx.size() < b.col_idx.size() ||
+        slot.words.size() < b.words.size()) {
+      // Growing frees the old buffers: nothing may still read or write them.
+      FK_CUDA_CHECK(cudaStreamSynchronize(cs));
+      if (slot.in_use_before) FK_CUDA_CHECK(cudaEventSynchronize(slot.released->get()));
+      grow_to(slot.row_ptr, b.row_ptr.size());
+      grow_to(slot.col_idx, b.col_idx.size());
+      grow_to(slot.vals, b.vals.size());
+      grow_to(slot.words, b.words.size());
+    }
+    if (slot.in_use_before) FK_CUDA_CHECK(cudaStreamWaitEvent(cs, slot.released->get(), 0));
+    copy_async(slot.row_ptr.data(), b.row_ptr, cs);
+    copy_async(slot.col_idx.data(), b.col_idx, cs);
+    copy_async(slot.vals.data(), b.vals, cs);
+    copy_async(slot.words.data(), b.words, cs);
+    FK_CUDA_CHECK(cudaEventRecord(slot.copied->get(), cs));
+    slot.rows = b.rows;
+    slot.cols = b.cols;
+    slot.nnz = b.col_idx.size();
+  }
+  void await(Slot& slot) const {
+    FK_CUDA_CHECK(cudaStreamWaitEvent(stream_, slot.copied->get(), 0));
+  }
+  void retire(Slot& slot) const {
+    FK_CUDA_CHECK(cudaEventRecord(slot.released->get(), stream_));
+    slot.in_use_before = true;
+  }
+  static CsrView slot_view(const Slot& s) {
+    return {s.rows,           s.cols,           s.nnz,
+            s.row_ptr.data(), s.col_idx.data(), s.nnz > 0 ? s.vals.data() : nullptr};
+  }
+  static const std::int32_t* slot_words(const Slot& s) { return s.words.data(); }
 
   void fill(const Context&, float* p, std::int64_t n, float v) const {
     if (n <= 0) return;
@@ -376,6 +520,7 @@ class GpuOps {
   }
 
   cudaStream_t stream_;
+  CopyStream copy_stream_;
   DeviceBuffer<double> result_, partial_, row_change_, colsum_partial_;
 };
 

@@ -60,7 +60,11 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
      "write <out>/checkpoint every N passes (0: never)")
     ("resume", po::bool_switch(&o.resume),
      "continue from <out>/checkpoint when there is one (same configuration required); a resumed "
-     "run reaches the same model as an uninterrupted one");
+     "run reaches the same model as an uninterrupted one")
+    ("device-memory", real(&o.device_memory_mb, o.device_memory_mb)->value_name("MB"),
+     "MiB of device memory for minibatches kept on the GPU (0: whatever is free). Minibatches "
+     "beyond it stay in pinned host memory and are copied in for each use, the next one while "
+     "the current one runs (on the CPU they are copied too, which only exercises that path)");
   // clang-format on
 }
 
@@ -68,6 +72,7 @@ void finalize_lda_options(const app::CommandLine& cli, LdaOptions& o) {
   using app::require_at_least;
   using app::usage_fail;
   require_at_least("topics", o.topics, 1);
+  require_at_least("device-memory", o.device_memory_mb, 0.0);
   require_at_least("batch-size", o.batch_size, std::int64_t{1});
   require_at_least("inner-iters", o.inner_iters, 1);
   if (!(o.tol >= 0) || !std::isfinite(o.tol)) usage_fail("tol", "must be a finite number >= 0");

@@ -27,6 +27,7 @@ struct LdaOptions {
   std::string vocab;           // optional vocabulary file (one word per line)
   int checkpoint_every = 0;    // passes between checkpoints (0: none)
   bool resume = false;         // continue from <out>/checkpoint when it exists
+  double device_memory_mb = 0;  // MiB for resident minibatches (0: whatever is free)
 };
 
 // Adds the training options, bound to `opt`, to cli.app_options().

@@ -39,7 +39,8 @@ std::uint64_t key_for(std::uint64_t seed, std::uint64_t stream) {
 bool affects_model(const std::string& key) {
   static const char* const kFree[] = {"iters",  "out",       "device",     "threads",
                                       "quiet",  "compare",   "eval-every", "checkpoint-every",
-                                      "resume", "top-words", "sddmm",      "spmm"};
+                                      "resume", "top-words", "sddmm",      "spmm",
+                                      "device-memory"};
   return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
 }
 
@@ -184,6 +185,7 @@ class Trainer {
     h.tol = opt.tol;
     h.sddmm = opt.sddmm;
     h.spmm = opt.spmm;
+    h.device_memory = static_cast<std::int64_t>(opt.device_memory_mb * (1 << 20));
     be_ = make_lda_backend(std::move(ctx), h);
     for (const LocalBatch& b : data.train_batches)
       train_ids_.push_back(be_->add_batch(b, BatchRole::kTrain));
