@@ -5,10 +5,11 @@
 #
 # usage: scripts/report.sh [--quick] [--out DIR] [--bin DIR] [--exe NAME=PATH]...
 #                          [--only kernels|apps] [--matrices LABEL,...] [--apps ID,...]
-#                          [--machine auto|gpu|cpu] [--cpu-kernels] [--data DIR] [--threads N]
+#                          [--machine auto|gpu|cpu] [--cpu-kernels] [--keep-app-output]
+#                          [--data DIR] [--threads N]
 #                          [--commit SHA] [--measure-only] [--render-only DIR]... [--list]
 #
-#   --quick           CI size (CPU only: about a minute on 2 cores): bench_kernels.sh --quick and
+#   --quick           CI size (10-30 s on 2 CPU cores): bench_kernels.sh --quick and
 #                     each app's quick configuration with 2 iterations; checks that everything
 #                     runs, agrees and draws, not a measurement
 #   --out DIR         output folder (default out/report-<UTC time>); measure writes kernels.csv,
@@ -24,6 +25,8 @@
 #   --machine M       gpu: full GPU sizes (the default when nvidia-smi sees a GPU), cpu: sizes for
 #                     a 2-core machine without a GPU (20 minutes), auto (default)
 #   --cpu-kernels     gpu mode: also run the CPU kernel variants over the CPU matrix set
+#   --keep-app-output keep every file the apps write under apps/<id>/run (by default files over
+#                     256 KiB — models, data copies — are deleted after each run)
 #   --data DIR        real data (default $FK_SHARED_DATA, else ../shared/data, else .carry/data)
 #   --threads N       CPU threads for the apps and fk-bench (default: every core)
 #   --commit SHA      the commit the binaries were built from, when this folder is not a git
@@ -62,6 +65,7 @@ matrices=""
 apps_sel=""
 machine="auto"
 cpu_kernels=0
+keep_app_output=0
 data="${FK_SHARED_DATA:-}"
 threads=""
 commit="${FK_COMMIT:-}"
@@ -87,6 +91,7 @@ while [[ $# -gt 0 ]]; do
       machine="${2:?--machine needs auto, gpu or cpu}"; shift
       [[ "$machine" =~ ^(auto|gpu|cpu)$ ]] || die "--machine: expected auto, gpu or cpu, got '$machine'" ;;
     --cpu-kernels) cpu_kernels=1 ;;
+    --keep-app-output) keep_app_output=1 ;;
     --data) data="$(abspath "${2:?--data needs a folder}")"; shift ;;
     --threads) threads="${2:?--threads needs a number}"; shift
       [[ "$threads" =~ ^[0-9]+$ ]] || die "--threads: expected a number, got '$threads'" ;;
@@ -186,7 +191,8 @@ if [[ $measure == 1 && -z "$out" ]]; then out="$root/out/report-$(date -u +%Y%m%
 # (several runs are merged at render time instead). An earlier report folder is emptied; any
 # other non-empty folder is refused.
 if [[ $measure == 1 && -d "$out" && -n "$(ls -A "$out")" ]]; then
-  [[ -f "$out/machine.json" ]] || die "--out $out is not empty and holds no earlier report; choose another folder"
+  [[ -f "$out/machine.json" || -f "$out/steps.tsv" || -f "$out/commands.sh" ]] ||
+    die "--out $out is not empty and holds no earlier report; choose another folder"
   rm -rf "${out:?}"/{machine.json,steps.tsv,commands.sh,kernels.csv,logs,apps,report.md,apps.csv,kernel-problems.csv}
   rm -f "$out"/*.png
 fi
@@ -360,6 +366,10 @@ if [[ $measure == 1 ]]; then
           fail "app $id: exit status 0 but no compare.json (is $name built from this commit?)"
         fi
       fi
+      # The models and data copies an app writes (hundreds of MB at nytimes/Netflix sizes) are not
+      # part of the report and would not come back from a lent machine: keep only small files
+      # (metrics.jsonl, config, summaries).
+      ((keep_app_output)) || find "$out/apps/$id/run" -type f -size +256k -delete 2>/dev/null
     done < <(selected_apps)
     ((n_apps > 0)) || fail "no app configuration selected (--apps '$apps_sel' in mode $mode; see --list)"
   fi
