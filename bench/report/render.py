@@ -600,6 +600,18 @@ def main():
     for name in written:
         if not os.path.exists(os.path.join(out, name)):
             problem("plot %s is missing" % name)
+    # A few lines for the terminal; report.md has the rest.
+    for s in summaries:
+        print("app %-16s GPU %s s, CPU %s s per %s, speedup %s" % (
+            s["id"], fmt(s["gpu_median_s"], "%.4g"), fmt(s["cpu_median_s"], "%.4g"),
+            s["iter_name"], fmt(s["speedup"], "%.1fx") if s["gpu_device"] else "- (no GPU run)"))
+    for sec in kernel_sections:
+        ps = sec["problems"]
+        print("kernels %s %-12s %3d problems, auto vs %s %s (geometric mean), within 10%% of the "
+              "best on %d" % (sec["key"][0], op_slug(sec["key"][1], sec["key"][2]), len(ps),
+                              variant_short(ps[0]["baseline"]),
+                              fmt(geomean([p["auto_vs_baseline"] for p in ps]), "%.2fx"),
+                              sum(1 for p in ps if p["auto_vs_best"] <= 1.1)))
     if PROBLEMS:
         print("render.py: %d problem(s); see the 'Problems' section of %s" % (
             len(PROBLEMS), os.path.join(out, "report.md")), file=sys.stderr)
