@@ -147,7 +147,11 @@ def short_matrix(name, limit=30):
         parts = dict(p.split("=", 1) for p in spec.split(",") if "=" in p)
         if "rows" in parts and "cols" in parts:
             name = "%s %sx%s" % (kind, parts["rows"], parts["cols"])
-    return name if len(name) <= limit else name[:limit - 1] + "…"
+    # Long names (DLMC layers) differ at their ends: keep the head's first part and the tail.
+    if len(name) <= limit:
+        return name
+    head = name.split("/")[0] + "/" if "/" in name[:8] else name[:6]
+    return head + "…" + name[-(limit - len(head) - 1):]
 
 
 def op_title(op, form):
