@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/als/als_engine.hpp"
+#include "apps/common/host_ops.hpp"
 
 namespace fk::als {
 namespace {
@@ -21,60 +22,13 @@ namespace {
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Matrix = Eigen::MatrixXf;
 
-constexpr std::int64_t kChunk = 16384;    // elements per partial sum
 constexpr std::int64_t kGramRows = 4096;  // rows per partial Gram matrix
 constexpr std::int64_t kGemmRows = 256;   // rows per block of y += p·g
 
-// Σ_j f(j) over [0, n) with a fixed summation order. f returns a pair of doubles.
-template <class F>
-std::pair<double, double> chunked_sum(std::int64_t n, F f) {
-  const std::int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<std::pair<double, double>> part(static_cast<std::size_t>(chunks));
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    double a = 0, b = 0;
-    const std::int64_t j1 = std::min(n, (c + 1) * kChunk);
-    for (std::int64_t j = c * kChunk; j < j1; ++j) {
-      const auto [fa, fb] = f(j);
-      a += fa;
-      b += fb;
-    }
-    part[c] = {a, b};
-  }
-  std::pair<double, double> total{0, 0};
-  for (const auto& p : part) {
-    total.first += p.first;
-    total.second += p.second;
-  }
-  return total;
-}
-
-class CpuOps {
+// Memory, CSR and fill: app::HostOps.
+class CpuOps : public app::HostOps {
  public:
-  template <class T>
-  using Buffer = std::vector<T>;
-  using Csr = HostCsr;
-
-  explicit CpuOps(const Context&) {}
-
-  template <class T>
-  Buffer<T> alloc(std::int64_t n) const {
-    return Buffer<T>(static_cast<std::size_t>(n));
-  }
-  template <class T>
-  void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
-    FK_CHECK(static_cast<std::int64_t>(dst.size()) >= n, "host upload out of range");
-    if (n > 0) std::memcpy(dst.data(), src, static_cast<std::size_t>(n) * sizeof(T));
-  }
-  template <class T>
-  void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
-    FK_CHECK(static_cast<std::int64_t>(src.size()) >= n, "host download out of range");
-    if (n > 0) std::memcpy(dst, src.data(), static_cast<std::size_t>(n) * sizeof(T));
-  }
-  Csr make_csr(const HostCsr& h) const { return h; }
-  static CsrView view(const Csr& c) { return c.view(); }
-
-  void fill(const Context&, float* p, std::int64_t n, float v) const { std::fill(p, p + n, v); }
+  using HostOps::HostOps;
 
   void targets(const Context&, const float* r, const std::int32_t* col, std::int64_t nnz, float mu,
                const float* other_x, int k, int bias_col, float* t) const {
@@ -216,7 +170,7 @@ class CpuOps {
 
   std::pair<double, double> sq_abs_diff(const Context&, const float* t, const float* s,
                                         const float* r, float lo, float hi, std::int64_t n) const {
-    return chunked_sum(n, [&](std::int64_t j) {
+    return app::chunked_sum2(n, [&](std::int64_t j) {
       const double e =
           r ? double(r[j]) - std::clamp(s[j] + (r[j] - t[j]), lo, hi) : double(t[j]) - s[j];
       return std::pair<double, double>{e * e, std::fabs(e)};
@@ -224,22 +178,23 @@ class CpuOps {
   }
 
   double implicit_obs(const Context&, const float* cm1, const float* s, std::int64_t n) const {
-    return chunked_sum(n,
-                       [&](std::int64_t j) {
-                         const double v = s[j], c = 1.0 + cm1[j];
-                         return std::pair<double, double>{c * (1 - v) * (1 - v) - v * v, 0.0};
-                       })
+    return app::chunked_sum2(n,
+                             [&](std::int64_t j) {
+                               const double v = s[j], c = 1.0 + cm1[j];
+                               return std::pair<double, double>{c * (1 - v) * (1 - v) - v * v, 0.0};
+                             })
         .first;
   }
 
   double weighted_sq_norm(const Context&, const float* x, const float* w, std::int64_t rows,
                           int k) const {
-    return chunked_sum(rows,
-                       [&](std::int64_t r) {
-                         double acc = 0;
-                         for (int c = 0; c < k; ++c) acc += double(x[r * k + c]) * x[r * k + c];
-                         return std::pair<double, double>{(w ? w[r] : 1.0f) * acc, 0.0};
-                       })
+    return app::chunked_sum2(rows,
+                             [&](std::int64_t r) {
+                               double acc = 0;
+                               for (int c = 0; c < k; ++c)
+                                 acc += double(x[r * k + c]) * x[r * k + c];
+                               return std::pair<double, double>{(w ? w[r] : 1.0f) * acc, 0.0};
+                             })
         .first;
   }
 };

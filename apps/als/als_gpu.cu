@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "apps/als/als_engine.hpp"
+#include "apps/common/device_ops.cuh"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
 #include "core/device_buffer.hpp"
@@ -19,37 +20,12 @@
 namespace fk::als {
 namespace {
 
-constexpr int kThreads = 256;  // threads per block of every kernel here
-constexpr int kWarpsPerBlock = kThreads / 32;
-constexpr std::int64_t kMaxGrid = 1 << 20;  // grid-stride kernels: at most this many blocks
-constexpr int kReduceBlocks = 512;          // partial sums per reduction (fixed: deterministic)
 constexpr int kGramTileFloats = 8192;  // shared memory of the Gram kernel: 32 KiB of design rows
 constexpr std::size_t kGramChunkBytes = std::size_t{256}
                                         << 20;  // K x K matrices per cuSOLVER batch
 
-static_assert(kThreads % 32 == 0, "warp-per-row kernels need whole warps per block");
-static_assert((kThreads & (kThreads - 1)) == 0, "tree reduction needs a power of two");
-static_assert((kReduceBlocks & (kReduceBlocks - 1)) == 0, "tree reduction needs a power of two");
-
-unsigned grid_for(std::int64_t n) {
-  return static_cast<unsigned>(
-      std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, kMaxGrid)));
-}
-unsigned grid_for_rows(std::int64_t rows) {  // one warp per row
-  return static_cast<unsigned>(
-      std::max<std::int64_t>(1, (rows + kWarpsPerBlock - 1) / kWarpsPerBlock));
-}
-
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return __shfl_sync(0xffffffffu, v, 0);
-}
-
-__global__ void fill_kernel(float* __restrict__ p, std::int64_t n, float v) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    p[i] = v;
-}
+// Launch shapes (kThreads, grid_for, grid_for_rows), warp_sum and DeviceSum: apps/common.
+using namespace app::device;  // NOLINT(google-build-using-namespace)
 
 __global__ void targets_kernel(const float* __restrict__ r, const std::int32_t* __restrict__ col,
                                std::int64_t nnz, float mu, const float* __restrict__ other_x, int k,
@@ -219,69 +195,12 @@ struct WeightedSq {
   }
 };
 
-__device__ double2 block_sum2(double2 v, double2* shared) {
-  shared[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) {
-      shared[threadIdx.x].x += shared[threadIdx.x + s].x;
-      shared[threadIdx.x].y += shared[threadIdx.x + s].y;
-    }
-    __syncthreads();
-  }
-  return shared[0];
-}
-
-template <class F>
-__global__ void partial_sums_kernel(F f, std::int64_t n, double2* __restrict__ partial) {
-  __shared__ double2 shared[kThreads];
-  double2 acc = make_double2(0.0, 0.0);
-  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
-       j += std::int64_t(gridDim.x) * blockDim.x) {
-    const double2 v = f(j);
-    acc.x += v.x;
-    acc.y += v.y;
-  }
-  const double2 total = block_sum2(acc, shared);
-  if (threadIdx.x == 0) partial[blockIdx.x] = total;
-}
-
-__global__ void final_sum_kernel(const double2* __restrict__ partial, double2* __restrict__ out) {
-  __shared__ double2 shared[kReduceBlocks];
-  const double2 total = block_sum2(partial[threadIdx.x], shared);
-  if (threadIdx.x == 0) *out = total;
-}
-
-class GpuOps {
+// Memory, CSR and fill: app::device::DeviceOps.
+class GpuOps : public DeviceOps {
  public:
-  template <class T>
-  using Buffer = DeviceBuffer<T>;
-  using Csr = DeviceCsr;
-
-  explicit GpuOps(const Context& ctx) : partial_(kReduceBlocks), result_(1), flag_(1) {
+  explicit GpuOps(const Context& ctx) : flag_(1) {
     FK_CHECK(ctx.is_gpu(), "the GPU ALS backend needs a GPU context");
     ctx.gpu().cublas();  // created now rather than inside the first timed half-step
-  }
-
-  template <class T>
-  Buffer<T> alloc(std::int64_t n) const {
-    return Buffer<T>(n);
-  }
-  template <class T>
-  void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
-    dst.upload(src, n);
-  }
-  template <class T>
-  void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
-    src.download(dst, n);
-  }
-  Csr make_csr(const HostCsr& h) const { return DeviceCsr(h); }
-  static CsrView view(const Csr& c) { return c.view(); }
-
-  void fill(const Context& ctx, float* p, std::int64_t n, float v) const {
-    if (n == 0) return;
-    fill_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(p, n, v);
-    FK_CUDA_CHECK_LAUNCH();
   }
 
   void targets(const Context& ctx, const float* r, const std::int32_t* col, std::int64_t nnz,
@@ -393,31 +312,19 @@ class GpuOps {
 
   std::pair<double, double> sq_abs_diff(const Context& ctx, const float* t, const float* s,
                                         const float* r, float lo, float hi, std::int64_t n) {
-    const double2 sums = reduce(ctx, SqAbsDiff{t, s, r, lo, hi}, n);
+    const double2 sums = sum_(ctx, SqAbsDiff{t, s, r, lo, hi}, n);
     return {sums.x, sums.y};
   }
   double implicit_obs(const Context& ctx, const float* cm1, const float* s, std::int64_t n) {
-    return reduce(ctx, ImplicitObs{cm1, s}, n).x;
+    return sum_(ctx, ImplicitObs{cm1, s}, n).x;
   }
   double weighted_sq_norm(const Context& ctx, const float* x, const float* w, std::int64_t rows,
                           int k) {
-    return reduce(ctx, WeightedSq{x, w, k}, rows * k).x;
+    return sum_(ctx, WeightedSq{x, w, k}, rows * k).x;
   }
 
  private:
-  template <class F>
-  double2 reduce(const Context& ctx, F f, std::int64_t n) {
-    cudaStream_t st = stream_of(ctx);
-    partial_sums_kernel<<<kReduceBlocks, kThreads, 0, st>>>(f, n, partial_.data());
-    FK_CUDA_CHECK_LAUNCH();
-    final_sum_kernel<<<1, kReduceBlocks, 0, st>>>(partial_.data(), result_.data());
-    FK_CUDA_CHECK_LAUNCH();
-    double2 out;
-    result_.download(&out, 1);  // synchronous copy (the stream is blocking)
-    return out;
-  }
-
-  DeviceBuffer<double2> partial_, result_;
+  DeviceSum<double2> sum_;
   DeviceBuffer<int> flag_;
   DeviceBuffer<float> a_chunk_;
   DeviceBuffer<float*> a_ptr_, b_ptr_;

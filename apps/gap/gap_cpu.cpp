@@ -6,55 +6,18 @@
 #include <cstring>
 #include <vector>
 
+#include "apps/common/host_ops.hpp"
 #include "apps/gap/gap_engine.hpp"
 
 namespace fk::gap {
 namespace {
 
-constexpr std::int64_t kChunk = 16384;    // elements per partial sum
 constexpr std::int64_t kColChunk = 1024;  // rows per partial column sum
 
-// Σ_j f(j) over [0, n) with a fixed summation order.
-template <class F>
-double chunked_sum(std::int64_t n, F f) {
-  const std::int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<double> part(static_cast<std::size_t>(chunks), 0.0);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    double a = 0;
-    const std::int64_t j1 = std::min(n, (c + 1) * kChunk);
-    for (std::int64_t j = c * kChunk; j < j1; ++j) a += f(j);
-    part[c] = a;
-  }
-  double total = 0;
-  for (double p : part) total += p;
-  return total;
-}
-
-class CpuOps {
+// Memory, CSR and fill: app::HostOps.
+class CpuOps : public app::HostOps {
  public:
-  template <class T>
-  using Buffer = std::vector<T>;
-  using Csr = HostCsr;
-
-  explicit CpuOps(const Context&) {}
-
-  template <class T>
-  Buffer<T> alloc(std::int64_t n) const {
-    return Buffer<T>(static_cast<std::size_t>(n));
-  }
-  template <class T>
-  void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
-    FK_CHECK(static_cast<std::int64_t>(dst.size()) >= n, "host upload out of range");
-    if (n > 0) std::memcpy(dst.data(), src, static_cast<std::size_t>(n) * sizeof(T));
-  }
-  template <class T>
-  void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
-    FK_CHECK(static_cast<std::int64_t>(src.size()) >= n, "host download out of range");
-    if (n > 0) std::memcpy(dst, src.data(), static_cast<std::size_t>(n) * sizeof(T));
-  }
-  Csr make_csr(const HostCsr& h) const { return h; }
-  static CsrView view(const Csr& c) { return c.view(); }
+  using HostOps::HostOps;
 
   void copy(const Context&, const float* src, float* dst, std::int64_t n) const {
     if (n > 0) std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(float));
@@ -102,13 +65,13 @@ class CpuOps {
   }
 
   double sum_f_log(const Context&, const float* f, const float* r, std::int64_t n) const {
-    return chunked_sum(n, [&](std::int64_t j) {
+    return app::chunked_sum(n, [&](std::int64_t j) {
       return double(f[j]) * std::log(double(std::max(r[j], kRateFloor)));
     });
   }
 
   double prior_sum(const Context&, const float* x, std::int64_t n, float am1, float inv_b) const {
-    return chunked_sum(n, [&](std::int64_t j) {
+    return app::chunked_sum(n, [&](std::int64_t j) {
       const double v = x[j];
       return (am1 > 0 ? double(am1) * std::log(std::max(v, double(kRateFloor))) : 0.0) -
              v * double(inv_b);

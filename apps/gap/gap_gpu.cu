@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "apps/common/device_ops.cuh"
 #include "apps/gap/gap_engine.hpp"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
@@ -17,18 +18,10 @@
 namespace fk::gap {
 namespace {
 
-constexpr int kThreads = 256;               // threads per block of every kernel here
-constexpr std::int64_t kMaxGrid = 1 << 20;  // grid-stride kernels: at most this many blocks
-constexpr int kReduceBlocks = 512;          // partial sums per reduction (fixed: deterministic)
-constexpr std::int64_t kColChunk = 256;     // rows per partial column sum
+constexpr std::int64_t kColChunk = 256;  // rows per partial column sum
 
-static_assert((kThreads & (kThreads - 1)) == 0, "tree reduction needs a power of two");
-static_assert((kReduceBlocks & (kReduceBlocks - 1)) == 0, "tree reduction needs a power of two");
-
-unsigned grid_for(std::int64_t n) {
-  return static_cast<unsigned>(
-      std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, kMaxGrid)));
-}
+// Launch shapes (kThreads, grid_for) and DeviceSum: apps/common.
+using namespace app::device;  // NOLINT(google-build-using-namespace)
 
 __global__ void ratio_kernel(const float* __restrict__ f, const float* __restrict__ r,
                              std::int64_t n, float* __restrict__ q) {
@@ -100,57 +93,12 @@ struct Prior {
   }
 };
 
-__device__ double block_sum(double v, double* shared) {
-  shared[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) shared[threadIdx.x] += shared[threadIdx.x + s];
-    __syncthreads();
-  }
-  return shared[0];
-}
-
-template <class F>
-__global__ void partial_sums_kernel(F f, std::int64_t n, double* __restrict__ partial) {
-  __shared__ double shared[kThreads];
-  double acc = 0;
-  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
-       j += std::int64_t(gridDim.x) * blockDim.x)
-    acc += f(j);
-  const double total = block_sum(acc, shared);
-  if (threadIdx.x == 0) partial[blockIdx.x] = total;
-}
-
-__global__ void final_sum_kernel(const double* __restrict__ partial, double* __restrict__ out) {
-  __shared__ double shared[kReduceBlocks];
-  const double total = block_sum(partial[threadIdx.x], shared);
-  if (threadIdx.x == 0) *out = total;
-}
-
-class GpuOps {
+// Memory, CSR and fill: app::device::DeviceOps.
+class GpuOps : public DeviceOps {
  public:
-  template <class T>
-  using Buffer = DeviceBuffer<T>;
-  using Csr = DeviceCsr;
-
-  explicit GpuOps(const Context& ctx) : partial_(kReduceBlocks), result_(1) {
+  explicit GpuOps(const Context& ctx) {
     FK_CHECK(ctx.is_gpu(), "the GPU GaP backend needs a GPU context");
   }
-
-  template <class T>
-  Buffer<T> alloc(std::int64_t n) const {
-    return Buffer<T>(n);
-  }
-  template <class T>
-  void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
-    dst.upload(src, n);
-  }
-  template <class T>
-  void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
-    src.download(dst, n);
-  }
-  Csr make_csr(const HostCsr& h) const { return DeviceCsr(h); }
-  static CsrView view(const Csr& c) { return c.view(); }
 
   void copy(const Context& ctx, const float* src, float* dst, std::int64_t n) const {
     if (n == 0) return;
@@ -197,26 +145,15 @@ class GpuOps {
   }
 
   double sum_f_log(const Context& ctx, const float* f, const float* r, std::int64_t n) {
-    return reduce(ctx, FLog{f, r}, n);
+    return sum_(ctx, FLog{f, r}, n);
   }
   double prior_sum(const Context& ctx, const float* x, std::int64_t n, float am1, float inv_b) {
-    return reduce(ctx, Prior{x, am1, inv_b}, n);
+    return sum_(ctx, Prior{x, am1, inv_b}, n);
   }
 
  private:
-  template <class F>
-  double reduce(const Context& ctx, F f, std::int64_t n) {
-    cudaStream_t st = stream_of(ctx);
-    partial_sums_kernel<<<kReduceBlocks, kThreads, 0, st>>>(f, n, partial_.data());
-    FK_CUDA_CHECK_LAUNCH();
-    final_sum_kernel<<<1, kReduceBlocks, 0, st>>>(partial_.data(), result_.data());
-    FK_CUDA_CHECK_LAUNCH();
-    double out = 0;
-    result_.download(&out, 1);  // synchronous copy (the stream is blocking)
-    return out;
-  }
-
-  DeviceBuffer<double> partial_, result_, col_partial_;
+  DeviceSum<double> sum_;
+  DeviceBuffer<double> col_partial_;
 };
 
 }  // namespace

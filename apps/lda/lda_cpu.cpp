@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "apps/common/host_ops.hpp"
 #include "apps/lda/lda_engine.hpp"
 #include "apps/lda/lda_math.hpp"
 
@@ -24,30 +25,10 @@ constexpr std::int64_t kNnzChunk = 16384;  // nonzeros per partial log-likelihoo
 // work (tiny minibatches, tests), and more so on a loaded machine.
 constexpr std::int64_t kParallelMin = 1 << 14;
 
-class CpuOps {
+// Memory, CSR and fill: app::HostOps.
+class CpuOps : public app::HostOps {
  public:
-  template <class T>
-  using Buffer = std::vector<T>;
-  using Csr = HostCsr;
-
-  explicit CpuOps(const Context&) {}
-
-  template <class T>
-  Buffer<T> alloc(std::int64_t n) const {
-    return Buffer<T>(static_cast<std::size_t>(n));
-  }
-  template <class T>
-  void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
-    FK_CHECK(static_cast<std::int64_t>(dst.size()) >= n, "host upload out of range");
-    if (n > 0) std::memcpy(dst.data(), src, static_cast<std::size_t>(n) * sizeof(T));
-  }
-  template <class T>
-  void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
-    FK_CHECK(static_cast<std::int64_t>(src.size()) >= n, "host download out of range");
-    if (n > 0) std::memcpy(dst, src.data(), static_cast<std::size_t>(n) * sizeof(T));
-  }
-  Csr make_csr(const HostCsr& h) const { return h; }
-  static CsrView view(const Csr& c) { return c.view(); }
+  using HostOps::HostOps;
   std::int64_t free_bytes() const { return std::numeric_limits<std::int64_t>::max(); }
 
   // Streaming on the CPU only copies within host memory: it exists so that --device-memory runs
@@ -66,8 +47,6 @@ class CpuOps {
   void retire(Slot&) const {}
   static CsrView slot_view(const Slot& s) { return s.csr.view(); }
   static const std::int32_t* slot_words(const Slot& s) { return s.words.data(); }
-
-  void fill(const Context&, float* p, std::int64_t n, float v) const { std::fill(p, p + n, v); }
 
   void init_gamma(const Context&, float* gamma, std::int64_t rows, int k, std::uint64_t key,
                   std::uint64_t stream, std::int64_t first_doc) const {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/common/host_ops.hpp"
 #include "apps/sfa/sfa_engine.hpp"
 
 namespace fk::sfa {
@@ -21,60 +22,13 @@ namespace {
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Matrix = Eigen::MatrixXf;
 
-constexpr std::int64_t kChunk = 16384;    // elements per partial sum
 constexpr std::int64_t kGramRows = 4096;  // rows per partial Gram matrix
 constexpr std::int64_t kGemmRows = 256;   // rows per block of out = a·m
 
-// Σ_j f(j) over [0, n) with a fixed summation order. f returns a pair of doubles.
-template <class F>
-std::pair<double, double> chunked_sum(std::int64_t n, F f) {
-  const std::int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<std::pair<double, double>> part(static_cast<std::size_t>(chunks));
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    double a = 0, b = 0;
-    const std::int64_t j1 = std::min(n, (c + 1) * kChunk);
-    for (std::int64_t j = c * kChunk; j < j1; ++j) {
-      const auto [fa, fb] = f(j);
-      a += fa;
-      b += fb;
-    }
-    part[c] = {a, b};
-  }
-  std::pair<double, double> total{0, 0};
-  for (const auto& p : part) {
-    total.first += p.first;
-    total.second += p.second;
-  }
-  return total;
-}
-
-class CpuOps {
+// Memory, CSR and fill: app::HostOps.
+class CpuOps : public app::HostOps {
  public:
-  template <class T>
-  using Buffer = std::vector<T>;
-  using Csr = HostCsr;
-
-  explicit CpuOps(const Context&) {}
-
-  template <class T>
-  Buffer<T> alloc(std::int64_t n) const {
-    return Buffer<T>(static_cast<std::size_t>(n));
-  }
-  template <class T>
-  void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
-    FK_CHECK(static_cast<std::int64_t>(dst.size()) >= n, "host upload out of range");
-    if (n > 0) std::memcpy(dst.data(), src, static_cast<std::size_t>(n) * sizeof(T));
-  }
-  template <class T>
-  void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
-    FK_CHECK(static_cast<std::int64_t>(src.size()) >= n, "host download out of range");
-    if (n > 0) std::memcpy(dst, src.data(), static_cast<std::size_t>(n) * sizeof(T));
-  }
-  Csr make_csr(const HostCsr& h) const { return h; }
-  static CsrView view(const Csr& c) { return c.view(); }
-
-  void fill(const Context&, float* p, std::int64_t n, float v) const { std::fill(p, p + n, v); }
+  using HostOps::HostOps;
 
   void set_column(const Context&, float* x, std::int64_t rows, int k, int col, float v) const {
 #pragma omp parallel for schedule(static)
@@ -174,19 +128,19 @@ class CpuOps {
   }
 
   double sq_diff(const Context&, const float* t, const float* s, std::int64_t n) const {
-    return chunked_sum(n,
-                       [&](std::int64_t j) {
-                         const double e = double(t[j]) - s[j];
-                         return std::pair<double, double>{e * e, 0.0};
-                       })
+    return app::chunked_sum2(n,
+                             [&](std::int64_t j) {
+                               const double e = double(t[j]) - s[j];
+                               return std::pair<double, double>{e * e, 0.0};
+                             })
         .first;
   }
 
   double sq_norm(const Context&, const float* x, std::int64_t n) const {
-    return chunked_sum(n,
-                       [&](std::int64_t j) {
-                         return std::pair<double, double>{double(x[j]) * x[j], 0.0};
-                       })
+    return app::chunked_sum2(n,
+                             [&](std::int64_t j) {
+                               return std::pair<double, double>{double(x[j]) * x[j], 0.0};
+                             })
         .first;
   }
 
@@ -194,7 +148,7 @@ class CpuOps {
                                      const float* s, const float* means, float mu, float lo,
                                      float hi, std::int64_t n) const {
     const bool clip = lo < hi;
-    return chunked_sum(n, [&](std::int64_t j) {
+    return app::chunked_sum2(n, [&](std::int64_t j) {
       float pred = mu + means[col[j]] + s[j];
       if (clip) pred = std::clamp(pred, lo, hi);
       const double e = double(r[j]) - pred;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "apps/common/device_ops.cuh"
 #include "apps/sfa/sfa_engine.hpp"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
@@ -19,36 +20,12 @@
 namespace fk::sfa {
 namespace {
 
-constexpr int kThreads = 256;  // threads per block of every kernel here
-constexpr int kWarpsPerBlock = kThreads / 32;
-constexpr std::int64_t kMaxGrid = 1 << 20;  // grid-stride kernels: at most this many blocks
-constexpr int kReduceBlocks = 512;          // partial sums per reduction (fixed: deterministic)
-
-static_assert(kThreads % 32 == 0, "warp-per-row kernels need whole warps per block");
-static_assert((kThreads & (kThreads - 1)) == 0, "tree reduction needs a power of two");
-static_assert((kReduceBlocks & (kReduceBlocks - 1)) == 0, "tree reduction needs a power of two");
-
-unsigned grid_for(std::int64_t n) {
-  return static_cast<unsigned>(
-      std::max<std::int64_t>(1, std::min<std::int64_t>((n + kThreads - 1) / kThreads, kMaxGrid)));
-}
-unsigned grid_for_rows(std::int64_t rows) {  // one warp per row
-  return static_cast<unsigned>(
-      std::max<std::int64_t>(1, (rows + kWarpsPerBlock - 1) / kWarpsPerBlock));
-}
-
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return __shfl_sync(0xffffffffu, v, 0);
-}
+// Launch shapes (kThreads, grid_for, grid_for_rows), warp_sum and DeviceSum: apps/common.
+using namespace app::device;  // NOLINT(google-build-using-namespace)
 
 #define FK_SFA_GRID_STRIDE(i, n)                                                      \
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < (n); \
        i += std::int64_t(gridDim.x) * blockDim.x)
-
-__global__ void fill_kernel(float* __restrict__ p, std::int64_t n, float v) {
-  FK_SFA_GRID_STRIDE(i, n) p[i] = v;
-}
 
 __global__ void set_column_kernel(float* __restrict__ x, std::int64_t rows, int k, int col,
                                   float v) {
@@ -156,68 +133,12 @@ struct TestErr {
   }
 };
 
-__device__ double2 block_sum2(double2 v, double2* shared) {
-  shared[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) {
-      shared[threadIdx.x].x += shared[threadIdx.x + s].x;
-      shared[threadIdx.x].y += shared[threadIdx.x + s].y;
-    }
-    __syncthreads();
-  }
-  return shared[0];
-}
-
-template <class F>
-__global__ void partial_sums_kernel(F f, std::int64_t n, double2* __restrict__ partial) {
-  __shared__ double2 shared[kThreads];
-  double2 acc = make_double2(0.0, 0.0);
-  FK_SFA_GRID_STRIDE(j, n) {
-    const double2 v = f(j);
-    acc.x += v.x;
-    acc.y += v.y;
-  }
-  const double2 total = block_sum2(acc, shared);
-  if (threadIdx.x == 0) partial[blockIdx.x] = total;
-}
-
-__global__ void final_sum_kernel(const double2* __restrict__ partial, double2* __restrict__ out) {
-  __shared__ double2 shared[kReduceBlocks];
-  const double2 total = block_sum2(partial[threadIdx.x], shared);
-  if (threadIdx.x == 0) *out = total;
-}
-
-class GpuOps {
+// Memory, CSR and fill: app::device::DeviceOps.
+class GpuOps : public DeviceOps {
  public:
-  template <class T>
-  using Buffer = DeviceBuffer<T>;
-  using Csr = DeviceCsr;
-
-  explicit GpuOps(const Context& ctx) : partial_(kReduceBlocks), result_(1) {
+  explicit GpuOps(const Context& ctx) {
     FK_CHECK(ctx.is_gpu(), "the GPU SFA backend needs a GPU context");
     ctx.gpu().cublas();  // created now rather than inside the first timed pass
-  }
-
-  template <class T>
-  Buffer<T> alloc(std::int64_t n) const {
-    return Buffer<T>(n);
-  }
-  template <class T>
-  void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
-    dst.upload(src, n);
-  }
-  template <class T>
-  void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
-    src.download(dst, n);
-  }
-  Csr make_csr(const HostCsr& h) const { return DeviceCsr(h); }
-  static CsrView view(const Csr& c) { return c.view(); }
-
-  void fill(const Context& ctx, float* p, std::int64_t n, float v) const {
-    if (n == 0) return;
-    fill_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(p, n, v);
-    FK_CUDA_CHECK_LAUNCH();
   }
 
   void set_column(const Context& ctx, float* x, std::int64_t rows, int k, int col, float v) const {
@@ -291,32 +212,20 @@ class GpuOps {
   }
 
   double sq_diff(const Context& ctx, const float* t, const float* s, std::int64_t n) {
-    return reduce(ctx, SqDiff{t, s}, n).x;
+    return sum_(ctx, SqDiff{t, s}, n).x;
   }
   double sq_norm(const Context& ctx, const float* x, std::int64_t n) {
-    return reduce(ctx, SqNorm{x}, n).x;
+    return sum_(ctx, SqNorm{x}, n).x;
   }
   std::pair<double, double> test_err(const Context& ctx, const float* r, const std::int32_t* col,
                                      const float* s, const float* means, float mu, float lo,
                                      float hi, std::int64_t n) {
-    const double2 v = reduce(ctx, TestErr{r, col, s, means, mu, lo, hi}, n);
+    const double2 v = sum_(ctx, TestErr{r, col, s, means, mu, lo, hi}, n);
     return {v.x, v.y};
   }
 
  private:
-  template <class F>
-  double2 reduce(const Context& ctx, F f, std::int64_t n) {
-    cudaStream_t st = stream_of(ctx);
-    partial_sums_kernel<<<kReduceBlocks, kThreads, 0, st>>>(f, n, partial_.data());
-    FK_CUDA_CHECK_LAUNCH();
-    final_sum_kernel<<<1, kReduceBlocks, 0, st>>>(partial_.data(), result_.data());
-    FK_CUDA_CHECK_LAUNCH();
-    double2 out;
-    result_.download(&out, 1);  // synchronous copy (the stream is blocking)
-    return out;
-  }
-
-  DeviceBuffer<double2> partial_, result_;
+  DeviceSum<double2> sum_;
 };
 
 #undef FK_SFA_GRID_STRIDE

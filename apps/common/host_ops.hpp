@@ -1,0 +1,96 @@
+#pragma once
+// What every app's CpuOps shares: memory as std::vector on the host, CSR matrices as HostCsr, and
+// sums with a fixed summation order. An app's CpuOps derives from HostOps and adds its own math;
+// its engine (a template over the Ops) then sees the same alloc/upload/download/make_csr/view/fill
+// on the CPU as on the GPU (apps/common/device_ops.cuh).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/csr.hpp"
+#include "core/error.hpp"
+
+namespace fk::app {
+
+class HostOps {
+ public:
+  template <class T>
+  using Buffer = std::vector<T>;
+  using Csr = HostCsr;
+
+  HostOps() = default;
+  explicit HostOps(const Context&) {}
+
+  // A zero-filled buffer of n elements.
+  template <class T>
+  Buffer<T> alloc(std::int64_t n) const {
+    return Buffer<T>(static_cast<std::size_t>(n));
+  }
+  // Copies n elements from host `src` into the first n of `dst`.
+  template <class T>
+  void upload(Buffer<T>& dst, const T* src, std::int64_t n) const {
+    FK_CHECK(static_cast<std::int64_t>(dst.size()) >= n, "host upload out of range");
+    if (n > 0) std::memcpy(dst.data(), src, static_cast<std::size_t>(n) * sizeof(T));
+  }
+  // Copies the first n elements of `src` to host `dst`.
+  template <class T>
+  void download(const Buffer<T>& src, T* dst, std::int64_t n) const {
+    FK_CHECK(static_cast<std::int64_t>(src.size()) >= n, "host download out of range");
+    if (n > 0) std::memcpy(dst, src.data(), static_cast<std::size_t>(n) * sizeof(T));
+  }
+  Csr make_csr(const HostCsr& h) const { return h; }
+  static CsrView view(const Csr& c) { return c.view(); }
+
+  // p[0, n) = v (host).
+  void fill(const Context&, float* p, std::int64_t n, float v) const { std::fill(p, p + n, v); }
+};
+
+// Elements per partial sum of the chunked sums below.
+constexpr std::int64_t kSumChunk = 16384;
+
+// Σ_j f(j) over [0, n): OpenMP over fixed chunks of kSumChunk, then the chunks' sums in chunk
+// order, so the result does not depend on the thread count. f returns a double.
+template <class F>
+double chunked_sum(std::int64_t n, F f) {
+  const std::int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
+  std::vector<double> part(static_cast<std::size_t>(chunks), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    double a = 0;
+    const std::int64_t j1 = std::min(n, (c + 1) * kSumChunk);
+    for (std::int64_t j = c * kSumChunk; j < j1; ++j) a += f(j);
+    part[c] = a;
+  }
+  double total = 0;
+  for (double p : part) total += p;
+  return total;
+}
+
+// The same for two sums at once: f returns a std::pair<double, double>.
+template <class F>
+std::pair<double, double> chunked_sum2(std::int64_t n, F f) {
+  const std::int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
+  std::vector<std::pair<double, double>> part(static_cast<std::size_t>(chunks));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    double a = 0, b = 0;
+    const std::int64_t j1 = std::min(n, (c + 1) * kSumChunk);
+    for (std::int64_t j = c * kSumChunk; j < j1; ++j) {
+      const auto [fa, fb] = f(j);
+      a += fa;
+      b += fb;
+    }
+    part[c] = {a, b};
+  }
+  std::pair<double, double> total{0, 0};
+  for (const auto& p : part) {
+    total.first += p.first;
+    total.second += p.second;
+  }
+  return total;
+}
+
+}  // namespace fk::app
