@@ -20,26 +20,13 @@
 namespace fk::als {
 namespace {
 
+using app::fmt;
+
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 constexpr std::uint64_t kInitStream = 0x1417;  // the initial factors' random stream of --seed
 constexpr std::uint64_t kEvalStream = 0xe7a1;  // the ranking users' sample
 constexpr std::int64_t kScoreBlock = 256;      // users scored per GEMM in the ranking metrics
-
-// Options that do not change the model an iteration produces: a checkpoint made with other values
-// of these can be resumed.
-bool affects_model(const std::string& key) {
-  static const char* const kFree[] = {
-      "iters",  "out",   "device", "threads", "quiet",     "compare", "checkpoint-every",
-      "resume", "sddmm", "spmm",   "k",       "eval-users"};
-  return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // Users with test items and training ratings (a seeded sample of `cap` of them when cap > 0).
 std::vector<std::int64_t> ranking_users(const AlsData& d, std::int64_t cap, std::uint64_t seed) {
@@ -100,15 +87,9 @@ class Trainer {
     app::ensure_output_dir(out_);
     app::write_resolved_config(out_, config_);
     int start = 0;
-    std::optional<app::Checkpoint> ck;
-    if (opt_.resume) {
-      ck = app::find_checkpoint(checkpoint_dir());
-      if (!ck)
-        log_info() << "--resume: no checkpoint in " << checkpoint_dir()
-                   << "; starting from the beginning";
-    }
+    const std::optional<app::Checkpoint> ck =
+        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
     if (ck) {
-      check_fingerprint(*ck);
       start = std::stoi(ck->get("iter"));
       const HostDense<float> users = io::read_npy_f32(ck->file("users.npy"));
       const HostDense<float> items = io::read_npy_f32(ck->file("items.npy"));
@@ -123,8 +104,8 @@ class Trainer {
                       items);
       be_->set_factors(users, items);
     }
-    app::MetricsWriter metrics = ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start)
-                                    : app::MetricsWriter::create(out_ + "/metrics.jsonl");
+    app::MetricsWriter metrics =
+        app::MetricsWriter::open(out_ + "/metrics.jsonl", ck.has_value(), start);
     TrainResult result;
     result.device = device_;
     for (int it = start + 1; it <= common_.iters; ++it) {
@@ -264,22 +245,10 @@ class Trainer {
 
   std::string checkpoint_dir() const { return out_ + "/checkpoint"; }
 
+  // What a checkpoint must match: the configuration without the options that do not change the
+  // model (app::model_fingerprint's list and "k", "eval-users").
   app::ResolvedConfig fingerprint() const {
-    app::ResolvedConfig out;
-    for (const app::ConfigEntry& e : config_)
-      if (affects_model(e.key)) out.push_back(e);
-    return out;
-  }
-
-  void check_fingerprint(const app::Checkpoint& ck) const {
-    for (const app::ConfigEntry& e : fingerprint()) {
-      const auto saved = app::find_value(ck.state, "config." + e.key);
-      if (!saved || *saved != e.ini)
-        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key +
-                              " = " + (saved ? *saved : std::string("(unset)")) +
-                              ", this run has " + e.key + " = " + e.ini +
-                              "; use the same configuration or another --out");
-    }
+    return app::model_fingerprint(config_, {"k", "eval-users"});
   }
 
   void write_checkpoint(int iter) {
@@ -288,7 +257,7 @@ class Trainer {
     io::write_npy(w.file("users.npy"), be_->user_factors());
     io::write_npy(w.file("items.npy"), be_->item_factors());
     w.set("iter", std::to_string(iter));
-    for (const app::ConfigEntry& e : fingerprint()) w.set("config." + e.key, e.ini);
+    w.set_fingerprint(fingerprint());
     w.commit();
     log_info() << "checkpoint after iteration " << iter << " written to " << checkpoint_dir()
                << " in " << fmt("%.3f", clock.seconds()) << " s";

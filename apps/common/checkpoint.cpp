@@ -1,9 +1,11 @@
 #include "apps/common/checkpoint.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
 #include "core/io/atomic_file.hpp"
+#include "core/log.hpp"
 
 namespace fk::app {
 
@@ -45,6 +47,10 @@ void CheckpointWriter::set(const std::string& key, const std::string& value) {
   state_.push_back({key, value, json_quote(value)});
 }
 
+void CheckpointWriter::set_fingerprint(const ResolvedConfig& fingerprint) {
+  for (const ConfigEntry& e : fingerprint) set("config." + e.key, e.ini);
+}
+
 void CheckpointWriter::commit() {
   {
     io::AtomicFile state(file(kStateFile));
@@ -81,6 +87,43 @@ std::optional<Checkpoint> find_checkpoint(const std::string& dir) {
     if (find_value(c.state, kCompleteKey)) return c;
   }
   return std::nullopt;
+}
+
+ResolvedConfig model_fingerprint(const ResolvedConfig& config,
+                                 const std::vector<std::string>& extra_free) {
+  static const char* const kFree[] = {"iters", "out",     "device",           "threads",
+                                      "quiet", "compare", "checkpoint-every", "resume",
+                                      "sddmm", "spmm"};
+  ResolvedConfig out;
+  for (const ConfigEntry& e : config) {
+    const bool free = std::any_of(std::begin(kFree), std::end(kFree),
+                                  [&](const char* k) { return e.key == k; }) ||
+                      std::find(extra_free.begin(), extra_free.end(), e.key) != extra_free.end();
+    if (!free) out.push_back(e);
+  }
+  return out;
+}
+
+void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint) {
+  for (const ConfigEntry& e : fingerprint) {
+    const auto saved = find_value(ck.state, "config." + e.key);
+    if (!saved || *saved != e.ini)
+      throw UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key + " = " +
+                       (saved ? *saved : std::string("(unset)")) + ", this run has " + e.key +
+                       " = " + e.ini + "; use the same configuration or another --out");
+  }
+}
+
+std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
+                                            const ResolvedConfig& fingerprint) {
+  if (!resume) return std::nullopt;
+  std::optional<Checkpoint> ck = find_checkpoint(dir);
+  if (!ck) {
+    log_info() << "--resume: no checkpoint in " << dir << "; starting from the beginning";
+    return std::nullopt;
+  }
+  check_fingerprint(*ck, fingerprint);
+  return ck;
 }
 
 }  // namespace fk::app

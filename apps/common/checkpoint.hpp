@@ -5,6 +5,7 @@
 // What goes inside is the app's business (arrays as .npy, scalars in state.ini).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "apps/common/output.hpp"
 
@@ -20,6 +21,8 @@ class CheckpointWriter {
   // Path of a file inside the staging directory, for the app's own writers.
   std::string file(const std::string& name) const;
   void set(const std::string& key, const std::string& value);
+  // Records the run's fingerprint (model_fingerprint()) as config.KEY = VALUE, one key each.
+  void set_fingerprint(const ResolvedConfig& fingerprint);
   // Writes state.ini and swaps the directory into place.
   void commit();
 
@@ -39,5 +42,24 @@ struct Checkpoint {
 
 // The complete checkpoint at `dir` (or its DIR.old twin), or nullopt when there is none.
 std::optional<Checkpoint> find_checkpoint(const std::string& dir);
+
+// The entries of a run's resolved configuration that decide the model an iteration produces:
+// every entry except those that only say how or how long to run (iters, out, device, threads,
+// quiet, compare, checkpoint-every, resume, sddmm, spmm) and the app's own such keys
+// (`extra_free`, e.g. eval-every). A checkpoint can be resumed only by a run with the same
+// fingerprint.
+ResolvedConfig model_fingerprint(const ResolvedConfig& config,
+                                 const std::vector<std::string>& extra_free);
+
+// Throws UsageError "--resume: the checkpoint in DIR was made with KEY = OLD, this run has KEY =
+// NEW; ..." for the first entry of `fingerprint` whose config.KEY in the checkpoint differs
+// (OLD is "(unset)" when the checkpoint lacks it).
+void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint);
+
+// What --resume starts from: nullopt when `resume` is false; otherwise the checkpoint at `dir`
+// (checked with check_fingerprint), or nullopt after logging "--resume: no checkpoint in DIR;
+// starting from the beginning" when there is none.
+std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
+                                            const ResolvedConfig& fingerprint);
 
 }  // namespace fk::app

@@ -53,6 +53,12 @@ std::string format_double(double v) {
   return buf;
 }
 
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
 std::string json_quote(const std::string& s) {
   std::string out = "\"";
   for (const char ch : s) {

@@ -115,5 +115,7 @@ void require_at_least(const std::string& option, T value, T minimum) {
 std::string format_double(double v);
 // JSON string literal with escapes.
 std::string json_quote(const std::string& s);
+// printf-style text of one double for log lines and tables: fmt("%.4f", 0.5) is "0.5000".
+std::string fmt(const char* format, double v);
 
 }  // namespace fk::app

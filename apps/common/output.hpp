@@ -46,6 +46,10 @@ class MetricsWriter {
   // Continues the log of a run resumed after iteration `last_iter`: lines of later iterations (a
   // run killed after its last checkpoint wrote them) are dropped, then new lines are appended.
   static MetricsWriter resume(const std::string& path, std::int64_t last_iter);
+  // resume(path, last_iter) for a run resumed from a checkpoint, create(path) otherwise.
+  static MetricsWriter open(const std::string& path, bool resumed, std::int64_t last_iter) {
+    return resumed ? resume(path, last_iter) : create(path);
+  }
   ~MetricsWriter();
   MetricsWriter(MetricsWriter&& other) noexcept;
   MetricsWriter& operator=(MetricsWriter&& other) noexcept;

@@ -32,11 +32,7 @@ constexpr const char* kUsage =
     "a\n"
     "                                  generated corpus (default, kos, nips, nytimes)";
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using app::fmt;
 
 void print_summary(const TrainResult& r, const GapOptions& opt, const GapData& data,
                    bool show_factors) {

@@ -21,23 +21,10 @@
 namespace fk::gap {
 namespace {
 
+using app::fmt;
+
 constexpr std::uint64_t kLambdaStream = 0x6a91;  // initial Λ's random stream of --seed
 constexpr std::uint64_t kXStream = 0x6a92;       // initial X's
-
-// Options that do not change the model an iteration produces: a checkpoint made with other values
-// of these can be resumed.
-bool affects_model(const std::string& key) {
-  static const char* const kFree[] = {
-      "iters",  "out",   "device", "threads",   "quiet",      "compare",   "checkpoint-every",
-      "resume", "sddmm", "spmm",   "top-words", "test-iters", "eval-every"};
-  return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 double log_gamma(double x) {
   int sign = 0;
@@ -80,15 +67,9 @@ class Trainer {
     app::ensure_output_dir(out_);
     app::write_resolved_config(out_, config_);
     int start = 0;
-    std::optional<app::Checkpoint> ck;
-    if (opt_.resume) {
-      ck = app::find_checkpoint(checkpoint_dir());
-      if (!ck)
-        log_info() << "--resume: no checkpoint in " << checkpoint_dir()
-                   << "; starting from the beginning";
-    }
+    const std::optional<app::Checkpoint> ck =
+        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
     if (ck) {
-      check_fingerprint(*ck);
       const std::string text = ck->get("iter");
       char* end = nullptr;
       const long v = std::strtol(text.c_str(), &end, 10);
@@ -107,8 +88,8 @@ class Trainer {
       initial_model(data_, opt_.factors, common_.seed, lambda, x);
       be_->set_model(lambda, x);
     }
-    app::MetricsWriter metrics = ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start)
-                                    : app::MetricsWriter::create(out_ + "/metrics.jsonl");
+    app::MetricsWriter metrics =
+        app::MetricsWriter::open(out_ + "/metrics.jsonl", ck.has_value(), start);
     TrainResult result;
     result.device = device_;
     const Context& ctx = be_->context();
@@ -246,22 +227,10 @@ class Trainer {
 
   std::string checkpoint_dir() const { return out_ + "/checkpoint"; }
 
+  // What a checkpoint must match: the configuration without the options that do not change the
+  // model (app::model_fingerprint's list and "top-words", "test-iters", "eval-every").
   app::ResolvedConfig fingerprint() const {
-    app::ResolvedConfig out;
-    for (const app::ConfigEntry& e : config_)
-      if (affects_model(e.key)) out.push_back(e);
-    return out;
-  }
-
-  void check_fingerprint(const app::Checkpoint& ck) const {
-    for (const app::ConfigEntry& e : fingerprint()) {
-      const auto saved = app::find_value(ck.state, "config." + e.key);
-      if (!saved || *saved != e.ini)
-        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key +
-                              " = " + (saved ? *saved : std::string("(unset)")) +
-                              ", this run has " + e.key + " = " + e.ini +
-                              "; use the same configuration or another --out");
-    }
+    return app::model_fingerprint(config_, {"top-words", "test-iters", "eval-every"});
   }
 
   void write_checkpoint(int iter) {
@@ -270,7 +239,7 @@ class Trainer {
     io::write_npy(w.file("lambda.npy"), be_->lambda());
     io::write_npy(w.file("x.npy"), be_->x());
     w.set("iter", std::to_string(iter));
-    for (const app::ConfigEntry& e : fingerprint()) w.set("config." + e.key, e.ini);
+    w.set_fingerprint(fingerprint());
     w.commit();
     log_info() << "checkpoint after iteration " << iter << " written to " << checkpoint_dir()
                << " in " << fmt("%.3f", clock.seconds()) << " s";

@@ -29,11 +29,7 @@ constexpr const char* kUsage =
     "  fk-lda infer --model DIR --input FILE  θ of new documents under a saved model (DIR is the\n"
     "                                         --out of a training run); writes theta.npy to --out";
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using app::fmt;
 
 void print_summary(const TrainResult& r, const LdaOptions& opt,
                    const std::vector<std::string>& vocab, bool show_topics) {

@@ -34,16 +34,6 @@ std::uint64_t key_for(std::uint64_t seed, std::uint64_t stream) {
   return Rng(seed).split(stream).next_u64();
 }
 
-// Options that do not change the model a pass produces: a checkpoint made with other values of
-// these can be resumed.
-bool affects_model(const std::string& key) {
-  static const char* const kFree[] = {"iters",  "out",       "device",     "threads",
-                                      "quiet",  "compare",   "eval-every", "checkpoint-every",
-                                      "resume", "top-words", "sddmm",      "spmm",
-                                      "device-memory"};
-  return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
-}
-
 // log Γ(x) without the global `signgam` that std::lgamma writes (threads call this).
 double log_gamma(double x) {
   int sign = 0;
@@ -205,15 +195,9 @@ class Trainer {
     int start_pass = 0;
     std::int64_t updates = 0;
     bool have_gamma = false;
-    std::optional<app::Checkpoint> ck;
-    if (opt_.resume) {
-      ck = app::find_checkpoint(checkpoint_dir());
-      if (!ck)
-        log_info() << "--resume: no checkpoint in " << checkpoint_dir()
-                   << "; starting from the beginning";
-    }
+    const std::optional<app::Checkpoint> ck =
+        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
     if (ck) {
-      check_fingerprint(*ck);
       start_pass = static_cast<int>(state_number(*ck, "pass"));
       updates = state_number(*ck, "updates");
       HostDense<float> lambda = io::read_npy_f32(ck->file("lambda.npy"));
@@ -236,8 +220,7 @@ class Trainer {
       be_->set_lambda(initial_lambda(data_.words, k, common_.seed));
     }
     app::MetricsWriter metrics =
-        ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start_pass)
-           : app::MetricsWriter::create(out_ + "/metrics.jsonl");
+        app::MetricsWriter::open(out_ + "/metrics.jsonl", ck.has_value(), start_pass);
 
     TrainResult result;
     result.device = device_;
@@ -354,22 +337,10 @@ class Trainer {
     std::cout << buf << std::endl;
   }
 
+  // What a checkpoint must match: the configuration without the options that do not change the
+  // model (app::model_fingerprint's list and "eval-every", "top-words", "device-memory").
   app::ResolvedConfig fingerprint() const {
-    app::ResolvedConfig f;
-    for (const app::ConfigEntry& e : config_)
-      if (affects_model(e.key)) f.push_back(e);
-    return f;
-  }
-
-  void check_fingerprint(const app::Checkpoint& ck) const {
-    for (const app::ConfigEntry& e : fingerprint()) {
-      const auto saved = app::find_value(ck.state, "config." + e.key);
-      if (!saved || *saved != e.ini)
-        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key +
-                              " = " + (saved ? *saved : std::string("(unset)")) +
-                              ", this run has " + e.key + " = " + e.ini +
-                              "; use the same configuration or another --out");
-    }
+    return app::model_fingerprint(config_, {"eval-every", "top-words", "device-memory"});
   }
 
   void write_checkpoint(int pass, std::int64_t updates) {
@@ -380,7 +351,7 @@ class Trainer {
                   stacked_gamma(*be_, train_ids_, data_.train_docs, opt_.topics, false));
     w.set("pass", std::to_string(pass));
     w.set("updates", std::to_string(updates));
-    for (const app::ConfigEntry& e : fingerprint()) w.set("config." + e.key, e.ini);
+    w.set_fingerprint(fingerprint());
     w.commit();
     log_info() << "checkpoint after pass " << pass << " written to " << checkpoint_dir() << " in "
                << clock.seconds() << " s";

@@ -38,11 +38,7 @@ constexpr const char* kUsage =
     "  fk-sfa similar --model DIR --item ID          the items closest to an item (cosine of\n"
     "                                                the loadings)";
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using app::fmt;
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;

@@ -18,20 +18,7 @@
 namespace fk::sfa {
 namespace {
 
-// Options that do not change the model a pass produces: a checkpoint made with other values of
-// these can be resumed.
-bool affects_model(const std::string& key) {
-  static const char* const kFree[] = {"iters", "out",     "device",           "threads",
-                                      "quiet", "compare", "checkpoint-every", "resume",
-                                      "sddmm", "spmm"};
-  return std::none_of(std::begin(kFree), std::end(kFree), [&](const char* k) { return key == k; });
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using app::fmt;
 
 // [m | extra]: rows x (F + 1) with `extra` (or zeros) as the last column.
 HostDense<float> augment(const HostDense<float>& m, const std::vector<float>* extra) {
@@ -84,15 +71,9 @@ class Trainer {
     app::ensure_output_dir(out_);
     app::write_resolved_config(out_, config_);
     int start = 0;
-    std::optional<app::Checkpoint> ck;
-    if (opt_.resume) {
-      ck = app::find_checkpoint(checkpoint_dir());
-      if (!ck)
-        log_info() << "--resume: no checkpoint in " << checkpoint_dir()
-                   << "; starting from the beginning";
-    }
+    const std::optional<app::Checkpoint> ck =
+        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
     if (ck) {
-      check_fingerprint(*ck);
       start = std::stoi(ck->get("iter"));
       const HostDense<float> users = io::read_npy_f32(ck->file("users.npy"));
       const HostDense<float> items = io::read_npy_f32(ck->file("items.npy"));
@@ -109,8 +90,8 @@ class Trainer {
                            users, items);
       be_->set_factors(users, items);
     }
-    app::MetricsWriter metrics = ck ? app::MetricsWriter::resume(out_ + "/metrics.jsonl", start)
-                                    : app::MetricsWriter::create(out_ + "/metrics.jsonl");
+    app::MetricsWriter metrics =
+        app::MetricsWriter::open(out_ + "/metrics.jsonl", ck.has_value(), start);
     TrainResult result;
     result.device = device_;
     for (int it = start + 1; it <= common_.iters; ++it) {
@@ -227,23 +208,9 @@ class Trainer {
 
   std::string checkpoint_dir() const { return out_ + "/checkpoint"; }
 
-  app::ResolvedConfig fingerprint() const {
-    app::ResolvedConfig out;
-    for (const app::ConfigEntry& e : config_)
-      if (affects_model(e.key)) out.push_back(e);
-    return out;
-  }
-
-  void check_fingerprint(const app::Checkpoint& ck) const {
-    for (const app::ConfigEntry& e : fingerprint()) {
-      const auto saved = app::find_value(ck.state, "config." + e.key);
-      if (!saved || *saved != e.ini)
-        throw app::UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key +
-                              " = " + (saved ? *saved : std::string("(unset)")) +
-                              ", this run has " + e.key + " = " + e.ini +
-                              "; use the same configuration or another --out");
-    }
-  }
+  // What a checkpoint must match: the configuration without the options that do not change the
+  // model (app::model_fingerprint's list).
+  app::ResolvedConfig fingerprint() const { return app::model_fingerprint(config_, {}); }
 
   // X and Λ are the whole state of a pass (the preconditioners are recomputed from them), so a
   // resumed run repeats the uninterrupted one exactly.
@@ -253,7 +220,7 @@ class Trainer {
     io::write_npy(w.file("users.npy"), be_->user_factors());
     io::write_npy(w.file("items.npy"), be_->item_factors());
     w.set("iter", std::to_string(iter));
-    for (const app::ConfigEntry& e : fingerprint()) w.set("config." + e.key, e.ini);
+    w.set_fingerprint(fingerprint());
     w.commit();
     log_info() << "checkpoint after pass " << iter << " written to " << checkpoint_dir() << " in "
                << fmt("%.3f", clock.seconds()) << " s";
