@@ -13,6 +13,7 @@
 #include "apps/common/compare.hpp"
 #include "apps/common/options.hpp"
 #include "apps/common/output.hpp"
+#include "apps/common/run.hpp"
 #include "core/io/csv.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
@@ -79,9 +80,9 @@ void print_summary(const TrainResult& r, const AlsOptions& opt, const AlsData& d
   std::cout.flush();
 }
 
-app::RunRecord record(const std::string& label, const TrainResult& r) {
+// The run for the comparison (app::run_training sets the label).
+app::RunRecord record(const TrainResult& r) {
   app::RunRecord rec;
-  rec.label = label;
   rec.device = r.device;
   for (const IterReport& it : r.iters) rec.iter_seconds.push_back(it.seconds);
   if (r.last) {
@@ -208,33 +209,11 @@ int als_main(int argc, char** argv) {
 
   const AlsData data = prepare_als_data(opt, common.input, common.format, common.seed);
 
-  if (!common.compare) {
-    Context ctx = Context::create(common.device, common.threads);
-    const TrainResult r = train_als(opt, common, data, std::move(ctx), common.out, config);
+  app::run_training(cli, "iter", [&](Context ctx, const std::string& out, app::RunRole) {
+    const TrainResult r = train_als(opt, common, data, std::move(ctx), out, config);
     if (!common.quiet) print_summary(r, opt, data);
-    return 0;
-  }
-
-  if (cli.given("device")) log_warn() << "--compare runs on both devices; --device is ignored";
-  const std::string why_not = app::gpu_unavailable_reason();
-  if (!why_not.empty()) {
-    log_warn() << "--compare: " << why_not << "; running the CPU only";
-    const TrainResult cpu = train_als(opt, common, data, Context(DeviceKind::kCpu, common.threads),
-                                      common.out + "/cpu", config);
-    if (!common.quiet) print_summary(cpu, opt, data);
-    app::write_comparison_json(common.out + "/compare.json", std::nullopt, record("cpu", cpu),
-                               "iter", why_not);
-    return 0;
-  }
-  const TrainResult gpu = train_als(opt, common, data, Context(DeviceKind::kGpu, common.threads),
-                                    common.out + "/gpu", config);
-  if (!common.quiet) print_summary(gpu, opt, data);
-  const TrainResult cpu = train_als(opt, common, data, Context(DeviceKind::kCpu, common.threads),
-                                    common.out + "/cpu", config);
-  if (!common.quiet) print_summary(cpu, opt, data);
-  app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "iter");
-  app::write_comparison_json(common.out + "/compare.json", record("gpu", gpu), record("cpu", cpu),
-                             "iter");
+    return record(r);
+  });
   return 0;
 }
 

@@ -2,11 +2,13 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "apps/common/compare.hpp"
 #include "apps/common/options.hpp"
 #include "apps/common/output.hpp"
+#include "apps/common/run.hpp"
 #include "apps/lda/lda_options.hpp"
 #include "apps/lda/lda_trainer.hpp"
 #include "core/io/npy.hpp"
@@ -54,9 +56,9 @@ void print_summary(const TrainResult& r, const LdaOptions& opt,
   std::cout.flush();
 }
 
-app::RunRecord record(const std::string& label, const TrainResult& r) {
+// The run for the comparison (app::run_training sets the label).
+app::RunRecord record(const TrainResult& r) {
   app::RunRecord rec;
-  rec.label = label;
   rec.device = r.device;
   for (const PassReport& p : r.passes) rec.iter_seconds.push_back(p.seconds);
   if (r.heldout_ll) rec.finals.emplace_back("held-out log-likelihood", *r.heldout_ll);
@@ -143,39 +145,26 @@ int lda_main(int argc, char** argv) {
 
   const LdaData data = prepare_lda_data(opt, common);
 
-  if (!common.compare) {
-    Context ctx = Context::create(common.device, common.threads);
-    const TrainResult r = train_lda(opt, common, data, std::move(ctx), common.out, config);
-    if (!common.quiet) print_summary(r, opt, data.vocab, true);
-    return 0;
-  }
-
-  if (cli.given("device")) log_warn() << "--compare runs on both devices; --device is ignored";
-  const std::string why_not = app::gpu_unavailable_reason();
-  if (!why_not.empty()) {
-    log_warn() << "--compare: " << why_not << "; running the CPU only";
-    const TrainResult cpu = train_lda(opt, common, data, Context(DeviceKind::kCpu, common.threads),
-                                      common.out + "/cpu", config);
-    print_summary(cpu, opt, data.vocab, true);
-    app::write_comparison_json(common.out + "/compare.json", std::nullopt, record("cpu", cpu),
-                               "pass", why_not);
-    return 0;
-  }
-  const TrainResult gpu = train_lda(opt, common, data, Context(DeviceKind::kGpu, common.threads),
-                                    common.out + "/gpu", config);
-  if (!common.quiet) print_summary(gpu, opt, data.vocab, false);
-  const TrainResult cpu = train_lda(opt, common, data, Context(DeviceKind::kCpu, common.threads),
-                                    common.out + "/cpu", config);
-  if (!common.quiet) print_summary(cpu, opt, data.vocab, false);
-  app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "pass");
-  app::write_comparison_json(common.out + "/compare.json", record("gpu", gpu), record("cpu", cpu),
-                             "pass");
+  std::optional<TrainResult> gpu;  // kept for its top words after the comparison
+  const bool compared =
+      app::run_training(cli, "pass", [&](Context ctx, const std::string& out, app::RunRole role) {
+        TrainResult r = train_lda(opt, common, data, std::move(ctx), out, config);
+        const bool alone = role == app::RunRole::kOnly || role == app::RunRole::kCpuFallback;
+        // The CPU-only fallback of --compare prints its summary even with --quiet.
+        if (!common.quiet || role == app::RunRole::kCpuFallback)
+          print_summary(r, opt, data.vocab, alone);
+        app::RunRecord rec = record(r);
+        if (role == app::RunRole::kCompareGpu) gpu = std::move(r);
+        return rec;
+      });
+  if (!compared) return 0;
   if (!common.quiet) {
     std::cout << "\ntop words (GPU model):\n";
     const int shown = std::min(opt.topics, 5);
     for (int t = 0; t < shown; ++t) {
       std::cout << "  topic " << t << ":";
-      for (const std::string& w : top_words(gpu.lambda, t, std::min(opt.top_words, 10), data.vocab))
+      for (const std::string& w :
+           top_words(gpu->lambda, t, std::min(opt.top_words, 10), data.vocab))
         std::cout << ' ' << w;
       std::cout << "\n";
     }

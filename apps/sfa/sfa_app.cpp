@@ -12,6 +12,7 @@
 #include "apps/common/compare.hpp"
 #include "apps/common/options.hpp"
 #include "apps/common/output.hpp"
+#include "apps/common/run.hpp"
 #include "apps/sfa/sfa_options.hpp"
 #include "apps/sfa/sfa_trainer.hpp"
 #include "core/io/csv.hpp"
@@ -71,9 +72,9 @@ void print_summary(const TrainResult& r, const als::AlsData& data) {
   std::cout.flush();
 }
 
-app::RunRecord record(const std::string& label, const TrainResult& r) {
+// The run for the comparison (app::run_training sets the label).
+app::RunRecord record(const TrainResult& r) {
   app::RunRecord rec;
-  rec.label = label;
   rec.device = r.device;
   for (const PassReport& it : r.iters) rec.iter_seconds.push_back(it.seconds);
   if (r.last) {
@@ -180,33 +181,11 @@ int sfa_main(int argc, char** argv) {
   const als::AlsData data =
       als::prepare_als_data(data_options(opt), common.input, common.format, common.seed);
 
-  if (!common.compare) {
-    Context ctx = Context::create(common.device, common.threads);
-    const TrainResult r = train_sfa(opt, common, data, std::move(ctx), common.out, config);
+  app::run_training(cli, "pass", [&](Context ctx, const std::string& out, app::RunRole) {
+    const TrainResult r = train_sfa(opt, common, data, std::move(ctx), out, config);
     if (!common.quiet) print_summary(r, data);
-    return 0;
-  }
-
-  if (cli.given("device")) log_warn() << "--compare runs on both devices; --device is ignored";
-  const std::string why_not = app::gpu_unavailable_reason();
-  if (!why_not.empty()) {
-    log_warn() << "--compare: " << why_not << "; running the CPU only";
-    const TrainResult cpu = train_sfa(opt, common, data, Context(DeviceKind::kCpu, common.threads),
-                                      common.out + "/cpu", config);
-    if (!common.quiet) print_summary(cpu, data);
-    app::write_comparison_json(common.out + "/compare.json", std::nullopt, record("cpu", cpu),
-                               "pass", why_not);
-    return 0;
-  }
-  const TrainResult gpu = train_sfa(opt, common, data, Context(DeviceKind::kGpu, common.threads),
-                                    common.out + "/gpu", config);
-  if (!common.quiet) print_summary(gpu, data);
-  const TrainResult cpu = train_sfa(opt, common, data, Context(DeviceKind::kCpu, common.threads),
-                                    common.out + "/cpu", config);
-  if (!common.quiet) print_summary(cpu, data);
-  app::print_comparison(std::cout, record("gpu", gpu), record("cpu", cpu), "pass");
-  app::write_comparison_json(common.out + "/compare.json", record("gpu", gpu), record("cpu", cpu),
-                             "pass");
+    return record(r);
+  });
   return 0;
 }
 

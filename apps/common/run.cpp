@@ -1,0 +1,38 @@
+#include "apps/common/run.hpp"
+
+#include <iostream>
+#include <optional>
+
+#include "core/log.hpp"
+
+namespace fk::app {
+
+bool run_training(const CommandLine& cli, const std::string& iter_name, const TrainOnce& train) {
+  const CommonOptions& common = cli.common();
+  if (!common.compare) {
+    train(Context::create(common.device, common.threads), common.out, RunRole::kOnly);
+    return false;
+  }
+
+  if (cli.given("device")) log_warn() << "--compare runs on both devices; --device is ignored";
+  const std::string why_not = gpu_unavailable_reason();
+  if (!why_not.empty()) {
+    log_warn() << "--compare: " << why_not << "; running the CPU only";
+    RunRecord cpu = train(Context(DeviceKind::kCpu, common.threads), common.out + "/cpu",
+                          RunRole::kCpuFallback);
+    cpu.label = "cpu";
+    write_comparison_json(common.out + "/compare.json", std::nullopt, cpu, iter_name, why_not);
+    return false;
+  }
+  RunRecord gpu =
+      train(Context(DeviceKind::kGpu, common.threads), common.out + "/gpu", RunRole::kCompareGpu);
+  gpu.label = "gpu";
+  RunRecord cpu =
+      train(Context(DeviceKind::kCpu, common.threads), common.out + "/cpu", RunRole::kCompareCpu);
+  cpu.label = "cpu";
+  print_comparison(std::cout, gpu, cpu, iter_name);
+  write_comparison_json(common.out + "/compare.json", gpu, cpu, iter_name);
+  return true;
+}
+
+}  // namespace fk::app

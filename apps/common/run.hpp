@@ -1,0 +1,34 @@
+#pragma once
+// The training part of every app's main: one run on the --device context, or with --compare the
+// same configuration on the GPU and then on the CPU, printed side by side and written to
+// compare.json (apps/common/compare.hpp).
+#include <functional>
+#include <string>
+
+#include "apps/common/compare.hpp"
+#include "apps/common/options.hpp"
+#include "core/context.hpp"
+
+namespace fk::app {
+
+// Which run a training call is.
+enum class RunRole {
+  kOnly,         // no --compare: the --device context, output in --out
+  kCpuFallback,  // --compare without a usable GPU: the CPU alone, output in --out/cpu
+  kCompareGpu,   // --compare: the GPU run, output in --out/gpu
+  kCompareCpu,   // --compare: the CPU run after it, output in --out/cpu
+};
+
+// Trains on `ctx` with output in `out_dir`, prints the run's own summary (the app decides from
+// `role` and --quiet) and returns its record for the comparison (the label is set by the caller).
+using TrainOnce = std::function<RunRecord(Context ctx, const std::string& out_dir, RunRole role)>;
+
+// Without --compare: train(Context::create(--device, --threads), --out, kOnly). With --compare:
+// warns that --device is ignored when it was given; when no GPU can be used warns "--compare: WHY;
+// running the CPU only", trains on the CPU (kCpuFallback) and writes --out/compare.json with the
+// reason; otherwise trains on the GPU and then on the CPU, prints print_comparison() to stdout and
+// writes --out/compare.json. `iter_name` names the iterations ("iter", "pass"). Returns true when
+// both devices ran.
+bool run_training(const CommandLine& cli, const std::string& iter_name, const TrainOnce& train);
+
+}  // namespace fk::app
