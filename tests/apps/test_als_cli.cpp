@@ -15,42 +15,16 @@
 #include "core/generate/ratings.hpp"
 #include "core/io/npy.hpp"
 #include "core/io/ratings.hpp"
-#include "tests/test_util.hpp"
+#include "tests/apps/app_test_util.hpp"
 
 namespace fk {
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream all;
-  all << in.rdbuf();
-  return all.str();
-}
+using Outcome = test::ExeOutcome;
+using test::slurp;
 
 Outcome run_als(const test::TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string command =
-      std::string("'") + FK_ALS_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int status = std::system(command.c_str());
-  Outcome o;
-  o.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-  o.out = slurp(out);
-  o.err = slurp(err);
-  return o;
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(line);
-  return out;
+  return test::run_executable(dir, FK_ALS_EXE, args);
 }
 
 std::vector<std::string> split(const std::string& line, char sep = ',') {
@@ -59,15 +33,6 @@ std::vector<std::string> split(const std::string& line, char sep = ',') {
   std::istringstream in(line);
   while (std::getline(in, cur, sep)) out.push_back(cur);
   return out;
-}
-
-// The number after "key": in a one-line JSON object (NaN if absent or null).
-double json_number(const std::string& json, const std::string& key) {
-  const std::size_t p = json.find("\"" + key + "\":");
-  if (p == std::string::npos) return NAN;
-  const std::string rest = json.substr(p + key.size() + 3);
-  if (rest.rfind("null", 0) == 0) return NAN;
-  return std::strtod(rest.c_str(), nullptr);
 }
 
 // Small generated ratings (integers 1..5) written as CSV with raw ids "1".."N".
@@ -101,18 +66,18 @@ TEST(AlsCli, TrainsAndWritesModelMetricsAndSummary) {
   const HostDense<float> p = io::read_npy_f32(out + "/user_factors.npy");
   EXPECT_EQ(p.rows(), 120);
   EXPECT_EQ(p.cols(), 4);
-  const std::vector<std::string> metrics = lines(slurp(out + "/metrics.jsonl"));
+  const std::vector<std::string> metrics = test::nonempty_lines(slurp(out + "/metrics.jsonl"));
   ASSERT_EQ(metrics.size(), 4u);
   double previous = INFINITY;
   for (const std::string& m : metrics) {
     for (const char* key : {"seconds", "train_rmse", "test_rmse", "test_mae", "objective"})
-      EXPECT_TRUE(std::isfinite(json_number(m, key))) << key << " in " << m;
-    EXPECT_LE(json_number(m, "objective"), previous);
-    previous = json_number(m, "objective");
+      EXPECT_TRUE(std::isfinite(test::json_number_or_nan(m, key))) << key << " in " << m;
+    EXPECT_LE(test::json_number_or_nan(m, "objective"), previous);
+    previous = test::json_number_or_nan(m, "objective");
   }
   EXPECT_NE(o.err.find("test_rmse"), std::string::npos) << "the per-iteration log line";
   const std::string summary = slurp(out + "/summary.json");
-  EXPECT_EQ(json_number(summary, "test_ratings"), 600);  // the default 20% hold-out
+  EXPECT_EQ(test::json_number_or_nan(summary, "test_ratings"), 600);  // the default 20% hold-out
   // The same seed gives the same model.
   const std::string out2 = dir.file("model2");
   ASSERT_EQ(run_als(dir, "--input '" + input + "' --out '" + out2 +
@@ -137,7 +102,7 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
   std::map<std::string, std::set<std::string>> rated;
   for (std::int64_t j = 0; j < r.size(); ++j)
     rated[r.user_ids[r.user[j]]].insert(r.item_ids[r.item[j]]);
-  const std::vector<std::string> rows = lines(o.out);
+  const std::vector<std::string> rows = test::nonempty_lines(o.out);
   ASSERT_EQ(rows.size(), 1u + 12u) << o.out;
   EXPECT_EQ(rows[0], "user,rank,item,score");
   std::map<std::string, int> per_user;
@@ -154,7 +119,7 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
   const Outcome s = run_als(
       dir, "similar --model '" + model + "' --item 3 --n 4 --out '" + dir.file("sim") + "'");
   ASSERT_EQ(s.code, 0) << s.err;
-  const std::vector<std::string> srows = lines(s.out);
+  const std::vector<std::string> srows = test::nonempty_lines(s.out);
   ASSERT_EQ(srows.size(), 5u);
   double previous = 2;
   for (std::size_t t = 1; t < srows.size(); ++t) {
@@ -190,11 +155,11 @@ TEST(AlsCli, UnseenTestUsersAndItemsAreReported) {
                                      out + "' --iters 2 --factors 3 --biases --device cpu");
   ASSERT_EQ(o.code, 0) << o.err;
   const std::string summary = slurp(out + "/summary.json");
-  EXPECT_EQ(json_number(summary, "unseen_test_users"), 1) << summary;
-  EXPECT_EQ(json_number(summary, "unseen_test_items"), 1);
-  EXPECT_EQ(json_number(summary, "unseen_test_ratings"), 3);
-  EXPECT_EQ(json_number(summary, "test_ratings"), 4);
-  EXPECT_TRUE(std::isfinite(json_number(summary, "test_rmse"))) << summary;
+  EXPECT_EQ(test::json_number_or_nan(summary, "unseen_test_users"), 1) << summary;
+  EXPECT_EQ(test::json_number_or_nan(summary, "unseen_test_items"), 1);
+  EXPECT_EQ(test::json_number_or_nan(summary, "unseen_test_ratings"), 3);
+  EXPECT_EQ(test::json_number_or_nan(summary, "test_ratings"), 4);
+  EXPECT_TRUE(std::isfinite(test::json_number_or_nan(summary, "test_rmse"))) << summary;
   EXPECT_NE(o.out.find("no training rating"), std::string::npos) << o.out;
 }
 
@@ -207,14 +172,14 @@ TEST(AlsCli, ImplicitModeReportsRankingMetrics) {
                "' --implicit --alpha 5 --lambda 0.5 --leave-k-out 3 --k 5 --iters 3 --factors 4 "
                "--device cpu");
   ASSERT_EQ(o.code, 0) << o.err;
-  const std::vector<std::string> metrics = lines(slurp(out + "/metrics.jsonl"));
+  const std::vector<std::string> metrics = test::nonempty_lines(slurp(out + "/metrics.jsonl"));
   ASSERT_EQ(metrics.size(), 3u);
   for (const char* key : {"precision_at_k", "map_at_k", "ndcg_at_k"}) {
-    const double v = json_number(metrics.back(), key);
+    const double v = test::json_number_or_nan(metrics.back(), key);
     EXPECT_GE(v, 0.0) << key;
     EXPECT_LE(v, 1.0) << key;
   }
-  EXPECT_TRUE(std::isnan(json_number(metrics.back(), "test_rmse")));
+  EXPECT_TRUE(std::isnan(test::json_number_or_nan(metrics.back(), "test_rmse")));
 }
 
 TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
@@ -226,8 +191,8 @@ TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("cmp") + "/cpu/summary.json"));
   EXPECT_NE(o.err.find("generating model"), std::string::npos) << o.err;
-  EXPECT_TRUE(
-      std::isfinite(json_number(slurp(dir.file("cmp") + "/cpu/summary.json"), "true_test_rmse")));
+  EXPECT_TRUE(std::isfinite(
+      test::json_number_or_nan(slurp(dir.file("cmp") + "/cpu/summary.json"), "true_test_rmse")));
 }
 
 TEST(AlsCli, CompareRunsGpuAndCpuSideBySide) {
@@ -238,8 +203,10 @@ TEST(AlsCli, CompareRunsGpuAndCpuSideBySide) {
                                      "' --iters 3 --factors 8 --biases --compare");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("speedup"), std::string::npos) << o.out;
-  const double gpu = json_number(slurp(dir.file("cmp") + "/gpu/summary.json"), "test_rmse");
-  const double cpu = json_number(slurp(dir.file("cmp") + "/cpu/summary.json"), "test_rmse");
+  const double gpu =
+      test::json_number_or_nan(slurp(dir.file("cmp") + "/gpu/summary.json"), "test_rmse");
+  const double cpu =
+      test::json_number_or_nan(slurp(dir.file("cmp") + "/cpu/summary.json"), "test_rmse");
   EXPECT_NEAR(gpu, cpu, 1e-3 * cpu);
 }
 
@@ -301,9 +268,9 @@ TEST(AlsCli, MovieLens100kReachesTheRmseTarget) {
                                      out + "' --device cpu");
   ASSERT_EQ(o.code, 0) << o.err;
   const std::string summary = slurp(out + "/summary.json");
-  EXPECT_LE(json_number(summary, "iterations"), 20);
-  EXPECT_EQ(json_number(summary, "test_ratings"), 20000);
-  EXPECT_LE(json_number(summary, "test_rmse"), 0.915) << summary;
+  EXPECT_LE(test::json_number_or_nan(summary, "iterations"), 20);
+  EXPECT_EQ(test::json_number_or_nan(summary, "test_ratings"), 20000);
+  EXPECT_LE(test::json_number_or_nan(summary, "test_rmse"), 0.915) << summary;
 }
 
 }  // namespace

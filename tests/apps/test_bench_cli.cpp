@@ -17,33 +17,17 @@
 #include "core/generate/sparse.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
-#include "tests/test_util.hpp"
+#include "tests/apps/app_test_util.hpp"
 
 namespace fk {
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream all;
-  all << in.rdbuf();
-  return all.str();
-}
+using Outcome = test::ExeOutcome;
+using test::slurp;
 
 // Runs fk-bench with `args` (already shell-quoted where needed), capturing both streams.
 Outcome run_bench(const test::TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string command = std::string("'") + FK_BENCH_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int status = std::system(command.c_str());
-  Outcome o;
-  o.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-  o.out = slurp(out);
-  o.err = slurp(err);
-  return o;
+  return test::run_executable(dir, FK_BENCH_EXE, args);
 }
 
 // RFC 4180 lines: quoted fields may hold commas and doubled quotes (no embedded newlines here).

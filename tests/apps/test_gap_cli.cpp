@@ -26,22 +26,11 @@ using test::slurp;
 
 const std::string kGen = "gen:default:docs=400,words=300,topics=5,length=80,seed=3";
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
+using Outcome = test::ExeOutcome;
 
 // The built binary, as a user runs it.
 Outcome run_binary(const test::TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string command =
-      std::string("'") + FK_GAP_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int status = std::system(command.c_str());
-  Outcome o;
-  o.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-  o.out = slurp(out);
-  o.err = slurp(err);
-  return o;
+  return test::run_executable(dir, FK_GAP_EXE, args);
 }
 
 TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {

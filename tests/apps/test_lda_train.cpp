@@ -416,21 +416,10 @@ TEST(LdaErrors, BadInputAndOptions) {
 }
 
 // The executable itself: exit statuses and the error line as a user sees them.
-struct Exe {
-  int status = -1;
-  std::string out, err;
-};
+using Exe = test::AppRun;  // status, out, err
 Exe run_exe(const test::TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string cmd =
-      std::string("'") + FK_LDA_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int st = std::system(cmd.c_str());
-  Exe e;
-  e.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-  std::ifstream o(out), r(err);
-  std::getline(o, e.out, '\0');
-  std::getline(r, e.err, '\0');
-  return e;
+  const test::ExeOutcome o = test::run_executable(dir, FK_LDA_EXE, args);
+  return {o.code, o.out, o.err};
 }
 
 TEST(LdaErrors, ExecutableExitStatuses) {

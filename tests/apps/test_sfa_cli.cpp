@@ -14,51 +14,16 @@
 #include "core/generate/ratings.hpp"
 #include "core/io/npy.hpp"
 #include "core/io/ratings.hpp"
-#include "tests/test_util.hpp"
+#include "tests/apps/app_test_util.hpp"
 
 namespace fk {
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream all;
-  all << in.rdbuf();
-  return all.str();
-}
+using Outcome = test::ExeOutcome;
+using test::slurp;
 
 Outcome run_sfa(const test::TempDir& dir, const std::string& args) {
-  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
-  const std::string command =
-      std::string("'") + FK_SFA_EXE + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int status = std::system(command.c_str());
-  Outcome o;
-  o.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-  o.out = slurp(out);
-  o.err = slurp(err);
-  return o;
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(line);
-  return out;
-}
-
-// The number after "key": in a one-line JSON object (NaN if absent or null).
-double json_number(const std::string& json, const std::string& key) {
-  const std::size_t p = json.find("\"" + key + "\":");
-  if (p == std::string::npos) return NAN;
-  const std::string rest = json.substr(p + key.size() + 3);
-  if (rest.rfind("null", 0) == 0) return NAN;
-  return std::strtod(rest.c_str(), nullptr);
+  return test::run_executable(dir, FK_SFA_EXE, args);
 }
 
 // Small generated ratings (integers 1..5) written as CSV with raw ids "1".."N".
@@ -93,15 +58,16 @@ TEST(SfaCli, TrainsAndWritesModelMetricsAndSummary) {
   const Outcome o = run_sfa(dir, "--input '" + input + "' --out '" + out +
                                      "' --factors 4 --iters 5 --device cpu --threads 1 --seed 9");
   ASSERT_EQ(o.code, 0) << o.err;
-  const std::vector<std::string> m = lines(slurp(out + "/metrics.jsonl"));
+  const std::vector<std::string> m = test::nonempty_lines(slurp(out + "/metrics.jsonl"));
   ASSERT_EQ(m.size(), 5u);
   for (std::size_t p = 0; p < m.size(); ++p) {
     EXPECT_EQ(m[p].rfind("{\"iter\":" + std::to_string(p + 1) + ",", 0), 0u) << m[p];
-    EXPECT_GT(json_number(m[p], "train_rmse"), 0) << m[p];
-    EXPECT_GT(json_number(m[p], "test_rmse"), 0) << m[p];
+    EXPECT_GT(test::json_number_or_nan(m[p], "train_rmse"), 0) << m[p];
+    EXPECT_GT(test::json_number_or_nan(m[p], "test_rmse"), 0) << m[p];
   }
   // MAP training: the objective (errors plus priors) falls; the training error alone need not.
-  EXPECT_LT(json_number(m.back(), "objective"), json_number(m.front(), "objective"));
+  EXPECT_LT(test::json_number_or_nan(m.back(), "objective"),
+            test::json_number_or_nan(m.front(), "objective"));
   for (const char* f : {"config.ini", "config.json", "summary.json", "model.ini",
                         "user_factors.npy", "item_factors.npy", "user_bias.npy", "item_bias.npy",
                         "item_means.npy", "user_ids.csv", "item_ids.csv", "train_pairs.npy"})
@@ -115,11 +81,11 @@ TEST(SfaCli, TrainsAndWritesModelMetricsAndSummary) {
   const Outcome rec = run_sfa(
       dir, "recommend --model '" + out + "' --users 1,2 --n 4 --out '" + dir.file("rec") + "'");
   ASSERT_EQ(rec.code, 0) << rec.err;
-  EXPECT_EQ(lines(slurp(dir.file("rec") + "/recommendations.csv")).size(), 1u + 8u);
+  EXPECT_EQ(test::nonempty_lines(slurp(dir.file("rec") + "/recommendations.csv")).size(), 1u + 8u);
   const Outcome sim =
       run_sfa(dir, "similar --model '" + out + "' --item 1 --n 3 --out '" + dir.file("sim") + "'");
   ASSERT_EQ(sim.code, 0) << sim.err;
-  EXPECT_EQ(lines(slurp(dir.file("sim") + "/similar.csv")).size(), 1u + 3u);
+  EXPECT_EQ(test::nonempty_lines(slurp(dir.file("sim") + "/similar.csv")).size(), 1u + 3u);
   const Outcome unknown = run_sfa(dir, "recommend --model '" + out + "' --users nobody");
   EXPECT_EQ(unknown.code, 2);
 }
@@ -143,11 +109,13 @@ TEST(SfaCli, SameSeedSameModelAndResumeEqualsUninterrupted) {
   ASSERT_EQ(second.code, 0) << second.err;
   EXPECT_EQ(slurp(dir.file("a") + "/user_factors.npy"), slurp(dir.file("c") + "/user_factors.npy"));
   EXPECT_EQ(slurp(dir.file("a") + "/item_factors.npy"), slurp(dir.file("c") + "/item_factors.npy"));
-  const std::vector<std::string> ma = lines(slurp(dir.file("a") + "/metrics.jsonl"));
-  const std::vector<std::string> mc = lines(slurp(dir.file("c") + "/metrics.jsonl"));
+  const std::vector<std::string> ma = test::nonempty_lines(slurp(dir.file("a") + "/metrics.jsonl"));
+  const std::vector<std::string> mc = test::nonempty_lines(slurp(dir.file("c") + "/metrics.jsonl"));
   ASSERT_EQ(ma.size(), mc.size());
   for (std::size_t p = 0; p < ma.size(); ++p)
-    EXPECT_EQ(json_number(ma[p], "test_rmse"), json_number(mc[p], "test_rmse")) << p + 1;
+    EXPECT_EQ(test::json_number_or_nan(ma[p], "test_rmse"),
+              test::json_number_or_nan(mc[p], "test_rmse"))
+        << p + 1;
 
   // A resume with a different model configuration is refused.
   const Outcome other =
@@ -165,7 +133,7 @@ TEST(SfaCli, CompareWithoutGpuRunsTheCpu) {
               "--factors 4 --iters 2 --compare --out '" +
                   dir.file("cmp") + "'");
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(lines(slurp(dir.file("cmp") + "/cpu/metrics.jsonl")).size(), 2u);
+  EXPECT_EQ(test::nonempty_lines(slurp(dir.file("cmp") + "/cpu/metrics.jsonl")).size(), 2u);
   EXPECT_TRUE(std::filesystem::exists(dir.file("cmp") + "/compare.json"));
 }
 
@@ -176,8 +144,10 @@ TEST(SfaCli, CompareRunsGpuAndCpuSideBySide) {
                                      dir.file("cmp") + "'");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("speedup"), std::string::npos) << o.out;
-  const double gpu = json_number(slurp(dir.file("cmp") + "/gpu/summary.json"), "test_rmse");
-  const double cpu = json_number(slurp(dir.file("cmp") + "/cpu/summary.json"), "test_rmse");
+  const double gpu =
+      test::json_number_or_nan(slurp(dir.file("cmp") + "/gpu/summary.json"), "test_rmse");
+  const double cpu =
+      test::json_number_or_nan(slurp(dir.file("cmp") + "/cpu/summary.json"), "test_rmse");
   EXPECT_NEAR(gpu, cpu, 1e-3 * cpu);
 }
 
@@ -237,8 +207,8 @@ TEST(SfaCli, MovieLens100kReachesTheRmseTarget) {
                                      out + "' --device cpu --threads 1");
   ASSERT_EQ(o.code, 0) << o.err;
   const std::string summary = slurp(out + "/summary.json");
-  EXPECT_EQ(json_number(summary, "test_ratings"), 20000);
-  EXPECT_LE(json_number(summary, "test_rmse"), 0.93) << summary;
+  EXPECT_EQ(test::json_number_or_nan(summary, "test_ratings"), 20000);
+  EXPECT_LE(test::json_number_or_nan(summary, "test_rmse"), 0.93) << summary;
 }
 
 }  // namespace

@@ -1,0 +1,127 @@
+#pragma once
+// Helpers of the app tests: running a built app executable or an app's main in-process and
+// capturing what it printed, and reading what it wrote (whole files, lines, metrics.jsonl).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/common/app_main.hpp"
+#include "core/log.hpp"
+#include "tests/test_util.hpp"
+
+namespace fk::test {
+
+// The whole file (empty when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+// Every line of the file, empty ones included.
+inline std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  std::string line;
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+// The non-empty lines of `text`.
+inline std::vector<std::string> nonempty_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(line);
+  return out;
+}
+
+// The number after "KEY": in a one-line JSON object; nullopt for null or a missing key.
+inline std::optional<double> json_number(const std::string& line, const std::string& key) {
+  const std::string k = "\"" + key + "\":";
+  const auto pos = line.find(k);
+  if (pos == std::string::npos) return std::nullopt;
+  const char* p = line.c_str() + pos + k.size();
+  if (std::string(p, 4) == "null") return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(p, &end);
+  if (end == p) return std::nullopt;
+  return v;
+}
+
+// The same as a double: NaN for null or a missing key.
+inline double json_number_or_nan(const std::string& json, const std::string& key) {
+  const std::size_t p = json.find("\"" + key + "\":");
+  if (p == std::string::npos) return NAN;
+  const std::string rest = json.substr(p + key.size() + 3);
+  if (rest.rfind("null", 0) == 0) return NAN;
+  return std::strtod(rest.c_str(), nullptr);
+}
+
+// KEY of every line of DIR/metrics.jsonl that has a number there, in order.
+inline std::vector<double> metric_series(const std::string& dir, const std::string& key) {
+  std::vector<double> out;
+  for (const std::string& line : read_lines(dir + "/metrics.jsonl"))
+    if (auto v = json_number(line, key)) out.push_back(*v);
+  return out;
+}
+
+// How a built executable ended: its exit status (-1 when it did not exit normally) and what it
+// printed.
+struct ExeOutcome {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs the executable at `exe` with `args` (a shell command line fragment, quoted by the caller
+// where needed) as a user runs it, stdout and stderr captured through files in `dir`.
+inline ExeOutcome run_executable(const TempDir& dir, const std::string& exe,
+                                 const std::string& args) {
+  const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+  const std::string command = "'" + exe + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  ExeOutcome o;
+  o.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+  o.out = slurp(out);
+  o.err = slurp(err);
+  return o;
+}
+
+// How an app's main run in-process ended: the status run_main returned and what it printed.
+struct AppRun {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs `NAME ARGS...` in this process through the same wrapper as the executable's main
+// (app::run_main), capturing stdout and stderr. With `single_thread`, "--threads 1" is appended:
+// ctest runs two test processes at once on a 2-core machine, and OpenMP threads spinning at
+// barriers for a descheduled sibling make the tiny runs of the tests many times slower.
+inline AppRun run_app_main(const std::string& name, int (*main_fn)(int, char**),
+                           const std::vector<std::string>& args, bool single_thread) {
+  std::vector<std::string> all{name};
+  all.insert(all.end(), args.begin(), args.end());
+  if (single_thread) all.insert(all.end(), {"--threads", "1"});
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  AppRun r;
+  r.status = app::run_main(name, static_cast<int>(all.size()), argv.data(), main_fn);
+  r.out = ::testing::internal::GetCapturedStdout();
+  r.err = ::testing::internal::GetCapturedStderr();
+  set_log_level(LogLevel::kInfo);  // a --quiet run must not silence the next test
+  return r;
+}
+
+}  // namespace fk::test
