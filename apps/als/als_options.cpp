@@ -2,8 +2,7 @@
 
 #include <cmath>
 
-#include "kernels/sddmm.hpp"
-#include "kernels/spmm.hpp"
+#include "apps/common/training_options.hpp"
 
 namespace fk::als {
 
@@ -93,25 +92,11 @@ void finalize_als_options(const app::CommandLine& cli, AlsOptions& o) {
     usage_fail(!o.test.empty() ? "test" : "leave-k-out",
                "give one way of holding ratings out: --holdout-frac, --leave-k-out or --test");
   if (o.leave_k_out > 0 || !o.test.empty()) o.holdout_frac = 0;
-  require_at_least("checkpoint-every", o.checkpoint_every, 0);
-  if (o.sddmm != "auto") {
-    try {
-      find_sddmm_variant(o.sddmm);
-    } catch (const Error& e) {
-      usage_fail("sddmm", e.what());
-    }
-  }
-  if (o.spmm != "auto") {
-    try {
-      find_spmm_variant(o.spmm);
-    } catch (const Error& e) {
-      usage_fail("spmm", e.what());
-    }
-  }
+  app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
 }
 
 app::ResolvedConfig als_overrides(const AlsOptions& o) {
-  return {{"holdout-frac", app::format_double(o.holdout_frac), app::format_double(o.holdout_frac)}};
+  return {app::derived_double("holdout-frac", o.holdout_frac)};
 }
 
 }  // namespace fk::als

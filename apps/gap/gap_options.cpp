@@ -2,8 +2,7 @@
 
 #include <cmath>
 
-#include "kernels/sddmm.hpp"
-#include "kernels/spmm.hpp"
+#include "apps/common/training_options.hpp"
 
 namespace fk::gap {
 
@@ -66,25 +65,11 @@ void finalize_gap_options(const app::CommandLine& cli, GapOptions& o) {
   require_at_least("top-words", o.top_words, 0);
   require_at_least("min-count", o.min_count, std::int64_t{1});
   if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
-  require_at_least("checkpoint-every", o.checkpoint_every, 0);
-  if (o.sddmm != "auto") {
-    try {
-      find_sddmm_variant(o.sddmm);
-    } catch (const Error& e) {
-      usage_fail("sddmm", e.what());
-    }
-  }
-  if (o.spmm != "auto") {
-    try {
-      find_spmm_variant(o.spmm);
-    } catch (const Error& e) {
-      usage_fail("spmm", e.what());
-    }
-  }
+  app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
 }
 
 app::ResolvedConfig gap_overrides(const GapOptions& o) {
-  return {{"holdout-frac", app::format_double(o.holdout_frac), app::format_double(o.holdout_frac)}};
+  return {app::derived_double("holdout-frac", o.holdout_frac)};
 }
 
 }  // namespace fk::gap

@@ -2,8 +2,7 @@
 
 #include <cmath>
 
-#include "kernels/sddmm.hpp"
-#include "kernels/spmm.hpp"
+#include "apps/common/training_options.hpp"
 
 namespace fk::lda {
 
@@ -100,27 +99,12 @@ void finalize_lda_options(const app::CommandLine& cli, LdaOptions& o) {
   require_at_least("top-words", o.top_words, 0);
   require_at_least("min-count", o.min_count, std::int64_t{0});
   if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
-  require_at_least("checkpoint-every", o.checkpoint_every, 0);
-  if (o.sddmm != "auto") {
-    try {
-      find_sddmm_variant(o.sddmm);
-    } catch (const Error& e) {
-      usage_fail("sddmm", e.what());
-    }
-  }
-  if (o.spmm != "auto") {
-    try {
-      find_spmm_variant(o.spmm);
-    } catch (const Error& e) {
-      usage_fail("spmm", e.what());
-    }
-  }
+  app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
 }
 
 app::ResolvedConfig lda_overrides(const LdaOptions& o) {
-  return {{"alpha", app::format_double(o.alpha), app::format_double(o.alpha)},
-          {"eta", app::format_double(o.eta), app::format_double(o.eta)},
-          {"holdout-frac", app::format_double(o.holdout_frac), app::format_double(o.holdout_frac)}};
+  return {app::derived_double("alpha", o.alpha), app::derived_double("eta", o.eta),
+          app::derived_double("holdout-frac", o.holdout_frac)};
 }
 
 }  // namespace fk::lda
