@@ -42,15 +42,6 @@ constexpr const char* kUsage =
 
 using app::fmt;
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(text);
-  while (std::getline(in, cur, ','))
-    if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
 void print_summary(const TrainResult& r, const AlsOptions& opt, const AlsData& data) {
   std::vector<double> secs;
   for (const IterReport& it : r.iters) secs.push_back(it.seconds);
@@ -117,7 +108,7 @@ int recommend_main(int argc, char** argv) {
   const app::CommonOptions& common = cli.common();
   if (model_dir.empty())
     app::usage_fail("model", "is required: the --out directory of a training run");
-  const std::vector<std::string> users = split_list(users_text);
+  const std::vector<std::string> users = app::split_list(users_text);
   if (users.empty())
     app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
   app::require_at_least("n", n, 1);
@@ -129,22 +120,11 @@ int recommend_main(int argc, char** argv) {
     if (i < 0) app::usage_fail("users", "user '" + u + "' is not in the model " + model_dir);
     index.push_back(i);
   }
-  app::ensure_output_dir(common.out);
-  io::CsvWriter csv(common.out + "/recommendations.csv", {"user", "rank", "item", "score"});
-  std::ostringstream text;
-  text << "user,rank,item,score\n";
-  for (std::size_t t = 0; t < users.size(); ++t) {
-    const std::vector<Scored> top = recommend(model, index[t], n);
-    for (std::size_t r = 0; r < top.size(); ++r) {
-      const std::vector<std::string> row{users[t], std::to_string(r + 1),
-                                         model.item_ids[top[r].index], fmt("%.6g", top[r].score)};
-      csv.row(row);
-      text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ','
-           << row[3] << '\n';
-    }
-  }
-  csv.commit();
-  if (!common.quiet) std::cout << text.str() << std::flush;
+  std::vector<ScoredList> lists;
+  for (std::size_t t = 0; t < users.size(); ++t)
+    lists.emplace_back(users[t], recommend(model, index[t], n));
+  write_scored_lists(common.out, "recommendations.csv", {"user", "rank", "item", "score"}, lists,
+                     model, common.quiet);
   return 0;
 }
 
@@ -173,19 +153,8 @@ int similar_main(int argc, char** argv) {
   if (i < 0) app::usage_fail("item", "item '" + item + "' is not in the model " + model_dir);
   const std::vector<Scored> top = similar_items(model, i, n);
   if (top.empty()) log_warn() << "item '" << item << "' has no training ratings: no similar items";
-  app::ensure_output_dir(common.out);
-  io::CsvWriter csv(common.out + "/similar.csv", {"item", "rank", "similar_item", "cosine"});
-  std::ostringstream text;
-  text << "item,rank,similar_item,cosine\n";
-  for (std::size_t r = 0; r < top.size(); ++r) {
-    const std::vector<std::string> row{item, std::to_string(r + 1), model.item_ids[top[r].index],
-                                       fmt("%.6g", top[r].score)};
-    csv.row(row);
-    text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ','
-         << row[3] << '\n';
-  }
-  csv.commit();
-  if (!common.quiet) std::cout << text.str() << std::flush;
+  write_scored_lists(common.out, "similar.csv", {"item", "rank", "similar_item", "cosine"},
+                     {{item, top}}, model, common.quiet);
   return 0;
 }
 

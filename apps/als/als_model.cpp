@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <limits>
+#include <sstream>
 
 #include "apps/common/output.hpp"
 #include "core/error.hpp"
@@ -201,6 +203,26 @@ std::vector<Scored> similar_items(const AlsModel& m, std::int64_t item, int n) {
     all.push_back({i, static_cast<float>(dot / (n0 * ni))});
   }
   return top_n(std::move(all), n);
+}
+
+void write_scored_lists(const std::string& dir, const std::string& file,
+                        const std::vector<std::string>& header,
+                        const std::vector<ScoredList>& lists, const AlsModel& model, bool quiet) {
+  FK_CHECK(header.size() == 4, "a scored list has four columns, not " << header.size());
+  app::ensure_output_dir(dir);
+  io::CsvWriter csv(dir + "/" + file, header);
+  std::ostringstream text;
+  text << header[0] << ',' << header[1] << ',' << header[2] << ',' << header[3] << '\n';
+  for (const auto& [who, top] : lists)
+    for (std::size_t r = 0; r < top.size(); ++r) {
+      const std::vector<std::string> row{who, std::to_string(r + 1), model.item_ids[top[r].index],
+                                         app::fmt("%.6g", top[r].score)};
+      csv.row(row);
+      text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ','
+           << row[3] << '\n';
+    }
+  csv.commit();
+  if (!quiet) std::cout << text.str() << std::flush;
 }
 
 }  // namespace fk::als

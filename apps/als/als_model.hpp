@@ -8,6 +8,7 @@
 // `recommend` excludes), model.ini (factors, biases, implicit, global_mean, users, items).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/csr.hpp"
@@ -54,5 +55,16 @@ std::vector<Scored> recommend(const AlsModel& m, std::int64_t user, int n);
 // The n items with the highest cosine similarity of their factors to `item`'s, excluding the item
 // itself and items with all-zero factors (never trained). Empty when `item` has zero factors.
 std::vector<Scored> similar_items(const AlsModel& m, std::int64_t item, int n);
+
+// One ranked list of the recommend/similar outputs: whom it is for (a raw user or item id) and
+// its items, best first.
+using ScoredList = std::pair<std::string, std::vector<Scored>>;
+
+// Creates `dir` and writes `dir`/`file` as CSV: `header` (four names), then for every list and
+// rank: whom it is for, the rank from 1, the item's raw id and the score as %.6g. Unless `quiet`,
+// prints the same lines to stdout.
+void write_scored_lists(const std::string& dir, const std::string& file,
+                        const std::vector<std::string>& header,
+                        const std::vector<ScoredList>& lists, const AlsModel& model, bool quiet);
 
 }  // namespace fk::als

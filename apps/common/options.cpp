@@ -53,6 +53,15 @@ std::string format_double(double v) {
   return buf;
 }
 
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(text);
+  while (std::getline(in, cur, ','))
+    if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
 std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);

@@ -115,6 +115,8 @@ void require_at_least(const std::string& option, T value, T minimum) {
 std::string format_double(double v);
 // JSON string literal with escapes.
 std::string json_quote(const std::string& s);
+// The non-empty items of a comma-separated list ("a,,b" gives {"a", "b"}).
+std::vector<std::string> split_list(const std::string& text);
 // printf-style text of one double for log lines and tables: fmt("%.4f", 0.5) is "0.5000".
 std::string fmt(const char* format, double v);
 

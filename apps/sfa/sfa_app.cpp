@@ -41,15 +41,6 @@ constexpr const char* kUsage =
 
 using app::fmt;
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(text);
-  while (std::getline(in, cur, ','))
-    if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
 void print_summary(const TrainResult& r, const als::AlsData& data) {
   std::vector<double> secs;
   for (const PassReport& it : r.iters) secs.push_back(it.seconds);
@@ -121,12 +112,12 @@ int recommend_main(int argc, char** argv, bool similar) {
   if (similar) {
     if (item.empty()) app::usage_fail("item", "is required: a raw item id");
   } else {
-    users = split_list(users_text);
+    users = app::split_list(users_text);
     if (users.empty())
       app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
   }
   const als::AlsModel model = als::load_als_model(model_dir);
-  std::vector<std::pair<std::string, std::vector<als::Scored>>> lists;
+  std::vector<als::ScoredList> lists;
   if (similar) {
     const std::int64_t i = model.item_index(item);
     if (i < 0) app::usage_fail("item", "item '" + item + "' is not in the model " + model_dir);
@@ -140,23 +131,11 @@ int recommend_main(int argc, char** argv, bool similar) {
       lists.emplace_back(u, als::recommend(model, i, n));
     }
   }
-  app::ensure_output_dir(common.out);
-  const std::vector<std::string> header =
-      similar ? std::vector<std::string>{"item", "rank", "similar_item", "cosine"}
-              : std::vector<std::string>{"user", "rank", "item", "score"};
-  io::CsvWriter csv(common.out + (similar ? "/similar.csv" : "/recommendations.csv"), header);
-  std::ostringstream text;
-  text << header[0] << ',' << header[1] << ',' << header[2] << ',' << header[3] << '\n';
-  for (const auto& [who, top] : lists)
-    for (std::size_t r = 0; r < top.size(); ++r) {
-      const std::vector<std::string> row{who, std::to_string(r + 1), model.item_ids[top[r].index],
-                                         fmt("%.6g", top[r].score)};
-      csv.row(row);
-      text << io::csv_escape(row[0]) << ',' << row[1] << ',' << io::csv_escape(row[2]) << ','
-           << row[3] << '\n';
-    }
-  csv.commit();
-  if (!common.quiet) std::cout << text.str() << std::flush;
+  als::write_scored_lists(common.out, similar ? "similar.csv" : "recommendations.csv",
+                          similar
+                              ? std::vector<std::string>{"item", "rank", "similar_item", "cosine"}
+                              : std::vector<std::string>{"user", "rank", "item", "score"},
+                          lists, model, common.quiet);
   return 0;
 }
 
