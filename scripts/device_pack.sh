@@ -11,6 +11,7 @@ targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 cmake --build $build -j2 "${targets[@]}"
 rm -rf .carry && mkdir -p .carry/bin .carry/lib .carry/data
+echo "$PWD/$build" > .carry/build_dir  # the app paths the CLI tests have compiled in
 find $build -maxdepth 3 -type f -perm -u+x \( -name 'fk_*tests' -o -name 'fk-*' \) -exec cp {} .carry/bin/ \;
 for lib in $(ldd .carry/bin/* 2>/dev/null | awk '/boost|gtest/ {print $3}' | sort -u); do cp -L "$lib" .carry/lib/; done
 if [[ -d ../shared/data ]]; then
@@ -18,6 +19,18 @@ if [[ -d ../shared/data ]]; then
   cp ../shared/data/suitesparse/*.mtx .carry/data/suitesparse/
   cp ../shared/data/uci-kos/* .carry/data/uci-kos/
   cp ../shared/data/movielens-100k/u.data .carry/data/movielens-100k/
-  cp -r ../shared/data/dlmc .carry/data/
+  # Only the DLMC layers the tests (kernels/test_*_conformance.cpp) and bench_kernels.sh name:
+  # all of DLMC would push the carried tree past the device tool's 64 MiB.
+  dlmc=../shared/data/dlmc/rn50/magnitude_pruning
+  for rel in 0.5/bottleneck_2_block_group3_1_1 0.7/bottleneck_2_block_group3_1_1 \
+             0.8/bottleneck_2_block_group3_1_1 0.9/bottleneck_2_block_group3_1_1 \
+             0.95/bottleneck_2_block_group3_1_1 0.98/bottleneck_2_block_group3_1_1 \
+             0.9/bottleneck_2_block_group4_1_1 0.9/bottleneck_2_block_group4_2_1 \
+             0.9/final_dense 0.9/bottleneck_1_block_group1_1_1; do
+    if [[ -f $dlmc/$rel.smtx ]]; then
+      mkdir -p ".carry/data/dlmc/rn50/magnitude_pruning/$(dirname $rel)"
+      cp "$dlmc/$rel.smtx" ".carry/data/dlmc/rn50/magnitude_pruning/$rel.smtx"
+    fi
+  done
 fi
 du -sh .carry

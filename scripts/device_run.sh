@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine over binaries gathered by scripts/device_pack.sh (in .carry/).
-#   scripts/device_run.sh STAGE...   stages: info tests memcheck racecheck bench bench-quick lda
+#   scripts/device_run.sh STAGE...   stages: info tests memcheck racecheck app-memcheck
+#                                    app-racecheck bench bench-quick lda
 # Logs and CSVs go to $OUT (or out/device when unset). Each stage has its own time limit so one
 # slow stage cannot eat the whole call.
 set -uo pipefail
@@ -11,6 +12,17 @@ export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
 export FK_SHARED_DATA=$PWD/.carry/data
 bin=.carry/bin
 status=0
+# The CLI tests run the app binaries by the build paths compiled into them
+# (BUILD/apps/NAME/fk-NAME, BUILD as device_pack.sh recorded it): point those at the carried ones.
+if [[ -f .carry/build_dir ]]; then
+  build_dir=$(cat .carry/build_dir)
+  for exe in $bin/fk-*; do
+    name=$(basename "$exe")
+    mkdir -p "$build_dir/apps/${name#fk-}" && ln -sf "$PWD/$exe" "$build_dir/apps/${name#fk-}/$name"
+  done
+fi
+# The GPU tests of the apps (their names say Gpu or Stream), for the sanitizer stages.
+app_gpu_filter='*Gpu*:*Stream*:*Compare*'
 run() {  # run NAME SECONDS CMD...: logs to $out/NAME.log, prints its tail
   local name=$1 secs=$2; shift 2
   echo "=== $name: $*"
@@ -31,6 +43,16 @@ for stage in "$@"; do
     racecheck)
       run racecheck 500 compute-sanitizer --tool racecheck --error-exitcode 3 \
         $bin/fk_kernel_tests --gtest_brief=1 --gtest_filter="${FK_SANITIZE_FILTER:-*cuda*}" ;;
+    app-memcheck)
+      for t in $bin/fk_app_tests $bin/fk_gap_tests $bin/fk_sfa_tests; do
+        [[ -x $t ]] && run "memcheck-$(basename "$t")" 300 compute-sanitizer --tool memcheck \
+          --error-exitcode 3 "$t" --gtest_brief=1 --gtest_filter="$app_gpu_filter"
+      done ;;
+    app-racecheck)
+      for t in $bin/fk_app_tests $bin/fk_gap_tests $bin/fk_sfa_tests; do
+        [[ -x $t ]] && run "racecheck-$(basename "$t")" 300 compute-sanitizer --tool racecheck \
+          --error-exitcode 3 "$t" --gtest_brief=1 --gtest_filter="$app_gpu_filter"
+      done ;;
     bench-quick)
       run bench-quick 300 bash scripts/bench_kernels.sh --quick --bin $bin --csv "$out/kernels-quick.csv" ;;
     bench)
