@@ -47,11 +47,12 @@ class CpuOps : public app::HostOps {
     for (std::int64_t j = 0; j < n; ++j) out[j] = a * in[j] + b;
   }
 
-  void make_design(const Context&, const float* x, float* d, std::int64_t rows, int k) const {
+  void make_design(const Context&, const float* x, float* d, std::int64_t rows, int k,
+                   int one_col) const {
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < rows; ++r) {
-      std::memcpy(d + r * k, x + r * k, static_cast<std::size_t>(k - 1) * sizeof(float));
-      d[r * k + k - 1] = 1.0f;
+      std::memcpy(d + r * k, x + r * k, static_cast<std::size_t>(k) * sizeof(float));
+      d[r * k + one_col] = 1.0f;
     }
   }
 

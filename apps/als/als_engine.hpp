@@ -12,7 +12,7 @@
 //   k, bias_col, t)   t_j = r_j − μ − (bias_col >= 0 ?
 //                                                            other_x[col_j·k + bias_col] : 0)
 //   affine(ctx, in, n, a, b, out)                            out = a·in + b
-//   make_design(ctx, x, d, rows, k)                          d = x with its last column set to 1
+//   make_design(ctx, x, d, rows, k, c)                       d = x with its column c set to 1
 //   cg_init(ctx, rows, k, b, y, x, diag, r, p, rs)           r = b − (y + diag∘x); p = r; rs = r·r
 //   (per row) cg_step(ctx, rows, k, x, r, p, y, diag, rs)              one CG step per row with A·p
 //   = y + diag∘p gram(ctx, d, n, k, lambda, g)                            g = dᵀd + λI (k x k)
@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "apps/als/als_backend.hpp"
+#include "apps/common/padded.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -46,7 +47,7 @@ class AlsEngine final : public AlsBackend {
 
   AlsEngine(Context ctx, const AlsHyper& h, const HostCsr& train, const HostCsr& train_t,
             const HostCsr& test)
-      : ctx_(std::move(ctx)), h_(h), ops_(ctx_), k_(h.k()) {
+      : ctx_(std::move(ctx)), h_(h), ops_(ctx_), k_(app::padded_width(h.k())) {
     FK_CHECK(h_.factors >= 1, "ALS needs at least one factor");
     FK_CHECK(h_.lambda > 0, "ALS needs lambda > 0");
     FK_CHECK(!(h_.biases && h_.implicit), "biases are an explicit-feedback feature");
@@ -84,14 +85,16 @@ class AlsEngine final : public AlsBackend {
   const Context& context() const override { return ctx_; }
 
   void set_factors(const HostDense<float>& users, const HostDense<float>& items) override {
-    FK_CHECK(users.rows() == users_.rows && users.cols() == k_,
-             "user factors must be " << users_.rows << " x " << k_ << ", got " << users.rows()
+    FK_CHECK(users.rows() == users_.rows && users.cols() == h_.k(),
+             "user factors must be " << users_.rows << " x " << h_.k() << ", got " << users.rows()
                                      << " x " << users.cols());
-    FK_CHECK(items.rows() == items_.rows && items.cols() == k_,
-             "item factors must be " << items_.rows << " x " << k_ << ", got " << items.rows()
+    FK_CHECK(items.rows() == items_.rows && items.cols() == h_.k(),
+             "item factors must be " << items_.rows << " x " << h_.k() << ", got " << items.rows()
                                      << " x " << items.cols());
-    ops_.upload(users_.x, users.data(), users.size());
-    ops_.upload(items_.x, items.data(), items.size());
+    // Stored padded_width(K) wide (apps/common/padded.hpp): the extra columns are zero.
+    const HostDense<float> u = app::with_width(users, k_), i = app::with_width(items, k_);
+    ops_.upload(users_.x, u.data(), u.size());
+    ops_.upload(items_.x, i.data(), i.size());
     users_.design_stale = items_.design_stale = true;
   }
 
@@ -208,7 +211,7 @@ class AlsEngine final : public AlsBackend {
   HostDense<float> download(const Side& s) const {
     HostDense<float> out(s.rows, k_);
     ops_.download(s.x, out.data(), out.size());
-    return out;
+    return app::with_width(out, h_.k());
   }
 
   float mu() const { return static_cast<float>(h_.global_mean); }
@@ -219,7 +222,7 @@ class AlsEngine final : public AlsBackend {
   const float* design(Side& s) {
     if (!h_.biases) return s.x.data();
     if (s.design_stale) {
-      ops_.make_design(ctx_, s.x.data(), s.d.data(), s.rows, k_);
+      ops_.make_design(ctx_, s.x.data(), s.d.data(), s.rows, k_, bias_col());
       s.design_stale = false;
     }
     return s.d.data();
@@ -271,17 +274,19 @@ class AlsEngine final : public AlsBackend {
   }
   void count_sddmm(std::int64_t nnz) {
     ++counters_.sddmm_calls;
-    counters_.flops += 2.0 * static_cast<double>(nnz) * k_;
+    counters_.flops +=
+        2.0 * static_cast<double>(nnz) * h_.k();  // useful flops, padding not counted
   }
   void count_spmm(std::int64_t nnz) {
     ++counters_.spmm_calls;
-    counters_.flops += 2.0 * static_cast<double>(nnz) * k_;
+    counters_.flops +=
+        2.0 * static_cast<double>(nnz) * h_.k();  // useful flops, padding not counted
   }
 
   Context ctx_;
   AlsHyper h_;
   Ops ops_;
-  int k_;
+  int k_;  // stored columns: padded_width(h_.k())
   std::int64_t nnz_ = 0, test_nnz_ = 0;
   Side users_, items_;
   Buf<float> t_, w_;  // nnz: targets / right-hand-side values, SDDMM output

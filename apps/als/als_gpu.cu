@@ -46,10 +46,10 @@ __global__ void affine_kernel(const float* __restrict__ in, std::int64_t n, floa
 }
 
 __global__ void make_design_kernel(const float* __restrict__ x, float* __restrict__ d,
-                                   std::int64_t n, int k) {
+                                   std::int64_t n, int k, int one_col) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < n;
        e += std::int64_t(gridDim.x) * blockDim.x)
-    d[e] = (e % k == k - 1) ? 1.0f : x[e];
+    d[e] = (e % k == one_col) ? 1.0f : x[e];
 }
 
 // One warp per row: r = b − (y + diag∘x); p = r; rs = r·r.
@@ -218,10 +218,11 @@ class GpuOps : public DeviceOps {
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  void make_design(const Context& ctx, const float* x, float* d, std::int64_t rows, int k) const {
+  void make_design(const Context& ctx, const float* x, float* d, std::int64_t rows, int k,
+                   int one_col) const {
     const std::int64_t n = rows * k;
     if (n == 0) return;
-    make_design_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(x, d, n, k);
+    make_design_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(x, d, n, k, one_col);
     FK_CUDA_CHECK_LAUNCH();
   }
 

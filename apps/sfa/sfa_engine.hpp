@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/common/padded.hpp"
 #include "apps/sfa/sfa_backend.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
@@ -44,7 +45,7 @@ class SfaEngine final : public SfaBackend {
 
   SfaEngine(Context ctx, const SfaHyper& h, const HostCsr& train, const HostCsr& train_t,
             const HostCsr& test, const std::vector<float>& item_means, app::StatsReducer* reducer)
-      : ctx_(std::move(ctx)), h_(h), ops_(ctx_), k_(h.k()), reducer_(reducer) {
+      : ctx_(std::move(ctx)), h_(h), ops_(ctx_), k_(app::padded_width(h.k())), reducer_(reducer) {
     FK_CHECK(h_.factors >= 1, "SFA needs at least one factor");
     FK_CHECK(h_.lambda_u > 0 && h_.lambda_m > 0, "SFA needs lambda_u > 0 and lambda_m > 0");
     FK_CHECK(h_.cg_steps >= 1, "SFA needs at least one CG step");
@@ -110,14 +111,16 @@ class SfaEngine final : public SfaBackend {
   const Context& context() const override { return ctx_; }
 
   void set_factors(const HostDense<float>& users, const HostDense<float>& items) override {
-    FK_CHECK(users.rows() == users_.rows && users.cols() == k_,
-             "user factors must be " << users_.rows << " x " << k_ << ", got " << users.rows()
+    FK_CHECK(users.rows() == users_.rows && users.cols() == h_.k(),
+             "user factors must be " << users_.rows << " x " << h_.k() << ", got " << users.rows()
                                      << " x " << users.cols());
-    FK_CHECK(items.rows() == items_.rows && items.cols() == k_,
-             "item factors must be " << items_.rows << " x " << k_ << ", got " << items.rows()
+    FK_CHECK(items.rows() == items_.rows && items.cols() == h_.k(),
+             "item factors must be " << items_.rows << " x " << h_.k() << ", got " << items.rows()
                                      << " x " << items.cols());
-    ops_.upload(users_.x, users.data(), users.size());
-    ops_.upload(items_.x, items.data(), items.size());
+    // Stored padded_width(K) wide (apps/common/padded.hpp): the extra columns are zero.
+    const HostDense<float> u = app::with_width(users, k_), i = app::with_width(items, k_);
+    ops_.upload(users_.x, u.data(), u.size());
+    ops_.upload(items_.x, i.data(), i.size());
     if (h_.user_offset) ops_.set_column(ctx_, items_.x.data(), items_.rows, k_, h_.factors, 1.0f);
   }
 
@@ -243,7 +246,7 @@ class SfaEngine final : public SfaBackend {
   HostDense<float> download(const Side& s) const {
     HostDense<float> out(s.rows, k_);
     ops_.download(s.x, out.data(), out.size());
-    return out;
+    return app::with_width(out, h_.k());
   }
 
   // minv_ = (c·OᵀO + λ I)⁻¹ with O the other side's factors (the rows the solve multiplies by),
@@ -294,11 +297,13 @@ class SfaEngine final : public SfaBackend {
   }
   void count_sddmm(std::int64_t nnz) {
     ++counters_.sddmm_calls;
-    counters_.flops += 2.0 * static_cast<double>(nnz) * k_;
+    counters_.flops +=
+        2.0 * static_cast<double>(nnz) * h_.k();  // useful flops: padding not counted
   }
   void count_spmm(std::int64_t nnz) {
     ++counters_.spmm_calls;
-    counters_.flops += 2.0 * static_cast<double>(nnz) * k_;
+    counters_.flops +=
+        2.0 * static_cast<double>(nnz) * h_.k();  // useful flops: padding not counted
   }
 
   Context ctx_;
