@@ -1,5 +1,8 @@
 // The `auto` rule tables. Each rule names the benchmark that justifies it (docs/benchmarks/).
 // A rule only picks a variant that applies; the last resort on each device always applies.
+#include <omp.h>
+
+#include <algorithm>
 #include <string>
 
 #include "kernels/sddmm.hpp"
@@ -9,20 +12,35 @@ namespace fk {
 namespace {
 
 template <typename V>
-const V* first_applicable(const std::vector<const V*>& all, std::initializer_list<const char*> names,
-                          const KernelProblem& p) {
+const V* first_applicable(const std::vector<const V*>& all,
+                          std::initializer_list<const char*> names, const KernelProblem& p) {
   for (const char* n : names)
     for (const V* v : all)
       if (std::string(v->name()) == n && v->why_not(p).empty()) return v;
   return nullptr;
 }
 
-// ---- GPU rules (measured on an H200: docs/benchmarks/kernels-h200.md, scripts/bench_kernels.sh) ----
+// ---- CPU rules (measured on 2 cores: docs/benchmarks/cpu-notes.md, bench/omp_quick.cpp)
+// ----------
+
+// SpMM is skewed for a row split when the longest row alone is more than this share of one
+// thread's nonzeros (one row is one thread's work in omp.spmm.rows/aspt), or the row lengths'
+// coefficient of variation exceeds kCpuSkewRowCv (many long rows: chunks of rows get uneven).
+constexpr double kCpuSkewRowShare = 0.25;
+constexpr double kCpuSkewRowCv = 4.0;
+bool cpu_spmm_skewed(const KernelProblem& p) {
+  const double per_thread = double(p.sparse.nnz) / double(std::max(1, omp_get_max_threads()));
+  return double(p.sparse.row_max) > kCpuSkewRowShare * per_thread ||
+         p.sparse.row_cv > kCpuSkewRowCv;
+}
+
+// ---- GPU rules (measured on an H200: docs/benchmarks/kernels-h200.md, scripts/bench_kernels.sh)
+// ----
 
 // cuSPARSE's SDDMM and SpMM split work by rows; on matrices whose row lengths spread this much
 // (coefficient of variation) a few rows hold most of the work and its warps idle: the generated
-// power-law matrix (cv 76) runs SDDMM 27-65x faster with the nonzero-parallel cuda.sddmm.convert and
-// SpMM 1.3-6x faster with the nonzero-split cuda.spmm.nnz_vsr.
+// power-law matrix (cv 76) runs SDDMM 27-65x faster with the nonzero-parallel cuda.sddmm.convert
+// and SpMM 1.3-6x faster with the nonzero-split cuda.spmm.nnz_vsr.
 constexpr double kGpuSkewRowCv = 4.0;
 // Short rows: a warp of cuSPARSE's SDDMM finds too few nonzeros per row to fill it. convert wins
 // everywhere on hep-th (mean 3.8: 1.1-2.0x) and up to K = 64 on the banded matrix (mean 20: 1.2x);
@@ -44,21 +62,25 @@ constexpr double kGpuTransposedShortRows = 160.0;
 // cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE's SpMV wins.
 constexpr int kGpuVdlMaxK = 16;
 
-const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all, const KernelProblem& p) {
+const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all,
+                                     const KernelProblem& p) {
   const bool convert = p.sparse.row_cv > kGpuSkewRowCv || p.sparse.row_mean <= kGpuSddmmTinyRows ||
                        (p.sparse.row_mean <= kGpuSddmmShortRows && p.k <= kGpuSddmmShortRowsMaxK);
   if (convert) return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
   return first_applicable(all, {"cuda.sddmm.cusparse", "cuda.sddmm.convert"}, p);
 }
 
-const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all, const KernelProblem& p) {
+const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
+                                   const KernelProblem& p) {
   const bool skewed = p.sparse.row_cv > kGpuSkewRowCv;
-  if (p.k == 1 && !skewed) return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
+  if (p.k == 1 && !skewed)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (p.transposed) {
     const bool even = p.sparse.row_cv <= kGpuTransposedEvenCv;
     if (p.k <= kGpuVdlMaxK)
-      return first_applicable(all, {even ? "cuda.spmm.vdl" : "cuda.spmm.nnz_vsr", "cuda.spmm.nnz_vsr"}, p);
+      return first_applicable(
+          all, {even ? "cuda.spmm.vdl" : "cuda.spmm.nnz_vsr", "cuda.spmm.nnz_vsr"}, p);
     if (even && p.sparse.row_mean <= kGpuTransposedShortRows)
       return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.nnz_vsr"}, p);
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
@@ -77,7 +99,10 @@ const SddmmVariant& choose_sddmm_variant(DeviceKind device, const KernelProblem&
   if (device == DeviceKind::kGpu) {
     v = choose_gpu_sddmm(all, p);
   } else {
-    v = first_applicable(all, {"omp.sddmm.rows", "ref.sddmm"}, p);
+    // omp.sddmm.aspt everywhere: it tiles only panels whose B rows overflow L2 and is otherwise a
+    // row-wise kernel with register-blocked dot products and long rows split across threads, at
+    // least as fast as omp.sddmm.rows on every measured matrix (cpu-notes.md, "SDDMM").
+    v = first_applicable(all, {"omp.sddmm.aspt", "omp.sddmm.rows", "ref.sddmm"}, p);
   }
   FK_CHECK(v != nullptr, "no SDDMM variant applies on the " << to_string(device));
   return *v;
@@ -89,7 +114,15 @@ const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& p
   if (device == DeviceKind::kGpu) {
     v = choose_gpu_spmm(all, p);
   } else {
-    v = first_applicable(all, {"omp.spmm.rows", "ref.spmm"}, p);
+    // cpu-notes.md, "SpMM": skewed rows -> nonzero-balanced parts; Sᵀ·B too, since the rules
+    // only know S's row statistics, not those of Sᵀ's rows (S's columns), and nnz_balanced is
+    // within a few percent of omp.spmm.rows when rows are even. Everything else -> ASpT: it tiles
+    // the panels whose B rows overflow the cache and runs the others through a lean row path
+    // that is as fast as omp.spmm.rows on large problems and faster on small ones.
+    if (cpu_spmm_skewed(p) || p.transposed)
+      v = first_applicable(all, {"omp.spmm.nnz_balanced", "omp.spmm.rows", "ref.spmm"}, p);
+    else
+      v = first_applicable(all, {"omp.spmm.aspt", "omp.spmm.rows", "ref.spmm"}, p);
   }
   FK_CHECK(v != nullptr, "no SpMM variant applies on the " << to_string(device));
   return *v;
