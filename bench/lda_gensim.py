@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""fk-lda against gensim's LdaModel and LdaMulticore on one split with one set of settings.
+
+    bench/lda_gensim.py --fk-lda build/release/apps/lda/fk-lda [--corpus DOCWORD] [--topics 50]
+                        [--passes 10] [--threads 2] [--seed 1] [--out DIR]
+
+What it does, so that the three runs see exactly the same data and are scored the same way:
+1. Reads a UCI docword corpus (default: ../shared/data/uci-kos/docword.kos.txt.gz) and holds out
+   a seeded 10% of the documents. The training and held-out documents are written as UCI files
+   into --out, and fk-lda trains on the first with the second as --test.
+2. gensim trains on the same training documents with the same settings: K topics, α = η = 1/K,
+   τ0 = 1 (gensim's `offset`), κ = 0.5 (`decay`), minibatches of 2,000 documents (`chunksize`,
+   one update per minibatch), at most 50 E-step iterations with tolerance 1e-3 (`iterations`,
+   `gamma_threshold`), and no evaluation during training (`eval_every=None`).
+3. Held-out score, identical for all three: document completion as fk-lda defines it
+   (apps/lda/corpus.hpp, completion_halves): each held-out document's tokens, in word order with
+   counts expanded, go alternately to an observed half (even positions) and a scored half (odd);
+   θ is fitted on the observed half with the model's own E-step and the per-word log-likelihood of
+   the scored half is Σ n_dw log Σ_k θ_dk β_kw / Σ n_dw, with β the normalised topic-word matrix.
+   fk-lda reports this number itself (metrics.jsonl, heldout_ll); for gensim it is computed here
+   from model.inference() and model.get_topics().
+4. Time per pass: fk-lda's own per-pass wall time (metrics.jsonl, evaluation excluded); gensim's
+   training wall time divided by the number of passes. Every run is single-process, on --threads
+   threads for fk-lda; LdaMulticore gets --threads - 1 worker processes (its own rule: workers =
+   cores - 1), at least 1.
+
+Writes <out>/results.csv and <out>/results.md and prints the table. Exit status 0 when everything
+ran (the targets are reported, not enforced), 1 when a run failed.
+"""
+import argparse
+import csv
+import gzip
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+
+def read_docword(path):
+    """UCI docword file -> (docs, words, list of {word: count}) with 0-based ids."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        d = int(f.readline())
+        w = int(f.readline())
+        f.readline()  # nnz
+        docs = [dict() for _ in range(d)]
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3:
+                docs[int(parts[0]) - 1][int(parts[1]) - 1] = int(parts[2])
+    return d, w, docs
+
+
+def write_docword(path, words, docs):
+    nnz = sum(len(doc) for doc in docs)
+    with open(path, "w") as f:
+        f.write(f"{len(docs)}\n{words}\n{nnz}\n")
+        for i, doc in enumerate(docs):
+            for wid in sorted(doc):
+                f.write(f"{i + 1} {wid + 1} {doc[wid]}\n")
+
+
+def completion_halves(doc):
+    """fk-lda's split of one document: tokens in word order, even positions observed, odd scored."""
+    observed, scored = {}, {}
+    pos = 0
+    for wid in sorted(doc):
+        for _ in range(doc[wid]):
+            half = observed if pos % 2 == 0 else scored
+            half[wid] = half.get(wid, 0) + 1
+            pos += 1
+    return observed, scored
+
+
+def gensim_heldout_ll(model, heldout):
+    """Per-word completion log-likelihood of the scored halves under a trained gensim model."""
+    halves = [completion_halves(doc) for doc in heldout]
+    observed = [sorted(o.items()) for o, _ in halves]
+    gamma, _ = model.inference(observed)
+    theta = gamma / gamma.sum(axis=1, keepdims=True)
+    beta = model.get_topics()  # K x W, rows sum to 1
+    ll, tokens = 0.0, 0
+    for d, (_, scored) in enumerate(halves):
+        if not scored:
+            continue
+        wids = np.fromiter(scored.keys(), dtype=np.int64)
+        counts = np.fromiter(scored.values(), dtype=np.float64)
+        p = theta[d] @ beta[:, wids]
+        ll += float(np.dot(counts, np.log(np.maximum(p, 1e-300))))
+        tokens += int(counts.sum())
+    return ll / tokens
+
+
+def run_fk_lda(args, train_path, test_path):
+    out = os.path.join(args.out, "fk-lda")
+    cmd = [args.fk_lda, "--input", train_path, "--test", test_path, "--format", "uci",
+           "--topics", str(args.topics), "--iters", str(args.passes), "--batch-size", "2000",
+           "--inner-iters", "50", "--tol", "0.001", "--eval-every", "0", "--device", "cpu",
+           "--threads", str(args.threads), "--seed", str(args.seed), "--out", out, "--quiet"]
+    print("$ " + " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+    with open(os.path.join(out, "metrics.jsonl")) as f:
+        lines = [json.loads(line) for line in f if line.strip()]
+    seconds = [line["seconds"] for line in lines]
+    return {"name": "fk-lda (CPU, %d threads)" % args.threads, "command": " ".join(cmd),
+            "pass_seconds": seconds, "heldout_ll": lines[-1]["heldout_ll"]}
+
+
+def run_gensim(args, cls, train, words, **extra):
+    corpus = [sorted(doc.items()) for doc in train]
+    k = args.topics
+    kwargs = dict(num_topics=k, id2word={i: str(i) for i in range(words)}, chunksize=2000,
+                  passes=args.passes, alpha=np.full(k, 1.0 / k), eta=1.0 / k, decay=0.5,
+                  offset=1.0, eval_every=None, iterations=50, gamma_threshold=0.001,
+                  random_state=args.seed, **extra)
+    start = time.perf_counter()
+    model = cls(corpus, **kwargs)
+    seconds = time.perf_counter() - start
+    return model, seconds
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    shared = os.environ.get("FK_SHARED_DATA", os.path.join(here, "..", "..", "shared", "data"))
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--fk-lda", required=True, help="the fk-lda binary")
+    p.add_argument("--corpus", default=os.path.join(shared, "uci-kos", "docword.kos.txt.gz"),
+                   help="UCI docword file (default: uci-kos from the shared data)")
+    p.add_argument("--topics", type=int, default=50)
+    p.add_argument("--passes", type=int, default=10)
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--holdout-frac", type=float, default=0.1)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", default="out/lda-gensim")
+    p.add_argument("--skip-multicore", action="store_true", help="run LdaModel only")
+    args = p.parse_args()
+
+    import gensim  # Debian's python3-gensim; imported late so --help works without it
+    from gensim.models import LdaModel, LdaMulticore
+
+    os.makedirs(args.out, exist_ok=True)
+    d, w, docs = read_docword(args.corpus)
+    rng = np.random.default_rng(args.seed)
+    n_held = int(round(args.holdout_frac * d))
+    held_ids = set(rng.choice(d, size=n_held, replace=False).tolist())
+    train = [docs[i] for i in range(d) if i not in held_ids]
+    heldout = [docs[i] for i in range(d) if i in held_ids]
+    train_path = os.path.join(args.out, "docword.train.txt")
+    test_path = os.path.join(args.out, "docword.heldout.txt")
+    write_docword(train_path, w, train)
+    write_docword(test_path, w, heldout)
+    print(f"{args.corpus}: {d} documents x {w} words; {len(train)} train, {len(heldout)} held out; "
+          f"K = {args.topics}, {args.passes} passes, gensim {gensim.__version__}", flush=True)
+
+    rows = []
+    fk = run_fk_lda(args, train_path, test_path)
+    rows.append(fk)
+    contenders = [("gensim LdaModel", LdaModel, {})]
+    if not args.skip_multicore:
+        workers = max(1, args.threads - 1)
+        contenders.append(("gensim LdaMulticore (%d workers)" % workers, LdaMulticore,
+                           {"workers": workers}))
+    for name, cls, extra in contenders:
+        print(f"training {name} ...", flush=True)
+        model, seconds = run_gensim(args, cls, train, w, **extra)
+        rows.append({"name": name, "command": f"{cls.__name__}(..., {extra})",
+                     "pass_seconds": [seconds / args.passes] * args.passes,
+                     "heldout_ll": gensim_heldout_ll(model, heldout)})
+
+    fk_pass = float(np.median(fk["pass_seconds"]))
+    best_gensim = min(float(np.median(r["pass_seconds"])) for r in rows[1:])
+    best_gensim_ll = max(r["heldout_ll"] for r in rows[1:])
+    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["contender", "median_pass_s", "heldout_ll", "fk_speedup"])
+        for r in rows:
+            med = float(np.median(r["pass_seconds"]))
+            out.writerow([r["name"], f"{med:.6f}", f"{r['heldout_ll']:.6f}",
+                          f"{med / fk_pass:.3f}"])
+    lines = ["| contender | median pass (s) | held-out ll per word | fk-lda speedup |",
+             "|---|---|---|---|"]
+    for r in rows:
+        med = float(np.median(r["pass_seconds"]))
+        lines.append(f"| {r['name']} | {med:.4f} | {r['heldout_ll']:.4f} | {med / fk_pass:.2f}x |")
+    rel = (best_gensim_ll - fk["heldout_ll"]) / abs(best_gensim_ll)
+    lines.append("")
+    lines.append(f"fk-lda vs the faster gensim: {best_gensim / fk_pass:.2f}x per pass "
+                 f"(target >= 3x); held-out ll {100 * rel:+.2f}% worse than gensim's best "
+                 f"(target <= 1%; negative = better)")
+    with open(os.path.join(args.out, "results.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except subprocess.CalledProcessError as e:
+        print(f"lda_gensim: a run failed: {e}", file=sys.stderr)
+        sys.exit(1)
