@@ -11,6 +11,7 @@
 #include "apps/common/checkpoint.hpp"
 #include "apps/common/compare.hpp"
 #include "apps/common/output.hpp"
+#include "apps/common/train_loop.hpp"
 #include "apps/lda/lda_trainer.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
@@ -92,28 +93,22 @@ class Trainer {
         app::MetricsWriter::open(out_ + "/metrics.jsonl", ck.has_value(), start);
     TrainResult result;
     result.device = device_;
-    const Context& ctx = be_->context();
-    for (int it = start + 1; it <= common_.iters; ++it) {
-      const double flops0 = be_->counters().flops;
-      ctx.synchronize();
-      Stopwatch clock;
-      be_->iterate(*reducer_);
-      ctx.synchronize();
-      IterReport rep;
-      rep.iter = it;
-      rep.seconds = clock.seconds();
-      rep.gflops = rep.seconds > 0 ? (be_->counters().flops - flops0) / rep.seconds * 1e-9 : 0.0;
-      if (it == common_.iters || (opt_.eval_every > 0 && it % opt_.eval_every == 0)) {
-        Stopwatch eval_clock;
-        evaluate(rep);
-        rep.eval_seconds = eval_clock.seconds();
-      }
+    app::IterationLoop<IterReport> loop;
+    loop.flops = [&] { return be_->counters().flops; };
+    loop.update = [&] { be_->iterate(*reducer_); };
+    loop.evaluate_now = [&](int it) {
+      return it == common_.iters || (opt_.eval_every > 0 && it % opt_.eval_every == 0);
+    };
+    loop.evaluate = [&](IterReport& rep) { evaluate(rep); };
+    loop.record = [&](const IterReport& rep) {
       log_iteration(rep);
       metrics.write(json(rep));
       result.iters.push_back(rep);
       result.last = rep;
-      if (opt_.checkpoint_every > 0 && it % opt_.checkpoint_every == 0) write_checkpoint(it);
-    }
+    };
+    loop.checkpoint = [&](int it) { write_checkpoint(it); };
+    loop.checkpoint_every = opt_.checkpoint_every;
+    loop.run(be_->context(), start + 1, common_.iters);
     if (!result.last) {
       IterReport rep;  // no iteration ran (--iters 0, or resumed at the end): the model as it is
       rep.iter = start;

@@ -10,6 +10,7 @@
 #include "apps/common/checkpoint.hpp"
 #include "apps/common/compare.hpp"
 #include "apps/common/output.hpp"
+#include "apps/common/train_loop.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
@@ -94,26 +95,22 @@ class Trainer {
         app::MetricsWriter::open(out_ + "/metrics.jsonl", ck.has_value(), start);
     TrainResult result;
     result.device = device_;
-    for (int it = start + 1; it <= common_.iters; ++it) {
-      const double flops0 = be_->counters().flops;
-      ctx_->synchronize();
-      Stopwatch clock;
+    app::IterationLoop<PassReport> loop;
+    loop.flops = [&] { return be_->counters().flops; };
+    loop.update = [&] {
       be_->user_step();
       be_->model_step();
-      ctx_->synchronize();
-      PassReport rep;
-      rep.iter = it;
-      rep.seconds = clock.seconds();
-      rep.gflops = rep.seconds > 0 ? (be_->counters().flops - flops0) / rep.seconds * 1e-9 : 0.0;
-      Stopwatch eval_clock;
-      evaluate(rep);
-      rep.eval_seconds = eval_clock.seconds();
+    };
+    loop.evaluate = [&](PassReport& rep) { evaluate(rep); };
+    loop.record = [&](const PassReport& rep) {
       log_pass(rep);
       metrics.write(json(rep));
       result.iters.push_back(rep);
       result.last = rep;
-      if (opt_.checkpoint_every > 0 && it % opt_.checkpoint_every == 0) write_checkpoint(it);
-    }
+    };
+    loop.checkpoint = [&](int it) { write_checkpoint(it); };
+    loop.checkpoint_every = opt_.checkpoint_every;
+    loop.run(*ctx_, start + 1, common_.iters);
     if (!result.last && common_.iters > 0 && start >= common_.iters) {
       PassReport rep;  // resumed at or after the last pass: report the checkpoint's model
       rep.iter = start;
