@@ -181,13 +181,8 @@ class Trainer {
   }
 
   app::JsonObject json(const IterReport& r) const {
-    app::JsonObject j;
-    j.add("iter", r.iter)
-        .add("seconds", r.seconds)
-        .add("eval_seconds", r.eval_seconds)
-        .add("gflops", r.gflops)
-        .add("device", device_kind_)
-        .add("objective", r.objective);
+    app::JsonObject j = app::iteration_json(r, device_kind_);
+    j.add("objective", r.objective);
     if (!opt_.implicit) {
       j.add("train_rmse", r.train_rmse).add("test_rmse", r.test_rmse).add("test_mae", r.test_mae);
     } else {
@@ -249,15 +244,8 @@ class Trainer {
   }
 
   void write_checkpoint(int iter) {
-    Stopwatch clock;
-    app::CheckpointWriter w(checkpoint_dir());
-    io::write_npy(w.file("users.npy"), be_->user_factors());
-    io::write_npy(w.file("items.npy"), be_->item_factors());
-    w.set("iter", std::to_string(iter));
-    w.set_fingerprint(fingerprint());
-    w.commit();
-    log_info() << "checkpoint after iteration " << iter << " written to " << checkpoint_dir()
-               << " in " << fmt("%.3f", clock.seconds()) << " s";
+    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(),
+                         {{"users.npy", be_->user_factors()}, {"items.npy", be_->item_factors()}});
   }
 
   const AlsOptions& opt_;

@@ -5,7 +5,9 @@
 #include <system_error>
 
 #include "core/io/atomic_file.hpp"
+#include "core/io/npy.hpp"
 #include "core/log.hpp"
+#include "core/timer.hpp"
 
 namespace fk::app {
 
@@ -124,6 +126,19 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
   }
   check_fingerprint(*ck, fingerprint);
   return ck;
+}
+
+void save_checkpoint(const std::string& dir, int iter, const std::string& iter_name,
+                     const ResolvedConfig& fingerprint,
+                     const std::vector<CheckpointArray>& arrays) {
+  Stopwatch clock;
+  CheckpointWriter w(dir);
+  for (const CheckpointArray& a : arrays) io::write_npy(w.file(a.file), a.data);
+  w.set("iter", std::to_string(iter));
+  w.set_fingerprint(fingerprint);
+  w.commit();
+  log_info() << "checkpoint after " << iter_name << " " << iter << " written to " << dir << " in "
+             << fmt("%.3f", clock.seconds()) << " s";
 }
 
 }  // namespace fk::app

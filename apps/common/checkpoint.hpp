@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/common/output.hpp"
+#include "core/dense.hpp"
 
 namespace fk::app {
 
@@ -61,5 +62,15 @@ void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint);
 // starting from the beginning" when there is none.
 std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
                                             const ResolvedConfig& fingerprint);
+
+// One float matrix of a checkpoint: written as FILE (.npy) inside it.
+struct CheckpointArray {
+  std::string file;
+  HostDense<float> data;
+};
+// Writes the checkpoint of the fk-als, fk-sfa and fk-gap trainers at `dir`: the arrays, iter =
+// `iter` and the fingerprint; then logs "checkpoint after ITER_NAME N written to DIR in S s".
+void save_checkpoint(const std::string& dir, int iter, const std::string& iter_name,
+                     const ResolvedConfig& fingerprint, const std::vector<CheckpointArray>& arrays);
 
 }  // namespace fk::app

@@ -6,7 +6,9 @@
 // checkpoint is written every `checkpoint_every` iterations. The report type needs the members
 // iter, seconds, gflops and eval_seconds.
 #include <functional>
+#include <string>
 
+#include "apps/common/output.hpp"
 #include "core/context.hpp"
 #include "core/timer.hpp"
 
@@ -44,5 +46,18 @@ struct IterationLoop {
     }
   }
 };
+
+// The fields a metrics.jsonl line of these trainers begins with ("iter" first, as
+// MetricsWriter::resume needs); the trainer adds its metrics after them.
+template <class Report>
+JsonObject iteration_json(const Report& r, const std::string& device_kind) {
+  JsonObject j;
+  j.add("iter", r.iter)
+      .add("seconds", r.seconds)
+      .add("eval_seconds", r.eval_seconds)
+      .add("gflops", r.gflops)
+      .add("device", device_kind);
+  return j;
+}
 
 }  // namespace fk::app

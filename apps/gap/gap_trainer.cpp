@@ -154,12 +154,7 @@ class Trainer {
   }
 
   app::JsonObject json(const IterReport& r) const {
-    app::JsonObject j;
-    j.add("iter", r.iter)
-        .add("seconds", r.seconds)
-        .add("eval_seconds", r.eval_seconds)
-        .add("gflops", r.gflops)
-        .add("device", device_kind_);
+    app::JsonObject j = app::iteration_json(r, device_kind_);
     if (r.evaluated)
       j.add("train_ll", r.train_ll).add("heldout_ll", r.heldout_ll).add("objective", r.objective);
     else
@@ -229,15 +224,8 @@ class Trainer {
   }
 
   void write_checkpoint(int iter) {
-    Stopwatch clock;
-    app::CheckpointWriter w(checkpoint_dir());
-    io::write_npy(w.file("lambda.npy"), be_->lambda());
-    io::write_npy(w.file("x.npy"), be_->x());
-    w.set("iter", std::to_string(iter));
-    w.set_fingerprint(fingerprint());
-    w.commit();
-    log_info() << "checkpoint after iteration " << iter << " written to " << checkpoint_dir()
-               << " in " << fmt("%.3f", clock.seconds()) << " s";
+    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(),
+                         {{"lambda.npy", be_->lambda()}, {"x.npy", be_->x()}});
   }
 
   const GapOptions& opt_;

@@ -159,13 +159,8 @@ class Trainer {
   }
 
   app::JsonObject json(const PassReport& r) const {
-    app::JsonObject j;
-    j.add("iter", r.iter)
-        .add("seconds", r.seconds)
-        .add("eval_seconds", r.eval_seconds)
-        .add("gflops", r.gflops)
-        .add("device", device_kind_)
-        .add("objective", r.objective)
+    app::JsonObject j = app::iteration_json(r, device_kind_);
+    j.add("objective", r.objective)
         .add("train_rmse", r.train_rmse)
         .add("test_rmse", r.test_rmse)
         .add("test_mae", r.test_mae);
@@ -212,15 +207,8 @@ class Trainer {
   // X and Λ are the whole state of a pass (the preconditioners are recomputed from them), so a
   // resumed run repeats the uninterrupted one exactly.
   void write_checkpoint(int iter) {
-    Stopwatch clock;
-    app::CheckpointWriter w(checkpoint_dir());
-    io::write_npy(w.file("users.npy"), be_->user_factors());
-    io::write_npy(w.file("items.npy"), be_->item_factors());
-    w.set("iter", std::to_string(iter));
-    w.set_fingerprint(fingerprint());
-    w.commit();
-    log_info() << "checkpoint after pass " << iter << " written to " << checkpoint_dir() << " in "
-               << fmt("%.3f", clock.seconds()) << " s";
+    app::save_checkpoint(checkpoint_dir(), iter, "pass", fingerprint(),
+                         {{"users.npy", be_->user_factors()}, {"items.npy", be_->item_factors()}});
   }
 
   const SfaOptions& opt_;
