@@ -14,6 +14,7 @@
 #include "apps/sfa/sfa_backend.hpp"
 #include "apps/sfa/sfa_trainer.hpp"
 #include "core/generate/ratings.hpp"
+#include "tests/apps/ratings_fixture.hpp"
 #include "tests/test_util.hpp"
 
 namespace fk::sfa {
@@ -21,21 +22,7 @@ namespace {
 
 using als::AlsData;
 
-// The tiny problem: 3 users x 4 items, 8 ratings (every user and item has at least one).
-io::Ratings tiny_ratings() {
-  io::Ratings r;
-  r.user_ids = {"u0", "u1", "u2"};
-  r.item_ids = {"i0", "i1", "i2", "i3"};
-  const int users[] = {0, 0, 0, 1, 1, 2, 2, 2};
-  const int items[] = {0, 1, 3, 0, 2, 1, 2, 3};
-  const float vals[] = {5, 3, 1, 4, 2, 1, 5, 4};
-  for (int j = 0; j < 8; ++j) {
-    r.user.push_back(users[j]);
-    r.item.push_back(items[j]);
-    r.rating.push_back(vals[j]);
-  }
-  return r;
-}
+using test::tiny_ratings;
 
 // Loadings (4 x K); with the offset the last column is overwritten with 1 by the backend.
 HostDense<float> tiny_loadings(int k) {
