@@ -7,6 +7,7 @@
 #include "core/device_buffer.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
+#include "core/vector_csr.hpp"
 #if FK_WITH_CUDA
 #include "kernels/cuda/device_ops.hpp"
 #endif
@@ -120,6 +121,20 @@ const V& resolve(const Context& ctx, const std::vector<const V*>& all, const std
   return v;
 }
 
+// S's exact column-vector length (1 when it has none), for the low-precision rules. Needs S's
+// pattern on the host: a device pattern is copied once per plan (12 bytes per nonzero).
+int pattern_vector_length(const Context& ctx, const CsrView& s) {
+  if (!ctx.is_gpu()) return vector_length_of(s);
+  HostCsr h;
+  h.rows = s.rows;
+  h.cols = s.cols;
+  h.row_ptr.resize(static_cast<std::size_t>(s.rows) + 1);
+  h.col_idx.resize(static_cast<std::size_t>(s.nnz));
+  hooks::copy_device_to_host(h.row_ptr.data(), s.row_ptr, h.row_ptr.size() * sizeof(std::int64_t));
+  if (s.nnz > 0) hooks::copy_device_to_host(h.col_idx.data(), s.col_idx, h.col_idx.size() * sizeof(std::int32_t));
+  return vector_length_of(h.view());
+}
+
 void check_pattern(const CsrView& s, int k) {
   FK_CHECK(k >= 1, "dense width K must be at least 1, got " << k);
   FK_CHECK(s.rows >= 0 && s.cols >= 0 && s.nnz >= 0, "invalid sparse shape");
@@ -131,7 +146,7 @@ void check_pattern(const CsrView& s, int k) {
 // given in S's order are gathered through `perm` into Sᵀ's order before each run.
 class CachedTransposePlan : public SpmmPlan {
  public:
-  CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner) {
+  CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner, Precision precision) {
     HostCsr host_s;
     CsrView hs = s;
     if (ctx.is_gpu()) {  // transpose on the host once; the plan is reused for many runs
@@ -154,11 +169,11 @@ class CachedTransposePlan : public SpmmPlan {
       dev_t_ = DeviceCsr(transposed_);
       dev_perm_ = DeviceBuffer<std::int64_t>(perm);
       dev_vals_ = DeviceBuffer<float>(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
-      inner_ = inner.prepare(ctx, dev_t_.view(), k);
+      inner_ = inner.prepare_at(ctx, dev_t_.view(), k, precision);
     } else {
       perm_ = std::move(perm);
       host_vals_.resize(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
-      inner_ = inner.prepare(ctx, transposed_.view(), k);
+      inner_ = inner.prepare_at(ctx, transposed_.view(), k, precision);
     }
   }
 
@@ -202,35 +217,43 @@ const std::vector<const SpmmVariant*>& spmm_variants() {
 const SddmmVariant& find_sddmm_variant(const std::string& name) { return find_variant(sddmm_variants(), name, "SDDMM"); }
 const SpmmVariant& find_spmm_variant(const std::string& name) { return find_variant(spmm_variants(), name, "SpMM"); }
 
-PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k, const std::string& variant) {
+PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k, const std::string& variant,
+                              Precision precision) {
   check_pattern(s, k);
-  const KernelProblem problem{pattern_features(ctx, s), k};
+  KernelProblem problem{pattern_features(ctx, s), k};
+  problem.precision = precision;
+  if (precision != Precision::kF32) problem.vector_length = pattern_vector_length(ctx, s);
   PreparedSddmm out;
   out.variant = &resolve(ctx, sddmm_variants(), variant, problem, "SDDMM", &choose_sddmm_variant);
   Stopwatch clock;
-  out.plan = out.variant->prepare(ctx, s, k);
+  out.plan = out.variant->prepare_at(ctx, s, k, precision);
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();
   return out;
 }
 
-PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op, const std::string& variant) {
+PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op, const std::string& variant,
+                            Precision precision) {
   check_pattern(s, k);
   KernelProblem problem;
   problem.k = k;
-  if (op == Op::kNoTrans) problem.sparse = pattern_features(ctx, s);
+  problem.precision = precision;
+  if (op == Op::kNoTrans) {
+    problem.sparse = pattern_features(ctx, s);
+    if (precision != Precision::kF32) problem.vector_length = pattern_vector_length(ctx, s);
+  }
   PreparedSpmm out;
   out.op = op;
   Stopwatch clock;
   if (op == Op::kNoTrans) {
     out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
-    out.plan = out.variant->prepare(ctx, s, k);
+    out.plan = out.variant->prepare_at(ctx, s, k, precision);
   } else {
     problem.sparse = transposed_features(ctx, s);  // the rules see Sᵀ, the matrix the plan runs on
     problem.transposed = true;
     out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
     out.plan = out.variant->prepare_transposed(ctx, s, k);
-    if (!out.plan) out.plan = std::make_unique<CachedTransposePlan>(ctx, s, k, *out.variant);
+    if (!out.plan) out.plan = std::make_unique<CachedTransposePlan>(ctx, s, k, *out.variant, precision);
   }
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();

@@ -31,6 +31,12 @@ class SddmmVariant : public VariantInfo {
   // `s` is on the variant's side and must outlive the plan (plans keep the view, not a copy,
   // unless their preprocessing reorders it). Only S's pattern is used; values come with run().
   virtual std::unique_ptr<SddmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const = 0;
+  // Plan for a problem whose operands may be rounded to `precision`. The tensor-core variants
+  // override it (they need kF16 or kBF16); fp32 variants ignore the precision.
+  virtual std::unique_ptr<SddmmPlan> prepare_at(const Context& ctx, const CsrView& s, int k,
+                                                Precision /*precision*/) const {
+    return prepare(ctx, s, k);
+  }
 };
 
 // Every SDDMM variant in this build, in registration order.
@@ -52,7 +58,9 @@ struct PreparedSddmm {
 };
 
 // Validates shapes and sides, resolves `variant` ("auto" or a name; a named variant that does not
-// apply is an error that says why) and prepares it.
-PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k, const std::string& variant = "auto");
+// apply is an error that says why) and prepares it. `precision`: the lowest operand precision the
+// caller accepts (fp16/bf16 let tensor-core variants round A and B; outputs stay fp32).
+PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k, const std::string& variant = "auto",
+                              Precision precision = Precision::kF32);
 
 }  // namespace fk

@@ -62,8 +62,19 @@ constexpr double kGpuTransposedShortRows = 160.0;
 // cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE's SpMV wins.
 constexpr int kGpuVdlMaxK = 16;
 
+// Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured
+// (V >= 2), the tensor-core variant of that V (docs/benchmarks/tensor-core.md). Without structure
+// the encoding would pad, so the fp32 rules decide.
+template <typename V>
+const V* tensor_core_pick(const std::vector<const V*>& all, const char* op, const KernelProblem& p) {
+  if (p.precision == Precision::kF32 || p.vector_length < 2) return nullptr;
+  const std::string name = std::string("cuda.") + op + ".tc_v" + std::to_string(p.vector_length);
+  return first_applicable(all, {name.c_str()}, p);
+}
+
 const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all,
                                      const KernelProblem& p) {
+  if (const SddmmVariant* tc = tensor_core_pick(all, "sddmm", p)) return tc;
   const bool convert = p.sparse.row_cv > kGpuSkewRowCv || p.sparse.row_mean <= kGpuSddmmTinyRows ||
                        (p.sparse.row_mean <= kGpuSddmmShortRows && p.k <= kGpuSddmmShortRowsMaxK);
   if (convert) return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
@@ -72,6 +83,7 @@ const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all
 
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
+  if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
   const bool skewed = p.sparse.row_cv > kGpuSkewRowCv;
   if (p.k == 1 && !skewed)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);

@@ -30,6 +30,12 @@ class SpmmVariant : public VariantInfo {
  public:
   // Plan for C = S · B. `s` is on the variant's side and must outlive the plan.
   virtual std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const = 0;
+  // Plan for a problem whose operands may be rounded to `precision`. The tensor-core variants
+  // override it (they need kF16 or kBF16); fp32 variants ignore the precision.
+  virtual std::unique_ptr<SpmmPlan> prepare_at(const Context& ctx, const CsrView& s, int k,
+                                               Precision /*precision*/) const {
+    return prepare(ctx, s, k);
+  }
   // Plan for C = Sᵀ · B computed natively; nullptr means "use the cached transpose".
   virtual std::unique_ptr<SpmmPlan> prepare_transposed(const Context& /*ctx*/, const CsrView& /*s*/,
                                                        int /*k*/) const {
@@ -51,8 +57,10 @@ struct PreparedSpmm {
   }
 };
 
-// For op = kTrans the problem the rules and checks see is Sᵀ's.
+// For op = kTrans the problem the rules and checks see is Sᵀ's. `precision` is the lowest operand
+// precision the caller accepts (fp16/bf16 let `auto` and named tensor-core variants round B and
+// S's values; outputs stay fp32).
 PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op = Op::kNoTrans,
-                            const std::string& variant = "auto");
+                            const std::string& variant = "auto", Precision precision = Precision::kF32);
 
 }  // namespace fk

@@ -6,6 +6,7 @@
 
 #include "core/context.hpp"
 #include "core/csr.hpp"
+#include "core/half.hpp"
 
 namespace fk {
 
@@ -20,6 +21,12 @@ struct KernelProblem {
   SparseFeatures sparse;  // of S (row statistics; nonempty_cols may be 0 when unknown)
   int k = 0;              // dense width
   bool transposed = false;  // SpMM only: the plan computes Sᵀ·B (sparse holds Sᵀ's shape)
+  // The lowest operand precision the caller accepts. fp32 variants serve every precision (they are
+  // at least as precise); the tensor-core variants need kF16 or kBF16.
+  Precision precision = Precision::kF32;
+  // S's column-vector structure (core/vector_csr.hpp: vector_length_of with no padding), found
+  // only for low-precision problems on S itself; 0 when not computed.
+  int vector_length = 0;
 };
 
 class VariantInfo {

@@ -47,7 +47,12 @@ void add_option_groups(po::options_description& out) {
       ("runs", po::value<int>()->value_name("N"), "timed runs per variant; the median is reported (default 20)")
       ("no-flush", "do not evict caches before each timed run (default: flush; see below)")
       ("seed", po::value<std::uint64_t>()->value_name("N"), "seed of the dense operands and of random values (default 1)")
-      ("tolerance", po::value<double>()->value_name("X"), "max_rel_err above which a row is marked 'wrong' (default 1e-4)")
+      ("precision", po::value<std::string>()->value_name("P"),
+       "fp32 (default), fp16 or bf16: the lowest operand precision accepted. fp16/bf16 add the tensor-core "
+       "variants (cuda.*.tc_v*, which round the operands and accumulate in fp32) and let auto pick them on "
+       "V x 1 structured matrices")
+      ("tolerance", po::value<double>()->value_name("X"),
+       "max_rel_err above which a row is marked 'wrong' (default 1e-4; 2e-3 with --precision fp16, 1e-2 with bf16)")
       ("check-nnz", po::value<std::int64_t>()->value_name("N"),
        "nonzeros' worth of rows checked against the reference (default 200000; all rows when nnz is smaller)")
       ("csv", po::value<std::string>()->value_name("FILE"),
@@ -183,6 +188,17 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   if (o.runs < 1) throw UsageError("--runs: must be at least 1, got " + std::to_string(o.runs));
   o.flush = vm.count("no-flush") == 0;
   if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
+  if (vm.count("precision")) {
+    try {
+      o.precision = parse_precision(vm["precision"].as<std::string>());
+    } catch (const Error& e) {
+      throw UsageError(std::string("--precision: ") + e.what());
+    }
+  }
+  // Half precision rounds each input to 11 (fp16) or 8 (bf16) significant bits: products err by up
+  // to ~2^-10 or ~2^-8 of sum |terms|.
+  if (o.precision == Precision::kF16) o.tolerance = 2e-3;
+  if (o.precision == Precision::kBF16) o.tolerance = 1e-2;
   if (vm.count("tolerance")) o.tolerance = vm["tolerance"].as<double>();
   if (!(o.tolerance > 0)) throw UsageError("--tolerance: must be positive");
   if (vm.count("check-nnz")) o.check_nnz = vm["check-nnz"].as<std::int64_t>();

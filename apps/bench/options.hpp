@@ -45,6 +45,9 @@ struct BenchOptions {
   std::string csv;
   std::uint64_t seed = 1;
   double tolerance = 1e-4;            // max_rel_err above this marks the row "wrong"
+  // Lowest operand precision accepted: fp16/bf16 admit the tensor-core variants (and let auto
+  // pick them) and loosen the default tolerance to the half-precision one.
+  Precision precision = Precision::kF32;
   std::int64_t check_nnz = 200000;    // nonzeros' worth of rows checked against the reference
 };
 

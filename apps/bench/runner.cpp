@@ -152,7 +152,7 @@ class SddmmCase : public Case {
         out_(ctx, s.view().nnz) {}
   std::string why_not(const std::string& name) const override { return find_sddmm_variant(name).why_not(problem_); }
   std::string prepare(const std::string& name, double& prepare_seconds) override {
-    plan_ = make_sddmm_plan(ctx_, s_.view(), k_, name);
+    plan_ = make_sddmm_plan(ctx_, s_.view(), k_, name, problem_.precision);
     prepare_seconds = plan_.prepare_seconds;
     return plan_.variant->name();
   }
@@ -185,7 +185,7 @@ class SpmmCase : public Case {
         out_(ctx, out_rows * k) {}
   std::string why_not(const std::string& name) const override { return find_spmm_variant(name).why_not(problem_); }
   std::string prepare(const std::string& name, double& prepare_seconds) override {
-    plan_ = make_spmm_plan(ctx_, s_.view(), k_, op_, name);
+    plan_ = make_spmm_plan(ctx_, s_.view(), k_, op_, name, problem_.precision);
     prepare_seconds = plan_.prepare_seconds;
     return plan_.variant->name();
   }
@@ -291,7 +291,9 @@ class Runner {
         info.bytes = (scaled ? 12.0 : 8.0) * double(s.nnz()) + 4.0 * k * double(s.rows + s.cols);
         info.flops = 2.0 * double(s.nnz()) * k;
         info.checked_rows = check.rows();
-        SddmmCase c(ctx_, side, da, db, scaled, KernelProblem{f, k}, check);
+        KernelProblem problem{f, k};
+        problem.precision = o_.precision;
+        SddmmCase c(ctx_, side, da, db, scaled, problem, check);
         run_case(c, info);
       }
     }
@@ -310,6 +312,7 @@ class Runner {
       // What the registry's rules see (kernels/registry.cpp): for Sᵀ, S's features with the shape
       // swapped and the mean recomputed, so that this applicability pre-check agrees with it.
       KernelProblem problem{fs, 0};
+      problem.precision = o_.precision;
       if (op == Op::kTrans) {
         std::swap(problem.sparse.rows, problem.sparse.cols);
         problem.sparse.row_mean = problem.sparse.rows > 0 ? double(problem.sparse.nnz) / double(problem.sparse.rows) : 0;

@@ -13,6 +13,7 @@ std::unique_ptr<SddmmVariant> make_cuda_sddmm_shared();    // sddmm_shared.cu
 std::unique_ptr<SddmmVariant> make_cuda_sddmm_convert();   // sddmm_convert.cu
 std::unique_ptr<SddmmVariant> make_cuda_sddmm_aspt();      // sddmm_aspt.cu
 std::unique_ptr<SddmmVariant> make_cuda_sddmm_cusparse();  // sddmm_cusparse.cu
+std::unique_ptr<SddmmVariant> make_cuda_sddmm_tc(int v);   // sddmm_tc_vector.cu (v = 1, 2, 4, 8)
 // --- end SDDMM variants ---
 // --- SpMM variants ---
 std::unique_ptr<SpmmVariant> make_cuda_spmm_row_csc();   // spmm_row_csc.cu
@@ -20,5 +21,6 @@ std::unique_ptr<SpmmVariant> make_cuda_spmm_vdl();       // spmm_vdl.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_nnz_vsr();   // spmm_nnz_vsr.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_aspt();      // spmm_aspt.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_cusparse();  // spmm_cusparse.cu
+std::unique_ptr<SpmmVariant> make_cuda_spmm_tc(int v);    // spmm_tc_vector.cu (v = 1, 2, 4, 8)
 // --- end SpMM variants ---
 }  // namespace fk

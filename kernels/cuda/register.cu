@@ -10,6 +10,7 @@ void register_cuda_variants(Registry& r) {
   r.sddmm.push_back(make_cuda_sddmm_convert());
   r.sddmm.push_back(make_cuda_sddmm_aspt());
   r.sddmm.push_back(make_cuda_sddmm_cusparse());
+  for (int v : {1, 2, 4, 8}) r.sddmm.push_back(make_cuda_sddmm_tc(v));
   // --- end SDDMM variants ---
   // --- SpMM variants ---
   r.spmm.push_back(make_cuda_spmm_row_csc());
@@ -17,6 +18,7 @@ void register_cuda_variants(Registry& r) {
   r.spmm.push_back(make_cuda_spmm_nnz_vsr());
   r.spmm.push_back(make_cuda_spmm_aspt());
   r.spmm.push_back(make_cuda_spmm_cusparse());
+  for (int v : {1, 2, 4, 8}) r.spmm.push_back(make_cuda_spmm_tc(v));
   // --- end SpMM variants ---
   (void)r;
 }

@@ -22,6 +22,10 @@ struct VectorCsrDeviceView {
   const std::int64_t* block_ptr = nullptr;  // block_rows + 1
   const std::int32_t* col_idx = nullptr;    // vectors
   const HalfBits* vals = nullptr;           // vectors * v, vals[j * v + r]
+  // SDDMM's work items: runs of up to 16 vectors of one block row (a warp's share).
+  std::int64_t groups = 0;
+  const std::int64_t* group_block = nullptr;  // groups: the block row of each run
+  const std::int64_t* group_first = nullptr;  // groups: its first vector
 };
 
 // Owning device copy of a HostVectorCsr with its values rounded to `precision` (fp16 or bf16).
@@ -38,6 +42,7 @@ class DeviceVectorCsr {
   DeviceBuffer<std::int64_t> block_ptr_;
   DeviceBuffer<std::int32_t> col_idx_;
   DeviceBuffer<HalfBits> vals_;
+  DeviceBuffer<std::int64_t> group_block_, group_first_;
 };
 
 // Whether ctx's GPU has the mma.sync fp16/bf16 instructions these kernels use (sm_80 or newer).

@@ -1,0 +1,200 @@
+// cuda.spmm.tc_v{1,2,4,8}: tensor-core SpMM on the column-vector encoding, fp16/bf16 operands,
+// fp32 accumulation (Chen et al., SC'21, octet tiling redone for mma.sync.m16n8k16).
+//
+// A warp computes one block row (V rows of C) over a tile of 64 columns of K. Per step it takes
+// 16 vectors of the block row and computes, with the operands switched so the V <= 8 sparse rows
+// sit in the mma's n = 8 dimension,
+//     C_tileᵀ (64 x 8) += B_selᵀ (64 x 16 vectors) · S_stepᵀ (16 vectors x 8 rows)
+// as four m16n8k16 tiles. Lane (g, q) = (lane / 4, lane % 4) gathers, with one 128-bit load each,
+// columns 8g .. 8g+7 of the B rows of vectors 2q, 2q+1, 2q+8 and 2q+9 — exactly the vectors its
+// A fragments need — and byte permutes pair them up. The mma's M dimension is permuted so that
+// tile t's rows g and g + 8 are K columns 8g + 2t and 8g + 2t + 1: then each lane's accumulators
+// hold C columns 8g .. 8g+7 of rows 2q and 2q + 1, stored as two float4 pairs. No shared memory,
+// no shuffles: the only traffic is the B gather every SpMM pays (from L2), two 16-bit values per
+// lane per step, and C once.
+#include <memory>
+#include <string>
+
+#include "kernels/cuda/cuda_variants.hpp"
+#include "kernels/cuda/spmm_common.cuh"
+#include "kernels/cuda/tc_common.cuh"
+
+namespace fk {
+namespace tc {
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kTileK = 64;  // K columns of one warp: 8 lane groups x 8 columns
+
+__device__ __forceinline__ std::uint32_t word(const uint4& x, int t) {
+  return t == 0 ? x.x : t == 1 ? x.y : t == 2 ? x.z : x.w;
+}
+
+// One step's operands for lane (g, q): the B columns of its four vectors and its two value pairs.
+template <int V, bool kVec8>
+__device__ __forceinline__ void load_step(const VectorCsrDeviceView& s, const HalfBits* __restrict__ b, int k, int kc,
+                                          int g, int q, std::int64_t j0, std::int64_t end, uint4 (&x)[4],
+                                          std::uint32_t (&sv)[2]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const std::int64_t j = j0 + 2 * q + (i & 1) + (i >> 1) * 8;
+    x[i] = load8<kVec8>(j < end ? b + std::int64_t(__ldg(s.col_idx + j)) * k : nullptr, kc, k);
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const std::int64_t j = j0 + 2 * q + 8 * h;
+    const std::uint32_t lo = (g < V && j < end) ? __ldg(s.vals + j * V + g) : 0u;
+    const std::uint32_t hi = (g < V && j + 1 < end) ? __ldg(s.vals + (j + 1) * V + g) : 0u;
+    sv[h] = lo | (hi << 16);
+  }
+}
+
+template <class T, int V, bool kVec8>
+__global__ void __launch_bounds__(kWarps * kWarpSize)
+    spmm_kernel(VectorCsrDeviceView s, const HalfBits* __restrict__ b, int k, int ktiles, float* __restrict__ c) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int g = lane / 4, q = lane % 4;
+  const std::int64_t tasks = s.block_rows * ktiles;
+  for (std::int64_t task = std::int64_t(blockIdx.x) * kWarps + threadIdx.x / kWarpSize; task < tasks;
+       task += std::int64_t(gridDim.x) * kWarps) {
+    const std::int64_t br = task / ktiles;
+    const int kc = int(task % ktiles) * kTileK + 8 * g;  // this lane's 8 columns of B and C
+    const std::int64_t begin = s.block_ptr[br], end = s.block_ptr[br + 1];
+    float acc[4][4] = {};
+    uint4 x[4];
+    std::uint32_t sv[2];
+    if (begin < end) load_step<V, kVec8>(s, b, k, kc, g, q, begin, end, x, sv);
+    for (std::int64_t j0 = begin; j0 < end; j0 += kVectorsPerStep) {
+      // Next step's gathers go out before this step's mma (software pipelining).
+      uint4 xn[4] = {};
+      std::uint32_t svn[2] = {};
+      if (j0 + kVectorsPerStep < end) load_step<V, kVec8>(s, b, k, kc, g, q, j0 + kVectorsPerStep, end, xn, svn);
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        const std::uint32_t a[4] = {pack_low(word(x[0], t), word(x[1], t)), pack_high(word(x[0], t), word(x[1], t)),
+                                    pack_low(word(x[2], t), word(x[3], t)), pack_high(word(x[2], t), word(x[3], t))};
+        mma_16816<T>(acc[t], a, sv);
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i) x[i] = xn[i];
+      sv[0] = svn[0], sv[1] = svn[1];
+    }
+    // acc[t] = {C[2q][kc+2t], C[2q+1][kc+2t], C[2q][kc+2t+1], C[2q+1][kc+2t+1]}.
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = 2 * q + h;
+      const std::int64_t row = br * V + r;
+      if (r >= V || row >= s.rows) continue;
+      float out[8];
+#pragma unroll
+      for (int t = 0; t < 4; ++t) out[2 * t] = acc[t][h], out[2 * t + 1] = acc[t][2 + h];
+      float* crow = c + row * k;
+      if constexpr (kVec8) {
+        if (kc < k) {
+          *reinterpret_cast<float4*>(crow + kc) = make_float4(out[0], out[1], out[2], out[3]);
+          *reinterpret_cast<float4*>(crow + kc + 4) = make_float4(out[4], out[5], out[6], out[7]);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+          if (kc + i < k) crow[kc + i] = out[i];
+      }
+    }
+  }
+}
+
+template <class T, int V>
+void launch(const Context& ctx, const VectorCsrDeviceView& s, const HalfBits* b, int k, float* c) {
+  const int ktiles = (k + kTileK - 1) / kTileK;
+  const unsigned grid = grid_for_warps(s.block_rows * ktiles, kWarps);
+  if (vec8_ok(k, b, c))
+    spmm_kernel<T, V, true><<<grid, kWarps * kWarpSize, 0, stream_of(ctx)>>>(s, b, k, ktiles, c);
+  else
+    spmm_kernel<T, V, false><<<grid, kWarps * kWarpSize, 0, stream_of(ctx)>>>(s, b, k, ktiles, c);
+  FK_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void launch_v(const Context& ctx, const VectorCsrDeviceView& s, const HalfBits* b, int k, float* c) {
+  switch (s.v) {
+    case 1: return launch<T, 1>(ctx, s, b, k, c);
+    case 2: return launch<T, 2>(ctx, s, b, k, c);
+    case 4: return launch<T, 4>(ctx, s, b, k, c);
+    case 8: return launch<T, 8>(ctx, s, b, k, c);
+    default: FK_CHECK(false, "tensor-core SpMM: vector length " << s.v << " is not 1, 2, 4 or 8");
+  }
+}
+
+}  // namespace
+
+void spmm(const Context& ctx, Precision precision, const VectorCsrDeviceView& s, DenseView<const HalfBits> b,
+          DenseView<float> c) {
+  FK_CHECK(b.rows == s.cols && c.rows == s.rows && b.cols == c.cols,
+           "tensor-core SpMM: S is " << s.rows << " x " << s.cols << ", B " << b.rows << " x " << b.cols << ", C "
+                                     << c.rows << " x " << c.cols);
+  FK_CHECK(b.cols >= 1 && b.cols <= INT32_MAX, "tensor-core SpMM: K = " << b.cols << " out of range");
+  if (c.size() == 0) return;
+  const int k = static_cast<int>(b.cols);
+  if (precision == Precision::kF16)
+    launch_v<F16>(ctx, s, b.data, k, c.data);
+  else if (precision == Precision::kBF16)
+    launch_v<BF16>(ctx, s, b.data, k, c.data);
+  else
+    FK_CHECK(false, "tensor-core SpMM takes fp16 or bf16 operands, not " << to_string(precision));
+}
+
+}  // namespace tc
+
+namespace {
+
+// The fp32 plan interface over tc::spmm: each run lays S's values out as the encoding's 16-bit
+// values and rounds B, both on the device, then runs the kernel (C stays fp32).
+class TcSpmmPlan : public SpmmPlan {
+ public:
+  TcSpmmPlan(const Context& ctx, const char* name, const CsrView& s, int k, int v, Precision precision)
+      : name_(name), s_(s), k_(k), pattern_(ctx, s, v, precision), b_half_(s.cols * std::int64_t(k)) {}
+
+  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
+    cuda_spmm::check_shapes(name_.c_str(), s_, k_, b, c);
+    pattern_.load_values(ctx, cuda_spmm::resolve_values(name_.c_str(), s_, vals));
+    tc::round_to_half(ctx, pattern_.precision(), b.data, b.size(), b_half_.data());
+    tc::spmm(ctx, pattern_.precision(), pattern_.view(), {b_half_.data(), b.rows, b.cols}, c);
+  }
+
+ private:
+  std::string name_;
+  CsrView s_;
+  int k_;
+  tc::EncodedPattern pattern_;
+  DeviceBuffer<HalfBits> b_half_;
+};
+
+class TcSpmm : public SpmmVariant {
+ public:
+  explicit TcSpmm(int v) : v_(v), name_("cuda.spmm.tc_v" + std::to_string(v)) {}
+  const char* name() const override { return name_.c_str(); }
+  const char* summary() const override {
+    return "tensor cores (mma.sync fp16/bf16, fp32 accumulation) on a V x 1 column-vector encoding (SC'21)";
+  }
+  Backend backend() const override { return Backend::kCuda; }
+  std::string why_not(const KernelProblem& p) const override {
+    if (p.precision == Precision::kF32) return "takes fp16 or bf16 operands (ask for --precision fp16|bf16)";
+    return {};
+  }
+  std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
+    return prepare_at(ctx, s, k, Precision::kF32);  // refused by EncodedPattern with the reason
+  }
+  std::unique_ptr<SpmmPlan> prepare_at(const Context& ctx, const CsrView& s, int k, Precision p) const override {
+    return std::make_unique<TcSpmmPlan>(ctx, name(), s, k, v_, p);
+  }
+
+ private:
+  int v_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<SpmmVariant> make_cuda_spmm_tc(int v) { return std::make_unique<TcSpmm>(v); }
+
+}  // namespace fk
