@@ -21,13 +21,15 @@ using detail::DistinctSampler;
 using detail::random_permutation;
 using detail::zipf_weights;
 
-// Stream layout under Rng(seed): split(0) row lengths (per row: split(0).split(r)), split(1)
-// shuffles of Zipf ranks, split(2).split(r) the columns and values of row r, split(3).split(g)
-// the column set of cluster g.
+// Stream layout under Rng(seed): split(0) row lengths (per row: split(0).split(r); for vector,
+// per block of rows: split(0).split(b)), split(1) shuffles of Zipf ranks, split(2).split(r) the
+// columns and values of row r (vector: its values only), split(3).split(g) the column set of
+// cluster g (vector: of block g).
 constexpr std::uint64_t kLengthStream = 0, kRankStream = 1, kRowStream = 2, kClusterStream = 3;
 constexpr std::int64_t kRowBlock = 256;
 constexpr double kDefaultPowerLaw = 1.0;
 constexpr std::int64_t kDefaultClusterRows = 32;
+constexpr std::int64_t kDefaultVectorRows = 4;
 constexpr double kInClusterShare = 0.8;      // share of a clustered row's entries in its column set
 constexpr double kClusterWidthFactor = 1.5;  // column set size / mean row length
 const float kBelowOneAndHalf = std::nextafter(1.5f, 0.0f);
@@ -39,7 +41,8 @@ struct KindName {
 constexpr KindName kKinds[] = {{SparseKind::kUniform, "uniform"},
                                {SparseKind::kPowerLaw, "powerlaw"},
                                {SparseKind::kBanded, "banded"},
-                               {SparseKind::kBlockClustered, "clustered"}};
+                               {SparseKind::kBlockClustered, "clustered"},
+                               {SparseKind::kColumnVector, "vector"}};
 
 const char* kind_name(SparseKind k) {
   for (const KindName& kn : kKinds)
@@ -50,7 +53,7 @@ const char* kind_name(SparseKind k) {
 [[noreturn]] void spec_error(const std::string& text, const std::string& what) {
   throw Error("sparse spec '" + text + "': " + what +
               " (expected KIND:rows=R,cols=C,nnz=Z[,param=P][,seed=S], KIND one of uniform, "
-              "powerlaw, banded, clustered)");
+              "powerlaw, banded, clustered, vector)");
 }
 
 // Integers may be written plainly or in exact scientific form ("1e6").
@@ -69,6 +72,12 @@ bool parse_count(const std::string& v, std::int64_t& out) {
   if (*end != '\0' || !std::isfinite(d) || d < 0 || d > 9e15 || d != std::floor(d)) return false;
   out = static_cast<std::int64_t>(d);
   return true;
+}
+
+// Rows that share one length and one column set: a vector's rows, or 1 for the other kinds.
+std::int64_t rows_per_vector(const SparseSpec& s) {
+  if (s.kind != SparseKind::kColumnVector) return 1;
+  return s.param > 0 ? static_cast<std::int64_t>(s.param) : kDefaultVectorRows;
 }
 
 std::int64_t band_half_width(const SparseSpec& s) {
@@ -114,6 +123,15 @@ void check_spec(const SparseSpec& s) {
                "sparse: clustered param (rows per cluster) must be a whole number <= rows, got "
                    << s.param);
       break;
+    case SparseKind::kColumnVector: {
+      FK_CHECK(s.param == 0 || s.param == 2 || s.param == 4 || s.param == 8,
+               "sparse: vector param (rows per vector) must be 2, 4 or 8, got " << s.param);
+      const std::int64_t v = rows_per_vector(s);
+      FK_CHECK(s.rows % v == 0 && s.nnz % v == 0,
+               "sparse: vector rows and nnz must be multiples of "
+                   << v << " (rows per vector), got rows=" << s.rows << ", nnz=" << s.nnz);
+      break;
+    }
   }
 }
 
@@ -196,20 +214,23 @@ HostCsr generate_sparse(const SparseSpec& spec) {
   const Rng root(spec.seed);
   const double mean_len = static_cast<double>(spec.nnz) / static_cast<double>(R);
 
-  // Row lengths: proportional weights and per-row caps, apportioned to exactly nnz.
-  std::vector<double> weights(static_cast<std::size_t>(R), 1.0);
-  std::vector<std::int64_t> caps(static_cast<std::size_t>(R), C);
+  // Row lengths: proportional weights and per-row caps, apportioned to exactly nnz. For vector,
+  // one length per block of V rows (which all take it), apportioned to nnz / V.
+  const std::int64_t V = rows_per_vector(spec), units = R / V;
+  std::vector<double> weights(static_cast<std::size_t>(units), 1.0);
+  std::vector<std::int64_t> caps(static_cast<std::size_t>(units), C);
   std::vector<double> col_weights;  // powerlaw only
   const std::int64_t half = spec.kind == SparseKind::kBanded ? band_half_width(spec) : 0;
   const Rng length_root = root.split(kLengthStream);
   switch (spec.kind) {
     case SparseKind::kUniform:
     case SparseKind::kBlockClustered:
+    case SparseKind::kColumnVector:
       // Poisson lengths, as when every entry's row is uniform.
 #pragma omp parallel for schedule(static)
-      for (std::int64_t r = 0; r < R; ++r) {
-        Rng rng = length_root.split(static_cast<std::uint64_t>(r));
-        weights[r] = static_cast<double>(rng.poisson(mean_len));
+      for (std::int64_t u = 0; u < units; ++u) {
+        Rng rng = length_root.split(static_cast<std::uint64_t>(u));
+        weights[u] = static_cast<double>(rng.poisson(mean_len));
       }
       break;
     case SparseKind::kPowerLaw: {
@@ -239,14 +260,14 @@ HostCsr generate_sparse(const SparseSpec& spec) {
       break;
     }
   }
-  const std::vector<std::int64_t> len = apportion(weights, caps, spec.nnz);
+  const std::vector<std::int64_t> len = apportion(weights, caps, spec.nnz / V);  // per unit
   std::vector<double>().swap(weights);
 
   HostCsr m;
   m.rows = R;
   m.cols = C;
   m.row_ptr.assign(static_cast<std::size_t>(R) + 1, 0);
-  for (std::int64_t r = 0; r < R; ++r) m.row_ptr[r + 1] = m.row_ptr[r] + len[r];
+  for (std::int64_t r = 0; r < R; ++r) m.row_ptr[r + 1] = m.row_ptr[r] + len[r / V];
   FK_CHECK(m.row_ptr[R] == spec.nnz,
            "sparse: internal error, apportioned " << m.row_ptr[R] << " of " << spec.nnz);
   m.col_idx.resize(static_cast<std::size_t>(spec.nnz));
@@ -282,7 +303,7 @@ HostCsr generate_sparse(const SparseSpec& spec) {
         }
         for (std::int64_t r = r0; r < r1; ++r) {
           Rng rng = row_root.split(static_cast<std::uint64_t>(r));
-          const std::int64_t n = len[r];
+          const std::int64_t n = len[r / V];
           switch (spec.kind) {
             case SparseKind::kUniform:
             case SparseKind::kPowerLaw:
@@ -319,6 +340,15 @@ HostCsr generate_sparse(const SparseSpec& spec) {
                          cols.begin());
               break;
             }
+            case SparseKind::kColumnVector:
+              // A vector's first row draws the shared column set and the others repeat it; work
+              // items of kRowBlock rows never split a vector, as V divides kRowBlock.
+              if (r % V == 0) {
+                Rng g = cluster_root.split(static_cast<std::uint64_t>(r / V));
+                sampler->sample(n, g, set);
+              }
+              cols = set;
+              break;
           }
           FK_CHECK(static_cast<std::int64_t>(cols.size()) == n,
                    "sparse: internal error, row " << r << " drew " << cols.size() << " of " << n);

@@ -18,18 +18,24 @@ enum class SparseKind {
   kBlockClustered,  // groups of `param` consecutive rows (default 32) share a column set of
                     // ceil(1.5 * nnz / rows) columns; 80% of a row's entries come from its set,
                     // the rest from the other columns (what ASpT's dense tiles exploit).
+  kColumnVector,    // blocks of `param` consecutive rows (2, 4 or 8; default 4) share one column
+                    // set, drawn uniformly, so the matrix is exactly param x 1 structured (what
+                    // the vector encoding of core/vector_csr.hpp stores without padding). Block
+                    // lengths are Poisson and apportioned like rows; rows and nnz must be
+                    // multiples of param.
 };
 
 struct SparseSpec {
   SparseKind kind = SparseKind::kUniform;
   std::int64_t rows = 1000, cols = 1000, nnz = 10000;
-  double param = 0;  // per kind: Zipf exponent, band width, rows per cluster (0 = default)
+  double param = 0;  // per kind: Zipf exponent, band width, rows per cluster or vector
+                     // (0 = default)
   std::uint64_t seed = 1;
 };
 
 // Parses "KIND:rows=R,cols=C,nnz=Z[,param=P][,seed=S]" with KIND one of uniform, powerlaw,
-// banded, clustered (keys in any order; counts may be written 1e6). Throws fk::Error naming the
-// bad part. to_string gives the canonical form, which parses back to the same spec.
+// banded, clustered, vector (keys in any order; counts may be written 1e6). Throws fk::Error
+// naming the bad part. to_string gives the canonical form, which parses back to the same spec.
 SparseSpec parse_sparse_spec(const std::string& text);
 std::string to_string(const SparseSpec& spec);
 

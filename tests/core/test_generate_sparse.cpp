@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/generate/sparse.hpp"
@@ -26,6 +28,9 @@ const char* const kSpecs[] = {
     "clustered:rows=1000,cols=5000,nnz=8000,param=16,seed=5",
     "uniform:rows=2000,cols=50,nnz=300,seed=1",  // mostly empty rows
     "uniform:rows=20,cols=30,nnz=600,seed=1",    // completely full
+    "vector:rows=1500,cols=900,nnz=20000,seed=3",
+    "vector:rows=1000,cols=5000,nnz=8000,param=8,seed=5",
+    "vector:rows=40,cols=30,nnz=1200,param=2,seed=1",  // completely full
 };
 
 TEST(GenerateSparse, ExactNnzSortedUniqueColumnsAndValueRange) {
@@ -119,6 +124,34 @@ TEST(GenerateSparse, ClusteredRowsShareColumns) {
   EXPECT_LT(clustered, 0.4 * uniform) << clustered << " vs " << uniform;
 }
 
+// Every block of V rows has one column set; the sets themselves look uniform.
+TEST(GenerateSparse, VectorBlocksShareExactlyOneColumnSet) {
+  for (int v : {0, 2, 4, 8}) {
+    const std::string text = "vector:rows=4000,cols=4000,nnz=40000,param=" + std::to_string(v);
+    const HostCsr m = gen::generate_sparse(gen::parse_sparse_spec(text));
+    const std::int64_t V = v > 0 ? v : 4;  // param 0 is the default, 4
+    const auto row = [&](std::int64_t r) {
+      return std::vector<std::int32_t>(m.col_idx.begin() + m.row_ptr[r],
+                                       m.col_idx.begin() + m.row_ptr[r + 1]);
+    };
+    std::int64_t longest = 0, differs = 0;
+    for (std::int64_t b = 0; b < m.rows / V; ++b) {
+      for (std::int64_t r = b * V + 1; r < (b + 1) * V; ++r)
+        ASSERT_EQ(row(r), row(b * V)) << text << ": row " << r;
+      longest = std::max(longest, m.row_ptr[b * V + 1] - m.row_ptr[b * V]);
+      differs += b > 0 && row(b * V) != row(b * V - V);
+    }
+    EXPECT_EQ(differs, m.rows / V - 1) << text;  // not one set repeated down the matrix
+    EXPECT_LT(longest, 3 * 10) << text;          // Poisson lengths around the mean of 10
+    std::vector<std::int64_t> per_col(static_cast<std::size_t>(m.cols), 0);
+    for (std::int32_t c : m.col_idx) ++per_col[c];
+    std::sort(per_col.rbegin(), per_col.rend());
+    std::int64_t top = 0;
+    for (std::int64_t i = 0; i < m.cols / 100; ++i) top += per_col[i];
+    EXPECT_LT(static_cast<double>(top) / static_cast<double>(m.nnz()), 0.02 * V) << text;
+  }
+}
+
 TEST(GenerateSparse, SpecRoundTrip) {
   for (const char* text : kSpecs) {
     const SparseSpec a = gen::parse_sparse_spec(text);
@@ -139,6 +172,10 @@ TEST(GenerateSparse, SpecRoundTrip) {
   EXPECT_EQ(sci.cols, 10000);
   EXPECT_EQ(sci.kind, SparseKind::kBlockClustered);
   EXPECT_EQ(sci.seed, 1u);
+  const SparseSpec vec = gen::parse_sparse_spec("vector:rows=8,cols=8,nnz=16");
+  EXPECT_EQ(vec.kind, SparseKind::kColumnVector);
+  EXPECT_EQ(vec.param, 0);
+  EXPECT_EQ(gen::to_string(vec), "vector:rows=8,cols=8,nnz=16,seed=1");
 }
 
 TEST(GenerateSparse, BadSpecsNameTheProblem) {
@@ -156,6 +193,13 @@ TEST(GenerateSparse, BadSpecsNameTheProblem) {
       {"uniform:rows=0,cols=10,nnz=0", "rows"},
       {"uniform:rows=10,cols=1.5,nnz=5", "1.5"},
       {"uniform:rows=10,cols=10,nnz", "key=value"},
+      {"vector:rows=10,cols=10,nnz=8", "multiples of 4"},  // rows
+      {"vector:rows=12,cols=10,nnz=6", "multiples of 4"},  // nnz
+      {"vector:rows=12,cols=10,nnz=8,param=8", "multiples of 8"},
+      {"vector:rows=12,cols=10,nnz=6,param=3", "2, 4 or 8"},
+      {"vector:rows=12,cols=10,nnz=6,param=1", "2, 4 or 8"},
+      {"vector:rows=32,cols=10,nnz=32,param=16", "2, 4 or 8"},
+      {"vector:rows=8,cols=2,nnz=20", "exceeds"},
   };
   for (const auto& [text, needle] : bad) {
     try {
