@@ -72,7 +72,8 @@ HalfBits float_to_fp16(float x) {
   // At most 2^-25, half the smallest subnormal: a tie at 2^-25 itself goes to the even zero.
   if (mag <= 0x33000000u) return sign;
   // Subnormal: the value in units of 2^-24 is the 24-bit significand shifted right by
-  // 126 - exponent (14..24 here); rounding up may reach the smallest normal, 0x0400, which is right.
+  // 126 - exponent (14..24 here); rounding up may reach the smallest normal, 0x0400, which is
+  // right.
   const std::uint32_t exponent = mag >> 23;
   const std::uint32_t significand = (mag & 0x7fffffu) | 0x800000u;
   return sign | static_cast<HalfBits>(shift_round_even(significand, 126 - exponent));

@@ -68,7 +68,7 @@ TEST(Half, Bf16KnownValues) {
   EXPECT_EQ(float_to_bf16(0.1f), 0x3dcd);  // 0x3dcccccd rounds up
   EXPECT_EQ(float_to_bf16(-0.0f), 0x8000);
   EXPECT_EQ(float_to_bf16(65504.0f), 0x4780);  // 2^16: bf16 keeps float's range, not fp16's
-  EXPECT_EQ(float_to_bf16(3.0e38f), 0x7f62);  // finite in bf16, unlike fp16
+  EXPECT_EQ(float_to_bf16(3.0e38f), 0x7f62);   // finite in bf16, unlike fp16
   EXPECT_EQ(float_to_bf16(std::numeric_limits<float>::max()), 0x7f80);  // rounds past 0x7f7f
   EXPECT_EQ(float_to_bf16(-kInf), 0xff80);
   EXPECT_EQ(float_to_bf16(std::numeric_limits<float>::denorm_min()), 0x0000);
