@@ -48,10 +48,39 @@ constexpr double kGpuSkewRowCv = 4.0;
 constexpr double kGpuSddmmTinyRows = 8.0;
 constexpr double kGpuSddmmShortRows = 32.0;
 constexpr int kGpuSddmmShortRowsMaxK = 64;
+// Refinements from the H200 report of 2026-11-24 (docs/benchmarks/latest/, per-variant rows in
+// measured/kernels-*/kernels.csv); each names the problems it moved:
+// * Very little work per row (mean row length x K <= 256): one thread per nonzero (coo) has the
+//   shortest critical path. hep-th K = 32 / 64 (mean 3.8): coo 2.1x / 1.4x faster than convert;
+//   delaunay_n14 K = 32 (mean 6): 1.2x. At delaunay K = 64 (384) convert wins again.
+constexpr double kGpuSddmmCooMaxRowWork = 256.0;
+// * Small matrices of long rows at K <= 32: nonzero-parallel convert beats cuSPARSE's row split,
+//   DLMC layers (means 205-1152 rows, 0.2-0.3M nonzeros) 1.0-1.45x and nips (mean 499) 1.06x;
+//   bcsstk13 (mean 42) stays with cuSPARSE (convert 1.3x slower), as do the large matrices.
+constexpr int kGpuSddmmSmallLongMaxK = 32;
+constexpr double kGpuSddmmLongRows = 128.0;
+constexpr double kGpuSddmmSmallNnz = 2e6;
+// * Large matrices of long rows at K = 64..128: PRedS's nonzero tiles beat cuSPARSE 1.04-1.27x
+//   (netflix, nytimes, ml-20m; means 144-335). At K = 32 ml-20m loses with PRedS (1.23x), and at
+//   K >= 256 cuSPARSE wins everywhere.
+constexpr int kGpuSddmmPredsMinK = 33;
+constexpr int kGpuSddmmPredsMaxK = 128;
+constexpr double kGpuSddmmPredsRows = 100.0;
 // SpMM: rows of at most this mean length go to cuda.spmm.row_csc (banded 1.2-1.8x over cuSPARSE
 // for K >= 32, hep-th 1.1-1.5x for K >= 128); longer rows stay with cuSPARSE (nips, ml-20m, DLMC,
 // nytimes n), which it wins or ties.
 constexpr double kGpuSpmmShortRows = 32.0;
+// ... but with under 5 nonzeros per row and K <= 64 most of row_csc's (and vdl's) lanes idle:
+// cuSPARSE wins on hep-th (mean 3.8) at K = 4, 32 and 64 by 1.57x, 1.27x and 1.09x (2026-11-24
+// report); delaunay_n14 (mean 6) already favours vdl / row_csc. Not for Sᵀ·B: on hep-th's
+// transpose row_csc is 1.5x faster than cuSPARSE's transposed SpMM.
+constexpr double kGpuSpmmTinyRows = 5.0;
+constexpr int kGpuSpmmTinyRowsMaxK = 64;
+// Sᵀ·B with fewer rows of Sᵀ than about one wave of warps on an H100/H200 (132 SMs x 64 warps):
+// row_csc's warp per row leaves SMs idle at K <= 32, where cuSPARSE is 1.2-2.6x faster (DLMC layers
+// with 2048-4608 columns, bcsstk13); from K = 64 on, row_csc's wider rows fill the machine again.
+constexpr double kGpuTransposedFewRows = 8192.0;
+constexpr int kGpuTransposedFewRowsMaxK = 32;
 // Sᵀ·B runs on the cached transpose. Rows of Sᵀ (S's columns) that are even in length and not too
 // long suit row_csc (banded 1.9-4.2x, bcsstk13 1.4-1.9x, hep-th 1.5-1.7x, DLMC 1.1-2.7x for
 // K >= 64 over cuSPARSE's transposed SpMM); skewed or long ones (Zipf vocabularies and item
@@ -75,6 +104,16 @@ const V* tensor_core_pick(const std::vector<const V*>& all, const char* op, cons
 const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all,
                                      const KernelProblem& p) {
   if (const SddmmVariant* tc = tensor_core_pick(all, "sddmm", p)) return tc;
+  const double nnz = double(p.sparse.nnz);
+  if (p.sparse.row_cv <= kGpuSkewRowCv) {
+    if (p.sparse.row_mean * p.k <= kGpuSddmmCooMaxRowWork)
+      return first_applicable(all, {"cuda.sddmm.coo", "cuda.sddmm.convert"}, p);
+    if (p.k <= kGpuSddmmSmallLongMaxK && p.sparse.row_mean >= kGpuSddmmLongRows && nnz <= kGpuSddmmSmallNnz)
+      return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
+    if (p.k >= kGpuSddmmPredsMinK && p.k <= kGpuSddmmPredsMaxK && p.sparse.row_mean >= kGpuSddmmPredsRows &&
+        nnz > kGpuSddmmSmallNnz)
+      return first_applicable(all, {"cuda.sddmm.preds", "cuda.sddmm.cusparse"}, p);
+  }
   const bool convert = p.sparse.row_cv > kGpuSkewRowCv || p.sparse.row_mean <= kGpuSddmmTinyRows ||
                        (p.sparse.row_mean <= kGpuSddmmShortRows && p.k <= kGpuSddmmShortRowsMaxK);
   if (convert) return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
@@ -88,6 +127,11 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   if (p.k == 1 && !skewed)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
+  if (!p.transposed && p.k > 1 && p.k <= kGpuSpmmTinyRowsMaxK && p.sparse.row_mean < kGpuSpmmTinyRows)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
+  if (p.transposed && p.k > 1 && p.k <= kGpuTransposedFewRowsMaxK &&
+      double(p.sparse.rows) < kGpuTransposedFewRows && p.sparse.row_cv <= kGpuTransposedEvenCv)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed) {
     const bool even = p.sparse.row_cv <= kGpuTransposedEvenCv;
     if (p.k <= kGpuVdlMaxK)
