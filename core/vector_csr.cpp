@@ -1,7 +1,5 @@
 #include "core/vector_csr.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -77,24 +75,15 @@ HostVectorCsr to_vector_csr(const CsrView& s, int v) {
   const std::int64_t nb = e.block_rows();
   e.block_ptr.assign(static_cast<std::size_t>(nb) + 1, 0);
 
-  // Each thread encodes one contiguous range of block rows (a static schedule without chunk size
-  // gives each thread at most one) into its own part; the parts are then copied into place. One
-  // sort per block row, and the result does not depend on the thread count.
-  struct Part {
-    std::int64_t first_block = -1;
-    std::vector<std::int32_t> cols;
-    std::vector<float> vals;
-    std::vector<std::int64_t> source;
-  };
-  std::vector<Part> parts(static_cast<std::size_t>(omp_get_max_threads()));
+  // Two passes over the block rows: the first counts each one's vectors, the second sorts again
+  // and writes in place. Sorting twice costs less than gathering per-thread copies, and the
+  // output cannot depend on the thread count.
   FirstError error;
-#pragma omp parallel num_threads(static_cast<int>(parts.size()))
+#pragma omp parallel
   {
-    Part& part = parts[static_cast<std::size_t>(omp_get_thread_num())];
     std::vector<Entry> entries;
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 256)
     for (std::int64_t b = 0; b < nb; ++b) {
-      if (part.first_block < 0) part.first_block = b;
       try {
         sorted_entries(s, b * v, std::min(s.rows, (b + 1) * v), entries);
       } catch (const std::exception& x) {
@@ -102,41 +91,32 @@ HostVectorCsr to_vector_csr(const CsrView& s, int v) {
         continue;
       }
       std::int64_t vectors = 0;
-      std::size_t base = 0;  // this vector's first value in the part
-      for (std::size_t i = 0; i < entries.size(); ++i) {
-        const std::uint64_t col = entries[i].key >> kRowBits;
-        if (i == 0 || col != entries[i - 1].key >> kRowBits) {
-          // A new column: one vector, all padding until its rows' values arrive.
-          base = part.vals.size();
-          part.cols.push_back(static_cast<std::int32_t>(col));
-          part.vals.resize(base + static_cast<std::size_t>(v), 0.0f);
-          part.source.resize(base + static_cast<std::size_t>(v), -1);
-          ++vectors;
-        }
-        const std::size_t at = base + (entries[i].key & kRowMask);
-        part.vals[at] = s.vals ? s.vals[entries[i].pos] : 1.0f;
-        part.source[at] = entries[i].pos;
-      }
+      for (std::size_t i = 0; i < entries.size(); ++i)
+        vectors += i == 0 || entries[i].key >> kRowBits != entries[i - 1].key >> kRowBits;
       e.block_ptr[b + 1] = vectors;
     }
   }
   error.rethrow();
   for (std::int64_t b = 0; b < nb; ++b) e.block_ptr[b + 1] += e.block_ptr[b];
   e.col_idx.resize(static_cast<std::size_t>(e.block_ptr[nb]));
-  e.vals.resize(static_cast<std::size_t>(e.stored()));
-  e.source.resize(static_cast<std::size_t>(e.stored()));
-  const auto nparts = static_cast<std::int64_t>(parts.size());
-#pragma omp parallel for schedule(static, 1)
-  for (std::int64_t t = 0; t < nparts; ++t) {
-    Part& part = parts[static_cast<std::size_t>(t)];
-    if (part.first_block < 0) continue;
-    const std::int64_t j0 = e.block_ptr[part.first_block];
-    std::copy(part.cols.begin(), part.cols.end(), e.col_idx.begin() + j0);
-    std::copy(part.vals.begin(), part.vals.end(), e.vals.begin() + j0 * v);
-    std::copy(part.source.begin(), part.source.end(), e.source.begin() + j0 * v);
-    std::vector<std::int32_t>().swap(part.cols);  // release each part once it is placed
-    std::vector<float>().swap(part.vals);
-    std::vector<std::int64_t>().swap(part.source);
+  e.vals.assign(static_cast<std::size_t>(e.stored()), 0.0f);  // padding until a value arrives
+  e.source.assign(static_cast<std::size_t>(e.stored()), -1);
+#pragma omp parallel
+  {
+    std::vector<Entry> entries;
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t b = 0; b < nb; ++b) {
+      sorted_entries(s, b * v, std::min(s.rows, (b + 1) * v), entries);  // cannot throw now
+      std::int64_t j = e.block_ptr[b] - 1;
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        const std::uint64_t col = entries[i].key >> kRowBits;
+        if (i == 0 || col != entries[i - 1].key >> kRowBits)
+          e.col_idx[++j] = static_cast<std::int32_t>(col);  // a new column: the next vector
+        const std::int64_t at = j * v + static_cast<std::int64_t>(entries[i].key & kRowMask);
+        e.vals[at] = s.vals ? s.vals[entries[i].pos] : 1.0f;
+        e.source[at] = entries[i].pos;
+      }
+    }
   }
   return e;
 }
@@ -190,7 +170,7 @@ HostCsr to_csr(const HostVectorCsr& e) {
   for (std::int64_t p = 0; p < n; ++p) {
     FK_CHECK(row_of[p] >= 0, "vector CSR: no value has position " << p << " of " << n);
     FK_CHECK(p == 0 || row_of[p] >= row_of[p - 1],
-             "vector CSR: position " << p << " (row " << row_of[p] << ") comes after row "
+             "vector CSR: position " << p << " of row " << row_of[p] << " after one of row "
                                      << row_of[p - 1]);
     ++m.row_ptr[row_of[p] + 1];
   }
