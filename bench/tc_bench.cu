@@ -143,6 +143,20 @@ bool is_file_item(const std::string& item) {
   return ends_with(".smtx") || ends_with(".smtx.gz") || std::filesystem::is_regular_file(item);
 }
 
+// Splits --matrices at commas, keeping each generator spec's own "key=value" parts with it.
+std::vector<std::string> split_matrices(const std::string& text) {
+  std::vector<std::string> out;
+  for (const std::string& piece : split_list(text)) {
+    const bool continues = !out.empty() && piece.find('=') != std::string::npos &&
+                           piece.find(':') == std::string::npos && !is_file_item(piece);
+    if (continues)
+      out.back() += "," + piece;
+    else
+      out.push_back(piece);
+  }
+  return out;
+}
+
 Matrix load_matrix(const std::string& item) {
   Matrix m;
   if (is_file_item(item)) {
@@ -262,8 +276,10 @@ class Report {
       for (std::size_t i = 0; i < fields.size(); ++i) csv_ << (i ? "," : "") << fk::io::csv_escape(fields[i]);
       csv_ << '\n' << std::flush;  // row by row, so a run cut short keeps what it measured
     }
-    std::printf("%-5s %-56s %2d %4d %6.3f %-13s %10.4f %8.2f %8.2f %9.2e  %s\n", c.op.c_str(), c.matrix.c_str(), c.v,
-                c.k, c.padding, r.contender.c_str(), r.ms, tflops, speedup, r.err, r.detail.c_str());
+    char err[32] = "-";
+    if (!std::isnan(r.err)) std::snprintf(err, sizeof err, "%.2e", r.err);
+    std::printf("%-5s %-56s %2d %4d %6.3f %-13s %10.4f %8.2f %8.2f %9s  %s\n", c.op.c_str(), c.matrix.c_str(), c.v, c.k,
+                c.padding, r.contender.c_str(), r.ms, tflops, speedup, err, r.detail.c_str());
     std::fflush(stdout);
   }
 
@@ -671,8 +687,8 @@ const char* kAbout =
     "Options";
 
 std::string default_matrices_help() {
-  return "comma list of generator specs (e.g. vector:rows=4096,cols=4096,nnz=838860,param=4,seed=1) "
-         "and/or .smtx paths. Default: vector matrices 4096 x 4096 with V 2, 4, 8 at sparsity 0.5, 0.7, 0.8, "
+  return "comma list of generator specs (core/generate/sparse.hpp; vector:rows=R,cols=C,nnz=Z,param=V,seed=S "
+         "is exactly V x 1 structured) and/or .smtx paths. Default: vector matrices 4096 x 4096 with V 2, 4, 8 at sparsity 0.5, 0.7, 0.8, "
          "0.9, 0.95, 0.98, and the DLMC rn50 magnitude_pruning layers bottleneck_2_block_group3_1_1 "
          "(256 x 2304) at 0.5-0.98 plus 0.9 bottleneck_2_block_group4_1_1 (512 x 4608) and final_dense "
          "(1000 x 2048), found under $FK_SHARED_DATA/dlmc "
@@ -707,7 +723,7 @@ bool parse_options(int argc, char** argv, Options& opt, int& code) {
     return false;
   }
   const bool quick = vm.count("quick") > 0;
-  opt.matrices = vm.count("matrices") ? split_list(vm["matrices"].as<std::string>()) : default_matrices(quick);
+  opt.matrices = vm.count("matrices") ? split_matrices(vm["matrices"].as<std::string>()) : default_matrices(quick);
   FK_CHECK(!opt.matrices.empty(), "--matrices is empty");
   if (vm.count("v")) opt.vs = parse_ints(vm["v"].as<std::string>(), "v");
   for (const int v : opt.vs) FK_CHECK(v == 1 || v == 2 || v == 4 || v == 8, "--v: " << v << " is not 1, 2, 4 or 8");
