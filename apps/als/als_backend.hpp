@@ -51,6 +51,9 @@ struct AlsHyper {
   // clip_lo < clip_hi, as rating-prediction libraries do; the training error is never clipped.
   double clip_lo = 0, clip_hi = 0;
   std::string sddmm = "auto", spmm = "auto";
+  // Lowest operand precision of the training plans (--precision); test plans stay fp32 unless a
+  // variant is named (app::evaluation_precision).
+  Precision precision = Precision::kF32;
 
   int k() const { return factors + (biases ? 1 : 0); }  // stored columns per row
 };

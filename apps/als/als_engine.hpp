@@ -34,6 +34,7 @@
 
 #include "apps/als/als_backend.hpp"
 #include "apps/common/padded.hpp"
+#include "apps/common/precision.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -77,7 +78,9 @@ class AlsEngine final : public AlsBackend {
       test_csr_ = ops_.make_csr(test);
       test_t_ = ops_.template alloc<float>(test_nnz_);
       test_w_ = ops_.template alloc<float>(test_nnz_);
-      test_sddmm_ = make_sddmm_plan(ctx_, Ops::view(test_csr_), k_, h_.sddmm);
+      // Test errors only evaluate the model: fp32 unless --sddmm names a variant.
+      test_sddmm_ = make_sddmm_plan(ctx_, Ops::view(test_csr_), k_, h_.sddmm,
+                                    app::evaluation_precision(h_.sddmm, h_.precision));
       note(test_sddmm_.variant->name(), test_sddmm_.prepare_seconds);
     }
   }
@@ -202,9 +205,9 @@ class AlsEngine final : public AlsBackend {
       s.cm1 = ops_.template alloc<float>(s.nnz);
       ops_.affine(ctx_, v.vals, s.nnz, static_cast<float>(h_.alpha), 0.0f, s.cm1.data());
     }
-    s.sddmm = make_sddmm_plan(ctx_, v, k_, h_.sddmm);
+    s.sddmm = make_sddmm_plan(ctx_, v, k_, h_.sddmm, h_.precision);
     note(s.sddmm.variant->name(), s.sddmm.prepare_seconds);
-    s.spmm = make_spmm_plan(ctx_, v, k_, Op::kNoTrans, h_.spmm);
+    s.spmm = make_spmm_plan(ctx_, v, k_, Op::kNoTrans, h_.spmm, h_.precision);
     note(s.spmm.variant->name(), s.spmm.prepare_seconds);
   }
 

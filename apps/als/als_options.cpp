@@ -57,6 +57,8 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
      "SDDMM kernel variant (a registered name, or auto)")
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
      "SpMM kernel variant (a registered name, or auto)")
+    ("precision", po::value<std::string>(&o.precision)->default_value(o.precision)->value_name("P"),
+     app::kPrecisionHelp)
     ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
      "write <out>/checkpoint every N iterations (0: never)")
     ("resume", po::bool_switch(&o.resume),
@@ -93,6 +95,7 @@ void finalize_als_options(const app::CommandLine& cli, AlsOptions& o) {
                "give one way of holding ratings out: --holdout-frac, --leave-k-out or --test");
   if (o.leave_k_out > 0 || !o.test.empty()) o.holdout_frac = 0;
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
+  o.precision_kind = app::check_precision(o.precision);
 }
 
 app::ResolvedConfig als_overrides(const AlsOptions& o) {

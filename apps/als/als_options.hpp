@@ -4,6 +4,7 @@
 #include <string>
 
 #include "apps/common/options.hpp"
+#include "core/half.hpp"
 
 namespace fk::als {
 
@@ -30,13 +31,17 @@ struct AlsOptions {
   std::string sddmm = "auto", spmm = "auto";  // kernel variants
   int checkpoint_every = 0;                   // iterations between checkpoints (0: none)
   bool resume = false;                        // continue from <out>/checkpoint
+  // Lowest operand precision of the kernels: fp32 | bf16 | fp16 (text as given; `precision_kind`
+  // resolved).
+  std::string precision = "fp32";
+  Precision precision_kind = Precision::kF32;
 };
 
 // Adds the training options, bound to `opt`, to cli.app_options().
 void add_als_options(app::CommandLine& cli, AlsOptions& opt);
 // After cli.parse(): checks every value and the combinations (one way of holding ratings out,
-// --alpha only with --implicit, --biases not with --implicit); throws app::UsageError naming the
-// option.
+// --alpha only with --implicit, --biases not with --implicit) and resolves --precision; throws
+// app::UsageError naming the option.
 void finalize_als_options(const app::CommandLine& cli, AlsOptions& opt);
 // Resolved values that differ from what the command line shows (holdout-frac when another split
 // was chosen).

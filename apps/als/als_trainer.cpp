@@ -11,6 +11,7 @@
 #include "apps/common/checkpoint.hpp"
 #include "apps/common/compare.hpp"
 #include "apps/common/output.hpp"
+#include "apps/common/precision.hpp"
 #include "apps/common/train_loop.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
@@ -67,6 +68,7 @@ class Trainer {
     }
     hyper_.sddmm = opt.sddmm;
     hyper_.spmm = opt.spmm;
+    hyper_.precision = opt.precision_kind;
     device_ = ctx.describe();
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
     const HostCsr none;
@@ -74,7 +76,8 @@ class Trainer {
                            opt.implicit ? none : data.test);
     ctx_ = &be_->context();
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
-               << fmt("%.3f", be_->prepare_seconds()) << " s)";
+               << fmt("%.3f", be_->prepare_seconds()) << " s"
+               << app::precision_note(hyper_.precision) << ")";
     if (opt.implicit && data.test.nnz() > 0) {
       eval_users_ = ranking_users(data, opt.eval_users, common.seed);
       log_info() << "ranking metrics @" << opt.k << " over " << eval_users_.size() << " test users"
@@ -215,7 +218,8 @@ class Trainer {
         .add("iterations", static_cast<std::int64_t>(r.iters.size()))
         .add("median_iter_seconds", app::median_seconds(secs))
         .add("prepare_seconds", r.prepare_seconds)
-        .add("kernels", r.kernels);
+        .add("kernels", r.kernels)
+        .add("precision", to_string(hyper_.precision));
     if (data_.true_train_rmse) j.add("true_train_rmse", *data_.true_train_rmse);
     if (data_.true_test_rmse) j.add("true_test_rmse", *data_.true_test_rmse);
     if (r.last) {

@@ -1,10 +1,12 @@
 #pragma once
-// Checks of the training options the apps share by name: --checkpoint-every, --sddmm, --spmm.
+// Checks of the training options the apps share by name: --checkpoint-every, --sddmm, --spmm,
+// --precision (its help text too, so that the four apps say the same).
 // Header-only so that fk_app_common does not link the kernels (fk-datagen uses it without them);
 // the apps that include it link fk_kernels.
 #include <string>
 
 #include "apps/common/options.hpp"
+#include "apps/common/precision.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -29,6 +31,26 @@ inline void check_training_options(int checkpoint_every, const std::string& sddm
     } catch (const Error& e) {
       usage_fail("spmm", e.what());
     }
+  }
+}
+
+// --precision's help text. The option's key is "precision" and its value text fp32 (the default),
+// bf16 or fp16; apps declare it next to --sddmm/--spmm and resolve it with check_precision.
+inline constexpr const char* kPrecisionHelp =
+    "lowest precision the app accepts for the factor matrices as the GPU kernels read them: fp32, "
+    "bf16 or fp16. bf16/fp16 let the kernels round the factors (and the sparse matrix's values) "
+    "to 16 bits and accumulate in fp32: the tensor-core variants, which auto picks only on V x 1 "
+    "column-vector structured data, or which --sddmm/--spmm name (e.g. --spmm cuda.spmm.tc_v1). "
+    "The model itself stays fp32, and so do the CPU kernels; held-out/test evaluation stays fp32 "
+    "unless --sddmm/--spmm name a variant";
+
+// The --precision value; UsageError "--precision: unknown precision 'X' (expected one of ...)"
+// for anything else.
+inline Precision check_precision(const std::string& text) {
+  try {
+    return parse_precision(text);
+  } catch (const Error& e) {
+    usage_fail("precision", e.what());
   }
 }
 

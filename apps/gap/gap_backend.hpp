@@ -60,6 +60,7 @@
 #include "core/context.hpp"
 #include "core/csr.hpp"
 #include "core/dense.hpp"
+#include "core/half.hpp"
 
 namespace fk::gap {
 
@@ -69,6 +70,9 @@ struct GapHyper {
   double b = 100;       // Gamma scale (> 0)
   int test_iters = 20;  // X updates of the test documents per evaluation (--test)
   std::string sddmm = "auto", spmm = "auto";
+  // Lowest operand precision of the training plans (--precision); the held-out and test plans
+  // stay fp32 unless a variant is named (app::evaluation_precision).
+  Precision precision = Precision::kF32;
 };
 
 // Raw sums of the current model (see above).

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/common/precision.hpp"
 #include "apps/gap/gap_backend.hpp"
 #include "core/error.hpp"
 #include "kernels/sddmm.hpp"
@@ -48,7 +49,7 @@ class GapEngine final : public GapBackend {
     const HostCsr& f = *m.train;
     docs_ = f.rows;
     words_ = f.cols;
-    train_.init(*this, f, true, true);
+    train_.init(*this, f, true, true, true);
     x_ = ops_.template alloc<float>(docs_ * k_);
     lambda_ = ops_.template alloc<float>(words_ * k_);
     t1_ = ops_.template alloc<float>(docs_ * k_);
@@ -57,15 +58,15 @@ class GapEngine final : public GapBackend {
     if (m.heldout && m.heldout->nnz() > 0) {
       FK_CHECK(m.heldout->rows == docs_ && m.heldout->cols == words_,
                "held-out counts must be " << docs_ << " x " << words_);
-      heldout_.init(*this, *m.heldout, false, false);
+      heldout_.init(*this, *m.heldout, false, false, false);
     }
     if (m.test_observed && m.test_scored && m.test_scored->nnz() > 0) {
       const HostCsr& o = *m.test_observed;
       FK_CHECK(o.cols == words_ && m.test_scored->cols == words_ && o.rows == m.test_scored->rows,
                "test halves must both be documents x " << words_);
       test_docs_ = o.rows;
-      test_obs_.init(*this, o, true, false);
-      test_scored_.init(*this, *m.test_scored, false, false);
+      test_obs_.init(*this, o, true, false, false);
+      test_scored_.init(*this, *m.test_scored, false, false, false);
       test_x_ = ops_.template alloc<float>(test_docs_ * k_);
       test_t1_ = ops_.template alloc<float>(test_docs_ * k_);
       // Every test document starts from its observed length spread evenly over the factors.
@@ -178,21 +179,26 @@ class GapEngine final : public GapBackend {
     PreparedSpmm spmm, spmm_t;
 
     const float* f() const { return Ops::view(csr).vals; }
-    void init(GapEngine& e, const HostCsr& m, bool fit, bool transposed) {
+    // `training`: the training counts, whose plans take --precision; the held-out and test ones
+    // only evaluate the model and stay fp32 unless a variant is named.
+    void init(GapEngine& e, const HostCsr& m, bool fit, bool transposed, bool training) {
       nnz = m.nnz();
       FK_CHECK(static_cast<std::int64_t>(m.vals.size()) == nnz, "counts without values");
       csr = e.ops_.make_csr(m);
       r = e.ops_.template alloc<float>(nnz);
       const CsrView v = Ops::view(csr);
-      sddmm = make_sddmm_plan(e.ctx_, v, e.k_, e.h_.sddmm);
+      const Precision p = e.h_.precision;
+      sddmm = make_sddmm_plan(e.ctx_, v, e.k_, e.h_.sddmm,
+                              training ? p : app::evaluation_precision(e.h_.sddmm, p));
       e.note(sddmm.variant->name(), sddmm.prepare_seconds);
+      const Precision spmm_p = training ? p : app::evaluation_precision(e.h_.spmm, p);
       if (fit) {
         q = e.ops_.template alloc<float>(nnz);
-        spmm = make_spmm_plan(e.ctx_, v, e.k_, Op::kNoTrans, e.h_.spmm);
+        spmm = make_spmm_plan(e.ctx_, v, e.k_, Op::kNoTrans, e.h_.spmm, spmm_p);
         e.note(spmm.variant->name(), spmm.prepare_seconds);
       }
       if (transposed) {
-        spmm_t = make_spmm_plan(e.ctx_, v, e.k_, Op::kTrans, e.h_.spmm);
+        spmm_t = make_spmm_plan(e.ctx_, v, e.k_, Op::kTrans, e.h_.spmm, spmm_p);
         e.note(spmm_t.variant->name() + std::string(" (transposed)"), spmm_t.prepare_seconds);
       }
     }

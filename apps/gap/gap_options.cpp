@@ -42,6 +42,8 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
      "SDDMM kernel variant (a registered name, or auto)")
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
      "SpMM kernel variant (a registered name, or auto)")
+    ("precision", po::value<std::string>(&o.precision)->default_value(o.precision)->value_name("P"),
+     app::kPrecisionHelp)
     ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
      "write <out>/checkpoint every N iterations (0: never)")
     ("resume", po::bool_switch(&o.resume),
@@ -66,6 +68,7 @@ void finalize_gap_options(const app::CommandLine& cli, GapOptions& o) {
   require_at_least("min-count", o.min_count, std::int64_t{1});
   if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
+  o.precision_kind = app::check_precision(o.precision);
 }
 
 app::ResolvedConfig gap_overrides(const GapOptions& o) {

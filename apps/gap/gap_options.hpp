@@ -4,6 +4,7 @@
 #include <string>
 
 #include "apps/common/options.hpp"
+#include "core/half.hpp"
 
 namespace fk::gap {
 
@@ -22,12 +23,16 @@ struct GapOptions {
   std::string sddmm = "auto", spmm = "auto";  // kernel variants
   int checkpoint_every = 0;                   // iterations between checkpoints (0: none)
   bool resume = false;                        // continue from <out>/checkpoint
+  // Lowest operand precision of the kernels: fp32 | bf16 | fp16 (text as given; `precision_kind`
+  // resolved).
+  std::string precision = "fp32";
+  Precision precision_kind = Precision::kF32;
 };
 
 // Adds the training options, bound to `opt`, to cli.app_options().
 void add_gap_options(app::CommandLine& cli, GapOptions& opt);
-// After cli.parse(): checks every value and the combinations; throws app::UsageError naming the
-// option.
+// After cli.parse(): checks every value and the combinations and resolves --precision; throws
+// app::UsageError naming the option.
 void finalize_gap_options(const app::CommandLine& cli, GapOptions& opt);
 // Resolved values that differ from what the command line shows (holdout-frac with --test).
 app::ResolvedConfig gap_overrides(const GapOptions& opt);

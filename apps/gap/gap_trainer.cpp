@@ -11,6 +11,7 @@
 #include "apps/common/checkpoint.hpp"
 #include "apps/common/compare.hpp"
 #include "apps/common/output.hpp"
+#include "apps/common/precision.hpp"
 #include "apps/common/train_loop.hpp"
 #include "apps/lda/lda_trainer.hpp"
 #include "core/io/atomic_file.hpp"
@@ -49,6 +50,7 @@ class Trainer {
     h.test_iters = opt.test_iters;
     h.sddmm = opt.sddmm;
     h.spmm = opt.spmm;
+    h.precision = opt.precision_kind;
     device_ = ctx.describe();
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
     GapMatrices m;
@@ -58,7 +60,8 @@ class Trainer {
     m.test_scored = &data.test_scored;
     be_ = make_gap_backend(std::move(ctx), h, m);
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
-               << fmt("%.3f", be_->prepare_seconds()) << " s)";
+               << fmt("%.3f", be_->prepare_seconds()) << " s" << app::precision_note(h.precision)
+               << ")";
     if (data.unigram_heldout_ll)
       log_info() << "unigram baseline: heldout_ll " << fmt("%.4f", *data.unigram_heldout_ll)
                  << ", train_ll " << fmt("%.4f", data.unigram_train_ll) << " per token";
@@ -201,6 +204,7 @@ class Trainer {
         .add("median_iter_seconds", app::median_seconds(secs))
         .add("prepare_seconds", r.prepare_seconds)
         .add("kernels", r.kernels)
+        .add("precision", to_string(opt_.precision_kind))
         .add("unigram_train_ll", data_.unigram_train_ll)
         .add("unigram_heldout_ll", data_.unigram_heldout_ll);
     if (r.last) {

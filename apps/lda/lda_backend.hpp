@@ -29,6 +29,7 @@
 #include "apps/lda/corpus.hpp"
 #include "core/context.hpp"
 #include "core/dense.hpp"
+#include "core/half.hpp"
 
 namespace fk::lda {
 
@@ -40,6 +41,9 @@ struct LdaHyper {
   int max_inner = 50;      // E-step iterations at most (>= 1)
   double tol = 1e-3;       // stop the E-step when the mean |Δγ| over the minibatch is below this
   std::string sddmm = "auto", spmm = "auto";  // kernel variants (registry names or auto)
+  // Lowest operand precision of the kTrain minibatches' plans (--precision); the held-out ones
+  // (kFit, kScore) stay fp32 unless a variant is named (app::evaluation_precision).
+  Precision precision = Precision::kF32;
   // Memory for minibatches kept on the backend's device (bytes; 0: whatever is free). Minibatches
   // beyond it stay in (pinned) host memory and are copied in for each use, the copy of the next
   // one overlapped with the work on the current one.

@@ -47,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/common/precision.hpp"
 #include "apps/lda/lda_backend.hpp"
 #include "core/log.hpp"
 #include "kernels/sddmm.hpp"
@@ -335,14 +336,21 @@ class LdaEngine final : public LdaBackend {
   void prepare_plans(Batch& b, const CsrView& v) {
     if (b.nnz == 0) return;  // nothing to prepare: the kernels are never called on it
     const int k = h_.topics;
-    b.sddmm = make_sddmm_plan(ctx_, v, k, h_.sddmm);
+    // Training minibatches take --precision; held-out ones (and inference, which has no
+    // --precision) only evaluate the model: fp32 unless a variant is named.
+    const bool train = b.role == BatchRole::kTrain;
+    const Precision sddmm_p =
+        train ? h_.precision : app::evaluation_precision(h_.sddmm, h_.precision);
+    const Precision spmm_p =
+        train ? h_.precision : app::evaluation_precision(h_.spmm, h_.precision);
+    b.sddmm = make_sddmm_plan(ctx_, v, k, h_.sddmm, sddmm_p);
     note(b.sddmm.variant->name(), b.sddmm.prepare_seconds);
     if (b.role != BatchRole::kScore) {
-      b.spmm = make_spmm_plan(ctx_, v, k, Op::kNoTrans, h_.spmm);
+      b.spmm = make_spmm_plan(ctx_, v, k, Op::kNoTrans, h_.spmm, spmm_p);
       note(b.spmm.variant->name(), b.spmm.prepare_seconds);
     }
-    if (b.role == BatchRole::kTrain) {
-      b.spmm_t = make_spmm_plan(ctx_, v, k, Op::kTrans, h_.spmm);
+    if (train) {
+      b.spmm_t = make_spmm_plan(ctx_, v, k, Op::kTrans, h_.spmm, spmm_p);
       note(std::string(b.spmm_t.variant->name()) + " (transposed)", b.spmm_t.prepare_seconds);
     }
   }

@@ -39,6 +39,8 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
      "SDDMM kernel variant (a registered name, or auto)")
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
      "SpMM kernel variant (a registered name, or auto)")
+    ("precision", po::value<std::string>(&o.precision)->default_value(o.precision)->value_name("P"),
+     app::kPrecisionHelp)
     ("holdout-frac", real(&o.holdout_frac, o.holdout_frac)->value_name("X"),
      "fraction of the documents held out (seeded) to measure the held-out log-likelihood by "
      "document completion; 0 turns it off")
@@ -100,6 +102,7 @@ void finalize_lda_options(const app::CommandLine& cli, LdaOptions& o) {
   require_at_least("min-count", o.min_count, std::int64_t{0});
   if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
+  o.precision_kind = app::check_precision(o.precision);
 }
 
 app::ResolvedConfig lda_overrides(const LdaOptions& o) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "apps/common/options.hpp"
+#include "core/half.hpp"
 
 namespace fk::lda {
 
@@ -28,12 +29,16 @@ struct LdaOptions {
   int checkpoint_every = 0;    // passes between checkpoints (0: none)
   bool resume = false;         // continue from <out>/checkpoint when it exists
   double device_memory_mb = 0;  // MiB for resident minibatches (0: whatever is free)
+  // Lowest operand precision of the kernels: fp32 | bf16 | fp16 (text as given; `precision_kind`
+  // resolved).
+  std::string precision = "fp32";
+  Precision precision_kind = Precision::kF32;
 };
 
 // Adds the training options, bound to `opt`, to cli.app_options().
 void add_lda_options(app::CommandLine& cli, LdaOptions& opt);
-// After cli.parse(): resolves α and η (1/K unless given) and checks every value; throws
-// app::UsageError naming the option.
+// After cli.parse(): resolves α and η (1/K unless given) and --precision and checks every value;
+// throws app::UsageError naming the option.
 void finalize_lda_options(const app::CommandLine& cli, LdaOptions& opt);
 // The resolved values that differ from what the command line shows (α, η).
 app::ResolvedConfig lda_overrides(const LdaOptions& opt);

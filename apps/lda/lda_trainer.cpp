@@ -13,6 +13,7 @@
 
 #include "apps/common/checkpoint.hpp"
 #include "apps/common/output.hpp"
+#include "apps/common/precision.hpp"
 #include "apps/lda/lda_math.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
@@ -175,6 +176,7 @@ class Trainer {
     h.tol = opt.tol;
     h.sddmm = opt.sddmm;
     h.spmm = opt.spmm;
+    h.precision = opt.precision_kind;
     h.device_memory = static_cast<std::int64_t>(opt.device_memory_mb * (1 << 20));
     be_ = make_lda_backend(std::move(ctx), h);
     for (const LocalBatch& b : data.train_batches)
@@ -185,7 +187,8 @@ class Trainer {
     }
     log_info() << device_ << ": " << train_ids_.size() << " training and " << fit_ids_.size()
                << " held-out minibatches on the device, plans prepared in "
-               << be_->prepare_seconds() << " s (kernels: " << be_->kernel_names() << ")";
+               << be_->prepare_seconds() << " s (kernels: " << be_->kernel_names()
+               << app::precision_note(h.precision) << ")";
   }
 
   TrainResult run() {

@@ -45,6 +45,7 @@
 #include "core/context.hpp"
 #include "core/csr.hpp"
 #include "core/dense.hpp"
+#include "core/half.hpp"
 
 namespace fk::sfa {
 
@@ -66,6 +67,9 @@ struct SfaHyper {
   // Test predictions are clipped to [clip_lo, clip_hi] when clip_lo < clip_hi.
   double clip_lo = 0, clip_hi = 0;
   std::string sddmm = "auto", spmm = "auto";
+  // Lowest operand precision of the training plans (--precision); test plans stay fp32 unless a
+  // variant is named (app::evaluation_precision).
+  Precision precision = Precision::kF32;
 
   int k() const { return factors + (user_offset ? 1 : 0); }  // stored columns of X and Λ
 };

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "apps/common/padded.hpp"
+#include "apps/common/precision.hpp"
 #include "apps/sfa/sfa_backend.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
@@ -103,7 +104,9 @@ class SfaEngine final : public SfaBackend {
     if (test_nnz_ > 0) {
       test_csr_ = ops_.make_csr(test);
       test_s_ = ops_.template alloc<float>(test_nnz_);
-      test_sddmm_ = make_sddmm_plan(ctx_, Ops::view(test_csr_), k_, h_.sddmm);
+      // Test errors only evaluate the model: fp32 unless --sddmm names a variant.
+      test_sddmm_ = make_sddmm_plan(ctx_, Ops::view(test_csr_), k_, h_.sddmm,
+                                    app::evaluation_precision(h_.sddmm, h_.precision));
       note(test_sddmm_.variant->name(), test_sddmm_.prepare_seconds);
     }
   }
@@ -237,9 +240,9 @@ class SfaEngine final : public SfaBackend {
     s.x = ops_.template alloc<float>(s.rows * k_);
     ops_.fill(ctx_, s.x.data(), s.rows * k_, 0.0f);
     const CsrView v = Ops::view(s.csr);
-    s.sddmm = make_sddmm_plan(ctx_, v, k_, h_.sddmm);
+    s.sddmm = make_sddmm_plan(ctx_, v, k_, h_.sddmm, h_.precision);
     note(s.sddmm.variant->name(), s.sddmm.prepare_seconds);
-    s.spmm = make_spmm_plan(ctx_, v, k_, Op::kNoTrans, h_.spmm);
+    s.spmm = make_spmm_plan(ctx_, v, k_, Op::kNoTrans, h_.spmm, h_.precision);
     note(s.spmm.variant->name(), s.spmm.prepare_seconds);
   }
 

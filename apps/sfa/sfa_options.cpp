@@ -49,6 +49,8 @@ void add_sfa_options(app::CommandLine& cli, SfaOptions& o) {
      "SDDMM kernel variant (a registered name, or auto)")
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
      "SpMM kernel variant (a registered name, or auto)")
+    ("precision", po::value<std::string>(&o.precision)->default_value(o.precision)->value_name("P"),
+     app::kPrecisionHelp)
     ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
      "write <out>/checkpoint every N passes (0: never)")
     ("resume", po::bool_switch(&o.resume),
@@ -86,6 +88,7 @@ void finalize_sfa_options(const app::CommandLine& cli, SfaOptions& o) {
     usage_fail("test", "give one way of holding ratings out: --holdout-frac or --test");
   if (!o.test.empty()) o.holdout_frac = 0;
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
+  o.precision_kind = app::check_precision(o.precision);
 }
 
 app::ResolvedConfig sfa_overrides(const SfaOptions& o) {

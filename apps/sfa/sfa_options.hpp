@@ -27,12 +27,16 @@ struct SfaOptions {
   std::string sddmm = "auto", spmm = "auto";  // kernel variants
   int checkpoint_every = 0;                   // passes between checkpoints (0: none)
   bool resume = false;                        // continue from <out>/checkpoint
+  // Lowest operand precision of the kernels: fp32 | bf16 | fp16 (text as given; `precision_kind`
+  // resolved).
+  std::string precision = "fp32";
+  Precision precision_kind = Precision::kF32;
 };
 
 // Adds the training options, bound to `opt`, to cli.app_options().
 void add_sfa_options(app::CommandLine& cli, SfaOptions& opt);
-// After cli.parse(): checks every value and the combinations; throws app::UsageError naming the
-// option.
+// After cli.parse(): checks every value and the combinations and resolves --mstep and
+// --precision; throws app::UsageError naming the option.
 void finalize_sfa_options(const app::CommandLine& cli, SfaOptions& opt);
 // Resolved values that differ from what the command line shows.
 app::ResolvedConfig sfa_overrides(const SfaOptions& opt);

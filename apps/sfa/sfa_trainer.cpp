@@ -10,6 +10,7 @@
 #include "apps/common/checkpoint.hpp"
 #include "apps/common/compare.hpp"
 #include "apps/common/output.hpp"
+#include "apps/common/precision.hpp"
 #include "apps/common/train_loop.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
@@ -59,13 +60,15 @@ class Trainer {
     }
     hyper_.sddmm = opt.sddmm;
     hyper_.spmm = opt.spmm;
+    hyper_.precision = opt.precision_kind;
     means_ = item_means(data, opt.mean_prior);
     device_ = ctx.describe();
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
     be_ = make_sfa_backend(std::move(ctx), hyper_, data.train, data.train_t, data.test, means_);
     ctx_ = &be_->context();
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
-               << fmt("%.3f", be_->prepare_seconds()) << " s)";
+               << fmt("%.3f", be_->prepare_seconds()) << " s"
+               << app::precision_note(hyper_.precision) << ")";
   }
 
   TrainResult run() {
@@ -185,7 +188,8 @@ class Trainer {
         .add("iterations", static_cast<std::int64_t>(r.iters.size()))
         .add("median_iter_seconds", app::median_seconds(secs))
         .add("prepare_seconds", r.prepare_seconds)
-        .add("kernels", r.kernels);
+        .add("kernels", r.kernels)
+        .add("precision", to_string(hyper_.precision));
     if (data_.true_train_rmse) j.add("true_train_rmse", *data_.true_train_rmse);
     if (data_.true_test_rmse) j.add("true_test_rmse", *data_.true_test_rmse);
     if (r.last) {

@@ -16,6 +16,7 @@
 
 #include "core/csr.hpp"
 #include "core/random.hpp"
+#include "kernels/variant.hpp"
 #include "../test_util.hpp"
 
 namespace fk::test {
@@ -174,5 +175,16 @@ inline std::string check_within_bound(const std::vector<float>& got, const std::
   return std::to_string(bad) + " of " + std::to_string(got.size()) + " outputs out of tolerance (max_rel_error " +
          std::to_string(max_rel_error(got, want)) + "):" + os.str();
 }
+
+// The operand precision a variant is checked at: fp32, unless it refuses fp32 problems (the
+// tensor-core variants), then fp16, the more precise of the two 16-bit formats. With fp16 inputs
+// each product errs by up to ~2^-10 of its size, so the tolerance (relative to sum |terms|, as in
+// check_within_bound) is 2e-3 instead of 1e-5.
+inline Precision conformance_precision(const VariantInfo& v) {
+  KernelProblem p;
+  p.k = 64;
+  return v.why_not(p).empty() ? Precision::kF32 : Precision::kF16;
+}
+inline double conformance_tolerance(Precision p) { return p == Precision::kF32 ? 1e-5 : 2e-3; }
 
 }  // namespace fk::test

@@ -3,7 +3,8 @@
 // scaled and the unscaled form, with fresh random inputs and a NaN-poisoned output every run.
 // Each variant is its own test (SddmmConformance/<Test>/<variant with '.' -> '_'>); CUDA variants
 // skip without a device; a case the variant declares inapplicable (why_not) is skipped and
-// reported. Tolerance: 1e-5 x sum_t |a_t b_t s| per output (see check_within_bound).
+// reported. Tolerance: 1e-5 x sum_t |a_t b_t s| per output (see check_within_bound); the
+// tensor-core variants are checked at fp16 with 2e-3 (test::conformance_precision).
 // A failure prints the seed: FK_TEST_SEED=<seed> replays the same inputs.
 #include <gtest/gtest.h>
 
@@ -35,13 +36,13 @@ bool small_enough(const HostCsr& s, int k) {
 // device copies of S, A, B and the scales for CUDA variants (the result is downloaded).
 class SddmmRunner {
  public:
-  SddmmRunner(const SddmmVariant& v, const HostCsr& s, int k)
+  SddmmRunner(const SddmmVariant& v, const HostCsr& s, int k, Precision precision)
       : ctx_(device_of(v.backend())), s_(s), k_(k) {
     if (ctx_.is_gpu()) {
       dev_s_ = DeviceCsr(s);
-      plan_ = make_sddmm_plan(ctx_, dev_s_.view(), k, v.name());
+      plan_ = make_sddmm_plan(ctx_, dev_s_.view(), k, v.name(), precision);
     } else {
-      plan_ = make_sddmm_plan(ctx_, s.view(), k, v.name());
+      plan_ = make_sddmm_plan(ctx_, s.view(), k, v.name(), precision);
     }
   }
 
@@ -99,6 +100,8 @@ class SddmmConformance : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     variant_ = &find_sddmm_variant(GetParam());
     if (variant_->backend() == Backend::kCuda) FK_REQUIRE_GPU();
+    precision_ = test::conformance_precision(*variant_);
+    tol_ = test::conformance_tolerance(precision_);
     seed_ = test::fresh_seed();
     rng_ = Rng(seed_);
   }
@@ -109,19 +112,19 @@ class SddmmConformance : public ::testing::TestWithParam<std::string> {
   void check_problem(const std::string& name, const HostCsr& s, const std::vector<int>& widths) {
     for (int k : widths) {
       if (!small_enough(s, k)) continue;
-      const std::string why = variant_->why_not(KernelProblem{features(s.view()), k});
+      const std::string why = variant_->why_not(problem(s, k));
       if (!why.empty()) {
         skipped_.push_back(name + " K=" + std::to_string(k) + ": " + why);
         continue;
       }
       SCOPED_TRACE(describe(name, k));
       try {
-        SddmmRunner runner(*variant_, s, k);
+        SddmmRunner runner(*variant_, s, k, precision_);
         const std::vector<float> scale = s.vals.empty() ? test::random_dense(s.nnz(), rng_) : s.vals;
         for (const std::vector<float>* sc : {static_cast<const std::vector<float>*>(nullptr), &scale}) {
           const HostDense<float> a = random_matrix(s.rows, k, rng_), b = random_matrix(s.cols, k, rng_);
           const Expected e = reference(s, k, a, b, sc);
-          const std::string bad = test::check_within_bound(runner.run(a, b, sc), e.want, e.bound);
+          const std::string bad = test::check_within_bound(runner.run(a, b, sc), e.want, e.bound, tol_);
           EXPECT_TRUE(bad.empty()) << (sc ? "scaled: " : "unscaled: ") << bad;
         }
       } catch (const std::exception& ex) {  // report the case and go on with the others
@@ -129,6 +132,12 @@ class SddmmConformance : public ::testing::TestWithParam<std::string> {
       }
       ++checked_;
     }
+  }
+
+  KernelProblem problem(const HostCsr& s, int k) const {
+    KernelProblem p{features(s.view()), k};
+    p.precision = precision_;
+    return p;
   }
 
   std::string describe(const std::string& problem, int k) const {
@@ -150,6 +159,8 @@ class SddmmConformance : public ::testing::TestWithParam<std::string> {
   bool all_skipped() const { return checked_ == 0 && !skipped_.empty(); }
 
   const SddmmVariant* variant_ = nullptr;
+  Precision precision_ = Precision::kF32;
+  double tol_ = 1e-5;
   std::uint64_t seed_ = 0;
   Rng rng_{0};
   std::vector<std::string> skipped_;
@@ -167,15 +178,15 @@ TEST_P(SddmmConformance, PlanIsReusableWithNewValuesAndScales) {
   for (const auto& p : test::awkward_problems(seed_)) {
     if (p.name != "power_law" && p.name != "clustered" && p.name != "one_dense_row") continue;
     const int k = 33;
-    if (!variant_->why_not(KernelProblem{features(p.s.view()), k}).empty()) continue;
+    if (!variant_->why_not(problem(p.s, k)).empty()) continue;
     SCOPED_TRACE(describe(p.name, k));
-    SddmmRunner runner(*variant_, p.s, k);
+    SddmmRunner runner(*variant_, p.s, k, precision_);
     for (int round = 0; round < 3; ++round) {
       const HostDense<float> a = random_matrix(p.s.rows, k, rng_), b = random_matrix(p.s.cols, k, rng_);
       const std::vector<float> scale = test::random_dense(p.s.nnz(), rng_);  // a different scale vector each round
       const std::vector<float>* sc = round == 1 ? nullptr : &scale;
       const Expected e = reference(p.s, k, a, b, sc);
-      const std::string bad = test::check_within_bound(runner.run(a, b, sc), e.want, e.bound);
+      const std::string bad = test::check_within_bound(runner.run(a, b, sc), e.want, e.bound, tol_);
       EXPECT_TRUE(bad.empty()) << "round " << round << ": " << bad;
     }
     ++checked_;

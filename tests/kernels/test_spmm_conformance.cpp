@@ -5,7 +5,8 @@
 // NaN-poisoned C every run. Each variant is its own test (SpmmConformance/<Test>/<variant with
 // '.' -> '_'>); CUDA variants skip without a device; cases the variant declares inapplicable
 // (why_not) are skipped and reported. Tolerance: 1e-5 x sum_j |v_j b_j| per output element (see
-// check_within_bound). A failure prints the seed: FK_TEST_SEED=<seed> replays the same inputs.
+// check_within_bound; the tensor-core variants are checked at fp16 with 2e-3: test::conformance_precision).
+// A failure prints the seed: FK_TEST_SEED=<seed> replays the same inputs.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -35,8 +36,9 @@ bool small_enough(const HostCsr& s, int k) {
 }
 
 // The problem make_spmm_plan shows the variant's why_not for `op` (for kTrans: S's shape swapped).
-KernelProblem problem_for(const HostCsr& s, int k, Op op) {
+KernelProblem problem_for(const HostCsr& s, int k, Op op, Precision precision) {
   KernelProblem p{features(s.view()), k};
+  p.precision = precision;
   if (op == Op::kTrans) {
     p.transposed = true;
     std::swap(p.sparse.rows, p.sparse.cols);
@@ -49,13 +51,13 @@ KernelProblem problem_for(const HostCsr& s, int k, Op op) {
 // variants, device copies of S, the values and B for CUDA variants (C is downloaded).
 class SpmmRunner {
  public:
-  SpmmRunner(const SpmmVariant& v, const HostCsr& s, int k, Op op)
+  SpmmRunner(const SpmmVariant& v, const HostCsr& s, int k, Op op, Precision precision)
       : ctx_(device_of(v.backend())), s_(s), k_(k), op_(op) {
     if (ctx_.is_gpu()) {
       dev_s_ = DeviceCsr(s);
-      plan_ = make_spmm_plan(ctx_, dev_s_.view(), k, op, v.name());
+      plan_ = make_spmm_plan(ctx_, dev_s_.view(), k, op, v.name(), precision);
     } else {
-      plan_ = make_spmm_plan(ctx_, s.view(), k, op, v.name());
+      plan_ = make_spmm_plan(ctx_, s.view(), k, op, v.name(), precision);
     }
   }
   std::int64_t out_rows() const { return op_ == Op::kNoTrans ? s_.rows : s_.cols; }
@@ -118,6 +120,8 @@ class SpmmConformance : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     variant_ = &find_spmm_variant(GetParam());
     if (variant_->backend() == Backend::kCuda) FK_REQUIRE_GPU();
+    precision_ = test::conformance_precision(*variant_);
+    tol_ = test::conformance_tolerance(precision_);
     seed_ = test::fresh_seed();
     rng_ = Rng(seed_);
   }
@@ -128,26 +132,26 @@ class SpmmConformance : public ::testing::TestWithParam<std::string> {
     for (int k : widths) {
       if (!small_enough(s, k)) continue;
       for (Op op : kOps) {
-        const std::string why = variant_->why_not(problem_for(s, k, op));
+        const std::string why = variant_->why_not(problem_for(s, k, op, precision_));
         if (!why.empty()) {
           skipped_.push_back(name + " " + op_name(op) + " K=" + std::to_string(k) + ": " + why);
           continue;
         }
         SCOPED_TRACE(describe(name, k, op));
         try {
-          SpmmRunner runner(*variant_, s, k, op);
+          SpmmRunner runner(*variant_, s, k, op, precision_);
           const std::int64_t b_rows = op == Op::kNoTrans ? s.cols : s.rows;
           {
             const std::vector<float> vals = random_values(s.nnz(), rng_);
             const HostDense<float> b = random_matrix(b_rows, k, rng_);
             const Expected e = reference(s, k, op, vals, b);
-            const std::string bad = test::check_within_bound(runner.run(&vals, b), e.want, e.bound);
+            const std::string bad = test::check_within_bound(runner.run(&vals, b), e.want, e.bound, tol_);
             EXPECT_TRUE(bad.empty()) << "run-time values: " << bad;
           }
           if (!s.vals.empty()) {
             const HostDense<float> b = random_matrix(b_rows, k, rng_);
             const Expected e = reference(s, k, op, s.vals, b);
-            const std::string bad = test::check_within_bound(runner.run(nullptr, b), e.want, e.bound);
+            const std::string bad = test::check_within_bound(runner.run(nullptr, b), e.want, e.bound, tol_);
             EXPECT_TRUE(bad.empty()) << "S's own values: " << bad;
           }
         } catch (const std::exception& ex) {  // report the case and go on with the others
@@ -176,6 +180,8 @@ class SpmmConformance : public ::testing::TestWithParam<std::string> {
   bool all_skipped() const { return checked_ == 0 && !skipped_.empty(); }
 
   const SpmmVariant* variant_ = nullptr;
+  Precision precision_ = Precision::kF32;
+  double tol_ = 1e-5;
   std::uint64_t seed_ = 0;
   Rng rng_{0};
   std::vector<std::string> skipped_;
@@ -194,14 +200,14 @@ TEST_P(SpmmConformance, PlanIsReusableWithNewValues) {
     if (p.name != "power_law" && p.name != "clustered" && p.name != "long_rows_among_short") continue;
     const int k = 33;
     for (Op op : kOps) {
-      if (!variant_->why_not(problem_for(p.s, k, op)).empty()) continue;
+      if (!variant_->why_not(problem_for(p.s, k, op, precision_)).empty()) continue;
       SCOPED_TRACE(describe(p.name, k, op));
-      SpmmRunner runner(*variant_, p.s, k, op);
+      SpmmRunner runner(*variant_, p.s, k, op, precision_);
       for (int round = 0; round < 3; ++round) {
         const std::vector<float> vals = random_values(p.s.nnz(), rng_);
         const HostDense<float> b = random_matrix(op == Op::kNoTrans ? p.s.cols : p.s.rows, k, rng_);
         const Expected e = reference(p.s, k, op, vals, b);
-        const std::string bad = test::check_within_bound(runner.run(&vals, b), e.want, e.bound);
+        const std::string bad = test::check_within_bound(runner.run(&vals, b), e.want, e.bound, tol_);
         EXPECT_TRUE(bad.empty()) << "round " << round << ": " << bad;
       }
       ++checked_;
