@@ -67,6 +67,16 @@ inline double json_number_or_nan(const std::string& json, const std::string& key
   return std::strtod(rest.c_str(), nullptr);
 }
 
+// The string after "KEY": in a one-line JSON object such as summary.json (values without escaped
+// quotes); "" for a missing key or a value that is not a string.
+inline std::string json_string(const std::string& json, const std::string& key) {
+  const std::string k = "\"" + key + "\":\"";
+  const std::size_t p = json.find(k);
+  if (p == std::string::npos) return {};
+  const std::size_t first = p + k.size();
+  return json.substr(first, json.find('"', first) - first);
+}
+
 // KEY of every line of DIR/metrics.jsonl that has a number there, in order.
 inline std::vector<double> metric_series(const std::string& dir, const std::string& key) {
   std::vector<double> out;

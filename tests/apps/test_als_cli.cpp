@@ -182,6 +182,45 @@ TEST(AlsCli, ImplicitModeReportsRankingMetrics) {
   EXPECT_TRUE(std::isnan(test::json_number_or_nan(metrics.back(), "test_rmse")));
 }
 
+// --precision bf16 on the CPU: accepted and recorded (config.ini, config.json, summary.json, the
+// kernels' log line), and the same model as fp32, since the CPU kernels are fp32 ones. A checkpoint
+// made at one precision resumes at another: like --sddmm/--spmm, it is not in the fingerprint.
+TEST(AlsCli, PrecisionIsRecordedAndCpuKernelsStayFp32) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 8);
+  const std::string common =
+      "--input '" + input + "' --factors 4 --biases --device cpu --threads 1 --seed 5 ";
+  const Outcome f32 = run_als(dir, common + "--iters 3 --out '" + dir.file("f32") + "'");
+  ASSERT_EQ(f32.code, 0) << f32.err;
+  const Outcome b16 =
+      run_als(dir, common + "--iters 3 --precision bf16 --out '" + dir.file("bf16") + "'");
+  ASSERT_EQ(b16.code, 0) << b16.err;
+  for (const char* f : {"/user_factors.npy", "/item_factors.npy", "/user_bias.npy"})
+    EXPECT_EQ(slurp(dir.file("f32") + f), slurp(dir.file("bf16") + f)) << f;
+  const std::string s32 = slurp(dir.file("f32") + "/summary.json");
+  const std::string s16 = slurp(dir.file("bf16") + "/summary.json");
+  EXPECT_EQ(test::json_number_or_nan(s16, "test_rmse"), test::json_number_or_nan(s32, "test_rmse"));
+  EXPECT_EQ(test::json_string(s32, "precision"), "fp32") << s32;
+  EXPECT_EQ(test::json_string(s16, "precision"), "bf16") << s16;
+  EXPECT_FALSE(test::json_string(s16, "kernels").empty()) << s16;
+  EXPECT_EQ(test::json_string(s16, "kernels"), test::json_string(s32, "kernels"));
+  EXPECT_NE(slurp(dir.file("bf16") + "/config.json").find("\"precision\": \"bf16\""),
+            std::string::npos);
+  EXPECT_NE(slurp(dir.file("bf16") + "/config.ini").find("precision = bf16"), std::string::npos);
+  EXPECT_NE(b16.err.find("; precision bf16)"), std::string::npos) << b16.err;
+  EXPECT_EQ(f32.err.find("; precision"), std::string::npos) << "fp32 is not mentioned: " << f32.err;
+
+  const std::string resumed = dir.file("resumed");
+  const Outcome first = run_als(
+      dir, common + "--iters 2 --checkpoint-every 2 --precision fp16 --out '" + resumed + "'");
+  ASSERT_EQ(first.code, 0) << first.err;
+  const Outcome second =
+      run_als(dir, common + "--iters 3 --checkpoint-every 2 --resume --out '" + resumed + "'");
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.err.find("resumed from"), std::string::npos) << second.err;
+  EXPECT_EQ(slurp(resumed + "/user_factors.npy"), slurp(dir.file("f32") + "/user_factors.npy"));
+}
+
 TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
   if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
   test::TempDir dir;
@@ -210,6 +249,37 @@ TEST(AlsCli, CompareRunsGpuAndCpuSideBySide) {
   EXPECT_NEAR(gpu, cpu, 1e-3 * cpu);
 }
 
+// bf16 through the tensor-core variants, named: every SDDMM and SpMM of training rounds the
+// factors and the rating targets to bf16 (accumulating in fp32), and so do the test errors (a named
+// variant serves both). The test RMSE stays within 1% of the fp32 run's. With `auto`, the ratings
+// are not V x 1 structured, so bf16 changes no kernel. Needs an sm_80 or newer GPU.
+TEST(AlsCli, Bf16TensorCoreKernelsTrainLikeFp32) {
+  FK_REQUIRE_GPU();
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 7);
+  const std::string common =
+      "--input '" + input + "' --iters 5 --factors 8 --biases --device gpu --seed 2 ";
+  const Outcome f32 = run_als(dir, common + "--out '" + dir.file("f32") + "'");
+  ASSERT_EQ(f32.code, 0) << f32.err;
+  const Outcome tc =
+      run_als(dir, common + "--precision bf16 --sddmm cuda.sddmm.tc_v1 --spmm cuda.spmm.tc_v1 " +
+                       "--out '" + dir.file("tc") + "'");
+  ASSERT_EQ(tc.code, 0) << tc.err;
+  const Outcome au = run_als(dir, common + "--precision bf16 --out '" + dir.file("auto") + "'");
+  ASSERT_EQ(au.code, 0) << au.err;
+  const std::string s32 = slurp(dir.file("f32") + "/summary.json");
+  const std::string stc = slurp(dir.file("tc") + "/summary.json");
+  EXPECT_EQ(test::json_string(stc, "kernels"), "cuda.sddmm.tc_v1, cuda.spmm.tc_v1") << stc;
+  EXPECT_EQ(test::json_string(stc, "precision"), "bf16") << stc;
+  EXPECT_NE(tc.err.find("; precision bf16)"), std::string::npos) << tc.err;
+  const double rmse32 = test::json_number_or_nan(s32, "test_rmse");
+  const double rmse16 = test::json_number_or_nan(stc, "test_rmse");
+  ASSERT_TRUE(std::isfinite(rmse32)) << s32;
+  EXPECT_NEAR(rmse16, rmse32, 0.01 * rmse32) << stc;
+  EXPECT_EQ(test::json_string(slurp(dir.file("auto") + "/summary.json"), "kernels"),
+            test::json_string(s32, "kernels"));
+}
+
 TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   test::TempDir dir;
   const Outcome missing =
@@ -233,6 +303,8 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
       {"--holdout-frac 1.5", "holdout-frac"},
       {"--cg-steps 0", "cg-steps"},
       {"--sddmm no.such.variant", "sddmm"},
+      {"--precision fp8",
+       "--precision: unknown precision 'fp8' (expected one of fp32, fp16, bf16)"},
   };
   for (const Bad& b : bad) {
     const Outcome o =

@@ -47,7 +47,7 @@ TEST(SfaCli, HelpNamesThePaperHyperParameters) {
   EXPECT_EQ(o.code, 0) << o.err;
   for (const char* opt : {"--lambda-u", "--lambda-m", "--cg-steps", "--mstep", "--lrate",
                           "--factors", "--holdout-frac", "--test", "--checkpoint-every", "--resume",
-                          "--sddmm", "--spmm", "--compare", "--device"})
+                          "--sddmm", "--spmm", "--precision", "--compare", "--device"})
     EXPECT_NE(o.out.find(opt), std::string::npos) << opt;
 }
 
@@ -124,6 +124,38 @@ TEST(SfaCli, SameSeedSameModelAndResumeEqualsUninterrupted) {
   EXPECT_NE(other.err.find("lambda-u"), std::string::npos) << other.err;
 }
 
+// precision = bf16 in a config file: accepted and recorded (config.json, summary.json, the kernels'
+// log line), and the same model as fp32, since the CPU kernels are fp32 ones.
+TEST(SfaCli, PrecisionFromConfigIsRecordedAndCpuKernelsStayFp32) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 6);
+  const std::string ini = dir.file("bf16.ini");
+  {
+    std::ofstream f(ini);
+    f << "precision = bf16\n";
+  }
+  const std::string common =
+      "--input '" + input + "' --factors 4 --iters 3 --device cpu --threads 1 ";
+  const Outcome f32 = run_sfa(dir, common + "--out '" + dir.file("f32") + "'");
+  ASSERT_EQ(f32.code, 0) << f32.err;
+  const Outcome b16 =
+      run_sfa(dir, common + "--config '" + ini + "' --out '" + dir.file("bf16") + "'");
+  ASSERT_EQ(b16.code, 0) << b16.err;
+  EXPECT_EQ(slurp(dir.file("f32") + "/user_factors.npy"),
+            slurp(dir.file("bf16") + "/user_factors.npy"));
+  EXPECT_EQ(slurp(dir.file("f32") + "/item_factors.npy"),
+            slurp(dir.file("bf16") + "/item_factors.npy"));
+  const std::string s32 = slurp(dir.file("f32") + "/summary.json");
+  const std::string s16 = slurp(dir.file("bf16") + "/summary.json");
+  EXPECT_EQ(test::json_number_or_nan(s16, "test_rmse"), test::json_number_or_nan(s32, "test_rmse"));
+  EXPECT_EQ(test::json_string(s32, "precision"), "fp32") << s32;
+  EXPECT_EQ(test::json_string(s16, "precision"), "bf16") << s16;
+  EXPECT_NE(slurp(dir.file("bf16") + "/config.json").find("\"precision\": \"bf16\""),
+            std::string::npos);
+  EXPECT_NE(b16.err.find("; precision bf16)"), std::string::npos) << b16.err;
+  EXPECT_EQ(f32.err.find("; precision"), std::string::npos) << f32.err;
+}
+
 TEST(SfaCli, CompareWithoutGpuRunsTheCpu) {
   if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
   test::TempDir dir;
@@ -149,6 +181,30 @@ TEST(SfaCli, CompareRunsGpuAndCpuSideBySide) {
   const double cpu =
       test::json_number_or_nan(slurp(dir.file("cmp") + "/cpu/summary.json"), "test_rmse");
   EXPECT_NEAR(gpu, cpu, 1e-3 * cpu);
+}
+
+// bf16 through the tensor-core variants, named: training's SDDMMs and SpMMs and the test errors
+// round the factors and the centred ratings to bf16 and accumulate in fp32; the test RMSE stays
+// within 1% of the fp32 run's. Needs an sm_80 or newer GPU.
+TEST(SfaCli, Bf16TensorCoreKernelsTrainLikeFp32) {
+  FK_REQUIRE_GPU();
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 7);
+  const std::string common = "--input '" + input + "' --factors 8 --iters 5 --device gpu --seed 2 ";
+  const Outcome f32 = run_sfa(dir, common + "--out '" + dir.file("f32") + "'");
+  ASSERT_EQ(f32.code, 0) << f32.err;
+  const Outcome tc =
+      run_sfa(dir, common + "--precision bf16 --sddmm cuda.sddmm.tc_v1 --spmm cuda.spmm.tc_v1 " +
+                       "--out '" + dir.file("tc") + "'");
+  ASSERT_EQ(tc.code, 0) << tc.err;
+  const std::string s32 = slurp(dir.file("f32") + "/summary.json");
+  const std::string stc = slurp(dir.file("tc") + "/summary.json");
+  EXPECT_EQ(test::json_string(stc, "kernels"), "cuda.sddmm.tc_v1, cuda.spmm.tc_v1") << stc;
+  EXPECT_EQ(test::json_string(stc, "precision"), "bf16") << stc;
+  const double rmse32 = test::json_number_or_nan(s32, "test_rmse");
+  const double rmse16 = test::json_number_or_nan(stc, "test_rmse");
+  ASSERT_TRUE(std::isfinite(rmse32)) << s32;
+  EXPECT_NEAR(rmse16, rmse32, 0.01 * rmse32) << stc;
 }
 
 TEST(SfaCli, BadInputExitsOneAndBadOptionsExitTwo) {
@@ -181,6 +237,8 @@ TEST(SfaCli, BadInputExitsOneAndBadOptionsExitTwo) {
       {"--holdout-frac 1.5", "holdout-frac"},
       {"--holdout-frac 0.1 --test '" + input + "'", "test"},
       {"--sddmm no.such.variant", "sddmm"},
+      {"--precision fp8",
+       "--precision: unknown precision 'fp8' (expected one of fp32, fp16, bf16)"},
       {"--device tpu", "device"},
   };
   for (const Bad& b : bad) {
