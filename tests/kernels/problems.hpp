@@ -177,14 +177,16 @@ inline std::string check_within_bound(const std::vector<float>& got, const std::
 }
 
 // The operand precision a variant is checked at: fp32, unless it refuses fp32 problems (the
-// tensor-core variants), then fp16, the more precise of the two 16-bit formats. With fp16 inputs
-// each product errs by up to ~2^-10 of its size, so the tolerance (relative to sum |terms|, as in
-// check_within_bound) is 2e-3 instead of 1e-5.
+// tensor-core variants), then bf16. bf16 keeps fp32's exponent range, so the real files' values
+// (bcsstk13 reaches 1e9, beyond fp16's 65504) and tiny products (fp16 subnormals below 6e-5 lose
+// relative precision) are checked like any other; fp16 is checked on unit-scale data in
+// test_tc_vector.cpp. Each bf16 input has 8 significant bits, so a product errs by up to ~2^-8 of
+// its size: the tolerance (relative to sum |terms|, as in check_within_bound) is 1e-2, not 1e-5.
 inline Precision conformance_precision(const VariantInfo& v) {
   KernelProblem p;
   p.k = 64;
-  return v.why_not(p).empty() ? Precision::kF32 : Precision::kF16;
+  return v.why_not(p).empty() ? Precision::kF32 : Precision::kBF16;
 }
-inline double conformance_tolerance(Precision p) { return p == Precision::kF32 ? 1e-5 : 2e-3; }
+inline double conformance_tolerance(Precision p) { return p == Precision::kF32 ? 1e-5 : 1e-2; }
 
 }  // namespace fk::test

@@ -4,7 +4,7 @@
 // Each variant is its own test (SddmmConformance/<Test>/<variant with '.' -> '_'>); CUDA variants
 // skip without a device; a case the variant declares inapplicable (why_not) is skipped and
 // reported. Tolerance: 1e-5 x sum_t |a_t b_t s| per output (see check_within_bound); the
-// tensor-core variants are checked at fp16 with 2e-3 (test::conformance_precision).
+// tensor-core variants are checked at bf16 with 1e-2 (test::conformance_precision).
 // A failure prints the seed: FK_TEST_SEED=<seed> replays the same inputs.
 #include <gtest/gtest.h>
 

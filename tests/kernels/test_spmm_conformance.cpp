@@ -5,7 +5,7 @@
 // NaN-poisoned C every run. Each variant is its own test (SpmmConformance/<Test>/<variant with
 // '.' -> '_'>); CUDA variants skip without a device; cases the variant declares inapplicable
 // (why_not) are skipped and reported. Tolerance: 1e-5 x sum_j |v_j b_j| per output element (see
-// check_within_bound; the tensor-core variants are checked at fp16 with 2e-3: test::conformance_precision).
+// check_within_bound; the tensor-core variants are checked at bf16 with 1e-2: test::conformance_precision).
 // A failure prints the seed: FK_TEST_SEED=<seed> replays the same inputs.
 #include <gtest/gtest.h>
 
