@@ -12,6 +12,12 @@
 // hold C columns 8g .. 8g+7 of rows 2q and 2q + 1, stored as two float4 pairs. No shared memory,
 // no shuffles: the only traffic is the B gather every SpMM pays (from L2), two 16-bit values per
 // lane per step, and C once.
+//
+// A warp per (block row, K tile) alone leaves the GPU mostly idle when there are few block rows
+// (4096 rows at V = 8 and K = 64 are 512 warps, 4 per SM of an H200, and K = 64 ran no faster than
+// K = 128), so long block rows are split: `split` warps of one thread block take every split-th
+// step of the same block row and add their partial tiles through shared memory, in a fixed order
+// (the result does not depend on scheduling).
 #include <memory>
 #include <string>
 
@@ -23,7 +29,7 @@ namespace fk {
 namespace tc {
 namespace {
 
-constexpr int kWarps = 4;
+constexpr int kWarps = 8;  // a power of two: the split of a block row divides it
 constexpr int kTileK = 64;  // K columns of one warp: 8 lane groups x 8 columns
 
 __device__ __forceinline__ std::uint32_t word(const uint4& x, int t) {
@@ -51,34 +57,60 @@ __device__ __forceinline__ void load_step(const VectorCsrDeviceView& s, const Ha
 
 template <class T, int V, bool kVec8>
 __global__ void __launch_bounds__(kWarps * kWarpSize)
-    spmm_kernel(VectorCsrDeviceView s, const HalfBits* __restrict__ b, int k, int ktiles, float* __restrict__ c) {
-  const int lane = threadIdx.x % kWarpSize;
+    spmm_kernel(VectorCsrDeviceView s, const HalfBits* __restrict__ b, int k, int ktiles, int split,
+                float* __restrict__ c) {
+  __shared__ float partial[kWarps][4][4][kWarpSize];  // lane-minor: conflict-free
+  const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   const int g = lane / 4, q = lane % 4;
+  const int part = warp % split;
   const std::int64_t tasks = s.block_rows * ktiles;
-  for (std::int64_t task = std::int64_t(blockIdx.x) * kWarps + threadIdx.x / kWarpSize; task < tasks;
-       task += std::int64_t(gridDim.x) * kWarps) {
-    const std::int64_t br = task / ktiles;
-    const int kc = int(task % ktiles) * kTileK + 8 * g;  // this lane's 8 columns of B and C
-    const std::int64_t begin = s.block_ptr[br], end = s.block_ptr[br + 1];
+  const std::int64_t per_block = kWarps / split;
+  const std::int64_t block_tasks = (tasks + per_block - 1) / per_block;
+  // Every warp of a block runs the same iterations (the partial sums need __syncthreads).
+  for (std::int64_t bt = blockIdx.x; bt < block_tasks; bt += gridDim.x) {
+    const std::int64_t task = bt * per_block + warp / split;
+    const bool active = task < tasks;
+    const std::int64_t br = active ? task / ktiles : 0;
+    const int kc = active ? int(task % ktiles) * kTileK + 8 * g : 0;  // this lane's 8 columns
     float acc[4][4] = {};
-    uint4 x[4];
-    std::uint32_t sv[2];
-    if (begin < end) load_step<V, kVec8>(s, b, k, kc, g, q, begin, end, x, sv);
-    for (std::int64_t j0 = begin; j0 < end; j0 += kVectorsPerStep) {
-      // Next step's gathers go out before this step's mma (software pipelining).
-      uint4 xn[4] = {};
-      std::uint32_t svn[2] = {};
-      if (j0 + kVectorsPerStep < end) load_step<V, kVec8>(s, b, k, kc, g, q, j0 + kVectorsPerStep, end, xn, svn);
+    if (active) {
+      const std::int64_t end = s.block_ptr[br + 1];
+      const std::int64_t stride = std::int64_t(kVectorsPerStep) * split;
+      uint4 x[4];
+      std::uint32_t sv[2];
+      std::int64_t j0 = s.block_ptr[br] + std::int64_t(kVectorsPerStep) * part;
+      if (j0 < end) load_step<V, kVec8>(s, b, k, kc, g, q, j0, end, x, sv);
+      for (; j0 < end; j0 += stride) {
+        // Next step's gathers go out before this step's mma (software pipelining).
+        uint4 xn[4] = {};
+        std::uint32_t svn[2] = {};
+        if (j0 + stride < end) load_step<V, kVec8>(s, b, k, kc, g, q, j0 + stride, end, xn, svn);
 #pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        const std::uint32_t a[4] = {pack_low(word(x[0], t), word(x[1], t)), pack_high(word(x[0], t), word(x[1], t)),
-                                    pack_low(word(x[2], t), word(x[3], t)), pack_high(word(x[2], t), word(x[3], t))};
-        mma_16816<T>(acc[t], a, sv);
+        for (int t = 0; t < 4; ++t) {
+          const std::uint32_t a[4] = {pack_low(word(x[0], t), word(x[1], t)), pack_high(word(x[0], t), word(x[1], t)),
+                                      pack_low(word(x[2], t), word(x[3], t)), pack_high(word(x[2], t), word(x[3], t))};
+          mma_16816<T>(acc[t], a, sv);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) x[i] = xn[i];
+        sv[0] = svn[0], sv[1] = svn[1];
       }
-#pragma unroll
-      for (int i = 0; i < 4; ++i) x[i] = xn[i];
-      sv[0] = svn[0], sv[1] = svn[1];
     }
+    if (split > 1) {  // part 0 adds the other parts' tiles, in part order
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) partial[warp][t][e][lane] = acc[t][e];
+      __syncthreads();
+      if (part == 0)
+        for (int p = 1; p < split; ++p)
+#pragma unroll
+          for (int t = 0; t < 4; ++t)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[t][e] += partial[warp + p][t][e][lane];
+      __syncthreads();  // the next iteration overwrites `partial`
+    }
+    if (!active || part != 0) continue;
     // acc[t] = {C[2q][kc+2t], C[2q+1][kc+2t], C[2q][kc+2t+1], C[2q+1][kc+2t+1]}.
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -103,14 +135,28 @@ __global__ void __launch_bounds__(kWarps * kWarpSize)
   }
 }
 
+// Warps per block row: enough that the grid has about kWarpsPerSm warps per SM, but each part
+// keeps at least kMinStepsPerPart of the mean block row's 16-vector steps.
+constexpr int kWarpsPerSm = 32;
+constexpr double kMinStepsPerPart = 2.0;
+int choose_split(const Context& ctx, const VectorCsrDeviceView& s, std::int64_t tasks) {
+  const double steps = double(s.vectors) / double(std::max<std::int64_t>(s.block_rows, 1)) / kVectorsPerStep;
+  const std::int64_t wanted = std::int64_t(ctx.gpu().props.multiProcessorCount) * kWarpsPerSm;
+  int split = 1;
+  while (split < kWarps && tasks * split < wanted && steps / (2 * split) >= kMinStepsPerPart) split *= 2;
+  return split;
+}
+
 template <class T, int V>
 void launch(const Context& ctx, const VectorCsrDeviceView& s, const HalfBits* b, int k, float* c) {
   const int ktiles = (k + kTileK - 1) / kTileK;
-  const unsigned grid = grid_for_warps(s.block_rows * ktiles, kWarps);
+  const std::int64_t tasks = s.block_rows * ktiles;
+  const int split = choose_split(ctx, s, tasks);
+  const unsigned grid = grid_for_warps(tasks * split, kWarps);
   if (vec8_ok(k, b, c))
-    spmm_kernel<T, V, true><<<grid, kWarps * kWarpSize, 0, stream_of(ctx)>>>(s, b, k, ktiles, c);
+    spmm_kernel<T, V, true><<<grid, kWarps * kWarpSize, 0, stream_of(ctx)>>>(s, b, k, ktiles, split, c);
   else
-    spmm_kernel<T, V, false><<<grid, kWarps * kWarpSize, 0, stream_of(ctx)>>>(s, b, k, ktiles, c);
+    spmm_kernel<T, V, false><<<grid, kWarps * kWarpSize, 0, stream_of(ctx)>>>(s, b, k, ktiles, split, c);
   FK_CUDA_CHECK_LAUNCH();
 }
 

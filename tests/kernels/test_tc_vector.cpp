@@ -218,6 +218,28 @@ TEST(TcVector, PaddedPatternWideKAndTransposed) {
     }
 }
 
+// Few, long block rows: the SpMM splits each block row across up to 8 warps and adds their tiles
+// in a fixed order, so the result must be right and the same, bit for bit, on every run.
+TEST(TcVector, SpmmLongBlockRowsSplitAcrossWarps) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  const std::uint64_t seed = test::fresh_seed();
+  Rng rng(seed);
+  for (int v : {2, 8})
+    for (int k : {64, 100}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + " v " + std::to_string(v) + " K " + std::to_string(k));
+      const HostCsr s = vector_structured(6 * v, 3000, v, 2500, rng);
+      const std::vector<float> b = test::random_dense(s.cols * k, rng);
+      const std::string name = "cuda.spmm.tc_v" + std::to_string(v);
+      const std::vector<float> first = plan_spmm(ctx, s, b, k, Op::kNoTrans, name, Precision::kBF16);
+      EXPECT_EQ(check(first, host_spmm(s, rounded(s.vals, Precision::kBF16), rounded(b, Precision::kBF16), k,
+                                       Op::kNoTrans),
+                      1e-4),
+                "");
+      EXPECT_EQ(first, plan_spmm(ctx, s, b, k, Op::kNoTrans, name, Precision::kBF16));
+    }
+}
+
 // The raw kernels on 16-bit operands that are not 16-byte aligned (the scalar load path at K % 8
 // == 0) and on an empty matrix.
 TEST(TcVector, RawKernelsMisalignedAndEmpty) {
