@@ -36,16 +36,25 @@ __device__ __forceinline__ std::uint32_t word(const uint4& x, int t) {
   return t == 0 ? x.x : t == 1 ? x.y : t == 2 ? x.z : x.w;
 }
 
-// One step's operands for lane (g, q): the B columns of its four vectors and its two value pairs.
-template <int V, bool kVec8>
-__device__ __forceinline__ void load_step(const VectorCsrDeviceView& s, const HalfBits* __restrict__ b, int k, int kc,
-                                          int g, int q, std::int64_t j0, std::int64_t end, uint4 (&x)[4],
-                                          std::uint32_t (&sv)[2]) {
+// A step's operands for lane (g, q) come in two stages, because the B rows' addresses depend on
+// the column indices: the columns of its four vectors (2q, 2q+1, 2q+8, 2q+9 of the step; -1 past
+// the block row's end) are loaded two steps ahead, the B rows and the value pairs one step ahead,
+// so neither L2 round trip of a step waits on the other.
+__device__ __forceinline__ void load_columns(const VectorCsrDeviceView& s, int q, std::int64_t j0, std::int64_t end,
+                                             int (&col)[4]) {
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const std::int64_t j = j0 + 2 * q + (i & 1) + (i >> 1) * 8;
-    x[i] = load8<kVec8>(j < end ? b + std::int64_t(__ldg(s.col_idx + j)) * k : nullptr, kc, k);
+    col[i] = j < end ? __ldg(s.col_idx + j) : -1;
   }
+}
+
+template <int V, bool kVec8>
+__device__ __forceinline__ void load_operands(const VectorCsrDeviceView& s, const HalfBits* __restrict__ b, int k,
+                                              int kc, int g, int q, std::int64_t j0, std::int64_t end,
+                                              const int (&col)[4], uint4 (&x)[4], std::uint32_t (&sv)[2]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) x[i] = load8<kVec8>(col[i] >= 0 ? b + std::int64_t(col[i]) * k : nullptr, kc, k);
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const std::int64_t j = j0 + 2 * q + 8 * h;
@@ -78,13 +87,19 @@ __global__ void __launch_bounds__(kWarps * kWarpSize)
       const std::int64_t stride = std::int64_t(kVectorsPerStep) * split;
       uint4 x[4];
       std::uint32_t sv[2];
+      int col[4], col_next[4];
       std::int64_t j0 = s.block_ptr[br] + std::int64_t(kVectorsPerStep) * part;
-      if (j0 < end) load_step<V, kVec8>(s, b, k, kc, g, q, j0, end, x, sv);
+      load_columns(s, q, j0, end, col);
+      load_columns(s, q, j0 + stride, end, col_next);
+      if (j0 < end) load_operands<V, kVec8>(s, b, k, kc, g, q, j0, end, col, x, sv);
       for (; j0 < end; j0 += stride) {
-        // Next step's gathers go out before this step's mma (software pipelining).
+        // Next step's gathers and the columns of the one after go out before this step's mma.
         uint4 xn[4] = {};
         std::uint32_t svn[2] = {};
-        if (j0 + stride < end) load_step<V, kVec8>(s, b, k, kc, g, q, j0 + stride, end, xn, svn);
+        if (j0 + stride < end) {
+          load_operands<V, kVec8>(s, b, k, kc, g, q, j0 + stride, end, col_next, xn, svn);
+          load_columns(s, q, j0 + 2 * stride, end, col_next);
+        }
 #pragma unroll
         for (int t = 0; t < 4; ++t) {
           const std::uint32_t a[4] = {pack_low(word(x[0], t), word(x[1], t)), pack_high(word(x[0], t), word(x[1], t)),
