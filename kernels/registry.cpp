@@ -135,6 +135,12 @@ int pattern_vector_length(const Context& ctx, const CsrView& s) {
   return vector_length_of(h.view());
 }
 
+// Only `auto` on a GPU at low precision looks at the vector structure (the tensor-core rule); the
+// scan costs a pass over S's pattern on the host, which a named variant or an fp32 plan skips.
+bool needs_vector_length(const Context& ctx, const std::string& variant, Precision precision) {
+  return ctx.is_gpu() && variant == "auto" && precision != Precision::kF32;
+}
+
 void check_pattern(const CsrView& s, int k) {
   FK_CHECK(k >= 1, "dense width K must be at least 1, got " << k);
   FK_CHECK(s.rows >= 0 && s.cols >= 0 && s.nnz >= 0, "invalid sparse shape");
@@ -222,7 +228,7 @@ PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k, const
   check_pattern(s, k);
   KernelProblem problem{pattern_features(ctx, s), k};
   problem.precision = precision;
-  if (precision != Precision::kF32) problem.vector_length = pattern_vector_length(ctx, s);
+  if (needs_vector_length(ctx, variant, precision)) problem.vector_length = pattern_vector_length(ctx, s);
   PreparedSddmm out;
   out.variant = &resolve(ctx, sddmm_variants(), variant, problem, "SDDMM", &choose_sddmm_variant);
   Stopwatch clock;
@@ -240,7 +246,7 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op, 
   problem.precision = precision;
   if (op == Op::kNoTrans) {
     problem.sparse = pattern_features(ctx, s);
-    if (precision != Precision::kF32) problem.vector_length = pattern_vector_length(ctx, s);
+    if (needs_vector_length(ctx, variant, precision)) problem.vector_length = pattern_vector_length(ctx, s);
   }
   PreparedSpmm out;
   out.op = op;
