@@ -230,32 +230,10 @@ class TcSpmmPlan : public SpmmPlan {
   DeviceBuffer<HalfBits> b_half_;
 };
 
-class TcSpmm : public SpmmVariant {
- public:
-  explicit TcSpmm(int v) : v_(v), name_("cuda.spmm.tc_v" + std::to_string(v)) {}
-  const char* name() const override { return name_.c_str(); }
-  const char* summary() const override {
-    return "tensor cores (mma.sync fp16/bf16, fp32 accumulation) on a V x 1 column-vector encoding (SC'21)";
-  }
-  Backend backend() const override { return Backend::kCuda; }
-  std::string why_not(const KernelProblem& p) const override {
-    if (p.precision == Precision::kF32) return "takes fp16 or bf16 operands (ask for --precision fp16|bf16)";
-    return {};
-  }
-  std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
-    return prepare_at(ctx, s, k, Precision::kF32);  // refused by EncodedPattern with the reason
-  }
-  std::unique_ptr<SpmmPlan> prepare_at(const Context& ctx, const CsrView& s, int k, Precision p) const override {
-    return std::make_unique<TcSpmmPlan>(ctx, name(), s, k, v_, p);
-  }
-
- private:
-  int v_;
-  std::string name_;
-};
-
 }  // namespace
 
-std::unique_ptr<SpmmVariant> make_cuda_spmm_tc(int v) { return std::make_unique<TcSpmm>(v); }
+std::unique_ptr<SpmmVariant> make_cuda_spmm_tc(int v) {
+  return std::make_unique<tc::TcVariant<SpmmVariant, SpmmPlan, TcSpmmPlan>>("spmm", v);
+}
 
 }  // namespace fk

@@ -12,9 +12,13 @@
 
 #include <cstdint>
 
+#include <memory>
+#include <string>
+
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
 #include "kernels/cuda/tc_vector.hpp"
+#include "kernels/variant.hpp"
 
 namespace fk::tc {
 
@@ -112,6 +116,34 @@ class EncodedPattern {
   Precision precision_;
   DeviceVectorCsr dev_;
   DeviceBuffer<std::int64_t> source_;
+};
+
+// The registered face of a tensor-core variant, cuda.<op>.tc_v<V>, for SpMM and SDDMM alike:
+// Base is SpmmVariant or SddmmVariant, PlanBase its plan interface, and Plan the plan class,
+// constructed as Plan(ctx, name, s, k, v, precision).
+template <class Base, class PlanBase, class Plan>
+class TcVariant : public Base {
+ public:
+  TcVariant(const char* op, int v) : v_(v), name_(std::string("cuda.") + op + ".tc_v" + std::to_string(v)) {}
+  const char* name() const override { return name_.c_str(); }
+  const char* summary() const override {
+    return "tensor cores (mma.sync fp16/bf16, fp32 accumulation) on a V x 1 column-vector encoding (SC'21)";
+  }
+  Backend backend() const override { return Backend::kCuda; }
+  std::string why_not(const KernelProblem& p) const override {
+    if (p.precision == Precision::kF32) return "takes fp16 or bf16 operands (ask for --precision fp16|bf16)";
+    return {};
+  }
+  std::unique_ptr<PlanBase> prepare(const Context& ctx, const CsrView& s, int k) const override {
+    return prepare_at(ctx, s, k, Precision::kF32);  // refused by EncodedPattern with the reason
+  }
+  std::unique_ptr<PlanBase> prepare_at(const Context& ctx, const CsrView& s, int k, Precision p) const override {
+    return std::make_unique<Plan>(ctx, name(), s, k, v_, p);
+  }
+
+ private:
+  int v_;
+  std::string name_;
 };
 
 }  // namespace fk::tc
