@@ -88,14 +88,9 @@ class AlsEngine final : public AlsBackend {
   const Context& context() const override { return ctx_; }
 
   void set_factors(const HostDense<float>& users, const HostDense<float>& items) override {
-    FK_CHECK(users.rows() == users_.rows && users.cols() == h_.k(),
-             "user factors must be " << users_.rows << " x " << h_.k() << ", got " << users.rows()
-                                     << " x " << users.cols());
-    FK_CHECK(items.rows() == items_.rows && items.cols() == h_.k(),
-             "item factors must be " << items_.rows << " x " << h_.k() << ", got " << items.rows()
-                                     << " x " << items.cols());
     // Stored padded_width(K) wide (apps/common/padded.hpp): the extra columns are zero.
-    const HostDense<float> u = app::with_width(users, k_), i = app::with_width(items, k_);
+    const HostDense<float> u = app::padded_input("user", users, users_.rows, h_.k(), k_);
+    const HostDense<float> i = app::padded_input("item", items, items_.rows, h_.k(), k_);
     ops_.upload(users_.x, u.data(), u.size());
     ops_.upload(items_.x, i.data(), i.size());
     users_.design_stale = items_.design_stale = true;

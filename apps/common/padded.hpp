@@ -30,4 +30,13 @@ inline HostDense<float> with_width(const HostDense<float>& m, std::int64_t cols)
   return out;
 }
 
+// A factor matrix given at an engine's host interface, checked to be rows x k (`name`: "user" or
+// "item", for the message) and widened to the engine's padded `width`.
+inline HostDense<float> padded_input(const char* name, const HostDense<float>& m, std::int64_t rows, int k,
+                                     int width) {
+  FK_CHECK(m.rows() == rows && m.cols() == k,
+           name << " factors must be " << rows << " x " << k << ", got " << m.rows() << " x " << m.cols());
+  return with_width(m, width);
+}
+
 }  // namespace fk::app
