@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds factorkit here for sm_90 and gathers what a lent GPU machine needs into .carry/
-# (gitignored): the test and app binaries, the shared libraries it lacks (Boost.Program_options),
-# a few real data files, and scripts/device_run.sh. The device machine has the CUDA runtime libraries.
+# (gitignored): the test, app and benchmark binaries (compressed: .carry/bin.tar.xz), the shared
+# libraries it lacks (Boost.Program_options), a few real data files, and scripts/device_run.sh.
+# The device machine has the CUDA runtime libraries.
 #   scripts/device_pack.sh [TARGET...]   (default: everything)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,8 +13,13 @@ for t in "$@"; do targets+=(--target "$t"); done
 cmake --build $build -j2 "${targets[@]}"
 rm -rf .carry && mkdir -p .carry/bin .carry/lib .carry/data
 echo "$PWD/$build" > .carry/build_dir  # the app paths the CLI tests have compiled in
-find $build -maxdepth 3 -type f -perm -u+x \( -name 'fk_*tests' -o -name 'fk-*' \) -exec cp {} .carry/bin/ \;
+find $build -maxdepth 3 -type f -perm -u+x \( -name 'fk_*tests' -o -name 'fk-*' -o -name tc_bench \) -exec cp {} .carry/bin/ \;
 for lib in $(ldd .carry/bin/* 2>/dev/null | awk '/boost|gtest/ {print $3}' | sort -u); do cp -L "$lib" .carry/lib/; done
+# Every binary carries sm_90 code for every kernel: together they passed the device tool's 64 MiB.
+# Stripped and xz-compressed they take about 5 MiB; device_run.sh unpacks them (or, before using
+# .carry/bin directly there: tar xJf .carry/bin.tar.xz -C .carry).
+strip --strip-unneeded .carry/bin/*
+tar cJf .carry/bin.tar.xz -C .carry bin && rm -rf .carry/bin
 if [[ -d ../shared/data ]]; then
   mkdir -p .carry/data/suitesparse .carry/data/uci-kos .carry/data/movielens-100k
   cp ../shared/data/suitesparse/*.mtx .carry/data/suitesparse/

@@ -11,6 +11,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
 export FK_SHARED_DATA=$PWD/.carry/data
 bin=.carry/bin
+[[ -d $bin ]] || tar xJf .carry/bin.tar.xz -C .carry  # device_pack.sh compresses the binaries
 status=0
 # The CLI tests run the app binaries by the build paths compiled into them
 # (BUILD/apps/NAME/fk-NAME, BUILD as device_pack.sh recorded it): point those at the carried ones.
