@@ -149,35 +149,23 @@ void check_pattern(const CsrView& s, int k) {
 }
 
 // C = Sᵀ·B through a transposed copy of the pattern: the inner plan runs on Sᵀ (N x M); values
-// given in S's order are gathered through `perm` into Sᵀ's order before each run.
+// given in S's order are gathered through `perm` into Sᵀ's order before each run. The copy lives
+// where S does: a GPU context transposes on the device (no round trip through the host).
 class CachedTransposePlan : public SpmmPlan {
  public:
   CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner, Precision precision) {
-    HostCsr host_s;
-    CsrView hs = s;
-    if (ctx.is_gpu()) {  // transpose on the host once; the plan is reused for many runs
-      host_s.rows = s.rows;
-      host_s.cols = s.cols;
-      host_s.row_ptr.resize(s.rows + 1);
-      host_s.col_idx.resize(s.nnz);
-      hooks::copy_device_to_host(host_s.row_ptr.data(), s.row_ptr, (s.rows + 1) * sizeof(std::int64_t));
-      hooks::copy_device_to_host(host_s.col_idx.data(), s.col_idx, s.nnz * sizeof(std::int32_t));
-      if (s.vals) {
-        host_s.vals.resize(s.nnz);
-        hooks::copy_device_to_host(host_s.vals.data(), s.vals, s.nnz * sizeof(float));
-      }
-      hs = host_s.view();
-    }
-    std::vector<std::int64_t> perm;
-    transposed_ = transpose(hs, &perm);
+    nnz_ = s.nnz;
     own_vals_ = s.vals;
     if (ctx.is_gpu()) {
-      dev_t_ = DeviceCsr(transposed_);
-      dev_perm_ = DeviceBuffer<std::int64_t>(perm);
+#if FK_WITH_CUDA
+      dev_t_ = device_transpose(ctx, s, &dev_perm_);
+#else
+      throw Error("a GPU context in a build without CUDA");
+#endif
       dev_vals_ = DeviceBuffer<float>(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
       inner_ = inner.prepare_at(ctx, dev_t_.view(), k, precision);
     } else {
-      perm_ = std::move(perm);
+      transposed_ = transpose(s, &perm_);
       host_vals_.resize(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
       inner_ = inner.prepare_at(ctx, transposed_.view(), k, precision);
     }
@@ -186,7 +174,7 @@ class CachedTransposePlan : public SpmmPlan {
   void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
     if (!vals) vals = own_vals_;
     FK_CHECK(vals != nullptr, "SpMM run without values: the pattern has none and none were given");
-    const std::int64_t nnz = transposed_.nnz();
+    const std::int64_t nnz = nnz_;
     if (ctx.is_gpu()) {
 #if FK_WITH_CUDA
       gather_values(ctx, vals, dev_perm_.data(), nnz, dev_vals_.data());
@@ -200,10 +188,13 @@ class CachedTransposePlan : public SpmmPlan {
   }
 
  private:
-  HostCsr transposed_;  // host copy (pattern of Sᵀ); the CPU inner plan views it
+  std::int64_t nnz_ = 0;
   const float* own_vals_ = nullptr;
+  // CPU context: Sᵀ on the host (the inner plan views it) and perm.
+  HostCsr transposed_;
   std::vector<std::int64_t> perm_;
   std::vector<float> host_vals_;
+  // GPU context: Sᵀ and perm on the device only.
   DeviceCsr dev_t_;
   DeviceBuffer<std::int64_t> dev_perm_;
   DeviceBuffer<float> dev_vals_;

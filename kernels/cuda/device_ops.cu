@@ -1,23 +1,156 @@
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/version.cuh>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
 #include "kernels/cuda/device_ops.hpp"
 
 namespace fk {
 namespace {
+
+constexpr int kThreads = 256;
+
+// Blocks for a grid-stride loop over n > 0 items.
+unsigned grid_for(std::int64_t n) {
+  return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535LL * 16));
+}
+
 __global__ void gather_kernel(const float* __restrict__ src, const std::int64_t* __restrict__ perm,
                               std::int64_t n, float* __restrict__ dst) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
        j += std::int64_t(gridDim.x) * blockDim.x)
     dst[j] = src[perm[j]];
 }
+
+// out[j] = j for j in [0, n): the original positions the sort carries along with the columns.
+__global__ void iota_kernel(std::int64_t* __restrict__ out, std::int64_t n) {
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
+       j += std::int64_t(gridDim.x) * blockDim.x)
+    out[j] = j;
+}
+
+// Sᵀ's row offsets from S's column indices sorted ascending (nnz > 0 entries, all below cols):
+// t_row_ptr[c] = how many of them are below c, for c in [0, cols] (a lower bound search each).
+__global__ void count_below_kernel(const std::uint32_t* __restrict__ sorted_cols, std::int64_t nnz,
+                                   std::int64_t cols, std::int64_t* __restrict__ t_row_ptr) {
+  for (std::int64_t c = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; c <= cols;
+       c += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t lo = 0, hi = nnz;
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (static_cast<std::int64_t>(sorted_cols[mid]) < c)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    t_row_ptr[c] = lo;
+  }
+}
+
+// For the i-th entry of Sᵀ, taken from position p = perm[i] of S: its column is the row of S that
+// holds p (the last row r < rows with row_ptr[r] <= p; rows >= 1 since nnz > 0), its value
+// vals[p] when S has values (t_vals is null otherwise).
+__global__ void place_entries_kernel(const std::int64_t* __restrict__ row_ptr, std::int64_t rows,
+                                     const float* __restrict__ vals, const std::int64_t* __restrict__ perm,
+                                     std::int64_t nnz, std::int32_t* __restrict__ t_col,
+                                     float* __restrict__ t_vals) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < nnz;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t p = perm[i];
+    std::int64_t lo = 0, hi = rows;  // row_ptr[lo] <= p, and the row is below hi
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (row_ptr[mid] <= p)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    t_col[i] = static_cast<std::int32_t>(lo);
+    if (t_vals) t_vals[i] = vals[p];
+  }
+}
+
+// Bits that hold every column index in [0, cols) (at least one, so that the sort has a pass).
+int column_bits(std::int64_t cols) {
+  int bits = 1;
+  while (bits < 31 && ((cols - 1) >> bits) != 0) ++bits;
+  return bits;
+}
+
 }  // namespace
 
 void gather_values(const Context& ctx, const float* src, const std::int64_t* perm, std::int64_t n, float* dst) {
   if (n == 0) return;
-  const int threads = 256;
-  const std::int64_t blocks = std::min<std::int64_t>((n + threads - 1) / threads, 65535LL * 16);
-  gather_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream_of(ctx)>>>(src, perm, n, dst);
+  gather_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(src, perm, n, dst);
   FK_CUDA_CHECK_LAUNCH();
+}
+
+DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<std::int64_t>* perm) {
+  FK_CHECK(ctx.is_gpu(), "device_transpose needs a GPU context, not " << ctx.describe());
+  FK_CHECK(s.rows >= 0 && s.cols >= 0 && s.nnz >= 0,
+           "device_transpose: invalid shape " << s.rows << " x " << s.cols << " with " << s.nnz << " nonzeros");
+  FK_CHECK(s.rows <= INT32_MAX, "device_transpose: " << s.rows
+                                    << " rows of S do not fit the 32-bit column indices of its transpose");
+  FK_CHECK(s.cols <= INT32_MAX, "device_transpose: " << s.cols << " columns exceed 32-bit indices");
+  FK_CHECK(s.row_ptr != nullptr, "device_transpose: S without row offsets");
+  FK_CHECK(s.nnz == 0 || (s.col_idx != nullptr && s.rows > 0 && s.cols > 0),
+           "device_transpose: " << s.nnz << " nonzeros in a " << s.rows << " x " << s.cols
+                                << " matrix without column indices or without rows/columns");
+#if CUB_VERSION < 300000
+  // Only CUB 3 (CUDA 13) was checked to sort more than 2^31 items (64-bit offsets when num_items
+  // is 64-bit); older ones may take an int.
+  FK_CHECK(s.nnz <= INT32_MAX, "device_transpose: " << s.nnz << " nonzeros need CUB 3 or later (this is "
+                                                    << CUB_VERSION << ")");
+#endif
+  const cudaStream_t stream = stream_of(ctx);
+  const std::int64_t nnz = s.nnz;
+
+  DeviceCsr t;
+  t.rows = s.cols;
+  t.cols = s.rows;
+  t.row_ptr = DeviceBuffer<std::int64_t>(s.cols + 1);
+  t.col_idx = DeviceBuffer<std::int32_t>(nnz);
+  if (s.vals) t.vals = DeviceBuffer<float>(nnz);  // as transpose(): values only when S has them
+  DeviceBuffer<std::int64_t> order;               // becomes perm
+
+  if (nnz == 0) {
+    FK_CUDA_CHECK(cudaMemsetAsync(t.row_ptr.data(), 0, t.row_ptr.bytes(), stream));
+    FK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  } else {
+    // A stable sort of (column, position) pairs by column: within a column, positions stay
+    // increasing, which is the order transpose()'s counting sort gives. Columns are non-negative
+    // int32, so sorting them as uint32 on their low bits is the same order.
+    DeviceBuffer<std::uint32_t> keys_a(nnz), keys_b(nnz);
+    DeviceBuffer<std::int64_t> pos_a(nnz), pos_b(nnz);
+    FK_CUDA_CHECK(cudaMemcpyAsync(keys_a.data(), s.col_idx, keys_a.bytes(), cudaMemcpyDeviceToDevice, stream));
+    iota_kernel<<<grid_for(nnz), kThreads, 0, stream>>>(pos_a.data(), nnz);
+    FK_CUDA_CHECK_LAUNCH();
+    cub::DoubleBuffer<std::uint32_t> keys(keys_a.data(), keys_b.data());
+    cub::DoubleBuffer<std::int64_t> pos(pos_a.data(), pos_b.data());
+    const int end_bit = column_bits(s.cols);
+    // num_items is int64: CUB 3 then uses 64-bit offsets. The size query and the sort take the
+    // same arguments, so the workspace fits.
+    std::size_t temp_bytes = 0;
+    FK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, pos, nnz, 0, end_bit, stream));
+    DeviceBuffer<char> temp(static_cast<std::int64_t>(std::max<std::size_t>(temp_bytes, 16)));
+    FK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, pos, nnz, 0, end_bit, stream));
+
+    count_below_kernel<<<grid_for(s.cols + 1), kThreads, 0, stream>>>(keys.Current(), nnz, s.cols,
+                                                                        t.row_ptr.data());
+    FK_CUDA_CHECK_LAUNCH();
+    place_entries_kernel<<<grid_for(nnz), kThreads, 0, stream>>>(s.row_ptr, s.rows, s.vals, pos.Current(), nnz,
+                                                                   t.col_idx.data(), t.vals.data());
+    FK_CUDA_CHECK_LAUNCH();
+    order = pos.Current() == pos_a.data() ? std::move(pos_a) : std::move(pos_b);
+    // The kernels above use the temporaries freed at the end of this scope.
+    FK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  if (perm) *perm = std::move(order);
+  return t;
 }
 
 }  // namespace fk

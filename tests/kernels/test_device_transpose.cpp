@@ -1,0 +1,230 @@
+// device_transpose() (kernels/cuda/device_ops.hpp) against the host transpose() (core/csr.hpp),
+// element for element: Sᵀ's shape, row offsets, column indices (their order within each row is
+// part of the contract: increasing position in S), values (present exactly when S has them) and
+// perm. Inputs: a tiny hand-checked case; nnz = 0 in every degenerate shape; empty rows and
+// columns; 7 x 100000 and 100000 x 7 (the latter puts ~50000 entries in each column, so an
+// unstable sort would show); unsorted and reversed rows; one dense row; column counts at the
+// sort's bit boundaries (1, 2, 255, 256, 257, 65536 columns: one to several radix passes, so the
+// result ends in either half of the sort's double buffers); a power-law matrix of ~1e5 nonzeros
+// with skewed columns and repeated (row, col) pairs; and ~2e6 nonzeros (many sort tiles).
+// The end-to-end Sᵀ·B path (make_spmm_plan with Op::kTrans on the CUDA variants without a native
+// transpose, which go through CachedTransposePlan and so through device_transpose) is covered by
+// test_spmm_conformance.cpp on the awkward problems; it is not repeated here.
+// GPU tests skip without a device; the CPU-context check runs everywhere in a CUDA build.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/csr.hpp"
+#include "core/device_buffer.hpp"
+#include "core/random.hpp"
+#include "problems.hpp"
+#include "tests/test_util.hpp"
+
+#if FK_WITH_CUDA
+#include "kernels/cuda/device_ops.hpp"
+
+namespace fk {
+namespace {
+
+// "" when equal, else the size mismatch or the first differing element.
+template <typename T>
+std::string first_difference(const std::vector<T>& got, const std::vector<T>& want) {
+  if (got.size() != want.size())
+    return "size " + std::to_string(got.size()) + " but expected " + std::to_string(want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (!(got[i] == want[i])) {
+      std::ostringstream os;
+      os << "first difference at [" << i << "]: got " << got[i] << ", expected " << want[i];
+      return os.str();
+    }
+  }
+  return {};
+}
+
+// Transposes S on the device (with and without asking for perm) and on the host, and compares.
+void expect_same_as_host(const Context& ctx, const HostCsr& s, const std::string& name) {
+  SCOPED_TRACE(name + " (" + std::to_string(s.rows) + " x " + std::to_string(s.cols) + ", nnz " +
+               std::to_string(s.nnz()) + (s.vals.empty() ? ", no values)" : ")"));
+  std::vector<std::int64_t> want_perm;
+  const HostCsr want = transpose(s.view(), &want_perm);
+
+  const DeviceCsr ds(s);
+  DeviceBuffer<std::int64_t> dperm;
+  const DeviceCsr dt = device_transpose(ctx, ds.view(), &dperm);
+  EXPECT_EQ(dt.rows, want.rows);
+  EXPECT_EQ(dt.cols, want.cols);
+  EXPECT_EQ(dt.view().vals == nullptr, s.vals.empty()) << "values present exactly when S has them";
+  const HostCsr got = dt.to_host();
+  EXPECT_EQ(first_difference(got.row_ptr, want.row_ptr), "") << "row_ptr";
+  EXPECT_EQ(first_difference(got.col_idx, want.col_idx), "") << "col_idx";
+  EXPECT_EQ(first_difference(got.vals, want.vals), "") << "vals";
+  EXPECT_EQ(first_difference(dperm.to_host(), want_perm), "") << "perm";
+
+  const DeviceCsr dt2 = device_transpose(ctx, ds.view());  // perm not wanted
+  const HostCsr got2 = dt2.to_host();
+  EXPECT_EQ(first_difference(got2.row_ptr, want.row_ptr), "") << "row_ptr (no perm)";
+  EXPECT_EQ(first_difference(got2.col_idx, want.col_idx), "") << "col_idx (no perm)";
+  EXPECT_EQ(first_difference(got2.vals, want.vals), "") << "vals (no perm)";
+}
+
+// Both with S's values and pattern-only.
+void expect_same_as_host_both(const Context& ctx, HostCsr s, const std::string& name) {
+  expect_same_as_host(ctx, s, name);
+  s.vals.clear();
+  expect_same_as_host(ctx, s, name);
+}
+
+HostCsr empty_matrix(std::int64_t rows, std::int64_t cols) {
+  HostCsr m;
+  m.rows = rows;
+  m.cols = cols;
+  m.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  return m;
+}
+
+// Appends one row with the given columns and random values.
+void push_row(HostCsr& m, const std::vector<std::int32_t>& cols, Rng& rng) {
+  for (auto c : cols) {
+    m.col_idx.push_back(c);
+    m.vals.push_back(static_cast<float>(rng.uniform(-1, 1)));
+  }
+  m.row_ptr.push_back(static_cast<std::int64_t>(m.col_idx.size()));
+}
+
+TEST(DeviceTranspose, RefusesCpuContext) {
+  const HostCsr s = empty_matrix(3, 4);
+  Context cpu(DeviceKind::kCpu);
+  EXPECT_THROW(device_transpose(cpu, s.view()), Error);
+}
+
+TEST(DeviceTranspose, HandCheckedSmallCase) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  // S (3 x 4), unsorted row 0, empty row 1:  row 0: (0,3)=1 (0,0)=2;  row 2: (2,0)=3 (2,2)=4.
+  HostCsr s;
+  s.rows = 3;
+  s.cols = 4;
+  s.row_ptr = {0, 2, 2, 4};
+  s.col_idx = {3, 0, 0, 2};
+  s.vals = {1, 2, 3, 4};
+  DeviceCsr ds(s);
+  DeviceBuffer<std::int64_t> dperm;
+  const HostCsr t = device_transpose(ctx, ds.view(), &dperm).to_host();
+  EXPECT_EQ(t.rows, 4);
+  EXPECT_EQ(t.cols, 3);
+  EXPECT_EQ(t.row_ptr, (std::vector<std::int64_t>{0, 2, 2, 3, 4}));
+  EXPECT_EQ(t.col_idx, (std::vector<std::int32_t>{0, 2, 2, 0}));
+  EXPECT_EQ(t.vals, (std::vector<float>{2, 3, 4, 1}));
+  EXPECT_EQ(dperm.to_host(), (std::vector<std::int64_t>{1, 2, 3, 0}));
+  expect_same_as_host_both(ctx, s, "hand_checked");
+}
+
+TEST(DeviceTranspose, NoNonzeros) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{5, 7}, {0, 0}, {0, 5}, {5, 0}, {1, 1}};
+  for (const auto& [rows, cols] : shapes) {
+    const HostCsr s = empty_matrix(rows, cols);
+    expect_same_as_host(ctx, s, "empty");
+    // A non-null value pointer with nnz = 0 must still give no values (as transpose() does).
+    const DeviceCsr ds(s);
+    CsrView v = ds.view();
+    DeviceBuffer<float> one(1);
+    v.vals = one.data();
+    DeviceBuffer<std::int64_t> dperm;
+    const DeviceCsr dt = device_transpose(ctx, v, &dperm);
+    EXPECT_EQ(dt.nnz(), 0);
+    EXPECT_EQ(dt.vals.size(), 0);
+    EXPECT_EQ(dperm.size(), 0);
+    EXPECT_EQ(dt.to_host().row_ptr, std::vector<std::int64_t>(static_cast<std::size_t>(cols) + 1, 0));
+  }
+}
+
+TEST(DeviceTranspose, AwkwardShapes) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (FK_TEST_SEED replays it)");
+  Rng rng(seed);
+  // Every other row empty; most columns empty.
+  expect_same_as_host_both(ctx, test::random_pattern(200, 150, rng, [](std::int64_t r) { return r % 2 ? 0 : 5; }),
+                           "empty_rows_and_columns");
+  // Wide and short: long unsorted rows, many empty columns.
+  expect_same_as_host_both(
+      ctx, test::random_pattern(7, 100000, rng, [&](std::int64_t) { return std::int64_t(50 + rng.below(400)); }),
+      "wide_7x100000");
+  // Tall and thin: ~50000 entries per column, in row order in Sᵀ only if the sort is stable.
+  expect_same_as_host_both(
+      ctx, test::random_pattern(100000, 7, rng, [&](std::int64_t) { return std::int64_t(rng.below(8)); }),
+      "tall_100000x7");
+  // One dense row (shuffled) among empty ones.
+  expect_same_as_host_both(
+      ctx, test::random_pattern(64, 3000, rng, [](std::int64_t r) { return r == 17 ? 3000 : 0; }), "one_dense_row");
+  // Rows in descending column order, and rows whose columns alternate low/high.
+  {
+    HostCsr m = empty_matrix(0, 500);
+    for (std::int64_t r = 0; r < 300; ++r) {
+      std::vector<std::int32_t> cols;
+      const std::int32_t start = static_cast<std::int32_t>(rng.below(500));
+      for (std::int32_t c = start; c >= 0; c -= 1 + static_cast<std::int32_t>(rng.below(7))) cols.push_back(c);
+      if (r % 3 == 1)
+        for (std::size_t i = 0; i + 1 < cols.size(); i += 2) std::swap(cols[i], cols[cols.size() - 1 - i]);
+      push_row(m, cols, rng);
+      ++m.rows;
+    }
+    expect_same_as_host_both(ctx, m, "unsorted_rows");
+  }
+  // Column counts around the radix sort's bit boundaries; the last column always used.
+  for (std::int64_t cols : {1, 2, 255, 256, 257, 65536}) {
+    HostCsr m = empty_matrix(0, cols);
+    for (std::int64_t r = 0; r < 40; ++r) {
+      std::vector<std::int32_t> row;
+      if (r % 5 == 0) row.push_back(static_cast<std::int32_t>(cols - 1));
+      const std::int64_t len = rng.below(6);
+      for (std::int64_t i = 0; i < len; ++i) row.push_back(static_cast<std::int32_t>(rng.below(cols)));
+      push_row(m, row, rng);  // repeated columns within a row are fine for a transpose
+      ++m.rows;
+    }
+    expect_same_as_host_both(ctx, m, "bit_boundary_cols_" + std::to_string(cols));
+  }
+}
+
+TEST(DeviceTranspose, PowerLawAndLarge) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (FK_TEST_SEED replays it)");
+  Rng rng(seed);
+  // Power-law row lengths and skewed columns (column ~ cols * u^3: low columns are heavy), with
+  // repeated (row, col) pairs left in: ~1e5 nonzeros.
+  {
+    HostCsr m = empty_matrix(0, 30000);
+    std::vector<std::int32_t> row;
+    while (m.col_idx.size() < 100000) {
+      const auto len = static_cast<std::int64_t>(1 + 2.0 / std::pow(std::max(rng.uniform(), 1e-4), 0.9));
+      row.clear();
+      for (std::int64_t i = 0; i < std::min<std::int64_t>(len, 20000); ++i) {
+        const double u = rng.uniform();
+        row.push_back(static_cast<std::int32_t>(double(m.cols) * u * u * u));
+      }
+      push_row(m, row, rng);
+      ++m.rows;
+    }
+    expect_same_as_host_both(ctx, m, "power_law");
+  }
+  // ~2e6 nonzeros: many tiles in every pass of the sort.
+  expect_same_as_host(
+      ctx, test::random_pattern(50000, 20000, rng, [&](std::int64_t) { return std::int64_t(rng.below(81)); }),
+      "random_2e6");
+}
+
+}  // namespace
+}  // namespace fk
+
+#endif  // FK_WITH_CUDA
