@@ -26,54 +26,6 @@ DeviceVectorCsr::DeviceVectorCsr(const HostVectorCsr& host, Precision precision)
     }
   group_block_ = DeviceBuffer<std::int64_t>(group_block);
   group_first_ = DeviceBuffer<std::int64_t>(group_first);
-  build_panel_schedule(host);
-}
-
-// Only where staging pays: on average every B row of a chunk serves at least one of a panel's
-// block rows (otherwise the gather kernel moves fewer bytes), which also bounds the schedule's
-// offsets (one per warp and chunk) by the number of vectors.
-void DeviceVectorCsr::build_panel_schedule(const HostVectorCsr& host) {
-  constexpr std::int64_t panel_block_rows = kPanelWarps * kPanelRows;
-  const std::int64_t panels = (block_rows_ + panel_block_rows - 1) / panel_block_rows;
-  const std::int64_t chunks = (cols_ + kChunkRows - 1) / kChunkRows;
-  const double uses_per_row = double(vectors_) / double(std::max<std::int64_t>(cols_, 1)) /
-                              double(std::max<std::int64_t>(panels, 1));
-  if (panels == 0 || chunks == 0 || uses_per_row < 1.0) return;
-  std::vector<std::int64_t> ptr;
-  std::vector<std::uint64_t> steps;
-  ptr.reserve(static_cast<std::size_t>(panels * chunks * kPanelWarps + 1));
-  steps.reserve(static_cast<std::size_t>(vectors_ / kVectorsPerStep + panels * chunks * kPanelWarps));
-  std::vector<std::int64_t> cursor(static_cast<std::size_t>(panel_block_rows));
-  for (std::int64_t p = 0; p < panels; ++p) {
-    for (std::int64_t i = 0; i < panel_block_rows; ++i) {
-      const std::int64_t br = std::min(p * panel_block_rows + i, block_rows_);
-      cursor[i] = host.block_ptr[br];
-    }
-    for (std::int64_t ch = 0; ch < chunks; ++ch) {
-      const std::int64_t limit = (ch + 1) * kChunkRows;
-      for (int w = 0; w < kPanelWarps; ++w) {
-        ptr.push_back(static_cast<std::int64_t>(steps.size()));
-        for (int r = 0; r < kPanelRows; ++r) {
-          const std::int64_t i = w * kPanelRows + r, br = p * panel_block_rows + i;
-          if (br >= block_rows_) continue;
-          const std::int64_t end = host.block_ptr[br + 1];
-          std::int64_t j = cursor[i];
-          while (j < end && host.col_idx[j] < limit) {
-            std::int64_t count = 0;
-            while (count < kVectorsPerStep && j + count < end && host.col_idx[j + count] < limit) ++count;
-            steps.push_back(std::uint64_t(j) | std::uint64_t(count - 1) << 40 | std::uint64_t(r) << 45);
-            j += count;
-          }
-          cursor[i] = j;
-        }
-      }
-    }
-  }
-  ptr.push_back(static_cast<std::int64_t>(steps.size()));
-  FK_CHECK(vectors_ < (std::int64_t(1) << 40), "tensor-core SpMM: too many vectors for the panel schedule");
-  panels_ = panels, chunks_ = chunks;
-  panel_ptr_ = DeviceBuffer<std::int64_t>(ptr);
-  panel_steps_ = DeviceBuffer<std::uint64_t>(steps);
 }
 
 VectorCsrDeviceView DeviceVectorCsr::view() const {
@@ -89,10 +41,6 @@ VectorCsrDeviceView DeviceVectorCsr::view() const {
   s.groups = group_block_.size();
   s.group_block = group_block_.data();
   s.group_first = group_first_.data();
-  s.panels = panels_;
-  s.chunks = chunks_;
-  s.panel_ptr = panel_ptr_.data();
-  s.panel_steps = panel_steps_.data();
   return s;
 }
 

@@ -26,21 +26,7 @@ struct VectorCsrDeviceView {
   std::int64_t groups = 0;
   const std::int64_t* group_block = nullptr;  // groups: the block row of each run
   const std::int64_t* group_first = nullptr;  // groups: its first vector
-  // SpMM's panel schedule (empty when the encoding has none; see PanelSchedule below):
-  // panel_steps[panel_ptr[(panel * chunks + chunk) * kPanelWarps + warp] ...] are that warp's
-  // steps over one chunk of B's rows, each packed as first vector | (count - 1) << 40 | r << 45.
-  std::int64_t panels = 0, chunks = 0;
-  const std::int64_t* panel_ptr = nullptr;
-  const std::uint64_t* panel_steps = nullptr;
 };
-
-// The SpMM panel schedule: a thread block of kPanelWarps warps takes kPanelWarps x kPanelRows block
-// rows (warp w: block rows w * kPanelRows + r) and walks B's rows in chunks of kChunkRows staged in
-// shared memory; each warp's work on a chunk is a list of steps of up to 16 of its block rows'
-// vectors whose columns fall in the chunk. Built on the host with the encoding.
-constexpr int kPanelWarps = 8;
-constexpr int kPanelRows = 4;
-constexpr int kChunkRows = 256;
 
 // Owning device copy of a HostVectorCsr with its values rounded to `precision` (fp16 or bf16).
 class DeviceVectorCsr {
@@ -51,17 +37,12 @@ class DeviceVectorCsr {
   HalfBits* vals() { return vals_.data(); }  // to load new values in place
 
  private:
-  void build_panel_schedule(const HostVectorCsr& host);
-
   int v_ = 1;
   std::int64_t rows_ = 0, cols_ = 0, block_rows_ = 0, vectors_ = 0;
   DeviceBuffer<std::int64_t> block_ptr_;
   DeviceBuffer<std::int32_t> col_idx_;
   DeviceBuffer<HalfBits> vals_;
   DeviceBuffer<std::int64_t> group_block_, group_first_;
-  std::int64_t panels_ = 0, chunks_ = 0;
-  DeviceBuffer<std::int64_t> panel_ptr_;
-  DeviceBuffer<std::uint64_t> panel_steps_;
 };
 
 // Whether ctx's GPU has the mma.sync fp16/bf16 instructions these kernels use (sm_80 or newer).

@@ -240,33 +240,6 @@ TEST(TcVector, SpmmLongBlockRowsSplitAcrossWarps) {
     }
 }
 
-// Dense enough that the encoding carries the SpMM panel schedule (B staged through shared memory in
-// chunks of rows): several panels, the last one partial, empty block rows, a ragged last chunk,
-// K tiles beyond K, every V and both precisions.
-TEST(TcVector, SpmmPanelPathAcrossPanelsAndChunks) {
-  FK_REQUIRE_GPU();
-  Context ctx(DeviceKind::kGpu);
-  const std::uint64_t seed = test::fresh_seed();
-  Rng rng(seed);
-  for (Precision p : kPrecisions)
-    for (int v : kVs) {
-      const HostCsr s = vector_structured(75 * v - 1, 700, v, 400, rng);
-      const tc::DeviceVectorCsr ds(to_vector_csr(s.view(), v), p);
-      ASSERT_GT(ds.view().panels, 0) << "the matrix should be dense enough for the panel schedule";
-      for (int k : {64, 136, 256}) {
-        SCOPED_TRACE("seed " + std::to_string(seed) + " " + to_string(p) + " v " + std::to_string(v) + " K " +
-                     std::to_string(k));
-        const std::vector<float> b = test::random_dense(s.cols * k, rng);
-        const DeviceBuffer<HalfBits> db(to_half(b, p));
-        DeviceBuffer<float> dc(s.rows * k);
-        dc.fill_bytes(0xff);
-        tc::spmm(ctx, p, ds.view(), {db.data(), s.cols, k}, {dc.data(), s.rows, k});
-        ctx.synchronize();
-        EXPECT_EQ(check(dc.to_host(), host_spmm(s, rounded(s.vals, p), rounded(b, p), k, Op::kNoTrans), 1e-4), "");
-      }
-    }
-}
-
 // The raw kernels on 16-bit operands that are not 16-byte aligned (the scalar load path at K % 8
 // == 0) and on an empty matrix.
 TEST(TcVector, RawKernelsMisalignedAndEmpty) {
