@@ -36,7 +36,7 @@
 #                     several --render-only DIRs are merged (a split run)
 #   --list            print the kernel matrices and app configurations this mode would run
 #
-# Standard sizes: gpu mode runs bench_kernels.sh's set less netflix and banded (every GPU variant,
+# Standard sizes: gpu mode runs bench_kernels.sh's whole set of 12 matrices (every GPU variant,
 # auto and cuSPARSE; SDDMM K 32..512, SpMM K 1..512, S·B and Sᵀ·B; median of 10 runs; sized to
 # finish within 10 minutes on one H100) and lda-default, lda-nytimes,
 # als-ml100k, als-netflix, gap-kos, gap-nytimes, sfa-ml100k and sfa-netflix with --compare (the
@@ -147,11 +147,10 @@ cpu_timing=(--runs 5 --warmup 1)
 # the whole GPU report fits in 10 minutes on one GPU: with 20 runs the kernels alone took about
 # 680 s on an H200 (docs/benchmarks/README.md).
 gpu_timing=(--runs 10 --warmup 1)
-# gpu mode's default matrices: bench_kernels.sh's set without netflix and banded. Measured on an
-# H100 (2026-11-24), the S·B + Sᵀ·B sweep alone took 150 s on nytimes and 250 s on netflix (plans
-# are prepared again for every variant and K); with both in, the kernels passed 585 s. netflix
-# and banded still run with --matrices.
-gpu_matrices="bcsstk13,delaunay_n14,hep-th,dlmc-0.9-bottleneck_2_block_group4_2_1,dlmc-0.9-final_dense,dlmc-0.5-bottleneck_2_block_group3_1_1,nips,ml-20m,nytimes,powerlaw"
+# gpu mode's default matrices: all of bench_kernels.sh's set. Sᵀ·B plans used to transpose S on the
+# host (250 s for netflix's sweep on an H100, so netflix and banded were left out); with the device
+# transpose the ten other matrices took 135 s and netflix + banded 116 s on an H200 (2026-11-24).
+gpu_matrices="bcsstk13,delaunay_n14,hep-th,dlmc-0.9-bottleneck_2_block_group4_2_1,dlmc-0.9-final_dense,dlmc-0.5-bottleneck_2_block_group3_1_1,nips,ml-20m,nytimes,powerlaw,netflix,banded"
 
 # Apps: "modes|id|binary|config|extra arguments|condition". modes: any of quick, gpu, cpu.
 # {data} is the data folder. condition: "FILE" runs only when FILE exists, "!FILE" only when it
