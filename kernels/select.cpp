@@ -76,11 +76,16 @@ constexpr double kGpuSpmmShortRows = 32.0;
 // transpose row_csc is 1.5x faster than cuSPARSE's transposed SpMM.
 constexpr double kGpuSpmmTinyRows = 5.0;
 constexpr int kGpuSpmmTinyRowsMaxK = 64;
-// Sᵀ·B with fewer rows of Sᵀ than about one wave of warps on an H100/H200 (132 SMs x 64 warps):
-// row_csc's warp per row leaves SMs idle at K = 32, where cuSPARSE is 1.2-2.6x faster (DLMC layers
-// with 2048-4608 columns, bcsstk13); from K = 64 on, row_csc's wider rows fill the machine again,
-// and at K <= 16 vdl beats cuSPARSE there by 1.5-2x (re-measured on the H200, 2026-11-24).
-constexpr double kGpuTransposedFewRows = 8192.0;
+// Sᵀ·B at 16 < K <= 32 with few rows of Sᵀ (S's columns), and not short ones: cuSPARSE's
+// transposed SpMM beats our kernels on the transpose, whose row (row_csc) or segment (nnz_vsr)
+// split leaves SMs idle. Measured on the H200 (2026-11-24): DLMC layers with 2048-4608 columns
+// (means 51-128) and bcsstk13 (2003, mean 42) 1.2-2.6x against row_csc; in the 12-matrix report
+// (docs/benchmarks/latest), nips (12419, mean 60) 1.18x and netflix (17770, mean 5654) 1.13x
+// against nnz_vsr, while ml-20m (26744 columns) and nytimes (102660) stay faster with nnz_vsr, and
+// delaunay_n14 (16384, mean 6) and hep-th (8361, mean 3.8) with row_csc (1.6-1.9x). From K = 64 on,
+// the wider rows fill the machine again, and at K <= 16 vdl beats cuSPARSE there by 1.5-2x.
+constexpr double kGpuTransposedFewRows = 20000.0;
+constexpr double kGpuTransposedFewRowsMinMean = 40.0;
 constexpr int kGpuTransposedFewRowsMaxK = 32;
 // Sᵀ·B runs on the cached transpose. Rows of Sᵀ (S's columns) that are even in length and not too
 // long suit row_csc (banded 1.9-4.2x, bcsstk13 1.4-1.9x, hep-th 1.5-1.7x, DLMC 1.1-2.7x for
@@ -127,11 +132,11 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const bool skewed = p.sparse.row_cv > kGpuSkewRowCv;
   if (p.k == 1 && !skewed)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
+  if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuTransposedFewRowsMaxK &&
+      double(p.sparse.rows) < kGpuTransposedFewRows && p.sparse.row_mean >= kGpuTransposedFewRowsMinMean)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (!p.transposed && p.k > 1 && p.k <= kGpuSpmmTinyRowsMaxK && p.sparse.row_mean < kGpuSpmmTinyRows)
-    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
-  if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuTransposedFewRowsMaxK &&
-      double(p.sparse.rows) < kGpuTransposedFewRows && p.sparse.row_cv <= kGpuTransposedEvenCv)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed) {
     const bool even = p.sparse.row_cv <= kGpuTransposedEvenCv;

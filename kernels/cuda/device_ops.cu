@@ -33,6 +33,15 @@ __global__ void iota_kernel(std::int64_t* __restrict__ out, std::int64_t n) {
     out[j] = j;
 }
 
+// counts[c] += how many of the n column indices equal c (integer adds: the result does not depend
+// on the order the atomics land in).
+__global__ void count_columns_kernel(const std::int32_t* __restrict__ col_idx, std::int64_t n,
+                                     unsigned long long* __restrict__ counts) {
+  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
+       j += std::int64_t(gridDim.x) * blockDim.x)
+    atomicAdd(counts + col_idx[j], 1ull);
+}
+
 // Sᵀ's row offsets from S's column indices sorted ascending (nnz > 0 entries, all below cols):
 // t_row_ptr[c] = how many of them are below c, for c in [0, cols] (a lower bound search each).
 __global__ void count_below_kernel(const std::uint32_t* __restrict__ sorted_cols, std::int64_t nnz,
@@ -151,6 +160,24 @@ DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<st
   }
   if (perm) *perm = std::move(order);
   return t;
+}
+
+std::vector<std::int64_t> transposed_row_offsets(const Context& ctx, const CsrView& s) {
+  FK_CHECK(ctx.is_gpu(), "transposed_row_offsets needs a GPU context, not " << ctx.describe());
+  FK_CHECK(s.cols >= 0 && s.nnz >= 0, "transposed_row_offsets: invalid shape");
+  std::vector<std::int64_t> t_row_ptr(static_cast<std::size_t>(s.cols) + 1, 0);
+  if (s.nnz == 0 || s.cols == 0) return t_row_ptr;
+  FK_CHECK(s.col_idx != nullptr, "transposed_row_offsets: " << s.nnz << " nonzeros without column indices");
+  const cudaStream_t stream = stream_of(ctx);
+  DeviceBuffer<unsigned long long> counts(s.cols);
+  FK_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), stream));
+  count_columns_kernel<<<grid_for(s.nnz), kThreads, 0, stream>>>(s.col_idx, s.nnz, counts.data());
+  FK_CUDA_CHECK_LAUNCH();
+  std::vector<unsigned long long> host(static_cast<std::size_t>(s.cols));
+  FK_CUDA_CHECK(cudaMemcpyAsync(host.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost, stream));
+  FK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::int64_t c = 0; c < s.cols; ++c) t_row_ptr[c + 1] = t_row_ptr[c] + static_cast<std::int64_t>(host[c]);
+  return t_row_ptr;
 }
 
 }  // namespace fk

@@ -2,6 +2,7 @@
 // Small device-side operations called from host code in CUDA builds (implemented in
 // kernels/cuda/device_ops.cu). All pointers are device pointers; work is queued on ctx's stream.
 #include <cstdint>
+#include <vector>
 
 #include "core/context.hpp"
 #include "core/device_buffer.hpp"
@@ -21,5 +22,10 @@ void gather_values(const Context& ctx, const float* src, const std::int64_t* per
 // stream is synchronized). Throws fk::Error on a CPU context, or when S has more rows than Sᵀ's
 // 32-bit column indices can hold.
 DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<std::int64_t>* perm = nullptr);
+
+// Sᵀ's row offsets on the host (cols + 1 entries: the prefix sums of S's column counts), counted on
+// the device from `s`'s column indices, so only cols + 1 numbers cross to the host instead of the
+// nnz indices (the `auto` rules for Sᵀ·B look at Sᵀ's row lengths). Synchronizes ctx's stream.
+std::vector<std::int64_t> transposed_row_offsets(const Context& ctx, const CsrView& s);
 
 }  // namespace fk

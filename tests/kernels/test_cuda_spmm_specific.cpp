@@ -192,6 +192,36 @@ TEST(CudaSpmmSpecific, WhyNot) {
     EXPECT_EQ(find_spmm_variant(v).why_not(p), "") << v;
 }
 
+// GPU `auto` for Sᵀ·B at K = 32 (kernels/select.cpp) on the transposes' row statistics of the
+// report's matrices: cuSPARSE where Sᵀ has few, long rows, our kernels elsewhere. Needs no device.
+TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
+  struct Case {
+    const char* matrix;
+    std::int64_t t_rows;  // S's columns
+    double t_mean, t_cv;
+    const char* want;
+  };
+  // Row statistics of Sᵀ, rounded; cv is set on the side it falls in the rules (even <= 1.5).
+  const Case cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.cusparse"},
+                        {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.cusparse"},
+                        {"nips", 12419, 60, 2.5, "cuda.spmm.cusparse"},
+                        {"netflix", 17770, 5654, 1.4, "cuda.spmm.cusparse"},
+                        {"ml-20m", 26744, 748, 2.5, "cuda.spmm.nnz_vsr"},
+                        {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
+                        {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.row_csc"}};
+  for (const Case& c : cases) {
+    KernelProblem p;
+    p.k = 32;
+    p.transposed = true;
+    p.sparse.rows = c.t_rows;
+    p.sparse.row_mean = c.t_mean;
+    p.sparse.nnz = std::int64_t(c.t_mean * double(c.t_rows));
+    p.sparse.row_cv = c.t_cv;
+    p.sparse.row_max = std::int64_t(c.t_mean * 4);
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
+  }
+}
+
 // Rectangular, unsorted columns, a third of the rows empty, power-law lengths, and two rows long
 // enough (6000 and 15000 > 4096) to be split across blocks; B rows far apart (20000 columns).
 TEST(CudaSpmmSpecific, EveryWidthOnSkewedRows) {

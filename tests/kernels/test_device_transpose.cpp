@@ -1,7 +1,7 @@
-// device_transpose() (kernels/cuda/device_ops.hpp) against the host transpose() (core/csr.hpp),
-// element for element: Sᵀ's shape, row offsets, column indices (their order within each row is
-// part of the contract: increasing position in S), values (present exactly when S has them) and
-// perm. Inputs: a tiny hand-checked case; nnz = 0 in every degenerate shape; empty rows and
+// device_transpose() and transposed_row_offsets() (kernels/cuda/device_ops.hpp) against the host
+// transpose() (core/csr.hpp), element for element: Sᵀ's shape, row offsets, column indices (their
+// order within each row is part of the contract: increasing position in S), values (present
+// exactly when S has them) and perm. Inputs: a tiny hand-checked case; nnz = 0 in every degenerate shape; empty rows and
 // columns; 7 x 100000 and 100000 x 7 (the latter puts ~50000 entries in each column, so an
 // unstable sort would show); unsorted and reversed rows; one dense row; column counts at the
 // sort's bit boundaries (1, 2, 255, 256, 257, 65536 columns: one to several radix passes, so the
@@ -65,6 +65,8 @@ void expect_same_as_host(const Context& ctx, const HostCsr& s, const std::string
   EXPECT_EQ(first_difference(got.col_idx, want.col_idx), "") << "col_idx";
   EXPECT_EQ(first_difference(got.vals, want.vals), "") << "vals";
   EXPECT_EQ(first_difference(dperm.to_host(), want_perm), "") << "perm";
+  // The column counts alone, as the Sᵀ·B rules get them.
+  EXPECT_EQ(first_difference(transposed_row_offsets(ctx, ds.view()), want.row_ptr), "") << "transposed_row_offsets";
 
   const DeviceCsr dt2 = device_transpose(ctx, ds.view());  // perm not wanted
   const HostCsr got2 = dt2.to_host();
