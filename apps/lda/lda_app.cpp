@@ -9,6 +9,7 @@
 #include "apps/common/options.hpp"
 #include "apps/common/output.hpp"
 #include "apps/common/run.hpp"
+#include "apps/common/training_options.hpp"
 #include "apps/lda/lda_options.hpp"
 #include "apps/lda/lda_trainer.hpp"
 #include "core/io/npy.hpp"
@@ -72,6 +73,12 @@ int infer_main(int argc, char** argv) {
   double tol = -1;
   std::int64_t batch_size = 2000;
   std::string sddmm = "auto", spmm = "auto";
+  std::string precision = "fp32";
+  // The shared --precision help, and what it means here: infer's E-step is its work, not an
+  // evaluation, so its plans take the precision under auto too (BatchRole::kInfer).
+  const std::string precision_help =
+      std::string(app::kPrecisionHelp) +
+      ". Here the E-step that computes θ takes it as training's does";
   app::CommonDefaults defaults;
   defaults.out = "out/lda-infer";
   app::CommandLine cli("fk-lda infer",
@@ -91,7 +98,9 @@ int infer_main(int argc, char** argv) {
       ("sddmm", po::value<std::string>(&sddmm)->default_value(sddmm)->value_name("NAME"),
        "SDDMM kernel variant")  //
       ("spmm", po::value<std::string>(&spmm)->default_value(spmm)->value_name("NAME"),
-       "SpMM kernel variant");
+       "SpMM kernel variant")  //
+      ("precision", po::value<std::string>(&precision)->default_value(precision)->value_name("P"),
+       precision_help.c_str());
   if (!cli.parse(argc, argv, 2)) return 0;
   const app::CommonOptions& common = cli.common();
   if (model_dir.empty())
@@ -104,6 +113,7 @@ int infer_main(int argc, char** argv) {
   app::require_at_least("batch-size", batch_size, std::int64_t{1});
   if (cli.given("inner-iters")) app::require_at_least("inner-iters", inner_iters, 1);
   if (cli.given("tol") && !(tol >= 0)) app::usage_fail("tol", "must be >= 0");
+  const Precision precision_kind = app::check_precision(precision);
 
   const LdaModel model = load_lda_model(model_dir);
   const Corpus docs =
@@ -115,7 +125,7 @@ int infer_main(int argc, char** argv) {
   const HostDense<float> theta =
       infer_topics(model, docs.counts, std::move(ctx), batch_size, common.seed,
                    cli.given("inner-iters") ? inner_iters : model.inner_iters,
-                   cli.given("tol") ? tol : model.tol, sddmm, spmm);
+                   cli.given("tol") ? tol : model.tol, sddmm, spmm, precision_kind);
   const double seconds = clock.seconds();
   app::ensure_output_dir(common.out);
   io::write_npy(common.out + "/theta.npy", theta);

@@ -41,8 +41,8 @@ struct LdaHyper {
   int max_inner = 50;      // E-step iterations at most (>= 1)
   double tol = 1e-3;       // stop the E-step when the mean |Δγ| over the minibatch is below this
   std::string sddmm = "auto", spmm = "auto";  // kernel variants (registry names or auto)
-  // Lowest operand precision of the kTrain minibatches' plans (--precision); the held-out ones
-  // (kFit, kScore) stay fp32 unless a variant is named (app::evaluation_precision).
+  // Lowest operand precision of the kTrain and kInfer minibatches' plans (--precision); the
+  // held-out ones (kFit, kScore) stay fp32 unless a variant is named (app::evaluation_precision).
   Precision precision = Precision::kF32;
   // Memory for minibatches kept on the backend's device (bytes; 0: whatever is free). Minibatches
   // beyond it stay in (pinned) host memory and are copied in for each use, the copy of the next
@@ -53,7 +53,9 @@ struct LdaHyper {
 // What a minibatch is used for decides which plans it gets.
 enum class BatchRole {
   kTrain,  // E-step and sufficient statistics: SDDMM, SpMM and transposed-SpMM plans
-  kFit,    // E-step only (held-out observed halves, inference): SDDMM and SpMM plans
+  kFit,    // E-step only (held-out observed halves): SDDMM and SpMM plans
+  kInfer,  // E-step only (fk-lda infer): as kFit, but its plans take --precision like kTrain's,
+           // since θ is what infer computes rather than an evaluation of the model
   kScore,  // likelihood only (held-out scored halves): an SDDMM plan
 };
 

@@ -336,13 +336,14 @@ class LdaEngine final : public LdaBackend {
   void prepare_plans(Batch& b, const CsrView& v) {
     if (b.nnz == 0) return;  // nothing to prepare: the kernels are never called on it
     const int k = h_.topics;
-    // Training minibatches take --precision; held-out ones (and inference, which has no
-    // --precision) only evaluate the model: fp32 unless a variant is named.
+    // Training and inference minibatches take --precision: their E-step is the work asked for.
+    // Held-out ones only evaluate the model: fp32 unless a variant is named.
     const bool train = b.role == BatchRole::kTrain;
+    const bool asked = train || b.role == BatchRole::kInfer;
     const Precision sddmm_p =
-        train ? h_.precision : app::evaluation_precision(h_.sddmm, h_.precision);
+        asked ? h_.precision : app::evaluation_precision(h_.sddmm, h_.precision);
     const Precision spmm_p =
-        train ? h_.precision : app::evaluation_precision(h_.spmm, h_.precision);
+        asked ? h_.precision : app::evaluation_precision(h_.spmm, h_.precision);
     b.sddmm = make_sddmm_plan(ctx_, v, k, h_.sddmm, sddmm_p);
     note(b.sddmm.variant->name(), b.sddmm.prepare_seconds);
     if (b.role != BatchRole::kScore) {

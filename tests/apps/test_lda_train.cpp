@@ -295,6 +295,128 @@ TEST(LdaTrain, InferFromSavedModel) {
   EXPECT_EQ(run_lda({"infer", "--input", docs.file("docword.new.txt")}).status, 2);  // no --model
 }
 
+// A UCI docword file of `docs` documents over kSmall's 200 words, 15 distinct words each, for
+// infer (which reads files only).
+void write_new_docword(const std::string& path, int docs) {
+  std::ofstream f(path);
+  f << docs << "\n200\n" << docs * 15 << "\n";
+  for (int d = 0; d < docs; ++d) {
+    std::vector<int> words;
+    for (int j = 0; j < 15; ++j) words.push_back((d * 37 + j * 13) % 200 + 1);  // coprime: distinct
+    std::sort(words.begin(), words.end());
+    for (int w : words) f << d + 1 << ' ' << w << ' ' << 1 + (d + w) % 3 << "\n";
+  }
+}
+
+// The variants the infer log line lists ("(kernels: A, B; precision bf16)" gives "A, B").
+std::string logged_kernels(const std::string& err) {
+  const std::string key = "(kernels: ";
+  const auto b = err.find(key);
+  if (b == std::string::npos) return "";
+  const auto e = err.find_first_of(";)", b);
+  return err.substr(b + key.size(), e - b - key.size());
+}
+
+// infer --precision, as the training side's CLI tests check it (AlsCli, SfaCli): bf16 on the CPU
+// is accepted and recorded (config.ini, config.json, the kernels' log line; a config file's
+// `precision =` too) and gives the same θ as fp32, since the CPU kernels are fp32 ones. A bad value
+// is a usage error naming the option, and infer --help explains it.
+TEST(LdaTrain, InferPrecisionIsRecordedAndCpuKernelsStayFp32) {
+  test::TempDir dir;
+  const Sub model(dir, "model"), f32(dir, "f32"), b16(dir, "bf16"), f16(dir, "fp16");
+  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "4", "--iters", "2", "--device", "cpu", "-q",
+                     "--out", model.path()})
+                .status,
+            0);
+  const std::string docs = dir.file("docword.new.txt");
+  write_new_docword(docs, 120);
+  auto infer = [&](const Sub& out, std::vector<std::string> extra) {
+    std::vector<std::string> args{"infer", "--model",      model.path(), "--input",
+                                  docs,    "--out",        out.path(),   "--device",
+                                  "cpu",   "--batch-size", "50"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_lda(args);
+  };
+  const auto a = infer(f32, {});
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto b = infer(b16, {"--precision", "bf16"});
+  ASSERT_EQ(b.status, 0) << b.err;
+  const HostDense<float> theta = io::read_npy_f32(f32.file("theta.npy"));
+  EXPECT_EQ(theta.rows(), 120);
+  EXPECT_EQ(theta.storage(), io::read_npy_f32(b16.file("theta.npy")).storage());
+  const auto cfg32 = read_lines(f32.file("config.ini")), cfg16 = read_lines(b16.file("config.ini"));
+  EXPECT_NE(std::find(cfg32.begin(), cfg32.end(), "precision = fp32"), cfg32.end());
+  EXPECT_NE(std::find(cfg16.begin(), cfg16.end(), "precision = bf16"), cfg16.end());
+  EXPECT_NE(test::slurp(b16.file("config.json")).find("\"precision\": \"bf16\""),
+            std::string::npos);
+  EXPECT_NE(b.err.find("; precision bf16)"), std::string::npos) << b.err;
+  EXPECT_EQ(a.err.find("; precision"), std::string::npos) << "fp32 is not mentioned: " << a.err;
+  EXPECT_FALSE(logged_kernels(b.err).empty()) << b.err;
+  EXPECT_EQ(logged_kernels(b.err), logged_kernels(a.err));
+
+  {
+    std::ofstream f(dir.file("infer.ini"));
+    f << "precision = fp16\n";
+  }
+  const auto c = infer(f16, {"--config", dir.file("infer.ini")});
+  ASSERT_EQ(c.status, 0) << c.err;
+  const auto cfg = read_lines(f16.file("config.ini"));
+  EXPECT_NE(std::find(cfg.begin(), cfg.end(), "precision = fp16"), cfg.end());
+  EXPECT_NE(c.err.find("; precision fp16)"), std::string::npos) << c.err;
+  EXPECT_EQ(theta.storage(), io::read_npy_f32(f16.file("theta.npy")).storage());
+
+  const auto bad = infer(f32, {"--precision", "fp8"});
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_NE(bad.err.find("fk-lda: error: --precision: unknown precision 'fp8' (expected one of "
+                         "fp32, fp16, bf16)"),
+            std::string::npos)
+      << bad.err;
+
+  const auto help = run_lda({"infer", "--help"});
+  EXPECT_EQ(help.status, 0) << help.err;
+  EXPECT_NE(help.out.find("--precision"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("bf16"), std::string::npos) << help.out;
+}
+
+// infer --precision bf16 on a GPU (sm_80 or newer): with the tensor-core variants named, every
+// SDDMM and SpMM of the E-step rounds Eθ, Eβ and the counts to bf16 (accumulating in fp32), and θ
+// stays close to the fp32 one; with `auto`, these documents are not V x 1 structured, so bf16
+// changes no kernel. Skips without a GPU.
+TEST(LdaTrain, InferBf16TensorCoreKernelsOnGpu) {
+  FK_REQUIRE_GPU();
+  test::TempDir dir;
+  const Sub model(dir, "model"), f32(dir, "f32"), tc(dir, "tc"), au(dir, "auto");
+  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "4", "--iters", "2", "--device", "cpu", "-q",
+                     "--out", model.path()})
+                .status,
+            0);
+  const std::string docs = dir.file("docword.new.txt");
+  write_new_docword(docs, 120);
+  auto infer = [&](const Sub& out, std::vector<std::string> extra) {
+    std::vector<std::string> args{"infer", "--model",  model.path(), "--input", docs,
+                                  "--out", out.path(), "--device",   "gpu"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_lda(args);
+  };
+  const auto a = infer(f32, {});
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto t = infer(
+      tc, {"--precision", "bf16", "--sddmm", "cuda.sddmm.tc_v1", "--spmm", "cuda.spmm.tc_v1"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  const auto u = infer(au, {"--precision", "bf16"});
+  ASSERT_EQ(u.status, 0) << u.err;
+  EXPECT_EQ(logged_kernels(t.err), "cuda.sddmm.tc_v1, cuda.spmm.tc_v1") << t.err;
+  EXPECT_NE(t.err.find("; precision bf16)"), std::string::npos) << t.err;
+  EXPECT_EQ(logged_kernels(u.err), logged_kernels(a.err)) << u.err;
+  const HostDense<float> t32 = io::read_npy_f32(f32.file("theta.npy")),
+                         t16 = io::read_npy_f32(tc.file("theta.npy"));
+  ASSERT_EQ(t16.rows(), t32.rows());
+  double diff = 0;
+  for (std::size_t i = 0; i < t32.storage().size(); ++i)
+    diff += std::fabs(double(t16.storage()[i]) - t32.storage()[i]);
+  EXPECT_LT(diff / static_cast<double>(t32.storage().size()), 0.01);
+}
+
 // --test FILE: a separate held-out corpus instead of the split; every input document trains.
 TEST(LdaTrain, SeparateTestCorpus) {
   test::TempDir dir;
