@@ -12,12 +12,9 @@
 
 namespace fk::app {
 
-// UsageError "--checkpoint-every: must be at least 0, got N" for a negative value, and
-// "--sddmm: ..." / "--spmm: ..." with the registry's message for a variant name that is not
-// registered (auto always passes). Checked in that order.
-inline void check_training_options(int checkpoint_every, const std::string& sddmm,
-                                   const std::string& spmm) {
-  require_at_least("checkpoint-every", checkpoint_every, 0);
+// UsageError "--sddmm: ..." / "--spmm: ..." with the registry's message for a variant name that is
+// not registered (auto always passes): a typo fails before any data is read.
+inline void check_kernel_variants(const std::string& sddmm, const std::string& spmm) {
   if (sddmm != "auto") {
     try {
       find_sddmm_variant(sddmm);
@@ -32,6 +29,14 @@ inline void check_training_options(int checkpoint_every, const std::string& sddm
       usage_fail("spmm", e.what());
     }
   }
+}
+
+// UsageError "--checkpoint-every: must be at least 0, got N" for a negative value, then
+// check_kernel_variants.
+inline void check_training_options(int checkpoint_every, const std::string& sddmm,
+                                   const std::string& spmm) {
+  require_at_least("checkpoint-every", checkpoint_every, 0);
+  check_kernel_variants(sddmm, spmm);
 }
 
 // --precision's help text. The option's key is "precision" and its value text fp32 (the default),

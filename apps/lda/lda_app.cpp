@@ -113,6 +113,7 @@ int infer_main(int argc, char** argv) {
   app::require_at_least("batch-size", batch_size, std::int64_t{1});
   if (cli.given("inner-iters")) app::require_at_least("inner-iters", inner_iters, 1);
   if (cli.given("tol") && !(tol >= 0)) app::usage_fail("tol", "must be >= 0");
+  app::check_kernel_variants(sddmm, spmm);
   const Precision precision_kind = app::check_precision(precision);
 
   const LdaModel model = load_lda_model(model_dir);

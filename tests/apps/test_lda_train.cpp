@@ -320,7 +320,7 @@ std::string logged_kernels(const std::string& err) {
 // infer --precision, as the training side's CLI tests check it (AlsCli, SfaCli): bf16 on the CPU
 // is accepted and recorded (config.ini, config.json, the kernels' log line; a config file's
 // `precision =` too) and gives the same θ as fp32, since the CPU kernels are fp32 ones. A bad value
-// is a usage error naming the option, and infer --help explains it.
+// is a usage error naming the option (so is an unknown --spmm variant), and infer --help explains it.
 TEST(LdaTrain, InferPrecisionIsRecordedAndCpuKernelsStayFp32) {
   test::TempDir dir;
   const Sub model(dir, "model"), f32(dir, "f32"), b16(dir, "bf16"), f16(dir, "fp16");
@@ -371,6 +371,12 @@ TEST(LdaTrain, InferPrecisionIsRecordedAndCpuKernelsStayFp32) {
                          "fp32, fp16, bf16)"),
             std::string::npos)
       << bad.err;
+
+  // A kernel variant that does not exist is a usage error too, before any document is read.
+  const auto typo = infer(f32, {"--spmm", "cuda.spmm.no_such"});
+  EXPECT_EQ(typo.status, 2) << typo.err;
+  EXPECT_NE(typo.err.find("fk-lda: error: --spmm: "), std::string::npos) << typo.err;
+  EXPECT_NE(typo.err.find("cuda.spmm.no_such"), std::string::npos) << typo.err;
 
   const auto help = run_lda({"infer", "--help"});
   EXPECT_EQ(help.status, 0) << help.err;
