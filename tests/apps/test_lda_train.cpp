@@ -317,25 +317,36 @@ std::string logged_kernels(const std::string& err) {
   return err.substr(b + key.size(), e - b - key.size());
 }
 
+// A small model trained on the CPU and 120 new documents (write_new_docword) for the infer tests;
+// run() calls fk-lda infer on them.
+struct InferSetup {
+  explicit InferSetup(test::TempDir& dir) : model(dir, "model"), docs(dir.file("docword.new.txt")) {
+    const auto r = run_lda({"--input", kSmall, "--topics", "4", "--iters", "2", "--device", "cpu", "-q",
+                            "--out", model.path()});
+    EXPECT_EQ(r.status, 0) << r.err;
+    write_new_docword(docs, 120);
+  }
+  test::LdaRun run(const Sub& out, const std::string& device, std::vector<std::string> extra) const {
+    std::vector<std::string> args{"infer", "--model", model.path(), "--input", docs,
+                                  "--out", out.path(), "--device", device};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_lda(args);
+  }
+  Sub model;
+  std::string docs;
+};
+
 // infer --precision, as the training side's CLI tests check it (AlsCli, SfaCli): bf16 on the CPU
 // is accepted and recorded (config.ini, config.json, the kernels' log line; a config file's
 // `precision =` too) and gives the same θ as fp32, since the CPU kernels are fp32 ones. A bad value
 // is a usage error naming the option (so is an unknown --spmm variant), and infer --help explains it.
 TEST(LdaTrain, InferPrecisionIsRecordedAndCpuKernelsStayFp32) {
   test::TempDir dir;
-  const Sub model(dir, "model"), f32(dir, "f32"), b16(dir, "bf16"), f16(dir, "fp16");
-  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "4", "--iters", "2", "--device", "cpu", "-q",
-                     "--out", model.path()})
-                .status,
-            0);
-  const std::string docs = dir.file("docword.new.txt");
-  write_new_docword(docs, 120);
+  const InferSetup setup(dir);
+  const Sub f32(dir, "f32"), b16(dir, "bf16"), f16(dir, "fp16");
   auto infer = [&](const Sub& out, std::vector<std::string> extra) {
-    std::vector<std::string> args{"infer", "--model",      model.path(), "--input",
-                                  docs,    "--out",        out.path(),   "--device",
-                                  "cpu",   "--batch-size", "50"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return run_lda(args);
+    extra.insert(extra.end(), {"--batch-size", "50"});
+    return setup.run(out, "cpu", extra);
   };
   const auto a = infer(f32, {});
   ASSERT_EQ(a.status, 0) << a.err;
@@ -391,19 +402,9 @@ TEST(LdaTrain, InferPrecisionIsRecordedAndCpuKernelsStayFp32) {
 TEST(LdaTrain, InferBf16TensorCoreKernelsOnGpu) {
   FK_REQUIRE_GPU();
   test::TempDir dir;
-  const Sub model(dir, "model"), f32(dir, "f32"), tc(dir, "tc"), au(dir, "auto");
-  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "4", "--iters", "2", "--device", "cpu", "-q",
-                     "--out", model.path()})
-                .status,
-            0);
-  const std::string docs = dir.file("docword.new.txt");
-  write_new_docword(docs, 120);
-  auto infer = [&](const Sub& out, std::vector<std::string> extra) {
-    std::vector<std::string> args{"infer", "--model",  model.path(), "--input", docs,
-                                  "--out", out.path(), "--device",   "gpu"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return run_lda(args);
-  };
+  const InferSetup setup(dir);
+  const Sub f32(dir, "f32"), tc(dir, "tc"), au(dir, "auto");
+  auto infer = [&](const Sub& out, std::vector<std::string> extra) { return setup.run(out, "gpu", extra); };
   const auto a = infer(f32, {});
   ASSERT_EQ(a.status, 0) << a.err;
   const auto t = infer(
