@@ -94,7 +94,9 @@ constexpr int kGpuTransposedFewRowsMaxK = 32;
 constexpr double kGpuTransposedEvenCv = 1.5;
 constexpr double kGpuTransposedShortRows = 160.0;
 // vdl (parallel reduction, whole B rows per lane) is built for K <= 16; at K = 4 it beats
-// cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE's SpMV wins.
+// cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE's SpMV wins, skewed
+// rows included (power-law S·B: 0.111 ms against nnz_vsr's 0.137, in both H200 reports of
+// 2026-11-24); only its transposed product loses there (power-law Sᵀ·B: 0.538 against 0.298).
 constexpr int kGpuVdlMaxK = 16;
 
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured
@@ -130,7 +132,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
   if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
   const bool skewed = p.sparse.row_cv > kGpuSkewRowCv;
-  if (p.k == 1 && !skewed)
+  if (p.k == 1 && (!skewed || !p.transposed))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuTransposedFewRowsMaxK &&
       double(p.sparse.rows) < kGpuTransposedFewRows && p.sparse.row_mean >= kGpuTransposedFewRowsMinMean)

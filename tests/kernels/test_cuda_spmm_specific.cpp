@@ -222,6 +222,24 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
   }
 }
 
+// GPU `auto` at K = 1: cuSPARSE's SpMV, skewed rows included, except for a skewed Sᵀ·B, where
+// nnz_vsr wins (the generated power-law matrix: row cv 76).
+TEST(CudaSpmmSpecific, AutoForSpmvOnSkewedRows) {
+  KernelProblem p;
+  p.k = 1;
+  p.sparse.rows = 1000000;
+  p.sparse.cols = 1000000;
+  p.sparse.nnz = 20000000;
+  p.sparse.row_mean = 20;
+  p.sparse.row_cv = 76;
+  p.sparse.row_max = 200000;
+  EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), "cuda.spmm.cusparse");
+  p.transposed = true;
+  EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), "cuda.spmm.nnz_vsr");
+  p.sparse.row_cv = 0.5;
+  EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), "cuda.spmm.cusparse");
+}
+
 // Rectangular, unsorted columns, a third of the rows empty, power-law lengths, and two rows long
 // enough (6000 and 15000 > 4096) to be split across blocks; B rows far apart (20000 columns).
 TEST(CudaSpmmSpecific, EveryWidthOnSkewedRows) {
