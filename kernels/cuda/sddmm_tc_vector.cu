@@ -104,12 +104,8 @@ void sddmm(const Context& ctx, Precision precision, const VectorCsrDeviceView& s
   FK_CHECK(a.cols >= 1 && a.cols <= INT32_MAX, "tensor-core SDDMM: K = " << a.cols << " out of range");
   if (s.groups == 0) return;
   const int k = static_cast<int>(a.cols);
-  if (precision == Precision::kF16)
-    launch_v<F16>(ctx, s, a.data, b.data, k, scaled, out);
-  else if (precision == Precision::kBF16)
-    launch_v<BF16>(ctx, s, a.data, b.data, k, scaled, out);
-  else
-    FK_CHECK(false, "tensor-core SDDMM takes fp16 or bf16 operands, not " << to_string(precision));
+  with_half_type(precision, "tensor-core SDDMM",
+                 [&](auto t) { launch_v<decltype(t)>(ctx, s, a.data, b.data, k, scaled, out); });
 }
 
 }  // namespace tc

@@ -198,12 +198,8 @@ void spmm(const Context& ctx, Precision precision, const VectorCsrDeviceView& s,
   FK_CHECK(b.cols >= 1 && b.cols <= INT32_MAX, "tensor-core SpMM: K = " << b.cols << " out of range");
   if (c.size() == 0) return;
   const int k = static_cast<int>(b.cols);
-  if (precision == Precision::kF16)
-    launch_v<F16>(ctx, s, b.data, k, c.data);
-  else if (precision == Precision::kBF16)
-    launch_v<BF16>(ctx, s, b.data, k, c.data);
-  else
-    FK_CHECK(false, "tensor-core SpMM takes fp16 or bf16 operands, not " << to_string(precision));
+  with_half_type(precision, "tensor-core SpMM",
+                 [&](auto t) { launch_v<decltype(t)>(ctx, s, b.data, k, c.data); });
 }
 
 }  // namespace tc

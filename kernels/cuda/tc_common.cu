@@ -87,32 +87,23 @@ __global__ void scatter_kernel(const float* __restrict__ vec_out, const std::int
 
 unsigned grid_for_items(std::int64_t n) { return grid_for_warps(n, kThreads); }
 
-void check_half(Precision p) {
-  FK_CHECK(p == Precision::kF16 || p == Precision::kBF16,
-           "tensor-core kernels take fp16 or bf16 operands, not " << to_string(p));
-}
-
 }  // namespace
 
 void round_to_half(const Context& ctx, Precision precision, const float* src, std::int64_t n, HalfBits* dst) {
-  check_half(precision);
-  if (n == 0) return;
-  if (precision == Precision::kF16)
-    round_kernel<F16><<<grid_for_items(n), kThreads, 0, stream_of(ctx)>>>(src, n, dst);
-  else
-    round_kernel<BF16><<<grid_for_items(n), kThreads, 0, stream_of(ctx)>>>(src, n, dst);
-  FK_CUDA_CHECK_LAUNCH();
+  with_half_type(precision, "tensor-core rounding", [&](auto t) {
+    if (n == 0) return;
+    round_kernel<decltype(t)><<<grid_for_items(n), kThreads, 0, stream_of(ctx)>>>(src, n, dst);
+    FK_CUDA_CHECK_LAUNCH();
+  });
 }
 
 void gather_to_half(const Context& ctx, Precision precision, const float* src, const std::int64_t* source,
                     std::int64_t n, HalfBits* dst) {
-  check_half(precision);
-  if (n == 0) return;
-  if (precision == Precision::kF16)
-    gather_kernel<F16><<<grid_for_items(n), kThreads, 0, stream_of(ctx)>>>(src, source, n, dst);
-  else
-    gather_kernel<BF16><<<grid_for_items(n), kThreads, 0, stream_of(ctx)>>>(src, source, n, dst);
-  FK_CUDA_CHECK_LAUNCH();
+  with_half_type(precision, "tensor-core rounding", [&](auto t) {
+    if (n == 0) return;
+    gather_kernel<decltype(t)><<<grid_for_items(n), kThreads, 0, stream_of(ctx)>>>(src, source, n, dst);
+    FK_CUDA_CHECK_LAUNCH();
+  });
 }
 
 void scatter_from_vectors(const Context& ctx, const float* vec_out, const std::int64_t* source, std::int64_t n,
@@ -124,7 +115,7 @@ void scatter_from_vectors(const Context& ctx, const float* vec_out, const std::i
 
 EncodedPattern::EncodedPattern(const Context& ctx, const CsrView& s, int v, Precision precision)
     : precision_(precision) {
-  check_half(precision);
+  with_half_type(precision, "tensor-core variants", [](auto) {});  // refuses fp32 with the reason
   FK_CHECK(supported(ctx), "tensor-core variants need an sm_80 or newer GPU; " << ctx.describe() << " is sm_"
                                                                                << ctx.gpu().props.major
                                                                                << ctx.gpu().props.minor);

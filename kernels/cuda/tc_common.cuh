@@ -29,6 +29,17 @@ constexpr std::int64_t kMaxBlocks = std::int64_t(1) << 22;
 struct F16 {};   // operands are IEEE fp16
 struct BF16 {};  // operands are bfloat16
 
+// Calls f(F16{}) or f(BF16{}) for `precision`; any other precision is an fk::Error naming `what`.
+template <class F>
+void with_half_type(Precision precision, const char* what, F&& f) {
+  if (precision == Precision::kF16)
+    f(F16{});
+  else if (precision == Precision::kBF16)
+    f(BF16{});
+  else
+    FK_CHECK(false, what << " takes fp16 or bf16 operands, not " << to_string(precision));
+}
+
 // d += A·B for one m16n8k16 tile. a: A (16 x 16, row-major fragment), b: B (16 x 8, column-major
 // fragment), d: D (16 x 8), all in the PTX ISA's per-lane layout.
 template <class T>
