@@ -225,6 +225,8 @@ std::string help_text() {
         "what happens, per (K, form or op):\n"
         "  For each variant: prepare the plan once (prep_ms, reported apart), poison the output with NaN,\n"
         "  run once and check it, run --warmup times, then time --runs runs and report the median.\n"
+        "  The baseline and auto are prepared side by side and timed in turn, run by run, so that\n"
+        "  their ratio compares medians taken over the same stretch of time.\n"
         "  GPU runs are timed with CUDA events on the context's stream; CPU runs with the steady clock.\n"
         "  Before every timed run the caches are flushed (not timed): on the GPU by writing a buffer of\n"
         "  2x the L2 size (from the device attributes); on the CPU by writing 2x the last-level cache\n"

@@ -142,6 +142,12 @@ class Case {
   virtual void run() = 0;  // queues one run of the prepared plan on the context's stream
   virtual double check() = 0;  // waits for the context, returns max_rel_err of the output
   virtual void release() = 0;  // drops the plan (and its workspace)
+  // A case holds two plans, in slots 0 and 1 (so two variants can be timed run by run in turn);
+  // prepare, run and release act on the selected slot.
+  void select(int slot) { slot_ = slot; }
+
+ protected:
+  int slot_ = 0;
 };
 
 class SddmmCase : public Case {
@@ -152,17 +158,17 @@ class SddmmCase : public Case {
         out_(ctx, s.view().nnz) {}
   std::string why_not(const std::string& name) const override { return find_sddmm_variant(name).why_not(problem_); }
   std::string prepare(const std::string& name, double& prepare_seconds) override {
-    plan_ = make_sddmm_plan(ctx_, s_.view(), k_, name, problem_.precision);
-    prepare_seconds = plan_.prepare_seconds;
-    return plan_.variant->name();
+    plans_[slot_] = make_sddmm_plan(ctx_, s_.view(), k_, name, problem_.precision);
+    prepare_seconds = plans_[slot_].prepare_seconds;
+    return plans_[slot_].variant->name();
   }
   void poison() override { out_.poison(); }
-  void run() override { plan_.run(ctx_, a_.view(), b_.view(), scaled_ ? s_.vals() : nullptr, out_.data()); }
+  void run() override { plans_[slot_].run(ctx_, a_.view(), b_.view(), scaled_ ? s_.vals() : nullptr, out_.data()); }
   double check() override {
     ctx_.synchronize();
     return check_.max_rel_err(out_.fetch(), scaled_);
   }
-  void release() override { plan_ = PreparedSddmm{}; }
+  void release() override { plans_[slot_] = PreparedSddmm{}; }
 
  private:
   const Context& ctx_;
@@ -174,7 +180,7 @@ class SddmmCase : public Case {
   KernelProblem problem_;
   const SddmmCheck& check_;
   Floats out_;
-  PreparedSddmm plan_;
+  PreparedSddmm plans_[2];
 };
 
 class SpmmCase : public Case {
@@ -185,17 +191,17 @@ class SpmmCase : public Case {
         out_(ctx, out_rows * k) {}
   std::string why_not(const std::string& name) const override { return find_spmm_variant(name).why_not(problem_); }
   std::string prepare(const std::string& name, double& prepare_seconds) override {
-    plan_ = make_spmm_plan(ctx_, s_.view(), k_, op_, name, problem_.precision);
-    prepare_seconds = plan_.prepare_seconds;
-    return plan_.variant->name();
+    plans_[slot_] = make_spmm_plan(ctx_, s_.view(), k_, op_, name, problem_.precision);
+    prepare_seconds = plans_[slot_].prepare_seconds;
+    return plans_[slot_].variant->name();
   }
   void poison() override { out_.poison(); }
-  void run() override { plan_.run(ctx_, s_.vals(), b_.view(), DenseView<float>{out_.data(), out_rows_, k_}); }
+  void run() override { plans_[slot_].run(ctx_, s_.vals(), b_.view(), DenseView<float>{out_.data(), out_rows_, k_}); }
   double check() override {
     ctx_.synchronize();
     return check_.max_rel_err(out_.fetch());
   }
-  void release() override { plan_ = PreparedSpmm{}; }
+  void release() override { plans_[slot_] = PreparedSpmm{}; }
 
  private:
   const Context& ctx_;
@@ -207,7 +213,7 @@ class SpmmCase : public Case {
   KernelProblem problem_;
   const SpmmCheck& check_;
   Floats out_;
-  PreparedSpmm plan_;
+  PreparedSpmm plans_[2];
 };
 
 // ---- the loop ---------------------------------------------------------------------------------
@@ -352,6 +358,11 @@ class Runner {
 
     std::vector<ResultRow> rows;
     double baseline_ms = kNaN;
+    // The baseline and auto are timed together, run by run in turn (measure_pair), so that their
+    // ratio, the figure the targets are stated in, compares two medians of one time window.
+    const bool paired = !sel_.baseline.empty() && c.why_not(sel_.baseline).empty() &&
+                        std::find(sel_.names.begin(), sel_.names.end(), "auto") != sel_.names.end();
+    ResultRow paired_auto;
     for (const std::string& name : sel_.names) {
       if (name != "auto") {
         const std::string why = c.why_not(name);
@@ -366,13 +377,14 @@ class Runner {
       }
       ResultRow row = base_row(info, floor);
       row.variant = name;
-      try {
-        measure(c, name, info, flush, row);
-      } catch (const std::exception& e) {
-        c.release();
-        row.status = "failed";
-        row.message = e.what();
-        ++summary_.failed;
+      if (paired && name == sel_.baseline) {
+        paired_auto = base_row(info, floor);
+        paired_auto.variant = "auto";
+        measure_pair(c, info, flush, row, paired_auto);
+      } else if (paired && name == "auto") {
+        row = paired_auto;
+      } else {
+        measure_guarded(c, name, info, flush, row);
       }
       if (name == sel_.baseline && row.status == "ok") baseline_ms = row.median_ms;
       row.speedup = baseline_ms / row.median_ms;
@@ -406,26 +418,83 @@ class Runner {
     return row;
   }
 
-  // Prepare once, check once on a poisoned output, warm up, then time each run alone.
-  void measure(Case& c, const std::string& name, const CaseInfo& info, bool flush, ResultRow& row) {
+  // measure(), with a failure recorded in the row (status "failed") instead of thrown.
+  void measure_guarded(Case& c, const std::string& name, const CaseInfo& info, bool flush, ResultRow& row) {
+    try {
+      c.select(0);
+      measure(c, name, info, flush, row);
+    } catch (const std::exception& e) {
+      c.release();
+      row.status = "failed";
+      row.message = e.what();
+      ++summary_.failed;
+    }
+  }
+
+  // Prepares `name` in the case's selected slot, checks it once on a poisoned output and warms it up.
+  void set_up(Case& c, const std::string& name, ResultRow& row) {
     double prepare_seconds = 0;
     const std::string prepared = c.prepare(name, prepare_seconds);
     if (name == "auto") row.chosen = prepared;
+    row.prep_ms = prepare_seconds * 1e3;
     c.poison();
     c.run();
     row.max_rel_err = c.check();
     for (int w = 0; w < o_.warmup; ++w) c.run();
     ctx_.synchronize();
+  }
+
+  // One timed run of the selected slot's plan (after a cache flush when `flush`).
+  double time_one(Case& c, bool flush) {
+    if (flush) timer_->flush();
+    timer_->start();
+    c.run();
+    return timer_->stop_ms();
+  }
+
+  // Prepare once, check once on a poisoned output, warm up, then time each run alone.
+  void measure(Case& c, const std::string& name, const CaseInfo& info, bool flush, ResultRow& row) {
+    set_up(c, name, row);
     std::vector<double> ms;
     ms.reserve(static_cast<std::size_t>(o_.runs));
-    for (int r = 0; r < o_.runs; ++r) {
-      if (flush) timer_->flush();
-      timer_->start();
-      c.run();
-      ms.push_back(timer_->stop_ms());
-    }
+    for (int r = 0; r < o_.runs; ++r) ms.push_back(time_one(c, flush));
     c.release();
-    row.prep_ms = prepare_seconds * 1e3;
+    finish_row(ms, info, row);
+  }
+
+  // The baseline (slot 0) and auto (slot 1) prepared side by side and timed in alternation, the
+  // first of each pair swapping every round, so slow drift (clocks, temperature, a neighbour on
+  // the machine) and the position in the sequence weigh on both medians alike. If either cannot
+  // be prepared or run, both are measured one after the other instead.
+  void measure_pair(Case& c, const CaseInfo& info, bool flush, ResultRow& base, ResultRow& automatic) {
+    std::vector<double> ms[2];
+    try {
+      ResultRow* row[2] = {&base, &automatic};
+      const std::string name[2] = {sel_.baseline, "auto"};
+      for (int slot = 0; slot < 2; ++slot) {
+        c.select(slot);
+        set_up(c, name[slot], *row[slot]);
+      }
+      for (int r = 0; r < o_.runs; ++r) {
+        for (int i = 0; i < 2; ++i) {
+          const int slot = (r + i) % 2;
+          c.select(slot);
+          ms[slot].push_back(time_one(c, flush));
+        }
+      }
+    } catch (const std::exception&) {
+      for (int slot = 0; slot < 2; ++slot) c.select(slot), c.release();
+      measure_guarded(c, sel_.baseline, info, flush, base);
+      measure_guarded(c, "auto", info, flush, automatic);
+      return;
+    }
+    for (int slot = 0; slot < 2; ++slot) c.select(slot), c.release();
+    c.select(0);
+    finish_row(ms[0], info, base);
+    finish_row(ms[1], info, automatic);
+  }
+
+  void finish_row(const std::vector<double>& ms, const CaseInfo& info, ResultRow& row) {
     row.median_ms = median(ms);
     row.min_ms = *std::min_element(ms.begin(), ms.end());
     row.runs = o_.runs;
