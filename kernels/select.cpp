@@ -55,10 +55,12 @@ constexpr int kGpuSddmmShortRowsMaxK = 64;
 //   delaunay_n14 K = 32 (mean 6): 1.2x. At delaunay K = 64 (384) convert wins again.
 constexpr double kGpuSddmmCooMaxRowWork = 256.0;
 // * Small matrices of long rows at K <= 32: nonzero-parallel convert beats cuSPARSE's row split,
-//   DLMC layers (means 205-1152 rows, 0.2-0.3M nonzeros) 1.0-1.45x and nips (mean 499) 1.06x;
-//   bcsstk13 (mean 42) stays with cuSPARSE (convert 1.3x slower), as do the large matrices.
+//   DLMC layers of means 461 and 1152 (0.2-0.3M nonzeros) 1.2x and 1.45x, nips (mean 499)
+//   1.05-1.08x; bcsstk13 (mean 42) stays with cuSPARSE (convert 1.3x slower), as do the large
+//   matrices. DLMC final_dense (mean 205) too: convert 0.98x and 0.93x of cuSPARSE in the H200
+//   reports at 91a8b0c and 20fd01e (docs/benchmarks/h200-91a8b0c, latest), hence 256, not 128.
 constexpr int kGpuSddmmSmallLongMaxK = 32;
-constexpr double kGpuSddmmLongRows = 128.0;
+constexpr double kGpuSddmmLongRows = 256.0;
 constexpr double kGpuSddmmSmallNnz = 2e6;
 // * Large matrices of long rows at K = 64..128: PRedS's nonzero tiles beat cuSPARSE 1.04-1.27x
 //   (netflix, nytimes, ml-20m; means 144-335). At K = 32 ml-20m loses with PRedS (1.23x), and at

@@ -107,6 +107,35 @@ HostCsr mixed_rows(Rng& rng) {
   });
 }
 
+// GPU `auto` at K = 32 on small matrices of long rows (kernels/select.cpp): convert from a mean
+// row length of 256 on (DLMC 0.9 and 0.5 layers, nips), cuSPARSE below (DLMC final_dense, mean
+// 205, and bcsstk13, mean 42) and for large matrices. Needs no device.
+TEST(CudaSddmmSpecific, AutoOnSmallMatricesOfLongRowsAtK32) {
+  struct Case {
+    const char* matrix;
+    std::int64_t rows;
+    double mean;
+    const char* want;
+  };
+  const Case cases[] = {{"DLMC 0.9 final_dense", 1000, 205, "cuda.sddmm.cusparse"},
+                        {"DLMC 0.9 bottleneck_2_block_group4_2_1", 512, 461, "cuda.sddmm.convert"},
+                        {"DLMC 0.5 bottleneck_2_block_group3_1_1", 256, 1152, "cuda.sddmm.convert"},
+                        {"nips", 1500, 499, "cuda.sddmm.convert"},
+                        {"bcsstk13", 2003, 42, "cuda.sddmm.cusparse"},
+                        {"nytimes", 300000, 230, "cuda.sddmm.cusparse"}};
+  for (const Case& c : cases) {
+    KernelProblem p;
+    p.k = 32;
+    p.sparse.rows = c.rows;
+    p.sparse.cols = 5000;
+    p.sparse.row_mean = c.mean;
+    p.sparse.nnz = std::int64_t(c.mean * double(c.rows));
+    p.sparse.row_cv = 0.5;
+    p.sparse.row_max = std::int64_t(c.mean * 3);
+    EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
+  }
+}
+
 TEST(CudaSddmmSpecific, EveryWidthAlignedAndMisaligned) {
   FK_REQUIRE_GPU();
   Rng rng(test::fresh_seed());
