@@ -100,6 +100,14 @@ constexpr double kGpuTransposedShortRows = 160.0;
 // rows included (power-law S·B: 0.111 ms against nnz_vsr's 0.137, in both H200 reports of
 // 2026-11-24); only its transposed product loses there (power-law Sᵀ·B: 0.538 against 0.298).
 constexpr int kGpuVdlMaxK = 16;
+// S·B at 16 < K <= 32 on small matrices of long rows: vdl's one-row-per-warp kernel beats
+// cuSPARSE's CSR_ALG3 (H200, 2026-11-24, docs/benchmarks/spmm-design.md): nips (1500 rows, mean
+// 499), DLMC final_dense (1000, 205) and 0.5 bottleneck (256, 1152) 1.25-1.45x, bcsstk13 (2003, 42)
+// 1.05x. On the large matrices cuSPARSE stays ahead (nytimes, ml-20m) or even (netflix), and at
+// K = 64 it wins on most.
+constexpr int kGpuVdlWideMaxK = 32;
+constexpr double kGpuVdlWideMaxRows = 4096.0;
+constexpr double kGpuVdlWideMinMean = 40.0;
 
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured
 // (V >= 2), the tensor-core variant of that V (docs/benchmarks/tensor-core.md). Without structure
@@ -152,6 +160,8 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   }
   if (p.k <= kGpuVdlMaxK) return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
+  if (p.k <= kGpuVdlWideMaxK && double(p.sparse.rows) < kGpuVdlWideMaxRows && p.sparse.row_mean >= kGpuVdlWideMinMean)
+    return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (p.sparse.row_mean <= kGpuSpmmShortRows)
     return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.cusparse"}, p);
   return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);

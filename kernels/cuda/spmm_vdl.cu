@@ -1,11 +1,21 @@
 // cuda.spmm.vdl: row split, parallel reduction, vector-type dense-row loading, for small K.
 //
-// With K <= 16 a B row is at most 64 bytes, so putting lanes along K (row_csc) leaves most of a
-// warp idle. Here a group of g lanes (g a power of two chosen from the mean row length) shares one
+// K <= 16: a B row is at most 64 bytes, so putting lanes along K (row_csc) leaves most of a warp
+// idle. Here a group of g lanes (g a power of two chosen from the mean row length) shares one
 // row: lane i takes nonzeros i, i + g, ..., loads each whole B row with float4/float2 loads
 // (K/4 or K/2 instructions) and keeps K partial sums; a butterfly of warp shuffles then adds the g
 // partial rows, and the lanes write C's row as vectors. K is a template constant so the partial
-// sums stay in registers. Rows longer than LongRows' threshold go to the block-split path.
+// sums stay in registers.
+//
+// 16 < K <= 64: one row per warp. The warp is R = 32 / G sub-groups of G lanes, each sub-group
+// covering K (G lanes x float4, or 32 lanes x 1-2 floats when float4 does not apply); sub-group s
+// takes nonzeros s, s + R, ... of the row, and two or one shuffle stages add the R partial rows at
+// the end. row_csc instead puts 32 / G rows in a warp, which then runs as long as its longest
+// row: on long, uneven rows that idles a quarter or more of the lanes (nytimes S·B at K = 32:
+// 0.89 against 1.54 ms on an H200). The next 32 nonzeros' indices are loaded while the current
+// ones' B rows are; docs/benchmarks/spmm-design.md has the measurements behind the two shapes.
+//
+// Rows longer than LongRows' threshold go to the block-split path.
 #include <memory>
 #include <string>
 #include <utility>
@@ -19,14 +29,15 @@ namespace {
 using namespace cuda_spmm;
 
 constexpr int kThreads = 128;
-constexpr int kMaxK = 16;
+constexpr int kMaxK = 64;        // the variant
+constexpr int kMaxNarrowK = 16;  // whole B rows per lane
 
 template <int K, int V>
 __global__ void __launch_bounds__(kThreads)
     vdl_kernel(std::int64_t rows, int g, std::int64_t long_threshold, const std::int64_t* __restrict__ row_ptr,
                const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
                const float* __restrict__ b, float* __restrict__ c) {
-  static_assert(K >= 1 && K <= kMaxK && K % V == 0, "K must be a multiple of the vector width");
+  static_assert(K >= 1 && K <= kMaxNarrowK && K % V == 0, "K must be a multiple of the vector width");
   constexpr int kVecs = K / V;  // vectors per B row
   const int lane = threadIdx.x & (kWarpSize - 1);
   const int gl = lane & (g - 1);
@@ -92,6 +103,128 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// 16 < K <= 64 (see the top of the file). Lane gl of a sub-group holds columns (t G + gl) V ..
+// + V - 1 for t < T. Each iteration covers C chunks of 32 nonzeros, whose (column, value) pairs
+// were loaded during the previous iteration, one pair per lane; U B rows per sub-group are loaded
+// before their FMAs. kMinBlocks caps the registers (blocks per SM) for the configuration that
+// must fill the GPU with warps.
+template <int G, int V, int T, int C, int U, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    vdl_wide_kernel(std::int64_t rows, int k, std::int64_t long_threshold, const std::int64_t* __restrict__ row_ptr,
+                    const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
+                    const float* __restrict__ b, float* __restrict__ c) {
+  constexpr int R = kWarpSize / G;           // sub-groups per warp
+  constexpr int kSpan = C * kWarpSize;       // nonzeros per iteration
+  constexpr int kSteps = kSpan / R;          // of which each sub-group takes
+  static_assert(kSteps % U == 0, "U must divide a sub-group's nonzeros per iteration");
+  const int lane = threadIdx.x & (kWarpSize - 1);
+  const int gl = lane & (G - 1);
+  const int sub = lane / G;
+  const std::int64_t warps = std::int64_t(gridDim.x) * (kThreads / kWarpSize);
+  for (std::int64_t row = (std::int64_t(blockIdx.x) * kThreads + threadIdx.x) / kWarpSize; row < rows;
+       row += warps) {
+    const std::int64_t begin = row_ptr[row];
+    const std::int64_t end = row_ptr[row + 1];
+    if (end - begin > long_threshold) continue;  // LongRows computes it
+    float acc[T][V];
+#pragma unroll
+    for (int t = 0; t < T; ++t)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[t][v] = 0.f;
+    int next_col[C];
+    float next_val[C];
+#pragma unroll
+    for (int h = 0; h < C; ++h) {
+      const std::int64_t j = begin + h * kWarpSize + lane;
+      next_col[h] = j < end ? ld_sparse(col_idx + j) : 0;
+      next_val[h] = j < end ? ld_sparse(vals + j) : 0.f;
+    }
+    for (std::int64_t j0 = begin; j0 < end; j0 += kSpan) {
+      int my_col[C];
+      float my_val[C];
+#pragma unroll
+      for (int h = 0; h < C; ++h) {
+        my_col[h] = next_col[h];
+        my_val[h] = next_val[h];
+        const std::int64_t j = j0 + kSpan + h * kWarpSize + lane;
+        if (j < end) {
+          next_col[h] = ld_sparse(col_idx + j);
+          next_val[h] = ld_sparse(vals + j);
+        }
+      }
+      const int n = static_cast<int>(end - j0 < kSpan ? end - j0 : kSpan);
+#pragma unroll
+      for (int u0 = 0; u0 < kSteps; u0 += U) {
+        float a[U];
+        float x[U][T][V];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          // Nonzero j0 + q; its pair sits in chunk q / 32 (the same for the whole warp: sub < R
+          // and R divides 32) at lane q % 32.
+          const int q = (u0 + u) * R + sub;
+          const int col = __shfl_sync(kFullMask, my_col[(u0 + u) * R / kWarpSize], q % kWarpSize);
+          a[u] = __shfl_sync(kFullMask, my_val[(u0 + u) * R / kWarpSize], q % kWarpSize);
+          const float* brow = b + std::int64_t(col) * k;
+#pragma unroll
+          for (int t = 0; t < T; ++t) {
+            const int kk = (t * G + gl) * V;
+            if (q < n && kk < k) {
+              ldg_vec<V>(brow + kk, x[u][t]);
+            } else {
+#pragma unroll
+              for (int v = 0; v < V; ++v) x[u][t][v] = 0.f;
+            }
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+          for (int t = 0; t < T; ++t)
+#pragma unroll
+            for (int v = 0; v < V; ++v) acc[t][v] = fmaf(a[u], x[u][t][v], acc[t][v]);
+      }
+    }
+#pragma unroll
+    for (int h = G; h < kWarpSize; h *= 2)
+#pragma unroll
+      for (int t = 0; t < T; ++t)
+#pragma unroll
+        for (int v = 0; v < V; ++v) acc[t][v] += __shfl_xor_sync(kFullMask, acc[t][v], h);
+    if (sub == 0) {
+      float* crow = c + row * k;
+#pragma unroll
+      for (int t = 0; t < T; ++t) {
+        const int kk = (t * G + gl) * V;
+        if (kk < k) stcs_vec<V>(crow + kk, acc[t]);
+      }
+    }
+  }
+}
+
+// Few long rows (fewer warps than the GPU holds, each with a long list): two chunks and 16 B rows
+// per sub-group in flight (nips, DLMC layers at K = 32: 1.25-1.43x over cuSPARSE against
+// 1.0-1.1x with one chunk, H200). Otherwise one chunk and 8 rows in flight at <= 64 registers so
+// that 8 blocks fit an SM (nytimes 0.89 ms against 1.25 ms unbounded, 80-90 registers).
+constexpr std::int64_t kFewRows = 4096;
+constexpr double kLongRowMean = 64.0;
+
+template <int G, int V, int T>
+void launch_vdl_wide(const Context& ctx, bool few_long, std::int64_t rows, int k, std::int64_t long_threshold,
+                     const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals, const float* b,
+                     float* c) {
+  const unsigned grid = grid_for(rows, kThreads / kWarpSize);
+  if (few_long) {
+    prefer_l1<vdl_wide_kernel<G, V, T, 2, 16, 1>>();
+    vdl_wide_kernel<G, V, T, 2, 16, 1><<<grid, kThreads, 0, stream_of(ctx)>>>(rows, k, long_threshold, row_ptr,
+                                                                              col_idx, vals, b, c);
+  } else {
+    prefer_l1<vdl_wide_kernel<G, V, T, 1, 8, 8>>();
+    vdl_wide_kernel<G, V, T, 1, 8, 8><<<grid, kThreads, 0, stream_of(ctx)>>>(rows, k, long_threshold, row_ptr,
+                                                                             col_idx, vals, b, c);
+  }
+  FK_CUDA_CHECK_LAUNCH();
+}
+
 template <int K>
 void launch_vdl(const Context& ctx, int vec, std::int64_t rows, int g, std::int64_t long_threshold,
                 const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals, const float* b,
@@ -148,6 +281,8 @@ class VdlPlan : public SpmmPlan {
     const std::vector<std::int64_t> row_ptr = download_row_ptr(s);
     g_ = lanes_for(row_ptr);
     long_rows_ = LongRows(row_ptr);
+    const double mean = s.rows > 0 ? double(row_ptr.back() - row_ptr.front()) / double(s.rows) : 0.0;
+    few_long_ = s.rows < kFewRows && mean >= kLongRowMean;
   }
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
@@ -158,8 +293,24 @@ class VdlPlan : public SpmmPlan {
     const auto addr_b = reinterpret_cast<std::uintptr_t>(b.data);
     const auto addr_c = reinterpret_cast<std::uintptr_t>(c.data);
     const int vec = ((addr_b | addr_c) % 16 == 0) ? 4 : ((addr_b | addr_c) % 8 == 0) ? 2 : 1;
-    dispatch_vdl(k_, std::make_integer_sequence<int, kMaxK>{}, ctx, vec, s_.rows, g_, long_rows_.threshold(),
-                 s_.row_ptr, s_.col_idx, vals, b.data, c.data);
+    if (k_ <= kMaxNarrowK) {
+      dispatch_vdl(k_, std::make_integer_sequence<int, kMaxNarrowK>{}, ctx, vec, s_.rows, g_, long_rows_.threshold(),
+                   s_.row_ptr, s_.col_idx, vals, b.data, c.data);
+    } else {
+      const bool vec4 = vec == 4 && k_ % 4 == 0;
+      auto wide = [&](auto launch) {
+        launch(ctx, few_long_, s_.rows, k_, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
+      };
+      if (vec4 && k_ <= 32) {
+        wide(launch_vdl_wide<8, 4, 1>);
+      } else if (vec4) {
+        wide(launch_vdl_wide<16, 4, 1>);
+      } else if (k_ <= 32) {
+        wide(launch_vdl_wide<32, 1, 1>);
+      } else {
+        wide(launch_vdl_wide<32, 1, 2>);
+      }
+    }
     long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals, b.data, c.data, k_);
   }
 
@@ -167,6 +318,7 @@ class VdlPlan : public SpmmPlan {
   CsrView s_;
   int k_;
   int g_ = 1;
+  bool few_long_ = false;  // few rows, long on average: the deeper-pipelined wide kernel
   LongRows long_rows_;
 };
 
@@ -174,13 +326,13 @@ class VdlSpmm : public SpmmVariant {
  public:
   const char* name() const override { return "cuda.spmm.vdl"; }
   const char* summary() const override {
-    return "small K (<= 16): lanes split each row's nonzeros, float4/float2 B-row loads, shuffle reduction";
+    return "small K (<= 64): lanes or lane groups split each row's nonzeros, vector B-row loads, shuffle reduction";
   }
   Backend backend() const override { return Backend::kCuda; }
   std::string why_not(const KernelProblem& p) const override {
     if (p.k > kMaxK)
-      return "vdl keeps a whole row of K partial sums per lane and is built for K <= " + std::to_string(kMaxK) +
-             ", got K = " + std::to_string(p.k);
+      return "vdl splits a row's nonzeros over lanes holding whole B rows and is built for K <= " +
+             std::to_string(kMaxK) + ", got K = " + std::to_string(p.k);
     return {};
   }
   std::unique_ptr<SpmmPlan> prepare(const Context&, const CsrView& s, int k) const override {

@@ -184,8 +184,10 @@ TEST(CudaSpmmSpecific, WhyNot) {
   p.sparse.rows = 100;
   p.k = 16;
   EXPECT_EQ(find_spmm_variant("cuda.spmm.vdl").why_not(p), "");
-  p.k = 17;
-  EXPECT_NE(find_spmm_variant("cuda.spmm.vdl").why_not(p).find("16"), std::string::npos);
+  p.k = 64;
+  EXPECT_EQ(find_spmm_variant("cuda.spmm.vdl").why_not(p), "");
+  p.k = 65;
+  EXPECT_NE(find_spmm_variant("cuda.spmm.vdl").why_not(p).find("64"), std::string::npos);
   p.sparse.rows = std::int64_t(INT32_MAX) + 1;
   EXPECT_NE(find_spmm_variant("cuda.spmm.nnz_vsr").why_not(p), "");
   for (const char* v : {"cuda.spmm.row_csc", "cuda.spmm.aspt", "cuda.spmm.cusparse"})
@@ -218,6 +220,34 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
     p.sparse.nnz = std::int64_t(c.t_mean * double(c.t_rows));
     p.sparse.row_cv = c.t_cv;
     p.sparse.row_max = std::int64_t(c.t_mean * 4);
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
+  }
+}
+
+// GPU `auto` for S·B at K = 32 on the report's matrices' row statistics: vdl's one-row-per-warp
+// kernel on small matrices of long rows, cuSPARSE on the large ones, row_csc on short rows.
+TEST(CudaSpmmSpecific, AutoForProductAtK32) {
+  struct Case {
+    const char* matrix;
+    std::int64_t rows;
+    double mean;
+    const char* want;
+  };
+  const Case cases[] = {{"nips", 1500, 499, "cuda.spmm.vdl"},
+                        {"DLMC final_dense", 1000, 205, "cuda.spmm.vdl"},
+                        {"DLMC 0.5 bottleneck_2_block_group3_1_1", 256, 1152, "cuda.spmm.vdl"},
+                        {"bcsstk13", 2003, 42, "cuda.spmm.vdl"},
+                        {"nytimes", 300000, 230, "cuda.spmm.cusparse"},
+                        {"ml-20m", 138493, 144, "cuda.spmm.cusparse"},
+                        {"banded", 1000000, 20, "cuda.spmm.row_csc"}};
+  for (const Case& c : cases) {
+    KernelProblem p;
+    p.k = 32;
+    p.sparse.rows = c.rows;
+    p.sparse.row_mean = c.mean;
+    p.sparse.nnz = std::int64_t(c.mean * double(c.rows));
+    p.sparse.row_cv = 0.5;
+    p.sparse.row_max = std::int64_t(c.mean * 3);
     EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
   }
 }
