@@ -100,14 +100,25 @@ constexpr double kGpuTransposedShortRows = 160.0;
 // rows included (power-law S·B: 0.111 ms against nnz_vsr's 0.137, in both H200 reports of
 // 2026-11-24); only its transposed product loses there (power-law Sᵀ·B: 0.538 against 0.298).
 constexpr int kGpuVdlMaxK = 16;
-// S·B at 16 < K <= 32 on small matrices of long rows: vdl's one-row-per-warp kernel beats
-// cuSPARSE's CSR_ALG3 (H200, 2026-11-24, docs/benchmarks/spmm-design.md): nips (1500 rows, mean
-// 499), DLMC final_dense (1000, 205) and 0.5 bottleneck (256, 1152) 1.25-1.45x, bcsstk13 (2003, 42)
-// 1.05x. On the large matrices cuSPARSE stays ahead (nytimes, ml-20m) or even (netflix), and at
-// K = 64 it wins on most.
+// vdl's one-row-per-warp path (16 < K <= 64), measured on the H200 against the other variants
+// and cuSPARSE (2026-11-24, docs/benchmarks/checks/vdl-wide-h200, spmm-design.md):
+// * S·B at K <= 32 on small matrices of long rows: nips (1500 rows, mean 499) 1.30x, DLMC
+//   final_dense (1000, 205) 1.36x, bcsstk13 (2003, 42) 1.08x over cuSPARSE. Below 1000 rows a
+//   warp per row leaves most SMs idle (DLMC 0.9 bottleneck, 512 rows: 0.62x); on the large
+//   matrices cuSPARSE stays ahead (nytimes 0.88x, ml-20m 0.79x); at K = 64 it wins on all of these.
 constexpr int kGpuVdlWideMaxK = 32;
+constexpr double kGpuVdlWideMinRows = 1000.0;
 constexpr double kGpuVdlWideMaxRows = 4096.0;
 constexpr double kGpuVdlWideMinMean = 40.0;
+// * Sᵀ·B at K <= 64 where Sᵀ has few long rows (the DLMC layers, 2048-4608 rows of mean 51-128,
+//   and bcsstk13: 1.05-1.50x over cuSPARSE at K = 32 and 1.06-1.81x over row_csc at K = 64), or
+//   many rows of Zipf-like, long lengths (ml-20m, 26744 of mean 748, and nytimes, 102660 of mean
+//   673: 1.07-1.36x over nnz_vsr). Not nips (12419, mean 60: 0.77x cuSPARSE at K = 64), netflix
+//   (17770, mean 5654: 0.83-0.96x), nor short rows (banded, delaunay_n14, hep-th: row_csc).
+constexpr int kGpuVdlWideTransposedMaxK = 64;
+constexpr double kGpuVdlWideTransposedFewRows = 5000.0;
+constexpr double kGpuVdlWideTransposedManyRows = 20000.0;
+constexpr double kGpuVdlWideTransposedManyMinMean = 100.0;
 
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured
 // (V >= 2), the tensor-core variant of that V (docs/benchmarks/tensor-core.md). Without structure
@@ -144,6 +155,11 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const bool skewed = p.sparse.row_cv > kGpuSkewRowCv;
   if (p.k == 1 && (!skewed || !p.transposed))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
+  const double rows = double(p.sparse.rows), mean = p.sparse.row_mean;
+  if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuVdlWideTransposedMaxK && mean >= kGpuVdlWideMinMean &&
+      (rows < kGpuVdlWideTransposedFewRows ||
+       (rows >= kGpuVdlWideTransposedManyRows && mean >= kGpuVdlWideTransposedManyMinMean)))
+    return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.nnz_vsr"}, p);
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuTransposedFewRowsMaxK &&
       double(p.sparse.rows) < kGpuTransposedFewRows && p.sparse.row_mean >= kGpuTransposedFewRowsMinMean)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
@@ -160,7 +176,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   }
   if (p.k <= kGpuVdlMaxK) return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
-  if (p.k <= kGpuVdlWideMaxK && double(p.sparse.rows) < kGpuVdlWideMaxRows && p.sparse.row_mean >= kGpuVdlWideMinMean)
+  if (p.k <= kGpuVdlWideMaxK && rows >= kGpuVdlWideMinRows && rows < kGpuVdlWideMaxRows && mean >= kGpuVdlWideMinMean)
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (p.sparse.row_mean <= kGpuSpmmShortRows)
     return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.cusparse"}, p);

@@ -195,7 +195,8 @@ TEST(CudaSpmmSpecific, WhyNot) {
 }
 
 // GPU `auto` for Sᵀ·B at K = 32 (kernels/select.cpp) on the transposes' row statistics of the
-// report's matrices: cuSPARSE where Sᵀ has few, long rows, our kernels elsewhere. Needs no device.
+// report's matrices: vdl where Sᵀ has few long rows or many Zipf-long ones, cuSPARSE for nips and
+// netflix, our other kernels elsewhere. Needs no device.
 TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
   struct Case {
     const char* matrix;
@@ -204,11 +205,13 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
     const char* want;
   };
   // Row statistics of Sᵀ, rounded; cv is set on the side it falls in the rules (even <= 1.5).
-  const Case cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.cusparse"},
-                        {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.cusparse"},
+  const Case cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.vdl"},
+                        {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.vdl"},
                         {"nips", 12419, 60, 2.5, "cuda.spmm.cusparse"},
                         {"netflix", 17770, 5654, 1.4, "cuda.spmm.cusparse"},
-                        {"ml-20m", 26744, 748, 2.5, "cuda.spmm.nnz_vsr"},
+                        {"ml-20m", 26744, 748, 2.5, "cuda.spmm.vdl"},
+                        {"nytimes", 102660, 673, 6.0, "cuda.spmm.vdl"},
+                        {"power-law", 1000000, 20, 76, "cuda.spmm.nnz_vsr"},
                         {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
                         {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.row_csc"}};
   for (const Case& c : cases) {
@@ -225,7 +228,8 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
 }
 
 // GPU `auto` for S·B at K = 32 on the report's matrices' row statistics: vdl's one-row-per-warp
-// kernel on small matrices of long rows, cuSPARSE on the large ones, row_csc on short rows.
+// kernel on small matrices of long rows (but not below 1000 rows), cuSPARSE on the large ones,
+// row_csc on short rows.
 TEST(CudaSpmmSpecific, AutoForProductAtK32) {
   struct Case {
     const char* matrix;
@@ -235,7 +239,7 @@ TEST(CudaSpmmSpecific, AutoForProductAtK32) {
   };
   const Case cases[] = {{"nips", 1500, 499, "cuda.spmm.vdl"},
                         {"DLMC final_dense", 1000, 205, "cuda.spmm.vdl"},
-                        {"DLMC 0.5 bottleneck_2_block_group3_1_1", 256, 1152, "cuda.spmm.vdl"},
+                        {"DLMC 0.9 bottleneck_2_block_group4_2_1", 512, 461, "cuda.spmm.cusparse"},
                         {"bcsstk13", 2003, 42, "cuda.spmm.vdl"},
                         {"nytimes", 300000, 230, "cuda.spmm.cusparse"},
                         {"ml-20m", 138493, 144, "cuda.spmm.cusparse"},
