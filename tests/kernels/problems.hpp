@@ -189,4 +189,17 @@ inline Precision conformance_precision(const VariantInfo& v) {
 }
 inline double conformance_tolerance(Precision p) { return p == Precision::kF32 ? 1e-5 : 1e-2; }
 
+// A problem carrying only what the GPU `auto` rules read (kernels/select.cpp): K, the rows, their
+// mean length (nnz follows) and spread; the longest row is set to 4x the mean.
+inline KernelProblem rule_problem(int k, std::int64_t rows, double mean, double cv = 0.5) {
+  KernelProblem p;
+  p.k = k;
+  p.sparse.rows = rows;
+  p.sparse.row_mean = mean;
+  p.sparse.nnz = std::int64_t(mean * double(rows));
+  p.sparse.row_cv = cv;
+  p.sparse.row_max = std::int64_t(mean * 4);
+  return p;
+}
+
 }  // namespace fk::test

@@ -123,17 +123,9 @@ TEST(CudaSddmmSpecific, AutoOnSmallMatricesOfLongRowsAtK32) {
                         {"nips", 1500, 499, "cuda.sddmm.convert"},
                         {"bcsstk13", 2003, 42, "cuda.sddmm.cusparse"},
                         {"nytimes", 300000, 230, "cuda.sddmm.cusparse"}};
-  for (const Case& c : cases) {
-    KernelProblem p;
-    p.k = 32;
-    p.sparse.rows = c.rows;
-    p.sparse.cols = 5000;
-    p.sparse.row_mean = c.mean;
-    p.sparse.nnz = std::int64_t(c.mean * double(c.rows));
-    p.sparse.row_cv = 0.5;
-    p.sparse.row_max = std::int64_t(c.mean * 3);
-    EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
-  }
+  for (const Case& c : cases)
+    EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, test::rule_problem(32, c.rows, c.mean)).name(), c.want)
+        << c.matrix;
 }
 
 TEST(CudaSddmmSpecific, EveryWidthAlignedAndMisaligned) {

@@ -215,14 +215,8 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
                         {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
                         {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.row_csc"}};
   for (const Case& c : cases) {
-    KernelProblem p;
-    p.k = 32;
+    KernelProblem p = test::rule_problem(32, c.t_rows, c.t_mean, c.t_cv);
     p.transposed = true;
-    p.sparse.rows = c.t_rows;
-    p.sparse.row_mean = c.t_mean;
-    p.sparse.nnz = std::int64_t(c.t_mean * double(c.t_rows));
-    p.sparse.row_cv = c.t_cv;
-    p.sparse.row_max = std::int64_t(c.t_mean * 4);
     EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
   }
 }
@@ -244,16 +238,9 @@ TEST(CudaSpmmSpecific, AutoForProductAtK32) {
                         {"nytimes", 300000, 230, "cuda.spmm.cusparse"},
                         {"ml-20m", 138493, 144, "cuda.spmm.cusparse"},
                         {"banded", 1000000, 20, "cuda.spmm.row_csc"}};
-  for (const Case& c : cases) {
-    KernelProblem p;
-    p.k = 32;
-    p.sparse.rows = c.rows;
-    p.sparse.row_mean = c.mean;
-    p.sparse.nnz = std::int64_t(c.mean * double(c.rows));
-    p.sparse.row_cv = 0.5;
-    p.sparse.row_max = std::int64_t(c.mean * 3);
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
-  }
+  for (const Case& c : cases)
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(32, c.rows, c.mean)).name(), c.want)
+        << c.matrix;
 }
 
 // GPU `auto` at K = 1: cuSPARSE's SpMV, skewed rows included, except for a skewed Sᵀ·B, where
