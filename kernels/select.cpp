@@ -48,7 +48,7 @@ constexpr double kGpuSkewRowCv = 4.0;
 constexpr double kGpuSddmmTinyRows = 8.0;
 constexpr double kGpuSddmmShortRows = 32.0;
 constexpr int kGpuSddmmShortRowsMaxK = 64;
-// Refinements from the H200 report of 2026-11-24 (docs/benchmarks/latest/, per-variant rows in
+// Refinements from the H200 report of 2026-11-24 (docs/benchmarks/h200-43fb7b3/, per-variant rows in
 // measured/kernels-*/kernels.csv); each names the problems it moved:
 // * Very little work per row (mean row length x K <= 256): one thread per nonzero (coo) has the
 //   shortest critical path. hep-th K = 32 / 64 (mean 3.8): coo 2.1x / 1.4x faster than convert;
@@ -82,10 +82,11 @@ constexpr int kGpuSpmmTinyRowsMaxK = 64;
 // transposed SpMM beats our kernels on the transpose, whose row (row_csc) or segment (nnz_vsr)
 // split leaves SMs idle. Measured on the H200 (2026-11-24): DLMC layers with 2048-4608 columns
 // (means 51-128) and bcsstk13 (2003, mean 42) 1.2-2.6x against row_csc; in the 12-matrix report
-// (docs/benchmarks/latest), nips (12419, mean 60) 1.18x and netflix (17770, mean 5654) 1.13x
-// against nnz_vsr, while ml-20m (26744 columns) and nytimes (102660) stay faster with nnz_vsr, and
-// delaunay_n14 (16384, mean 6) and hep-th (8361, mean 3.8) with row_csc (1.6-1.9x). From K = 64 on,
-// the wider rows fill the machine again, and at K <= 16 vdl beats cuSPARSE there by 1.5-2x.
+// (docs/benchmarks/h200-91a8b0c), nips (12419, mean 60) 1.18x and netflix (17770, mean 5654)
+// 1.13x against nnz_vsr, while ml-20m (26744 columns) and nytimes (102660) stay faster with
+// nnz_vsr, and delaunay_n14 (16384, mean 6) and hep-th (8361, mean 3.8) with row_csc (1.6-1.9x).
+// From K = 64 on, the wider rows fill the machine again, and at K <= 16 vdl beats cuSPARSE there
+// by 1.5-2x. vdl's one-row-per-warp path (below) now takes the DLMC layers and bcsstk13 first.
 constexpr double kGpuTransposedFewRows = 20000.0;
 constexpr double kGpuTransposedFewRowsMinMean = 40.0;
 constexpr int kGpuTransposedFewRowsMaxK = 32;
@@ -95,7 +96,7 @@ constexpr int kGpuTransposedFewRowsMaxK = 32;
 // popularity: nips, ml-20m, nytimes, power-law) suit nnz_vsr (1.2-4.6x).
 constexpr double kGpuTransposedEvenCv = 1.5;
 constexpr double kGpuTransposedShortRows = 160.0;
-// vdl (parallel reduction, whole B rows per lane) is built for K <= 16; at K = 4 it beats
+// vdl's narrow path (parallel reduction, whole B rows per lane) serves K <= 16; at K = 4 it beats
 // cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE's SpMV wins, skewed
 // rows included (power-law S·B: 0.111 ms against nnz_vsr's 0.137, in both H200 reports of
 // 2026-11-24); only its transposed product loses there (power-law Sᵀ·B: 0.538 against 0.298).
