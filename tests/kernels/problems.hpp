@@ -56,6 +56,22 @@ HostCsr random_pattern(std::int64_t rows, std::int64_t cols, Rng& rng, RowLen ro
   return m;
 }
 
+// rows x cols, every row `per_row` entries long, entry j of row r in column col_of(r, j): a
+// pattern without values, filled in parallel (the opt-in tests of more than 2^31 nonzeros).
+template <typename ColOf>
+HostCsr regular_pattern(std::int64_t rows, std::int64_t cols, std::int64_t per_row, ColOf col_of) {
+  HostCsr m;
+  m.rows = rows;
+  m.cols = cols;
+  m.row_ptr.resize(rows + 1);
+  m.col_idx.resize(rows * per_row);
+  for (std::int64_t r = 0; r <= rows; ++r) m.row_ptr[r] = r * per_row;
+#pragma omp parallel for
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < per_row; ++j) m.col_idx[r * per_row + j] = static_cast<std::int32_t>(col_of(r, j));
+  return m;
+}
+
 inline std::vector<Problem> awkward_problems(std::uint64_t seed) {
   Rng rng(seed);
   std::vector<Problem> out;

@@ -258,13 +258,9 @@ TEST(CudaSddmmSpecific, MoreThan2To31Nonzeros) {
   const char* huge = std::getenv("FK_TEST_HUGE");
   if (!huge || std::string(huge) != "1") GTEST_SKIP() << "set FK_TEST_HUGE=1 (needs ~30 GB of device memory)";
   const std::int64_t rows = 1024, cols = 4096, per_row = (std::int64_t(1) << 21) + 1;
-  HostCsr h;
-  h.rows = rows;
-  h.cols = cols;
-  h.row_ptr.resize(rows + 1);
-  h.col_idx.resize(rows * per_row);
-  for (std::int64_t r = 0; r <= rows; ++r) h.row_ptr[r] = r * per_row;
-  for (std::int64_t j = 0; j < rows * per_row; ++j) h.col_idx[j] = static_cast<std::int32_t>((j * 7919) % cols);
+  const HostCsr h = test::regular_pattern(rows, cols, per_row, [&](std::int64_t r, std::int64_t j) {
+    return ((r * per_row + j) * 7919) % cols;  // entry e = r * per_row + j: column e * 7919 mod cols
+  });
   ASSERT_GT(h.nnz(), std::int64_t(1) << 31);
   Rng rng(test::fresh_seed());
   const std::vector<float> a = test::random_dense(rows, rng), b = test::random_dense(cols, rng);

@@ -241,15 +241,7 @@ TEST(DeviceTranspose, MoreThanTwoBillionNonzeros) {
   // (r, j) = (7r + 2j) mod 2^16 (at most once per row), pattern only.
   const std::int64_t rows = 1 << 20, cols = 1 << 16, len = 2049;
   const auto col_of = [&](std::int64_t r, std::int64_t j) { return std::int32_t((r * 7 + j * 2) % cols); };
-  HostCsr s;
-  s.rows = rows;
-  s.cols = cols;
-  s.row_ptr.resize(rows + 1);
-  s.col_idx.resize(rows * len);
-  for (std::int64_t r = 0; r <= rows; ++r) s.row_ptr[r] = r * len;
-#pragma omp parallel for
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t j = 0; j < len; ++j) s.col_idx[r * len + j] = col_of(r, j);
+  HostCsr s = test::regular_pattern(rows, cols, len, col_of);
   ASSERT_GT(s.nnz(), std::int64_t(INT32_MAX));
   std::vector<std::int64_t> want_ptr(cols + 1, 0);
   for (const std::int32_t c : s.col_idx) ++want_ptr[c + 1];
