@@ -150,7 +150,8 @@ cpu_timing=(--runs 5 --warmup 1)
 gpu_timing=(--runs 20 --warmup 3)
 # gpu mode's default matrices: all of bench_kernels.sh's set. Sᵀ·B plans used to transpose S on the
 # host (250 s for netflix's sweep on an H100, so netflix and banded were left out); with the device
-# transpose the ten other matrices took 135 s and netflix + banded 116 s on an H200 (2026-11-24).
+# transpose the ten other matrices take 186 s and netflix + banded 153 s on an H200 at 20 runs
+# (135 s and 116 s at 10; 2026-11-24).
 gpu_matrices="bcsstk13,delaunay_n14,hep-th,dlmc-0.9-bottleneck_2_block_group4_2_1,dlmc-0.9-final_dense,dlmc-0.5-bottleneck_2_block_group3_1_1,nips,ml-20m,nytimes,powerlaw,netflix,banded"
 
 # Apps: "modes|id|binary|config|extra arguments|condition". modes: any of quick, gpu, cpu.
