@@ -32,6 +32,7 @@
 #include "core/cuda/gpu_resources.cuh"
 #include "core/dense.hpp"
 #include "core/error.hpp"
+#include "kernels/cuda/prefer_l1.cuh"
 #include "kernels/sddmm.hpp"
 
 namespace fk::sddmm_cuda {
@@ -71,13 +72,6 @@ inline void check_run_args(const CsrView& s, int k, DenseView<const float> a, De
                    << ", B " << b.rows << "x" << b.cols << ", K " << k);
   FK_CHECK(s.nnz == 0 || (a.data != nullptr && b.data != nullptr && out != nullptr),
            variant << ": null A, B or output pointer");
-}
-
-// Kernels without shared memory ask for the largest L1 (B rows are what L1 should hold).
-template <class Kernel>
-void prefer_l1(Kernel* kernel) {
-  FK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                     static_cast<int>(cudaSharedmemCarveoutMaxL1)));
 }
 
 // Fraction of L2 that one K slice of B may take (tunable; 0 disables slicing for L2). The

@@ -78,7 +78,7 @@ class ConvertPlan : public SddmmPlan {
         // are units: the grid-stride loop deals the units out evenly.
         const unsigned blocks =
             std::min(grid_blocks(units, kWalkWarps), static_cast<unsigned>(sm_count(ctx)) * 8u);
-        prefer_l1(convert_kernel<Cfg>);
+        prefer_l1<convert_kernel<Cfg>>();
         convert_kernel<Cfg><<<blocks, kWalkThreads, 0, stream_of(ctx)>>>(p);
         FK_CUDA_CHECK_LAUNCH();
       });

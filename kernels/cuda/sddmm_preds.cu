@@ -92,7 +92,7 @@ class PredsPlan : public SddmmPlan {
                         a.data, b.data, k_, k0, kc, chunk_mode(k0, kc, k_), s_vals, out};
       dispatch_walk(kc, vec, [&](auto cfg) {
         using Cfg = decltype(cfg);
-        prefer_l1(preds_kernel<Cfg>);
+        prefer_l1<preds_kernel<Cfg>>();
         preds_kernel<Cfg><<<blocks, kWalkThreads, 0, stream_of(ctx)>>>(p);
         FK_CUDA_CHECK_LAUNCH();
       });

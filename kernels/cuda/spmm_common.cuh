@@ -10,6 +10,7 @@
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
 #include "core/device_buffer.hpp"
+#include "kernels/cuda/prefer_l1.cuh"
 #include "kernels/spmm.hpp"
 
 namespace fk::cuda_spmm {
@@ -176,20 +177,6 @@ __device__ __forceinline__ void atomic_add_vec(float* p, const float (&x)[V]) {
 #pragma unroll
   for (int v = 0; v < V; ++v) atomicAdd(p + v, x[v]);
 #endif
-}
-
-// Asks for the largest L1 (smallest shared-memory carveout) for a kernel that uses no shared
-// memory: its reuse of B rows lives in L1. Once per kernel instantiation (a hint; per device
-// context, so a second GPU keeps the driver's default).
-// (A template on the kernel itself: kernels of one signature share a function type.)
-template <auto Kernel>
-void prefer_l1() {
-  static const bool done = [] {
-    FK_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                       static_cast<int>(cudaSharedmemCarveoutMaxL1)));
-    return true;
-  }();
-  (void)done;
 }
 
 // ---- mapping of K onto the lanes of a row group ------------------------------------------------
