@@ -2,6 +2,7 @@
 // checks each against the reference. `fk-bench --help` explains the options and the columns.
 #include <iostream>
 
+#include "apps/bench/explain.hpp"
 #include "apps/bench/options.hpp"
 #include "apps/bench/problem.hpp"
 #include "apps/bench/runner.hpp"
@@ -19,6 +20,10 @@ int run(int argc, const char* const argv[]) {
   }
   if (options.list) {
     print_variant_list(std::cout);
+    return 0;
+  }
+  if (options.explain_auto) {  // rules only: no context, no device
+    explain_auto(options, load_matrix(options), std::cout);
     return 0;
   }
   fk::DeviceRequest request = fk::DeviceRequest::kAuto;

@@ -61,6 +61,11 @@ void add_option_groups(po::options_description& out) {
   po::options_description info("Information", kHelpWidth, kHelpWidth / 2);
   info.add_options()
       ("list", "print every registered variant with its backend and summary, then exit")
+      ("explain-auto",
+       "print the variant 'auto' chooses for each K (and form or op) on --device (gpu when auto), with the "
+       "matrix features its rules read, then exit: nothing is prepared or run, so no GPU is needed. With "
+       "--csv, one row per choice (op, form, matrix, m, n, nnz, k, device, rows, row_mean, row_cv, row_max, "
+       "auto_pick)")
       ("help,h", "print this help, then exit");
 
   out.add(source).add(run).add(info);
@@ -204,6 +209,8 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   if (vm.count("check-nnz")) o.check_nnz = vm["check-nnz"].as<std::int64_t>();
   if (o.check_nnz < 1) throw UsageError("--check-nnz: must be at least 1, got " + std::to_string(o.check_nnz));
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
+  o.explain_auto = vm.count("explain-auto") > 0;
+  if (o.explain_auto && vm.count("variants")) throw UsageError("--explain-auto explains 'auto' only; drop --variants");
   return o;
 }
 

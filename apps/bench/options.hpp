@@ -23,6 +23,9 @@ const char* to_string(BenchOp op);
 struct BenchOptions {
   bool help = false;
   bool list = false;
+  // Print the variant `auto` would choose for each (K, form or op) and the features its rules
+  // saw, without preparing or running anything (so it needs no GPU to explain GPU choices).
+  bool explain_auto = false;
   BenchOp op = BenchOp::kSddmm;
 
   // Exactly one source of the sparse matrix.

@@ -205,6 +205,43 @@ TEST(BenchCli, RealFilesWithPatternOnlyValues) {
   EXPECT_EQ(matrices, (std::set<std::string>{"hep-th", "0.9/bottleneck_1_block_group1_1_1"}));
 }
 
+// --explain-auto prints the rules' choice per (op, K) and runs nothing; its CSV rows carry the
+// features the rules read and must name exactly what choose_*_variant picks for them. In a CUDA
+// build the GPU rules are explained too, on this machine without a GPU.
+TEST(BenchCli, ExplainAutoReportsTheRulesChoiceWithoutRunning) {
+  test::TempDir dir;
+  const std::string spec = "powerlaw:rows=300,cols=120,nnz=3000";
+  const HostCsr s = gen::generate_sparse(gen::parse_sparse_spec(spec));
+  std::vector<std::string> devices = {"cpu"};
+  for (const auto* v : spmm_variants())
+    if (device_of(v->backend()) == DeviceKind::kGpu) devices = {"cpu", "gpu"};
+  for (const std::string& device : devices) {
+    SCOPED_TRACE(device);
+    const std::string csv_path = dir.file("picks-" + device + ".csv");
+    const Outcome o = run_bench(dir, "spmm --gen " + spec + " --op both --k 1,4,32 --device " + device +
+                                         " --explain-auto --csv '" + csv_path + "'");
+    ASSERT_EQ(o.code, 0) << o.err;
+    const Outcome d = run_bench(dir, "sddmm --gen " + spec + " --k 32,256 --device " + device +
+                                         " --explain-auto --csv '" + csv_path + "'");
+    ASSERT_EQ(d.code, 0) << d.err;
+    EXPECT_NE(o.out.find("K=32"), std::string::npos) << o.out;
+    const Csv csv = read_csv(csv_path);
+    ASSERT_EQ(csv.rows.size(), 3u * 2u + 2u);
+    const DeviceKind kind = device == "gpu" ? DeviceKind::kGpu : DeviceKind::kCpu;
+    for (const auto& row : csv.rows) {
+      SCOPED_TRACE(row.at("op") + " " + row.at("form") + " k=" + row.at("k"));
+      const bool transposed = row.at("form") == "t";
+      KernelProblem p{features(transposed ? transpose(s.view()).view() : s.view()), std::stoi(row.at("k"))};
+      p.transposed = transposed;
+      EXPECT_EQ(row.at("rows"), std::to_string(p.sparse.rows));
+      EXPECT_EQ(row.at("device"), device);
+      const std::string expected = row.at("op") == "sddmm" ? choose_sddmm_variant(kind, p).name()
+                                                           : choose_spmm_variant(kind, p).name();
+      EXPECT_EQ(row.at("auto_pick"), expected);
+    }
+  }
+}
+
 TEST(BenchCli, AppendingToACsvWithAnotherHeaderFails) {
   test::TempDir dir;
   const std::string csv_path = dir.file("other.csv");
@@ -239,7 +276,8 @@ TEST(BenchCli, HelpExplainsEveryOption) {
   const Outcome o = run_bench(dir, "--help");
   ASSERT_EQ(o.code, 0) << o.err;
   for (const char* option : {"--input", "--gen", "--preset", "--k", "--device", "--threads", "--variants", "--op",
-                             "--form", "--warmup", "--runs", "--csv", "--seed", "--list", "--no-flush"})
+                             "--form", "--warmup", "--runs", "--csv", "--seed", "--list", "--no-flush",
+                             "--explain-auto"})
     EXPECT_NE(o.out.find(option), std::string::npos) << option;
 }
 
@@ -257,6 +295,7 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"spmm --form scaled" + gen, "--form"},
       {"spmm --op x" + gen, "--op"},
       {"spmm --variants no.such.variant" + gen, "--variants"},
+      {"spmm --explain-auto --variants auto" + gen, "--explain-auto"},
       {"sddmm --gen nonsense --device cpu", "--gen"},
       {"sddmm --preset no-such-preset --device cpu", "--preset"},
       {"sddmm --device cpu", "--input"},  // no matrix given

@@ -1,0 +1,81 @@
+#include "apps/bench/explain.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "core/io/csv.hpp"
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+
+namespace fk::bench {
+namespace {
+
+const char* const kHeader = "op,form,matrix,m,n,nnz,k,device,rows,row_mean,row_cv,row_max,auto_pick";
+
+std::string number(double x) {
+  std::ostringstream os;
+  os << std::setprecision(6) << x;
+  return os.str();
+}
+
+}  // namespace
+
+void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream& os) {
+  // Plans see S's row statistics, or Sᵀ's for the transposed product (kernels/registry.cpp); both
+  // are computed here on the host, as a CPU context would.
+  const DeviceKind device = o.device == "cpu" ? DeviceKind::kCpu : DeviceKind::kGpu;
+  const SparseFeatures of_s = features(matrix.s.view());
+  SparseFeatures of_t;
+  const bool needs_t = o.op == BenchOp::kSpmm &&
+                       std::find(o.spmm_ops.begin(), o.spmm_ops.end(), Op::kTrans) != o.spmm_ops.end();
+  if (needs_t) of_t = features(transpose(matrix.s.view()).view());
+
+  std::ofstream csv;
+  if (!o.csv.empty()) {
+    const bool fresh = !std::filesystem::exists(o.csv) || std::filesystem::file_size(o.csv) == 0;
+    csv.open(o.csv, std::ios::app);
+    FK_CHECK(csv.good(), "--csv: cannot write " << o.csv);
+    if (fresh) csv << kHeader << "\n";
+  }
+  struct Choice {
+    std::string form;
+    bool transposed;
+  };
+  std::vector<Choice> choices;
+  if (o.op == BenchOp::kSddmm) {
+    for (bool scaled : o.sddmm_scaled) choices.push_back({scaled ? "scaled" : "unscaled", false});
+  } else {
+    for (Op op : o.spmm_ops) choices.push_back({op == Op::kNoTrans ? "n" : "t", op == Op::kTrans});
+  }
+  os << "auto on the " << to_string(device) << " for " << matrix.name << " (" << matrix.s.rows << " x "
+     << matrix.s.cols << ", " << matrix.s.nnz() << " nonzeros):\n";
+  for (const Choice& c : choices) {
+    for (int k : o.ks) {
+      KernelProblem p;
+      p.sparse = c.transposed ? of_t : of_s;
+      p.k = k;
+      p.transposed = c.transposed;
+      p.precision = o.precision;
+      const std::string pick = o.op == BenchOp::kSddmm ? choose_sddmm_variant(device, p).name()
+                                                       : choose_spmm_variant(device, p).name();
+      const SparseFeatures& f = p.sparse;
+      os << "  " << to_string(o.op) << " " << c.form << " K=" << k << ": " << pick << "  (rows " << f.rows
+         << ", row mean " << number(f.row_mean) << ", cv " << number(f.row_cv) << ", max " << f.row_max << ")\n";
+      if (csv.is_open()) {
+        const std::vector<std::string> fields = {
+            to_string(o.op), c.form, matrix.name, std::to_string(matrix.s.rows), std::to_string(matrix.s.cols),
+            std::to_string(matrix.s.nnz()), std::to_string(k), to_string(device), std::to_string(f.rows),
+            number(f.row_mean), number(f.row_cv), std::to_string(f.row_max), pick};
+        for (std::size_t i = 0; i < fields.size(); ++i) csv << (i ? "," : "") << io::csv_escape(fields[i]);
+        csv << "\n";
+      }
+    }
+  }
+  FK_CHECK(!csv.is_open() || csv.good(), "--csv: writing " << o.csv << " failed");
+}
+
+}  // namespace fk::bench
