@@ -9,6 +9,7 @@
 // and of A being re-read at every unit (a warp's consecutive units are far apart). Neighbouring
 // warps work on neighbouring units, so the A row of a long row is read from L1/L2 by all of them
 // at about the same time.
+#include <algorithm>
 #include <memory>
 
 #include "core/device_buffer.hpp"
@@ -21,7 +22,11 @@ namespace {
 using namespace sddmm_cuda;  // NOLINT: kernel-local helpers
 
 // Warp steps per unit of work: A is reloaded once per unit and group (at K = 256 a step is 8
-// nonzeros, so a unit of 32 reads A once for every 8 B rows per group).
+// nonzeros, so a unit of 32 reads A once for every 8 B rows per group). A unit's steps run one
+// after another, each a round trip to memory for its indices and B rows, so when there are fewer
+// steps than the resident warps could take four at a time, units shrink (down to one step) to put
+// every warp to work: on the 2-300K-nonzero DLMC layers at K = 32 a unit of four steps gave the
+// kernel a ~15 us critical path against ~9 us for one thread per nonzero (cuda.sddmm.coo).
 constexpr int kUnitSteps = 4;
 
 struct ConvertArgs {
@@ -32,6 +37,7 @@ struct ConvertArgs {
   const float* b;
   int k;
   int k0, kc;      // this launch's K slice
+  int unit_steps;  // warp steps per unit, 1..kUnitSteps
   ChunkMode mode;  // how it combines with earlier slices
   const float* scale;
   float* out;
@@ -44,12 +50,12 @@ __global__ void __launch_bounds__(kWalkThreads, 2) convert_kernel(ConvertArgs p)
   GroupWalker<Cfg, SrcGlobal> w(p.a, p.k, SrcGlobal{p.b, p.k, p.k0});
   const MetaCoo meta{p.rows, p.col};
   const OutDirect out{p.out, p.scale};
-  constexpr std::int64_t kUnit = std::int64_t(Cfg::kStep) * kUnitSteps;
-  const std::int64_t units = (p.nnz + kUnit - 1) / kUnit;
+  const std::int64_t unit = std::int64_t(Cfg::kStep) * p.unit_steps;
+  const std::int64_t units = (p.nnz + unit - 1) / unit;
   w.set_chunk(p.k0, p.kc);  // the A slice stays valid from unit to unit while the row does
   for (std::int64_t u = warp; u < units; u += warps) {
-    const std::int64_t t0 = u * kUnit;
-    const std::int64_t t1 = t0 + kUnit < p.nnz ? t0 + kUnit : p.nnz;
+    const std::int64_t t0 = u * unit;
+    const std::int64_t t1 = t0 + unit < p.nnz ? t0 + unit : p.nnz;
     w.walk_keyed(0, t0, t1, meta, out, p.mode);
   }
 }
@@ -68,11 +74,19 @@ class ConvertPlan : public SddmmPlan {
     const int chunk = choose_chunk(k_, s_.cols, l2_bytes(ctx), walk_max_chunk(vec));
     for (int k0 = 0; k0 < k_; k0 += chunk) {
       const int kc = std::min(chunk, k_ - k0);
-      const ConvertArgs p{rows_.data(), s_.col_idx, s_.nnz, a.data, b.data, k_, k0, kc, chunk_mode(k0, kc, k_),
-                          s_vals, out};
       dispatch_walk(kc, vec, [&](auto cfg) {
         using Cfg = decltype(cfg);
-        const std::int64_t unit = std::int64_t(Cfg::kStep) * kUnitSteps;
+        // Two blocks of kWalkWarps per SM are resident (__launch_bounds__). With units of
+        // ceil(steps / resident) steps every warp takes at most one unit, so no warp walks more
+        // steps than the fewest possible (a floor would leave some warps two units: a 1.3x
+        // slower DLMC layer at K = 64).
+        const std::int64_t steps = (s_.nnz + Cfg::kStep - 1) / Cfg::kStep;
+        const std::int64_t resident = std::int64_t(sm_count(ctx)) * 2 * kWalkWarps;
+        const int unit_steps =
+            static_cast<int>(std::clamp<std::int64_t>((steps + resident - 1) / resident, 1, kUnitSteps));
+        const ConvertArgs p{rows_.data(), s_.col_idx, s_.nnz, a.data, b.data, k_, k0, kc, unit_steps,
+                            chunk_mode(k0, kc, k_), s_vals, out};
+        const std::int64_t unit = std::int64_t(Cfg::kStep) * unit_steps;
         const std::int64_t units = (s_.nnz + unit - 1) / unit;
         // Enough blocks to fill every SM (8 blocks of 256 threads at most), never more than there
         // are units: the grid-stride loop deals the units out evenly.
