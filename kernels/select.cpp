@@ -42,6 +42,13 @@ bool cpu_spmm_skewed(const KernelProblem& p) {
 // power-law matrix (cv 76) runs SDDMM 27-65x faster with the nonzero-parallel cuda.sddmm.convert
 // and SpMM 1.3-6x faster with the nonzero-split cuda.spmm.nnz_vsr.
 constexpr double kGpuSkewRowCv = 4.0;
+// Little work in all (nnz x K up to 2^24): cuda.sddmm.convert, whose units shrink until every
+// resident warp has one, has the shortest critical path. On an H100 sweep of all 59 DLMC rn50
+// layers (0.5-0.98 sparsity), the three SuiteSparse files and nips (docs/benchmarks/checks/
+// dlmc-rules) it was the fastest SDDMM on 276 of 315 problems and beat cuSPARSE 1.5-1.8x in
+// geometric mean at each K from 32 to 512; cuSPARSE won from about 2^24 (bcsstk13 at K = 256,
+// 0.84x; DLMC layers of 0.1-0.3M nonzeros at K >= 128, 0.45-0.95x).
+constexpr double kGpuSddmmConvertMaxWork = 16777216.0;
 // Short rows: a warp of cuSPARSE's SDDMM finds too few nonzeros per row to fill it. convert wins
 // everywhere on hep-th (mean 3.8: 1.1-2.0x) and up to K = 64 on the banded matrix (mean 20: 1.2x);
 // cuSPARSE wins above that on banded, and on every matrix with longer rows (nips, ml-20m, DLMC).
@@ -50,15 +57,15 @@ constexpr double kGpuSddmmShortRows = 32.0;
 constexpr int kGpuSddmmShortRowsMaxK = 64;
 // Refinements from the H200 report of 2026-11-24 (docs/benchmarks/h200-43fb7b3/, per-variant rows in
 // measured/kernels-*/kernels.csv); each names the problems it moved:
-// * Very little work per row (mean row length x K <= 256): one thread per nonzero (coo) has the
-//   shortest critical path. hep-th K = 32 / 64 (mean 3.8): coo 2.1x / 1.4x faster than convert;
-//   delaunay_n14 K = 32 (mean 6): 1.2x. At delaunay K = 64 (384) convert wins again.
-constexpr double kGpuSddmmCooMaxRowWork = 256.0;
-// * Small matrices of long rows at K <= 32: nonzero-parallel convert beats cuSPARSE's row split,
-//   DLMC layers of means 461 and 1152 (0.2-0.3M nonzeros) 1.2x and 1.45x, nips (mean 499)
-//   1.05-1.08x; bcsstk13 (mean 42) stays with cuSPARSE (convert 1.3x slower), as do the large
-//   matrices. DLMC final_dense (mean 205) too: convert 0.98x and 0.93x of cuSPARSE in the H200
-//   reports at 91a8b0c and 20fd01e (docs/benchmarks/h200-91a8b0c, latest), hence 256, not 128.
+// * (A rule sending mean row length x K <= 256 to one thread per nonzero, cuda.sddmm.coo, went
+//   when convert's units learned to shrink: convert now beats coo on its evidence, hep-th at
+//   K = 32 / 64 by 1.1x / 1.6x and delaunay_n14 at K = 32 by 1.9x, H200; those fall under the
+//   little-work rule above, and tiny rows of larger matrices under the short-row rule below.)
+// * Small matrices of long rows at K <= 32 above the little-work bound: nonzero-parallel convert
+//   beats cuSPARSE's row split, nips (mean 499) 1.05-1.08x, and DLMC layers of means 461 and 1152
+//   (0.2-0.3M nonzeros, now under the little-work rule) 1.2x and 1.45x; large matrices stay with
+//   cuSPARSE. It started at a mean of 256 because final_dense (mean 205) ran convert at 0.93-0.98x
+//   of cuSPARSE before the units shrank (docs/benchmarks/h200-91a8b0c).
 constexpr int kGpuSddmmSmallLongMaxK = 32;
 constexpr double kGpuSddmmLongRows = 256.0;
 constexpr double kGpuSddmmSmallNnz = 2e6;
@@ -111,15 +118,55 @@ constexpr int kGpuVdlWideMaxK = 32;
 constexpr double kGpuVdlWideMinRows = 1000.0;
 constexpr double kGpuVdlWideMaxRows = 4096.0;
 constexpr double kGpuVdlWideMinMean = 40.0;
-// * Sᵀ·B at K <= 64 where Sᵀ has few long rows (the DLMC layers, 2048-4608 rows of mean 51-128,
+// * Sᵀ·B at K <= 64 where Sᵀ has few rows (the DLMC layers, 2048-4608 rows of mean 51-128,
 //   and bcsstk13: 1.05-1.50x over cuSPARSE at K = 32 and 1.06-1.81x over row_csc at K = 64), or
 //   many rows of Zipf-like, long lengths (ml-20m, 26744 of mean 748, and nytimes, 102660 of mean
 //   673: 1.07-1.36x over nnz_vsr). Not nips (12419, mean 60: 0.77x cuSPARSE at K = 64), netflix
-//   (17770, mean 5654: 0.83-0.96x), nor short rows (banded, delaunay_n14, hep-th: row_csc).
+//   (17770, mean 5654: 0.83-0.96x), nor many short rows (banded, delaunay_n14: row_csc).
+//   "Few" was 5000 rows of mean >= 40 until the DLMC sweep: vdl also wins on the layers' short
+//   transposed rows (64-4608 rows of mean 6-40: 1.2-1.6x over row_csc) and on hep-th's 8361 rows
+//   of 3.8 at K = 32 (1.3x; 0.93x at K = 64).
 constexpr int kGpuVdlWideTransposedMaxK = 64;
-constexpr double kGpuVdlWideTransposedFewRows = 5000.0;
+constexpr double kGpuVdlWideTransposedFewRows = 10000.0;
 constexpr double kGpuVdlWideTransposedManyRows = 20000.0;
 constexpr double kGpuVdlWideTransposedManyMinMean = 100.0;
+
+// Small problems. Replaying the rules above against an H200 sweep of the 59 DLMC rn50 layers on
+// file (54 at 0.9 sparsity; 0.4-300K nonzeros, 5-30 us runs; docs/benchmarks/checks/dlmc-rules)
+// showed them fitted to large matrices: at these sizes a kernel's critical path (dependent loads per
+// warp) decides, not its bytes, and vdl's one-row-per-warp path has the shortest one.
+constexpr double kGpuSmallNnz = 250e3;
+// * K = 1: vdl's parallel reduction beats cuSPARSE's SpMV 1.1-1.3x on small matrices of even
+//   rows up to a mean of 128 (DLMC layers, bcsstk13, delaunay_n14), but not on longer rows (DLMC
+//   256 rows of 230: 0.8-0.93x; means 460-1152: 0.5x), uneven ones (hep-th, cv 1.14: 0.84x) or
+//   large matrices. For Sᵀ·B the bar is cuSPARSE's transposed SpMV, slower on few columns: vdl on
+//   the transpose wins up to a mean of 256 (512 rows of 205: 1.4-1.6x).
+constexpr double kGpuVdlSpmvMaxMean = 128.0;
+constexpr double kGpuVdlSpmvTransposedMaxMean = 256.0;
+constexpr double kGpuVdlSpmvMaxCv = 1.0;
+constexpr double kGpuVdlSpmvMaxRows = 16384.0;
+// * S·B at 16 < K <= 32 on fewer than 4096 rows (as above) of mean <= 256: vdl 1.1-1.5x over
+//   cuSPARSE and 1.6-2.5x over row_csc, which the short-row rule picked for means <= 32. Longer
+//   rows on few warps lose (256 x 2304 of mean 460: 0.79x), as do many short rows (delaunay_n14,
+//   16384 rows of 6: 0.67x).
+constexpr double kGpuVdlWideSmallMaxMean = 256.0;
+// * Few long rows leave most of the machine idle with one row per warp (or per lane group) and
+//   cuSPARSE's finer split wins: S·B at K <= 16 on DLMC layers of 256-512 rows of mean 460-1152
+//   (vdl 0.77-0.93x; nips, 1500 rows of 499, still 2.0x), and Sᵀ·B at 32 < K <= 64 with 256-512
+//   rows of mean 102-205 (vdl 0.68-0.90x).
+constexpr double kGpuFewRows = 1000.0;
+constexpr double kGpuFewRowsLongNarrow = 400.0;  // mean, S·B at K <= 16
+constexpr double kGpuFewRowsLongWide = 100.0;    // mean, Sᵀ·B at 32 < K <= 64
+// * S·B at K > 32, same small matrices: row_csc ran 1.3-1.8x slower than cuSPARSE on every DLMC
+//   layer of mean <= 32 at K = 64 (H200) and 1.1-1.7x at K = 128 (H100): its per-row overhead
+//   dominates; cuSPARSE instead.
+// * Sᵀ·B at K > 64 on small matrices whose transpose has fewer than 1000 rows of mean >= 20:
+//   cuSPARSE's transposed SpMM beat row_csc 1.1-2.9x and nnz_vsr 2.9x on every such DLMC layer at
+//   K = 128 (H100); on shorter rows (means 6-13) row_csc stays 1.2-1.4x ahead. From 2000 rows on
+//   row_csc wins on some (bcsstk13 1.5x, DLMC 0.5 layer 2.1x) and loses on others (DLMC 2048
+//   rows of 51-100: 0.79-0.87x).
+constexpr double kGpuSmallTransposedFewRows = 1000.0;
+constexpr double kGpuSmallTransposedMinMean = 20.0;
 
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured
 // (V >= 2), the tensor-core variant of that V (docs/benchmarks/tensor-core.md). Without structure
@@ -135,9 +182,9 @@ const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all
                                      const KernelProblem& p) {
   if (const SddmmVariant* tc = tensor_core_pick(all, "sddmm", p)) return tc;
   const double nnz = double(p.sparse.nnz);
+  if (nnz * double(p.k) <= kGpuSddmmConvertMaxWork)
+    return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
   if (p.sparse.row_cv <= kGpuSkewRowCv) {
-    if (p.sparse.row_mean * p.k <= kGpuSddmmCooMaxRowWork)
-      return first_applicable(all, {"cuda.sddmm.coo", "cuda.sddmm.convert"}, p);
     if (p.k <= kGpuSddmmSmallLongMaxK && p.sparse.row_mean >= kGpuSddmmLongRows && nnz <= kGpuSddmmSmallNnz)
       return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
     if (p.k >= kGpuSddmmPredsMinK && p.k <= kGpuSddmmPredsMaxK && p.sparse.row_mean >= kGpuSddmmPredsRows &&
@@ -154,10 +201,21 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
   if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
   const bool skewed = p.sparse.row_cv > kGpuSkewRowCv;
+  const double rows = double(p.sparse.rows), mean = p.sparse.row_mean;
+  const bool small = double(p.sparse.nnz) <= kGpuSmallNnz;
+  if (p.k == 1 && small && mean <= (p.transposed ? kGpuVdlSpmvTransposedMaxMean : kGpuVdlSpmvMaxMean) &&
+      p.sparse.row_cv <= kGpuVdlSpmvMaxCv &&
+      rows <= kGpuVdlSpmvMaxRows)
+    return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (p.k == 1 && (!skewed || !p.transposed))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
-  const double rows = double(p.sparse.rows), mean = p.sparse.row_mean;
-  if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuVdlWideTransposedMaxK && mean >= kGpuVdlWideMinMean &&
+  const bool few_long = rows < kGpuFewRows && mean >= (p.k <= kGpuVdlMaxK ? kGpuFewRowsLongNarrow : kGpuFewRowsLongWide);
+  if (p.transposed && p.k > kGpuVdlWideMaxK && p.k <= kGpuVdlWideTransposedMaxK && few_long)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.vdl"}, p);
+  if (p.transposed && p.k > kGpuVdlWideTransposedMaxK && small && rows < kGpuSmallTransposedFewRows &&
+      mean >= kGpuSmallTransposedMinMean)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
+  if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuVdlWideTransposedMaxK &&
       (rows < kGpuVdlWideTransposedFewRows ||
        (rows >= kGpuVdlWideTransposedManyRows && mean >= kGpuVdlWideTransposedManyMinMean)))
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.nnz_vsr"}, p);
@@ -176,10 +234,13 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
       return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.nnz_vsr"}, p);
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   }
+  if (p.k <= kGpuVdlMaxK && few_long) return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.vdl"}, p);
   if (p.k <= kGpuVdlMaxK) return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
-  if (p.k <= kGpuVdlWideMaxK && rows >= kGpuVdlWideMinRows && rows < kGpuVdlWideMaxRows && mean >= kGpuVdlWideMinMean)
+  const bool few_rows = rows < kGpuVdlWideMaxRows;
+  if (p.k <= kGpuVdlWideMaxK && few_rows &&
+      ((rows >= kGpuVdlWideMinRows && mean >= kGpuVdlWideMinMean) || (small && mean <= kGpuVdlWideSmallMaxMean)))
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
-  if (p.sparse.row_mean <= kGpuSpmmShortRows)
+  if (p.sparse.row_mean <= kGpuSpmmShortRows && !(small && few_rows))
     return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.cusparse"}, p);
   return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
 }

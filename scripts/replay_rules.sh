@@ -3,7 +3,7 @@
 # `fk-bench --explain-auto` what auto now picks on every matrix and K those CSVs hold, then
 # prints how the picks would have fared (bench/report/replay_rules.py). Use it to check a rule
 # change against every measurement on record before spending device time.
-#   scripts/replay_rules.sh [--bin FK_BENCH] [--data DIR] [--misses] MEASURED.csv...
+#   scripts/replay_rules.sh [--bin FK_BENCH] [--data DIR] [--misses] MEASURED.csv[.gz]...
 # Matrix labels map back to sources as fk-bench made them: 'S/NAME' -> DIR/dlmc/rn50/
 # magnitude_pruning/S/NAME.smtx, NAME -> DIR/suitesparse/NAME.mtx, labels with ':' -> --gen,
 # anything else -> --preset (generated here: the large presets take a minute and ~3 GB).
@@ -29,10 +29,11 @@ trap 'rm -f "$picks"' EXIT
 rm -f "$picks"
 # matrix label, op, and the K values measured for it, one line per (matrix, op).
 /usr/bin/env python3 - "$@" <<'PY' | while IFS=$'\t' read -r label op ks; do
-import csv, sys, collections
+import csv, gzip, sys, collections
 ks = collections.defaultdict(set)
 for path in sys.argv[1:]:
-    for r in csv.DictReader(open(path, newline="")):
+    f = gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")
+    for r in csv.DictReader(f):
         if r.get("device") == "gpu":
             ks[(r["matrix"], r["op"])].add(int(r["k"]))
 for (m, op), k in sorted(ks.items()):

@@ -14,17 +14,23 @@ problem that misses either (slower than cuSPARSE by over 3%, or over 10% behind 
 import argparse
 import collections
 import csv
+import gzip
 import math
 import sys
 
 BASELINES = {"sddmm": "cuda.sddmm.cusparse", "spmm": "cuda.spmm.cusparse"}
 
 
+def open_csv(path):
+    """A CSV file, or a gzip-compressed one (.gz), as text."""
+    return gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="")
+
+
 def load_measured(paths):
     runs = collections.defaultdict(dict)  # (op, form, matrix, k) -> {variant: ms}
     chosen = {}
     for path in paths:
-        with open(path, newline="") as f:
+        with open_csv(path) as f:
             for r in csv.DictReader(f):
                 if r.get("device") != "gpu" or r.get("status") != "ok":
                     continue
@@ -39,7 +45,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--picks", required=True, help="CSV written by fk-bench --explain-auto --csv")
     ap.add_argument("--misses", action="store_true", help="list every problem that misses a target")
-    ap.add_argument("measured", nargs="+", help="fk-bench CSVs with every variant timed")
+    ap.add_argument("measured", nargs="+", help="fk-bench CSVs (or .csv.gz) with every variant timed")
     args = ap.parse_args()
 
     runs, chosen = load_measured(args.measured)

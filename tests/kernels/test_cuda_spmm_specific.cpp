@@ -213,11 +213,45 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
                         {"nytimes", 102660, 673, 6.0, "cuda.spmm.vdl"},
                         {"power-law", 1000000, 20, 76, "cuda.spmm.nnz_vsr"},
                         {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
-                        {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.row_csc"}};
+                        {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.vdl"}};
   for (const Case& c : cases) {
     KernelProblem p = test::rule_problem(32, c.t_rows, c.t_mean, c.t_cv);
     p.transposed = true;
     EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
+  }
+}
+
+// GPU `auto` on small matrices (kernels/select.cpp, "Small problems"), with row statistics of
+// DLMC layers from the H200 sweep of the 59 on file: vdl where its short critical path
+// wins, cuSPARSE where few long rows would idle the machine. Needs no device.
+TEST(CudaSpmmSpecific, AutoOnSmallMatrices) {
+  struct Case {
+    const char* what;
+    int k;
+    bool transposed;
+    std::int64_t rows;  // of the matrix the plan runs on (Sᵀ for the transposed product)
+    double mean;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"SpMV, 1024 rows of 25.6", 1, false, 1024, 25.6, "cuda.spmm.vdl"},
+      {"SpMV, 256 rows of 230", 1, false, 256, 230.4, "cuda.spmm.cusparse"},
+      {"transposed SpMV, 512 rows of 205", 1, true, 512, 204.8, "cuda.spmm.vdl"},
+      {"K = 4, 512 rows of 461", 4, false, 512, 460.8, "cuda.spmm.cusparse"},
+      {"K = 4, nips (1500 rows of 499)", 4, false, 1500, 499, "cuda.spmm.vdl"},
+      {"K = 32, 512 rows of 12.8 (was row_csc)", 32, false, 512, 12.8, "cuda.spmm.vdl"},
+      {"K = 32, 256 rows of 230", 32, false, 256, 230.4, "cuda.spmm.vdl"},
+      {"K = 32, 256 rows of 461", 32, false, 256, 460.8, "cuda.spmm.cusparse"},
+      {"K = 64, 1024 rows of 25.6 (was row_csc)", 64, false, 1024, 25.6, "cuda.spmm.cusparse"},
+      {"K = 64, delaunay_n14 (16384 rows of 6)", 64, false, 16384, 6, "cuda.spmm.row_csc"},
+      {"transposed K = 32, 256 rows of 6.4", 32, true, 256, 6.4, "cuda.spmm.vdl"},
+      {"transposed K = 64, 256 rows of 102", 64, true, 256, 102.4, "cuda.spmm.cusparse"},
+      {"transposed K = 64, 128 rows of 51", 64, true, 128, 51.2, "cuda.spmm.vdl"},
+  };
+  for (const Case& c : cases) {
+    KernelProblem p = test::rule_problem(c.k, c.rows, c.mean, 0.3);
+    p.transposed = c.transposed;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.what;
   }
 }
 
