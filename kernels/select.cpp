@@ -92,11 +92,15 @@ constexpr int kGpuSpmmTinyRowsMaxK = 64;
 // (docs/benchmarks/h200-91a8b0c), nips (12419, mean 60) 1.18x and netflix (17770, mean 5654)
 // 1.13x against nnz_vsr, while ml-20m (26744 columns) and nytimes (102660) stay faster with
 // nnz_vsr, and delaunay_n14 (16384, mean 6) and hep-th (8361, mean 3.8) with row_csc (1.6-1.9x).
-// From K = 64 on, the wider rows fill the machine again, and at K <= 16 vdl beats cuSPARSE there
-// by 1.5-2x. vdl's one-row-per-warp path (below) now takes the DLMC layers and bcsstk13 first.
+// At K <= 16 vdl beats cuSPARSE there by 1.5-2x. vdl's one-row-per-warp path (below) now takes
+// the DLMC layers and bcsstk13 first. Up to K = 64 on rows of mean below 1000 (it was K = 32):
+// the UCI kos corpus (6906 words of mean 51, cv 1.9, H200 at b8488e6) ran cuSPARSE 2.4x / 1.6x
+// faster than nnz_vsr at K = 50 / 52 and nips 1.07x at K = 64; netflix's 17770 items of mean
+// 5654 stay with nnz_vsr (1.04x at K = 64), and at K = 100-128 nnz_vsr wins on nips (1.3x).
 constexpr double kGpuTransposedFewRows = 20000.0;
 constexpr double kGpuTransposedFewRowsMinMean = 40.0;
-constexpr int kGpuTransposedFewRowsMaxK = 32;
+constexpr double kGpuTransposedFewRowsMaxMean = 1000.0;
+constexpr int kGpuTransposedFewRowsMaxK = 64;
 // Sᵀ·B runs on the cached transpose. Rows of Sᵀ (S's columns) that are even in length and not too
 // long suit row_csc (banded 1.9-4.2x, bcsstk13 1.4-1.9x, hep-th 1.5-1.7x, DLMC 1.1-2.7x for
 // K >= 64 over cuSPARSE's transposed SpMM); skewed or long ones (Zipf vocabularies and item
@@ -123,11 +127,14 @@ constexpr double kGpuVdlWideMinMean = 40.0;
 //   many rows of Zipf-like, long lengths (ml-20m, 26744 of mean 748, and nytimes, 102660 of mean
 //   673: 1.07-1.36x over nnz_vsr). Not nips (12419, mean 60: 0.77x cuSPARSE at K = 64), netflix
 //   (17770, mean 5654: 0.83-0.96x), nor many short rows (banded, delaunay_n14: row_csc).
-//   "Few" was 5000 rows of mean >= 40 until the DLMC sweep: vdl also wins on the layers' short
-//   transposed rows (64-4608 rows of mean 6-40: 1.2-1.6x over row_csc) and on hep-th's 8361 rows
-//   of 3.8 at K = 32 (1.3x; 0.93x at K = 64).
+//   Besides 5000 rows of mean >= 40, "few" now takes up to 10000 even rows (cv <= 1.5): vdl also
+//   wins on the DLMC layers' short transposed rows (64-4608 rows of mean 6-40: 1.2-1.6x over
+//   row_csc) and on hep-th's 8361 rows of 3.8 at K = 32 (1.3x; 0.93x at K = 64). Not on uneven
+//   ones: the UCI kos corpus's 6906 words (cv 1.9, longest row 2123) ran vdl 2.0-5.2x slower than
+//   cuSPARSE at K = 20-52, its longest rows each on one warp.
 constexpr int kGpuVdlWideTransposedMaxK = 64;
 constexpr double kGpuVdlWideTransposedFewRows = 10000.0;
+constexpr double kGpuVdlWideTransposedFewRowsUneven = 5000.0;
 constexpr double kGpuVdlWideTransposedManyRows = 20000.0;
 constexpr double kGpuVdlWideTransposedManyMinMean = 100.0;
 
@@ -216,11 +223,13 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
       mean >= kGpuSmallTransposedMinMean)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuVdlWideTransposedMaxK &&
-      (rows < kGpuVdlWideTransposedFewRows ||
+      ((rows < kGpuVdlWideTransposedFewRowsUneven && mean >= kGpuVdlWideMinMean) ||
+       (rows < kGpuVdlWideTransposedFewRows && p.sparse.row_cv <= kGpuTransposedEvenCv) ||
        (rows >= kGpuVdlWideTransposedManyRows && mean >= kGpuVdlWideTransposedManyMinMean)))
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.nnz_vsr"}, p);
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuTransposedFewRowsMaxK &&
-      double(p.sparse.rows) < kGpuTransposedFewRows && p.sparse.row_mean >= kGpuTransposedFewRowsMinMean)
+      double(p.sparse.rows) < kGpuTransposedFewRows && p.sparse.row_mean >= kGpuTransposedFewRowsMinMean &&
+      (p.k <= 32 || p.sparse.row_mean < kGpuTransposedFewRowsMaxMean))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (!p.transposed && p.k > 1 && p.k <= kGpuSpmmTinyRowsMaxK && p.sparse.row_mean < kGpuSpmmTinyRows)
