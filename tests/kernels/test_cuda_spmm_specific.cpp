@@ -255,6 +255,21 @@ TEST(CudaSpmmSpecific, AutoOnSmallMatrices) {
   }
 }
 
+// Sᵀ·B on a transpose of several thousand uneven rows (the UCI kos corpus's 6906 words: mean 51,
+// cv 1.9) must not go to vdl, whose one row per warp leaves the longest rows' warps running
+// alone (2-5x slower than cuSPARSE there); even rows of that count do (hep-th's 8361). Needs no
+// device.
+TEST(CudaSpmmSpecific, AutoKeepsVdlOffUnevenTransposes) {
+  for (int k : {20, 32, 50, 64}) {
+    KernelProblem kos = test::rule_problem(k, 6906, 51.1, 1.93);
+    kos.transposed = true;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, kos).name(), "cuda.spmm.cusparse") << "K=" << k;
+    KernelProblem even = test::rule_problem(k, 8361, 3.8, 1.14);
+    even.transposed = true;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, even).name(), "cuda.spmm.vdl") << "K=" << k;
+  }
+}
+
 // GPU `auto` for S·B at K = 32 on the report's matrices' row statistics: vdl's one-row-per-warp
 // kernel on small matrices of long rows (but not below 1000 rows), cuSPARSE on the large ones,
 // row_csc on short rows.
