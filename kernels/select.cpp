@@ -167,12 +167,12 @@ constexpr double kGpuFewRowsLongWide = 100.0;    // mean, Sᵀ·B at 32 < K <= 6
 // * S·B at K > 32, same small matrices: row_csc ran 1.3-1.8x slower than cuSPARSE on every DLMC
 //   layer of mean <= 32 at K = 64 (H200) and 1.1-1.7x at K = 128 (H100): its per-row overhead
 //   dominates; cuSPARSE instead.
-// * Sᵀ·B at K > 64 on small matrices whose transpose has fewer than 1000 rows of mean >= 20:
-//   cuSPARSE's transposed SpMM beat row_csc 1.1-2.9x and nnz_vsr 2.9x on every such DLMC layer at
-//   K = 128 (H100); on shorter rows (means 6-13) row_csc stays 1.2-1.4x ahead. From 2000 rows on
-//   row_csc wins on some (bcsstk13 1.5x, DLMC 0.5 layer 2.1x) and loses on others (DLMC 2048
-//   rows of 51-100: 0.79-0.87x).
-constexpr double kGpuSmallTransposedFewRows = 1000.0;
+// * Sᵀ·B at K > 64 on small matrices whose transpose has at most 1024 rows of mean >= 20:
+//   cuSPARSE's transposed SpMM beat row_csc 1.1-2.9x and nnz_vsr 2.2-2.9x on every such DLMC layer
+//   at K = 128 (H100, and the 1024-row ones on the H200 too); on shorter rows (means 6-13) row_csc
+//   stays 1.2-1.4x ahead. From 2000 rows on row_csc wins on some (bcsstk13 1.5x, DLMC 0.5 layer
+//   2.1x) and loses on others (DLMC 2048 rows of 51-100: 0.75-0.87x).
+constexpr double kGpuSmallTransposedFewRows = 1024.0;
 constexpr double kGpuSmallTransposedMinMean = 20.0;
 
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured
@@ -219,7 +219,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const bool few_long = rows < kGpuFewRows && mean >= (p.k <= kGpuVdlMaxK ? kGpuFewRowsLongNarrow : kGpuFewRowsLongWide);
   if (p.transposed && p.k > kGpuVdlWideMaxK && p.k <= kGpuVdlWideTransposedMaxK && few_long)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.vdl"}, p);
-  if (p.transposed && p.k > kGpuVdlWideTransposedMaxK && small && rows < kGpuSmallTransposedFewRows &&
+  if (p.transposed && p.k > kGpuVdlWideTransposedMaxK && small && rows <= kGpuSmallTransposedFewRows &&
       mean >= kGpuSmallTransposedMinMean)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuVdlWideTransposedMaxK &&
