@@ -108,7 +108,7 @@ constexpr int kGpuTransposedFewRowsMaxK = 64;
 constexpr double kGpuTransposedEvenCv = 1.5;
 constexpr double kGpuTransposedShortRows = 160.0;
 // vdl's narrow path (parallel reduction, whole B rows per lane) serves K <= 16; at K = 4 it beats
-// cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE's SpMV wins, skewed
+// cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE (its SpMM with one column) wins, skewed
 // rows included (power-law S·B: 0.111 ms against nnz_vsr's 0.137, in both H200 reports of
 // 2026-11-24); only its transposed product loses there (power-law Sᵀ·B: 0.538 against 0.298).
 constexpr int kGpuVdlMaxK = 16;
@@ -143,10 +143,10 @@ constexpr double kGpuVdlWideTransposedManyMinMean = 100.0;
 // showed them fitted to large matrices: at these sizes a kernel's critical path (dependent loads per
 // warp) decides, not its bytes, and vdl's one-row-per-warp path has the shortest one.
 constexpr double kGpuSmallNnz = 250e3;
-// * K = 1: vdl's parallel reduction beats cuSPARSE's SpMV 1.1-1.3x on small matrices of even
+// * K = 1: vdl's parallel reduction beats cuSPARSE (SpMM with one column) 1.1-1.3x on small matrices of even
 //   rows up to a mean of 128 (DLMC layers, bcsstk13, delaunay_n14), but not on longer rows (DLMC
 //   256 rows of 230: 0.8-0.93x; means 460-1152: 0.5x), uneven ones (hep-th, cv 1.14: 0.84x) or
-//   large matrices. For Sᵀ·B the bar is cuSPARSE's transposed SpMV, slower on few columns: vdl on
+//   large matrices. For Sᵀ·B the bar is cuSPARSE's transposed product, slower on few columns: vdl on
 //   the transpose wins up to a mean of 256 (512 rows of 205: 1.4-1.6x).
 constexpr double kGpuVdlSpmvMaxMean = 128.0;
 constexpr double kGpuVdlSpmvTransposedMaxMean = 256.0;
