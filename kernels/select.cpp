@@ -108,9 +108,10 @@ constexpr int kGpuTransposedFewRowsMaxK = 64;
 constexpr double kGpuTransposedEvenCv = 1.5;
 constexpr double kGpuTransposedShortRows = 160.0;
 // vdl's narrow path (parallel reduction, whole B rows per lane) serves K <= 16; at K = 4 it beats
-// cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE (its SpMM with one column) wins, skewed
-// rows included (power-law S·B: 0.111 ms against nnz_vsr's 0.137, in both H200 reports of
-// 2026-11-24); only its transposed product loses there (power-law Sᵀ·B: 0.538 against 0.298).
+// cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE (its SpMM with one
+// column) wins on large matrices, skewed rows included (power-law S·B: 0.111 ms against nnz_vsr's
+// 0.137, in both H200 reports of 2026-11-24); only its transposed product loses there (power-law
+// Sᵀ·B: 0.538 against 0.298). Small matrices: see "Small problems" below.
 constexpr int kGpuVdlMaxK = 16;
 // vdl's one-row-per-warp path (16 < K <= 64), measured on the H200 against the other variants
 // and cuSPARSE (2026-11-24, docs/benchmarks/checks/vdl-wide-h200, spmm-design.md):
