@@ -55,8 +55,8 @@ constexpr double kGpuSddmmConvertMaxWork = 16777216.0;
 constexpr double kGpuSddmmTinyRows = 8.0;
 constexpr double kGpuSddmmShortRows = 32.0;
 constexpr int kGpuSddmmShortRowsMaxK = 64;
-// Refinements from the H200 report of 2026-11-24 (docs/benchmarks/h200-43fb7b3/, per-variant rows in
-// measured/kernels-*/kernels.csv); each names the problems it moved:
+// Refinements from the H200 report of 2026-11-24 (docs/benchmarks/h200-43fb7b3/, per-variant rows
+// in measured/kernels-*/kernels.csv); each names the problems it moved:
 // * (A rule sending mean row length x K <= 256 to one thread per nonzero, cuda.sddmm.coo, went
 //   when convert's units learned to shrink: convert now beats coo on its evidence, hep-th at
 //   K = 32 / 64 by 1.1x / 1.6x and delaunay_n14 at K = 32 by 1.9x, H200; those fall under the
@@ -141,14 +141,15 @@ constexpr double kGpuVdlWideTransposedManyMinMean = 100.0;
 
 // Small problems. Replaying the rules above against an H200 sweep of the 59 DLMC rn50 layers on
 // file (54 at 0.9 sparsity; 0.4-300K nonzeros, 5-30 us runs; docs/benchmarks/checks/dlmc-rules)
-// showed them fitted to large matrices: at these sizes a kernel's critical path (dependent loads per
-// warp) decides, not its bytes, and vdl's one-row-per-warp path has the shortest one.
+// showed them fitted to large matrices: at these sizes a kernel's critical path (dependent loads
+// per warp) decides, not its bytes, and vdl's one-row-per-warp path has the shortest one.
 constexpr double kGpuSmallNnz = 250e3;
-// * K = 1: vdl's parallel reduction beats cuSPARSE (SpMM with one column) 1.1-1.3x on small matrices of even
-//   rows up to a mean of 128 (DLMC layers, bcsstk13, delaunay_n14), but not on longer rows (DLMC
-//   256 rows of 230: 0.8-0.93x; means 460-1152: 0.5x), uneven ones (hep-th, cv 1.14: 0.84x) or
-//   large matrices. For Sᵀ·B the bar is cuSPARSE's transposed product, slower on few columns: vdl on
-//   the transpose wins up to a mean of 256 (512 rows of 205: 1.4-1.6x).
+// * K = 1: vdl's parallel reduction beats cuSPARSE (SpMM with one column) 1.1-1.3x on small
+//   matrices of even rows up to a mean of 128 (DLMC layers, bcsstk13, delaunay_n14), but not on
+//   longer rows (DLMC 256 rows of 230: 0.8-0.93x; means 460-1152: 0.5x), uneven ones (hep-th, cv
+//   1.14: 0.84x) or
+//   large matrices. For Sᵀ·B the bar is cuSPARSE's transposed product, slower on few columns: vdl
+//   on the transpose wins up to a mean of 256 (512 rows of 205: 1.4-1.6x).
 constexpr double kGpuVdlSpmvMaxMean = 128.0;
 constexpr double kGpuVdlSpmvTransposedMaxMean = 256.0;
 constexpr double kGpuVdlSpmvMaxCv = 1.0;
@@ -211,17 +212,18 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const bool skewed = p.sparse.row_cv > kGpuSkewRowCv;
   const double rows = double(p.sparse.rows), mean = p.sparse.row_mean;
   const bool small = double(p.sparse.nnz) <= kGpuSmallNnz;
-  if (p.k == 1 && small && mean <= (p.transposed ? kGpuVdlSpmvTransposedMaxMean : kGpuVdlSpmvMaxMean) &&
-      p.sparse.row_cv <= kGpuVdlSpmvMaxCv &&
-      rows <= kGpuVdlSpmvMaxRows)
+  if (p.k == 1 && small &&
+      mean <= (p.transposed ? kGpuVdlSpmvTransposedMaxMean : kGpuVdlSpmvMaxMean) &&
+      p.sparse.row_cv <= kGpuVdlSpmvMaxCv && rows <= kGpuVdlSpmvMaxRows)
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (p.k == 1 && (!skewed || !p.transposed))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
-  const bool few_long = rows < kGpuFewRows && mean >= (p.k <= kGpuVdlMaxK ? kGpuFewRowsLongNarrow : kGpuFewRowsLongWide);
+  const bool few_long = rows < kGpuFewRows &&
+                        mean >= (p.k <= kGpuVdlMaxK ? kGpuFewRowsLongNarrow : kGpuFewRowsLongWide);
   if (p.transposed && p.k > kGpuVdlWideMaxK && p.k <= kGpuVdlWideTransposedMaxK && few_long)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.vdl"}, p);
-  if (p.transposed && p.k > kGpuVdlWideTransposedMaxK && small && rows <= kGpuSmallTransposedFewRows &&
-      mean >= kGpuSmallTransposedMinMean)
+  if (p.transposed && p.k > kGpuVdlWideTransposedMaxK && small &&
+      rows <= kGpuSmallTransposedFewRows && mean >= kGpuSmallTransposedMinMean)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuVdlWideTransposedMaxK &&
       ((rows < kGpuVdlWideTransposedFewRowsUneven && mean >= kGpuVdlWideMinMean) ||
@@ -229,7 +231,8 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
        (rows >= kGpuVdlWideTransposedManyRows && mean >= kGpuVdlWideTransposedManyMinMean)))
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.nnz_vsr"}, p);
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuTransposedFewRowsMaxK &&
-      double(p.sparse.rows) < kGpuTransposedFewRows && p.sparse.row_mean >= kGpuTransposedFewRowsMinMean &&
+      double(p.sparse.rows) < kGpuTransposedFewRows &&
+      p.sparse.row_mean >= kGpuTransposedFewRowsMinMean &&
       (p.k <= 32 || p.sparse.row_mean < kGpuTransposedFewRowsMaxMean))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
@@ -244,11 +247,13 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
       return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.nnz_vsr"}, p);
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   }
-  if (p.k <= kGpuVdlMaxK && few_long) return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.vdl"}, p);
+  if (p.k <= kGpuVdlMaxK && few_long)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.vdl"}, p);
   if (p.k <= kGpuVdlMaxK) return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   const bool few_rows = rows < kGpuVdlWideMaxRows;
   if (p.k <= kGpuVdlWideMaxK && few_rows &&
-      ((rows >= kGpuVdlWideMinRows && mean >= kGpuVdlWideMinMean) || (small && mean <= kGpuVdlWideSmallMaxMean)))
+      ((rows >= kGpuVdlWideMinRows && mean >= kGpuVdlWideMinMean) ||
+       (small && mean <= kGpuVdlWideSmallMaxMean)))
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (p.sparse.row_mean <= kGpuSpmmShortRows && !(small && few_rows))
     return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.cusparse"}, p);

@@ -14,7 +14,8 @@
 namespace fk::bench {
 namespace {
 
-const char* const kHeader = "op,form,matrix,m,n,nnz,k,device,rows,row_mean,row_cv,row_max,auto_pick";
+const char* const kHeader =
+    "op,form,matrix,m,n,nnz,k,device,rows,row_mean,row_cv,row_max,auto_pick";
 
 std::string number(double x) {
   std::ostringstream os;
@@ -30,8 +31,8 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
   const DeviceKind device = o.device == "cpu" ? DeviceKind::kCpu : DeviceKind::kGpu;
   const SparseFeatures of_s = features(matrix.s.view());
   SparseFeatures of_t;
-  const bool needs_t = o.op == BenchOp::kSpmm &&
-                       std::find(o.spmm_ops.begin(), o.spmm_ops.end(), Op::kTrans) != o.spmm_ops.end();
+  const bool needs_t = o.op == BenchOp::kSpmm && std::find(o.spmm_ops.begin(), o.spmm_ops.end(),
+                                                           Op::kTrans) != o.spmm_ops.end();
   if (needs_t) of_t = features(transpose(matrix.s.view()).view());
 
   std::ofstream csv;
@@ -51,8 +52,8 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
   } else {
     for (Op op : o.spmm_ops) choices.push_back({op == Op::kNoTrans ? "n" : "t", op == Op::kTrans});
   }
-  os << "auto on the " << to_string(device) << " for " << matrix.name << " (" << matrix.s.rows << " x "
-     << matrix.s.cols << ", " << matrix.s.nnz() << " nonzeros):\n";
+  os << "auto on the " << to_string(device) << " for " << matrix.name << " (" << matrix.s.rows
+     << " x " << matrix.s.cols << ", " << matrix.s.nnz() << " nonzeros):\n";
   for (const Choice& c : choices) {
     for (int k : o.ks) {
       KernelProblem p;
@@ -63,14 +64,25 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
       const std::string pick = o.op == BenchOp::kSddmm ? choose_sddmm_variant(device, p).name()
                                                        : choose_spmm_variant(device, p).name();
       const SparseFeatures& f = p.sparse;
-      os << "  " << to_string(o.op) << " " << c.form << " K=" << k << ": " << pick << "  (rows " << f.rows
-         << ", row mean " << number(f.row_mean) << ", cv " << number(f.row_cv) << ", max " << f.row_max << ")\n";
+      os << "  " << to_string(o.op) << " " << c.form << " K=" << k << ": " << pick << "  (rows "
+         << f.rows << ", row mean " << number(f.row_mean) << ", cv " << number(f.row_cv) << ", max "
+         << f.row_max << ")\n";
       if (csv.is_open()) {
-        const std::vector<std::string> fields = {
-            to_string(o.op), c.form, matrix.name, std::to_string(matrix.s.rows), std::to_string(matrix.s.cols),
-            std::to_string(matrix.s.nnz()), std::to_string(k), to_string(device), std::to_string(f.rows),
-            number(f.row_mean), number(f.row_cv), std::to_string(f.row_max), pick};
-        for (std::size_t i = 0; i < fields.size(); ++i) csv << (i ? "," : "") << io::csv_escape(fields[i]);
+        const std::vector<std::string> fields = {to_string(o.op),
+                                                 c.form,
+                                                 matrix.name,
+                                                 std::to_string(matrix.s.rows),
+                                                 std::to_string(matrix.s.cols),
+                                                 std::to_string(matrix.s.nnz()),
+                                                 std::to_string(k),
+                                                 to_string(device),
+                                                 std::to_string(f.rows),
+                                                 number(f.row_mean),
+                                                 number(f.row_cv),
+                                                 std::to_string(f.row_max),
+                                                 pick};
+        for (std::size_t i = 0; i < fields.size(); ++i)
+          csv << (i ? "," : "") << io::csv_escape(fields[i]);
         csv << "\n";
       }
     }

@@ -117,11 +117,13 @@ class AsptPlan : public SddmmPlan {
                        k_, stride_, k0, kc, chunk_mode(k0, kc, k_), s_vals, out};
       dispatch_walk_narrow(kc, vec, [&](auto cfg) {
         using Cfg = decltype(cfg);
-        // The limit is raised once per kernel to the budget every plan stays within (smem <= budget),
-        // not per run: the host call would be timed with the kernel (kernels/cuda/prefer_l1.cuh).
+        // The limit is raised once per kernel to the budget every plan stays within (smem <=
+        // budget), not per run: the host call would be timed with the kernel
+        // (kernels/cuda/prefer_l1.cuh).
         static const bool raised = [&] {
           const int optin = static_cast<int>(ctx.gpu().props.sharedMemPerBlockOptin);
-          FK_CUDA_CHECK(cudaFuncSetAttribute(aspt_kernel<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+          FK_CUDA_CHECK(cudaFuncSetAttribute(aspt_kernel<Cfg>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              std::min(kAsptSmemBytes, optin)));
           return true;
         }();

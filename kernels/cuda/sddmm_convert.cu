@@ -82,10 +82,11 @@ class ConvertPlan : public SddmmPlan {
         // slower DLMC layer at K = 64).
         const std::int64_t steps = (s_.nnz + Cfg::kStep - 1) / Cfg::kStep;
         const std::int64_t resident = std::int64_t(sm_count(ctx)) * 2 * kWalkWarps;
-        const int unit_steps =
-            static_cast<int>(std::clamp<std::int64_t>((steps + resident - 1) / resident, 1, kUnitSteps));
-        const ConvertArgs p{rows_.data(), s_.col_idx, s_.nnz, a.data, b.data, k_, k0, kc, unit_steps,
-                            chunk_mode(k0, kc, k_), s_vals, out};
+        const int unit_steps = static_cast<int>(
+            std::clamp<std::int64_t>((steps + resident - 1) / resident, 1, kUnitSteps));
+        const ConvertArgs p{rows_.data(), s_.col_idx, s_.nnz, a.data,     b.data,
+                            k_,           k0,         kc,     unit_steps, chunk_mode(k0, kc, k_),
+                            s_vals,       out};
         const std::int64_t unit = std::int64_t(Cfg::kStep) * unit_steps;
         const std::int64_t units = (s_.nnz + unit - 1) / unit;
         // Enough blocks to fill every SM (8 blocks of 256 threads at most), never more than there

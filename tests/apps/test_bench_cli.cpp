@@ -218,8 +218,8 @@ TEST(BenchCli, ExplainAutoReportsTheRulesChoiceWithoutRunning) {
   for (const std::string& device : devices) {
     SCOPED_TRACE(device);
     const std::string csv_path = dir.file("picks-" + device + ".csv");
-    const Outcome o = run_bench(dir, "spmm --gen " + spec + " --op both --k 1,4,32 --device " + device +
-                                         " --explain-auto --csv '" + csv_path + "'");
+    const Outcome o = run_bench(dir, "spmm --gen " + spec + " --op both --k 1,4,32 --device " +
+                                         device + " --explain-auto --csv '" + csv_path + "'");
     ASSERT_EQ(o.code, 0) << o.err;
     const Outcome d = run_bench(dir, "sddmm --gen " + spec + " --k 32,256 --device " + device +
                                          " --explain-auto --csv '" + csv_path + "'");
@@ -231,7 +231,8 @@ TEST(BenchCli, ExplainAutoReportsTheRulesChoiceWithoutRunning) {
     for (const auto& row : csv.rows) {
       SCOPED_TRACE(row.at("op") + " " + row.at("form") + " k=" + row.at("k"));
       const bool transposed = row.at("form") == "t";
-      KernelProblem p{features(transposed ? transpose(s.view()).view() : s.view()), std::stoi(row.at("k"))};
+      KernelProblem p{features(transposed ? transpose(s.view()).view() : s.view()),
+                      std::stoi(row.at("k"))};
       p.transposed = transposed;
       EXPECT_EQ(row.at("rows"), std::to_string(p.sparse.rows));
       EXPECT_EQ(row.at("device"), device);
@@ -275,9 +276,9 @@ TEST(BenchCli, HelpExplainsEveryOption) {
   test::TempDir dir;
   const Outcome o = run_bench(dir, "--help");
   ASSERT_EQ(o.code, 0) << o.err;
-  for (const char* option : {"--input", "--gen", "--preset", "--k", "--device", "--threads", "--variants", "--op",
-                             "--form", "--warmup", "--runs", "--csv", "--seed", "--list", "--no-flush",
-                             "--explain-auto"})
+  for (const char* option : {"--input", "--gen", "--preset", "--k", "--device", "--threads",
+                             "--variants", "--op", "--form", "--warmup", "--runs", "--csv",
+                             "--seed", "--list", "--no-flush", "--explain-auto"})
     EXPECT_NE(o.out.find(option), std::string::npos) << option;
 }
 

@@ -117,7 +117,8 @@ TEST(CudaSddmmSpecific, AutoOnSmallMatricesOfLongRowsAtK32) {
     const char* want;
   };
   // Up to nnz x K = 2^24 convert takes every matrix (final_dense and bcsstk13 too, since its
-  // units shrink to the machine); above, the long-row rule keeps nips and sends nytimes to cuSPARSE.
+  // units shrink to the machine); above, the long-row rule keeps nips and sends nytimes to
+  // cuSPARSE.
   const Case cases[] = {{"DLMC 0.9 final_dense", 1000, 205, "cuda.sddmm.convert"},
                         {"DLMC 0.9 bottleneck_2_block_group4_2_1", 512, 461, "cuda.sddmm.convert"},
                         {"DLMC 0.5 bottleneck_2_block_group3_1_1", 256, 1152, "cuda.sddmm.convert"},

@@ -263,7 +263,8 @@ TEST(CudaSpmmSpecific, AutoKeepsVdlOffUnevenTransposes) {
   for (int k : {20, 32, 50, 64}) {
     KernelProblem kos = test::rule_problem(k, 6906, 51.1, 1.93);
     kos.transposed = true;
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, kos).name(), "cuda.spmm.cusparse") << "K=" << k;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, kos).name(), "cuda.spmm.cusparse")
+        << "K=" << k;
     KernelProblem even = test::rule_problem(k, 8361, 3.8, 1.14);
     even.transposed = true;
     EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, even).name(), "cuda.spmm.vdl") << "K=" << k;
