@@ -147,9 +147,8 @@ constexpr double kGpuSmallNnz = 250e3;
 // * K = 1: vdl's parallel reduction beats cuSPARSE (SpMM with one column) 1.1-1.3x on small
 //   matrices of even rows up to a mean of 128 (DLMC layers, bcsstk13, delaunay_n14), but not on
 //   longer rows (DLMC 256 rows of 230: 0.8-0.93x; means 460-1152: 0.5x), uneven ones (hep-th, cv
-//   1.14: 0.84x) or
-//   large matrices. For Sᵀ·B the bar is cuSPARSE's transposed product, slower on few columns: vdl
-//   on the transpose wins up to a mean of 256 (512 rows of 205: 1.4-1.6x).
+//   1.14: 0.84x) or large matrices. For Sᵀ·B the bar is cuSPARSE's transposed product, slower on
+//   few columns: vdl on the transpose wins up to a mean of 256 (512 rows of 205: 1.4-1.6x).
 constexpr double kGpuVdlSpmvMaxMean = 128.0;
 constexpr double kGpuVdlSpmvTransposedMaxMean = 256.0;
 constexpr double kGpuVdlSpmvMaxCv = 1.0;
