@@ -49,6 +49,12 @@ constexpr double kGpuSkewRowCv = 4.0;
 // geometric mean at each K from 32 to 512; cuSPARSE won from about 2^24 (bcsstk13 at K = 256,
 // 0.84x; DLMC layers of 0.1-0.3M nonzeros at K >= 128, 0.45-0.95x).
 constexpr double kGpuSddmmConvertMaxWork = 16777216.0;
+// ... and on any matrix of up to 2M nonzeros whose rows are uneven (cv >= 0.6), at every K: the
+// two real files the DLMC-fitted rules had not seen ran convert 1.6-4.4x faster than cuSPARSE on
+// MovieLens 100K (943 users, cv 0.95) and 1.05-1.3x on UCI kos (3430 documents, cv 0.65) at
+// K = 32-512 (H200, d5fe23e), where cuSPARSE's row split waits on the longest rows. bcsstk13 (cv
+// 0.54) and the DLMC layers (cv <= 0.31) ran cuSPARSE faster above 2^24.
+constexpr double kGpuSddmmConvertUnevenCv = 0.6;
 // Short rows: a warp of cuSPARSE's SDDMM finds too few nonzeros per row to fill it. convert wins
 // everywhere on hep-th (mean 3.8: 1.1-2.0x) and up to K = 64 on the banded matrix (mean 20: 1.2x);
 // cuSPARSE wins above that on banded, and on every matrix with longer rows (nips, ml-20m, DLMC).
@@ -151,7 +157,12 @@ constexpr double kGpuSmallNnz = 250e3;
 //   few columns: vdl on the transpose wins up to a mean of 256 (512 rows of 205: 1.4-1.6x).
 constexpr double kGpuVdlSpmvMaxMean = 128.0;
 constexpr double kGpuVdlSpmvTransposedMaxMean = 256.0;
+// One row per warp (or lane group) waits on the longest row: MovieLens 100K's users (longest row
+// 7x the mean of 106) ran vdl 0.75x cuSPARSE at K = 1 and 0.79x at K = 32 (H200, d5fe23e); the
+// DLMC layers, bcsstk13 and delaunay_n14 that it wins on have longest rows of 2-4.4x the mean
+// (their short rows' cv reaches 0.9, so the bound is on the longest row, not on cv).
 constexpr double kGpuVdlSpmvMaxCv = 1.0;
+constexpr double kGpuVdlMaxRowOverMean = 6.0;
 constexpr double kGpuVdlSpmvMaxRows = 16384.0;
 // * S·B at 16 < K <= 32 on fewer than 4096 rows (as above) of mean <= 256: vdl 1.1-1.5x over
 //   cuSPARSE and 1.6-2.5x over row_csc, which the short-row rule picked for means <= 32. Longer
@@ -174,6 +185,14 @@ constexpr double kGpuFewRowsLongWide = 100.0;    // mean, Sᵀ·B at 32 < K <= 6
 //   stays 1.2-1.4x ahead. From 2000 rows on row_csc wins on some (bcsstk13 1.5x, DLMC 0.5 layer
 //   2.1x) and loses on others (DLMC 2048 rows of 51-100: 0.75-0.87x).
 constexpr double kGpuSmallTransposedFewRows = 1024.0;
+// * Sᵀ·B for K > 1 on transposes of up to 500K nonzeros with uneven long rows (cv > 1, mean >= 20):
+//   cuSPARSE's transposed SpMM. MovieLens 100K's items (1682, mean 59, cv 1.35) ran it 1.1-1.9x
+//   faster than vdl and row_csc at K = 4-512, UCI kos's words (6906, mean 51, cv 1.9) 1.2-1.3x
+//   faster than nnz_vsr at K = 128-512 (H200, d5fe23e). Not hep-th's short uneven rows (mean 3.8:
+//   vdl and row_csc 1.3-1.7x ahead), nor nips's 749K nonzeros, where nnz_vsr wins from K = 128.
+constexpr double kGpuUnevenTransposedMaxNnz = 500e3;
+constexpr double kGpuUnevenTransposedCv = 1.0;
+constexpr double kGpuUnevenTransposedMinMean = 20.0;
 constexpr double kGpuSmallTransposedMinMean = 20.0;
 
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured
@@ -190,7 +209,8 @@ const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all
                                      const KernelProblem& p) {
   if (const SddmmVariant* tc = tensor_core_pick(all, "sddmm", p)) return tc;
   const double nnz = double(p.sparse.nnz);
-  if (nnz * double(p.k) <= kGpuSddmmConvertMaxWork)
+  if (nnz * double(p.k) <= kGpuSddmmConvertMaxWork ||
+      (nnz <= kGpuSddmmSmallNnz && p.sparse.row_cv >= kGpuSddmmConvertUnevenCv))
     return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
   if (p.sparse.row_cv <= kGpuSkewRowCv) {
     if (p.k <= kGpuSddmmSmallLongMaxK && p.sparse.row_mean >= kGpuSddmmLongRows && nnz <= kGpuSddmmSmallNnz)
@@ -211,11 +231,15 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const bool skewed = p.sparse.row_cv > kGpuSkewRowCv;
   const double rows = double(p.sparse.rows), mean = p.sparse.row_mean;
   const bool small = double(p.sparse.nnz) <= kGpuSmallNnz;
+  const bool bounded_longest = double(p.sparse.row_max) <= kGpuVdlMaxRowOverMean * mean;
   if (p.k == 1 && small &&
       mean <= (p.transposed ? kGpuVdlSpmvTransposedMaxMean : kGpuVdlSpmvMaxMean) &&
-      p.sparse.row_cv <= kGpuVdlSpmvMaxCv && rows <= kGpuVdlSpmvMaxRows)
+      p.sparse.row_cv <= kGpuVdlSpmvMaxCv && rows <= kGpuVdlSpmvMaxRows && bounded_longest)
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (p.k == 1 && (!skewed || !p.transposed))
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
+  if (p.transposed && p.k > 1 && double(p.sparse.nnz) <= kGpuUnevenTransposedMaxNnz &&
+      p.sparse.row_cv > kGpuUnevenTransposedCv && mean >= kGpuUnevenTransposedMinMean)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   const bool few_long = rows < kGpuFewRows &&
                         mean >= (p.k <= kGpuVdlMaxK ? kGpuFewRowsLongNarrow : kGpuFewRowsLongWide);
@@ -252,7 +276,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const bool few_rows = rows < kGpuVdlWideMaxRows;
   if (p.k <= kGpuVdlWideMaxK && few_rows &&
       ((rows >= kGpuVdlWideMinRows && mean >= kGpuVdlWideMinMean) ||
-       (small && mean <= kGpuVdlWideSmallMaxMean)))
+       (small && mean <= kGpuVdlWideSmallMaxMean && bounded_longest)))
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (p.sparse.row_mean <= kGpuSpmmShortRows && !(small && few_rows))
     return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.cusparse"}, p);

@@ -5,8 +5,8 @@
 # change against every measurement on record before spending device time.
 #   scripts/replay_rules.sh [--bin FK_BENCH] [--data DIR] [--misses] MEASURED.csv[.gz]...
 # Matrix labels map back to sources as fk-bench made them: 'S/NAME' -> DIR/dlmc/rn50/
-# magnitude_pruning/S/NAME.smtx, NAME -> DIR/suitesparse/NAME.mtx or DIR/uci-*/NAME.txt.gz (UCI
-# docword files), labels with ':' -> --gen,
+# magnitude_pruning/S/NAME.smtx, NAME -> DIR/suitesparse/NAME.mtx, or a file DIR/*/NAME or
+# DIR/*/NAME.txt.gz (UCI docword, MovieLens u.data), labels with ':' -> --gen,
 # anything else -> --preset (generated here: the large presets take a minute and ~3 GB).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -43,7 +43,8 @@ PY
   if [[ "$label" == *:* ]]; then source=(--gen "$label")
   elif [[ -f "$data/dlmc/rn50/magnitude_pruning/$label.smtx" ]]; then source=(--input "$data/dlmc/rn50/magnitude_pruning/$label.smtx")
   elif [[ -f "$data/suitesparse/$label.mtx" ]]; then source=(--input "$data/suitesparse/$label.mtx")
-  elif uci=$(ls "$data"/uci-*/"$label".txt.gz 2>/dev/null | head -1) && [[ -n "$uci" ]]; then source=(--input "$uci")
+  elif file=$(find "$data" -maxdepth 2 -type f \( -name "$label" -o -name "$label.txt.gz" \) | head -1) &&
+       [[ -n "$file" ]]; then source=(--input "$file")
   else source=(--preset "$label"); fi
   extra=(); [[ $op == spmm ]] && extra=(--op both)
   "$bin" "$op" "${source[@]}" --k "$ks" "${extra[@]}" --device gpu --explain-auto --csv "$picks" >/dev/null

@@ -97,6 +97,16 @@ std::string label(const std::string& variant, const std::string& problem, int k,
   return os.str();
 }
 
+// Uneven rows of a small matrix go to convert at every K (cuSPARSE's row split waits on the
+// longest rows): MovieLens 100K's users (cv 0.95) at K = 256, where convert ran 3.4x faster; an
+// even one of the same work (bcsstk13, cv 0.54) stays with cuSPARSE. Needs no device.
+TEST(CudaSddmmSpecific, AutoOnUnevenSmallMatrices) {
+  EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, test::rule_problem(256, 943, 106, 0.95)).name(),
+               "cuda.sddmm.convert");
+  EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, test::rule_problem(256, 2003, 42, 0.54)).name(),
+               "cuda.sddmm.cusparse");
+}
+
 // Short rows, a row longer than any tile or panel (5000 > 2048), runs of empty rows, unsorted
 // columns; 600 x 900.
 HostCsr mixed_rows(Rng& rng) {

@@ -271,6 +271,25 @@ TEST(CudaSpmmSpecific, AutoKeepsVdlOffUnevenTransposes) {
   }
 }
 
+// MovieLens 100K (943 users of mean 106, longest 737; 1682 items of mean 59, cv 1.35): vdl's one
+// row per warp waits on the longest user, and uneven items favour cuSPARSE's transposed product
+// over vdl, row_csc and nnz_vsr at every K > 1 (H200). Needs no device.
+TEST(CudaSpmmSpecific, AutoOnMovieLens100k) {
+  KernelProblem users = test::rule_problem(1, 943, 106.0, 0.95);
+  users.sparse.row_max = 737;
+  for (int k : {1, 32}) {
+    users.k = k;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, users).name(), "cuda.spmm.cusparse") << "S·B K=" << k;
+  }
+  KernelProblem items = test::rule_problem(1, 1682, 59.5, 1.35);
+  items.sparse.row_max = 583;
+  items.transposed = true;
+  for (int k : {4, 32, 64, 128, 512}) {
+    items.k = k;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, items).name(), "cuda.spmm.cusparse") << "Sᵀ·B K=" << k;
+  }
+}
+
 // GPU `auto` for S·B at K = 32 on the report's matrices' row statistics: vdl's one-row-per-warp
 // kernel on small matrices of long rows (but not below 1000 rows), cuSPARSE on the large ones,
 // row_csc on short rows.
