@@ -191,6 +191,11 @@ constexpr double kGpuSmallTransposedFewRows = 1024.0;
 //   faster than nnz_vsr at K = 128-512 (H200, d5fe23e). Not hep-th's short uneven rows (mean 3.8:
 //   vdl and row_csc 1.3-1.7x ahead), nor nips's 749K nonzeros, where nnz_vsr wins from K = 128.
 constexpr double kGpuUnevenTransposedMaxNnz = 500e3;
+// * Skewed rows (cv > 4) of a small matrix: cuSPARSE, not nnz_vsr, whose segment reduction, atomics
+//   and zeroing of C cost 20-80 us whatever the size (it never won a DLMC layer). A generated
+//   power-law matrix of 200K nonzeros (longest row 18372), which no rule had seen, ran cuSPARSE
+//   1.4-3.6x faster than nnz_vsr at every K for S·B and Sᵀ·B (H200, 6c99a83); the 2M- and
+//   20M-nonzero ones keep nnz_vsr.
 constexpr double kGpuUnevenTransposedCv = 1.0;
 constexpr double kGpuUnevenTransposedMinMean = 20.0;
 constexpr double kGpuSmallTransposedMinMean = 20.0;
@@ -236,7 +241,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
       mean <= (p.transposed ? kGpuVdlSpmvTransposedMaxMean : kGpuVdlSpmvMaxMean) &&
       p.sparse.row_cv <= kGpuVdlSpmvMaxCv && rows <= kGpuVdlSpmvMaxRows && bounded_longest)
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
-  if (p.k == 1 && (!skewed || !p.transposed))
+  if ((p.k == 1 && (!skewed || !p.transposed)) || (skewed && small))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (p.transposed && p.k > 1 && double(p.sparse.nnz) <= kGpuUnevenTransposedMaxNnz &&
       p.sparse.row_cv > kGpuUnevenTransposedCv && mean >= kGpuUnevenTransposedMinMean)

@@ -290,6 +290,21 @@ TEST(CudaSpmmSpecific, AutoOnMovieLens100k) {
   }
 }
 
+// Skewed rows (cv > 4) go to nnz_vsr on large matrices but to cuSPARSE on small ones, where
+// nnz_vsr's fixed costs dominate (a 200K-nonzero power-law matrix: 1.4-3.6x). Needs no device.
+TEST(CudaSpmmSpecific, AutoOnSkewedRowsBySize) {
+  for (bool transposed : {false, true}) {
+    for (int k : {4, 32, 128}) {
+      KernelProblem small = test::rule_problem(k, 30000, 6.7, 20);
+      small.transposed = transposed;
+      EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, small).name(), "cuda.spmm.cusparse") << k;
+      KernelProblem large = test::rule_problem(k, 1000000, 20, 76);
+      large.transposed = transposed;
+      EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, large).name(), "cuda.spmm.nnz_vsr") << k;
+    }
+  }
+}
+
 // GPU `auto` for S·B at K = 32 on the report's matrices' row statistics: vdl's one-row-per-warp
 // kernel on small matrices of long rows (but not below 1000 rows), cuSPARSE on the large ones,
 // row_csc on short rows.
