@@ -185,13 +185,13 @@ constexpr double kGpuFewRowsLongWide = 100.0;    // mean, Sᵀ·B at 32 < K <= 6
 //   stays 1.2-1.4x ahead. From 2000 rows on row_csc wins on some (bcsstk13 1.5x, DLMC 0.5 layer
 //   2.1x) and loses on others (DLMC 2048 rows of 51-100: 0.75-0.87x).
 constexpr double kGpuSmallTransposedFewRows = 1024.0;
-// * Sᵀ·B for K > 16 on transposes of up to 500K nonzeros with uneven long rows (cv > 1, mean >= 20):
-//   cuSPARSE's transposed SpMM. MovieLens 100K's items (1682, mean 59, cv 1.35) ran it 1.3-1.9x
-//   faster than vdl and row_csc at K = 32-512, UCI kos's words (6906, mean 51, cv 1.9) 1.2-1.3x
-//   faster than nnz_vsr at K = 128-512 (H200, d5fe23e). At K <= 16 vdl stays: MovieLens at K = 4
-//   was 1.12x behind cuSPARSE, but the sfa-ml100k app (K = 16) ran 1.25x slower per pass with
-//   cuSPARSE there (0.437 against 0.351 ms, H200, 6c99a83 and b8488e6). Not hep-th's short uneven rows (mean 3.8:
+// * Sᵀ·B for K > 1 on transposes of up to 500K nonzeros with uneven long rows (cv > 1, mean >= 20):
+//   cuSPARSE's transposed SpMM. MovieLens 100K's items (1682, mean 59, cv 1.35) ran it 1.1-1.9x
+//   faster than vdl and row_csc at K = 4-512, UCI kos's words (6906, mean 51, cv 1.9) 1.2-1.3x
+//   faster than nnz_vsr at K = 128-512 (H200, d5fe23e). Not hep-th's short uneven rows (mean 3.8:
 //   vdl and row_csc 1.3-1.7x ahead), nor nips's 749K nonzeros, where nnz_vsr wins from K = 128.
+//   (849ccef had started this rule above K = 16, blaming it for the sfa-ml100k app's slower
+//   passes; that app runs no Sᵀ·B plan, so the blame was wrong and the bound went back.)
 constexpr double kGpuUnevenTransposedMaxNnz = 500e3;
 // * Skewed rows (cv > 4) of a small matrix: cuSPARSE, not nnz_vsr, whose segment reduction, atomics
 //   and zeroing of C cost 20-80 us whatever the size (it never won a DLMC layer). A generated
@@ -245,7 +245,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if ((p.k == 1 && (!skewed || !p.transposed)) || (skewed && small))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
-  if (p.transposed && p.k > kGpuVdlMaxK && double(p.sparse.nnz) <= kGpuUnevenTransposedMaxNnz &&
+  if (p.transposed && p.k > 1 && double(p.sparse.nnz) <= kGpuUnevenTransposedMaxNnz &&
       p.sparse.row_cv > kGpuUnevenTransposedCv && mean >= kGpuUnevenTransposedMinMean)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   const bool few_long = rows < kGpuFewRows &&
