@@ -232,60 +232,82 @@ const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all
   return first_applicable(all, {"cuda.sddmm.cusparse", "cuda.sddmm.convert"}, p);
 }
 
+// Row statistics the SpMM rules share.
+struct SpmmShape {
+  double rows, mean;
+  bool small;            // at most kGpuSmallNnz nonzeros
+  bool skewed;           // row cv above kGpuSkewRowCv
+  bool bounded_longest;  // longest row within kGpuVdlMaxRowOverMean x the mean
+  bool few_long;         // few rows, long for the K range (kGpuFewRows)
+};
+
+// The rules that come from the small and medium matrices (DLMC, MovieLens 100K, kos, generated
+// ones; "Small problems" above). nullptr where none applies and the general rules decide.
+const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& all,
+                                         const KernelProblem& p, const SpmmShape& f) {
+  const double max_mean = p.transposed ? kGpuVdlSpmvTransposedMaxMean : kGpuVdlSpmvMaxMean;
+  if (p.k == 1 && f.small && f.mean <= max_mean && p.sparse.row_cv <= kGpuVdlSpmvMaxCv &&
+      f.rows <= kGpuVdlSpmvMaxRows && f.bounded_longest)
+    return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
+  if (f.skewed && f.small)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
+  if (!p.transposed) return nullptr;
+  if (p.k > 1 && double(p.sparse.nnz) <= kGpuUnevenTransposedMaxNnz &&
+      p.sparse.row_cv > kGpuUnevenTransposedCv && f.mean >= kGpuUnevenTransposedMinMean)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
+  if (p.k > kGpuVdlWideMaxK && p.k <= kGpuVdlWideTransposedMaxK && f.few_long)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.vdl"}, p);
+  if (p.k > kGpuVdlWideTransposedMaxK && f.small && f.rows <= kGpuSmallTransposedFewRows &&
+      f.mean >= kGpuSmallTransposedMinMean)
+    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
+  return nullptr;
+}
+
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
   if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
-  const bool skewed = p.sparse.row_cv > kGpuSkewRowCv;
-  const double rows = double(p.sparse.rows), mean = p.sparse.row_mean;
-  const bool small = double(p.sparse.nnz) <= kGpuSmallNnz;
-  const bool bounded_longest = double(p.sparse.row_max) <= kGpuVdlMaxRowOverMean * mean;
-  if (p.k == 1 && small &&
-      mean <= (p.transposed ? kGpuVdlSpmvTransposedMaxMean : kGpuVdlSpmvMaxMean) &&
-      p.sparse.row_cv <= kGpuVdlSpmvMaxCv && rows <= kGpuVdlSpmvMaxRows && bounded_longest)
-    return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
-  if ((p.k == 1 && (!skewed || !p.transposed)) || (skewed && small))
+  SpmmShape f;
+  f.rows = double(p.sparse.rows);
+  f.mean = p.sparse.row_mean;
+  f.small = double(p.sparse.nnz) <= kGpuSmallNnz;
+  f.skewed = p.sparse.row_cv > kGpuSkewRowCv;
+  f.bounded_longest = double(p.sparse.row_max) <= kGpuVdlMaxRowOverMean * f.mean;
+  f.few_long = f.rows < kGpuFewRows &&
+               f.mean >= (p.k <= kGpuVdlMaxK ? kGpuFewRowsLongNarrow : kGpuFewRowsLongWide);
+  const double rows = f.rows, mean = f.mean;
+  if (const SpmmVariant* v = choose_small_gpu_spmm(all, p, f)) return v;
+  if (p.k == 1 && (!f.skewed || !p.transposed))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
-  if (p.transposed && p.k > 1 && double(p.sparse.nnz) <= kGpuUnevenTransposedMaxNnz &&
-      p.sparse.row_cv > kGpuUnevenTransposedCv && mean >= kGpuUnevenTransposedMinMean)
-    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
-  const bool few_long = rows < kGpuFewRows &&
-                        mean >= (p.k <= kGpuVdlMaxK ? kGpuFewRowsLongNarrow : kGpuFewRowsLongWide);
-  if (p.transposed && p.k > kGpuVdlWideMaxK && p.k <= kGpuVdlWideTransposedMaxK && few_long)
-    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.vdl"}, p);
-  if (p.transposed && p.k > kGpuVdlWideTransposedMaxK && small &&
-      rows <= kGpuSmallTransposedFewRows && mean >= kGpuSmallTransposedMinMean)
-    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuVdlWideTransposedMaxK &&
       ((rows < kGpuVdlWideTransposedFewRowsUneven && mean >= kGpuVdlWideMinMean) ||
        (rows < kGpuVdlWideTransposedFewRows && p.sparse.row_cv <= kGpuTransposedEvenCv) ||
        (rows >= kGpuVdlWideTransposedManyRows && mean >= kGpuVdlWideTransposedManyMinMean)))
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.nnz_vsr"}, p);
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuTransposedFewRowsMaxK &&
-      double(p.sparse.rows) < kGpuTransposedFewRows &&
-      p.sparse.row_mean >= kGpuTransposedFewRowsMinMean &&
-      (p.k <= 32 || p.sparse.row_mean < kGpuTransposedFewRowsMaxMean))
+      rows < kGpuTransposedFewRows && mean >= kGpuTransposedFewRowsMinMean &&
+      (p.k <= 32 || mean < kGpuTransposedFewRowsMaxMean))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
-  if (skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
-  if (!p.transposed && p.k > 1 && p.k <= kGpuSpmmTinyRowsMaxK && p.sparse.row_mean < kGpuSpmmTinyRows)
+  if (f.skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
+  if (!p.transposed && p.k > 1 && p.k <= kGpuSpmmTinyRowsMaxK && mean < kGpuSpmmTinyRows)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed) {
     const bool even = p.sparse.row_cv <= kGpuTransposedEvenCv;
     if (p.k <= kGpuVdlMaxK)
       return first_applicable(
           all, {even ? "cuda.spmm.vdl" : "cuda.spmm.nnz_vsr", "cuda.spmm.nnz_vsr"}, p);
-    if (even && p.sparse.row_mean <= kGpuTransposedShortRows)
+    if (even && mean <= kGpuTransposedShortRows)
       return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.nnz_vsr"}, p);
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   }
-  if (p.k <= kGpuVdlMaxK && few_long)
+  if (p.k <= kGpuVdlMaxK && f.few_long)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.vdl"}, p);
   if (p.k <= kGpuVdlMaxK) return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   const bool few_rows = rows < kGpuVdlWideMaxRows;
   if (p.k <= kGpuVdlWideMaxK && few_rows &&
       ((rows >= kGpuVdlWideMinRows && mean >= kGpuVdlWideMinMean) ||
-       (small && mean <= kGpuVdlWideSmallMaxMean && bounded_longest)))
+       (f.small && mean <= kGpuVdlWideSmallMaxMean && f.bounded_longest)))
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
-  if (p.sparse.row_mean <= kGpuSpmmShortRows && !(small && few_rows))
+  if (mean <= kGpuSpmmShortRows && !(f.small && few_rows))
     return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.cusparse"}, p);
   return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
 }
