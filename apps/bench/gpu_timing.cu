@@ -78,28 +78,21 @@ int fp32_lanes_per_sm(int major, int minor) {
 
 class GpuTimer : public RunTimer {
  public:
-  GpuTimer(const Context& ctx, bool flush) : stream_(stream_of(ctx)) {
-    const int l2 = attribute(cudaDevAttrL2CacheSize, ctx.gpu().device);
-    if (flush) flush_buffer_ = std::make_unique<DeviceBytes>(2 * static_cast<std::size_t>(std::max(l2, 1 << 20)));
-  }
+  GpuTimer(const Context& ctx, bool flush)
+      : gpu_(ctx.gpu()), stream_(stream_of(ctx)), flush_(flush) {}
+  // The context's L2 flush (core/cuda/gpu_resources.cuh): a write of 2x L2 on the timed stream.
   void flush() override {
-    if (!flush_buffer_) return;
-    // A write of 2x L2 on the timed stream evicts every line the previous run left in L2; a new
-    // byte value each time keeps it a real write.
-    const int byte = static_cast<int>(++generation_ & 0x7f) + 1;
-    FK_CUDA_CHECK(cudaMemsetAsync(flush_buffer_->get(), byte, flush_buffer_->size(), stream_));
+    if (flush_) gpu_.flush_l2();
   }
   void start() override { events_.record_start(stream_); }
   double stop_ms() override { return events_.stop_ms(stream_); }
-  std::int64_t flush_bytes() const override {
-    return flush_buffer_ ? static_cast<std::int64_t>(flush_buffer_->size()) : 0;
-  }
+  std::int64_t flush_bytes() const override { return flush_ ? gpu_.flush_l2_bytes() : 0; }
 
  private:
+  GpuResources& gpu_;
   cudaStream_t stream_;
+  bool flush_;
   EventPair events_;
-  std::unique_ptr<DeviceBytes> flush_buffer_;
-  unsigned generation_ = 0;
 };
 
 }  // namespace

@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <cstdint>
+
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
 #include "core/gpu_hooks.hpp"
@@ -27,6 +30,20 @@ GpuResources::~GpuResources() {
   if (cublas_) cublasDestroy(cublas_);
   if (cusolver_) cusolverDnDestroy(cusolver_);
   if (stream) cudaStreamDestroy(stream);
+  if (flush_buffer_) cudaFree(flush_buffer_);
+}
+
+std::int64_t GpuResources::flush_l2_bytes() const {
+  return 2 * std::int64_t(std::max(props.l2CacheSize, 1 << 20));
+}
+
+void GpuResources::flush_l2() {
+  if (!flush_buffer_)
+    FK_CUDA_CHECK(cudaMalloc(&flush_buffer_, static_cast<std::size_t>(flush_l2_bytes())));
+  // A new byte value each time keeps it a real write.
+  const int byte = static_cast<int>(++flush_generation_ & 0x7f) + 1;
+  FK_CUDA_CHECK(
+      cudaMemsetAsync(flush_buffer_, byte, static_cast<std::size_t>(flush_l2_bytes()), stream));
 }
 
 cusparseHandle_t GpuResources::cusparse() {

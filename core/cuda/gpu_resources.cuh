@@ -24,7 +24,16 @@ struct GpuResources {
   cublasHandle_t cublas();
   cusolverDnHandle_t cusolver();
 
+  // Queues a write of twice the L2 size on `stream`, which evicts every line earlier work left in
+  // L2: for timings taken as a cold run sees them (fk-bench; cuSPARSE plans choosing their
+  // algorithm). The buffer is allocated on the first call and kept until the context goes, so
+  // repeated flushes (a plan per minibatch) pay no allocation.
+  void flush_l2();
+  std::int64_t flush_l2_bytes() const;
+
  private:
+  void* flush_buffer_ = nullptr;
+  unsigned flush_generation_ = 0;
   cusparseHandle_t cusparse_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   cusolverDnHandle_t cusolver_ = nullptr;

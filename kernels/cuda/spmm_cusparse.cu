@@ -33,10 +33,10 @@ namespace {
 using namespace cuda_spmm;
 
 // Choosing the algorithm in prepare(): a first timed run under kShortRunMs is repeated up to
-// kShortRunRepeats times and the median decides. Every timed run starts with L2 flushed (a write
-// of twice its size), as fk-bench and an app's loop see it: timed warm, CSR_ALG2 and ALG3 came
-// out within 1% on DLMC layers of 256 rows where, cold, ALG3 ran 1.5x slower (H200, 2026-11-24),
-// so two plans of one problem picked either.
+// kShortRunRepeats times and the median decides. Every timed run starts with L2 flushed (the
+// context's flush_l2, as fk-bench times): timed warm, CSR_ALG2 and ALG3 came out within 1% on
+// DLMC layers of 256 rows where, cold, ALG3 ran 1.5x slower (H200, 2026-11-24), so two plans of
+// one problem picked either.
 constexpr float kShortRunMs = 2.0f;
 constexpr int kShortRunRepeats = 5;
 
@@ -175,7 +175,6 @@ class CusparseSpmmPlan : public SpmmPlan {
     std::ostringstream report;
     bool have_best = false;
     Event start, stop;
-    DeviceBuffer<char> flush(2 * std::int64_t(ctx.gpu().props.l2CacheSize));
     for (cusparseSpMMAlg_t alg : algs) {
       Candidate cand;
       cand.alg = alg;
@@ -207,7 +206,7 @@ class CusparseSpmmPlan : public SpmmPlan {
       // kShortRunRepeats decides.
       std::vector<float> times;
       for (int r = 0; r < kShortRunRepeats; ++r) {
-        FK_CUDA_CHECK(cudaMemsetAsync(flush.data(), r & 0xff, flush.size(), stream));
+        ctx.gpu().flush_l2();
         FK_CUDA_CHECK(cudaEventRecord(start.get(), stream));
         FK_CUSPARSE_CHECK(spmm(handle, cand));
         FK_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
