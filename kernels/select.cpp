@@ -202,6 +202,37 @@ constexpr double kGpuUnevenTransposedCv = 1.0;
 constexpr double kGpuUnevenTransposedMinMean = 20.0;
 constexpr double kGpuSmallTransposedMinMean = 20.0;
 
+// Dense-ish S: cuBLAS SGEMM on a dense copy (cuda.spmm.dense), measured on an H200 against auto's
+// earlier picks and cuSPARSE over the DLMC layers at every sparsity on file (0.5-0.98) and
+// generated uniform matrices of 1-30% density (docs/benchmarks/checks/dense-spmm):
+// * S·B: from 40% density at K >= 32 (the DLMC 0.5 layer, 256 x 2304: 1.07-1.32x over cuSPARSE,
+//   which auto ran), and from 25% at K >= 128 on 1024 rows or more (4096 x 4096 at 30%:
+//   1.13-1.58x). Below that cuSPARSE stays ahead (DLMC 0.8: dense 0.80-0.87x; 1024 x 8192 at 20%:
+//   0.96-1.18x) and the 256-row 0.7 layer is even (0.98-1.01x).
+// * Sᵀ·B, where our kernels run on the cached transpose: from 40% density at K >= 64 (DLMC 0.5:
+//   1.00-1.67x), and on a million nonzeros or more from 25% at K >= 64 (4096 x 4096 at 30%:
+//   1.42-3.4x) or 10% at K >= 128 (4096 x 4096, 16384 x 2048 and 1024 x 8192 at 10-20%:
+//   1.02-2.9x). The 0.9 DLMC layers split: 1.2-1.9x on two, 0.65-0.9x on three of the same shapes.
+constexpr double kGpuDenseSpmmDensity = 0.4;
+constexpr int kGpuDenseSpmmMinK = 32;
+constexpr int kGpuDenseSpmmTransposedMinK = 64;
+constexpr double kGpuDenseSpmmMidDensity = 0.25;
+constexpr int kGpuDenseSpmmMidMinK = 128;
+constexpr double kGpuDenseSpmmMidMinRows = 1024.0;
+constexpr double kGpuDenseSpmmLargeNnz = 1e6;
+constexpr double kGpuDenseSpmmLowDensity = 0.1;
+bool dense_spmm_pays(const KernelProblem& p) {
+  const double d = p.sparse.density;
+  if (!p.transposed)
+    return (d >= kGpuDenseSpmmDensity && p.k >= kGpuDenseSpmmMinK) ||
+           (d >= kGpuDenseSpmmMidDensity && p.k >= kGpuDenseSpmmMidMinK &&
+            double(p.sparse.rows) >= kGpuDenseSpmmMidMinRows);
+  const bool large = double(p.sparse.nnz) >= kGpuDenseSpmmLargeNnz;
+  return (d >= kGpuDenseSpmmDensity && p.k >= kGpuDenseSpmmTransposedMinK) ||
+         (large && d >= kGpuDenseSpmmMidDensity && p.k >= kGpuDenseSpmmTransposedMinK) ||
+         (large && d >= kGpuDenseSpmmLowDensity && p.k >= kGpuDenseSpmmMidMinK);
+}
+
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured
 // (V >= 2), the tensor-core variant of that V (docs/benchmarks/tensor-core.md). Without structure
 // the encoding would pad, so the fp32 rules decide.
@@ -266,6 +297,8 @@ const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& 
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
   if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
+  if (dense_spmm_pays(p))
+    if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.dense"}, p)) return v;
   SpmmShape f;
   f.rows = double(p.sparse.rows);
   f.mean = p.sparse.row_mean;

@@ -18,6 +18,7 @@ void register_cuda_variants(Registry& r) {
   r.spmm.push_back(make_cuda_spmm_nnz_vsr());
   r.spmm.push_back(make_cuda_spmm_aspt());
   r.spmm.push_back(make_cuda_spmm_cusparse());
+  r.spmm.push_back(make_cuda_spmm_dense());
   for (int v : {1, 2, 4, 8}) r.spmm.push_back(make_cuda_spmm_tc(v));
   // --- end SpMM variants ---
   (void)r;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/io/parse.hpp"
 #include "kernels/cuda/spmm_common.cuh"
 
 namespace fk::cuda_spmm {
@@ -36,6 +37,52 @@ std::vector<std::int32_t> download_col_idx(const CsrView& s) {
   if (s.nnz > 0)
     FK_CUDA_CHECK(cudaMemcpy(h.data(), s.col_idx, h.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
   return h;
+}
+
+namespace {
+
+constexpr unsigned kUnsortedRow = 1, kRepeatedNeighbours = 2;
+
+// flags |= kUnsortedRow if some row's columns decrease, kRepeatedNeighbours if two neighbours of a
+// row are equal. One warp per row.
+__global__ void row_order_kernel(std::int64_t rows, const std::int64_t* __restrict__ row_ptr,
+                                 const std::int32_t* __restrict__ col_idx, unsigned* flags) {
+  const int lane = threadIdx.x & (kWarpSize - 1);
+  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / kWarpSize);
+  unsigned seen = 0;
+  for (std::int64_t r = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize; r < rows;
+       r += warps) {
+    for (std::int64_t j = row_ptr[r] + lane; j + 1 < row_ptr[r + 1]; j += kWarpSize) {
+      const std::int32_t a = col_idx[j], b = col_idx[j + 1];
+      seen |= a > b ? kUnsortedRow : a == b ? kRepeatedNeighbours : 0u;
+    }
+  }
+  seen = __reduce_or_sync(kFullMask, seen);
+  if (lane == 0 && seen) atomicOr(flags, seen);
+}
+
+}  // namespace
+
+bool has_repeated_entries(const CsrView& s, cudaStream_t stream) {
+  if (s.nnz < 2) return false;
+  DeviceBuffer<unsigned> flags(1);
+  flags.fill_bytes(0);
+  constexpr int threads = 256;
+  row_order_kernel<<<grid_for(s.rows, threads / kWarpSize), threads, 0, stream>>>(
+      s.rows, s.row_ptr, s.col_idx, flags.data());
+  FK_CUDA_CHECK_LAUNCH();
+  FK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const unsigned seen = flags.to_host()[0];
+  if (seen & kRepeatedNeighbours) return true;
+  if (!(seen & kUnsortedRow)) return false;
+  HostCsr pattern;
+  pattern.rows = s.rows;
+  pattern.cols = s.cols;
+  pattern.row_ptr = download_row_ptr(s);
+  pattern.col_idx = download_col_idx(s);
+  std::int64_t row = 0;
+  std::int32_t col = 0;
+  return io::detail::find_duplicate(pattern, row, col);
 }
 
 namespace {

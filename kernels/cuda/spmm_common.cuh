@@ -43,6 +43,12 @@ bool vec4_ok(int k, const void* b, const void* c);
 // Copies of S's row offsets (rows + 1) and columns (nnz) from the device to the host.
 std::vector<std::int64_t> download_row_ptr(const CsrView& s);
 std::vector<std::int32_t> download_col_idx(const CsrView& s);
+// Does S store some (row, column) more than once? Most variants sum such repeats like any other
+// terms, but cuSPARSE's SpMM preprocessing writes out of bounds on them (CSR_ALG3, CUDA 13, seen
+// under compute-sanitizer) and the dense copy must add them up. A device pass over the rows
+// answers when every row's columns are sorted (repeats are then neighbours); otherwise the
+// pattern is downloaded and checked on the host. Synchronizes `stream`.
+bool has_repeated_entries(const CsrView& s, cudaStream_t stream);
 
 // ---- long rows: split across thread blocks, finished with atomics ------------------------------
 //

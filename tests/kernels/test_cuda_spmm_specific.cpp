@@ -29,8 +29,9 @@
 namespace fk {
 namespace {
 
-const std::vector<std::string> kCudaSpmm = {"cuda.spmm.row_csc", "cuda.spmm.vdl", "cuda.spmm.nnz_vsr",
-                                            "cuda.spmm.aspt", "cuda.spmm.cusparse"};
+const std::vector<std::string> kCudaSpmm = {"cuda.spmm.row_csc",  "cuda.spmm.vdl",
+                                            "cuda.spmm.nnz_vsr",  "cuda.spmm.aspt",
+                                            "cuda.spmm.cusparse", "cuda.spmm.dense"};
 
 std::uint64_t test_seed() {
   if (const char* s = std::getenv("FK_TEST_SEED")) return std::strtoull(s, nullptr, 10);
@@ -290,6 +291,38 @@ TEST(CudaSpmmSpecific, AutoOnMovieLens100k) {
   }
 }
 
+// Dense-ish S goes to cuBLAS on a dense copy where that measured faster (H200): the DLMC 0.5 layer
+// (256 x 2304) from K = 32 for S·B and K = 64 for Sᵀ·B, a 4096 x 4096 matrix at 30% from K = 128
+// (and K = 64 for Sᵀ·B), not the DLMC 0.8 layer (20%), and never when the copy would pass the
+// variant's size limit. Needs no device.
+TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
+  auto problem = [](int k, bool transposed, std::int64_t rows, std::int64_t cols, double density) {
+    KernelProblem p = test::rule_problem(k, transposed ? cols : rows,
+                                         density * double(transposed ? rows : cols), 0.1);
+    p.sparse.cols = transposed ? rows : cols;
+    p.sparse.density = density;
+    p.transposed = transposed;
+    return p;
+  };
+  auto pick = [](const KernelProblem& p) {
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  for (int k : {32, 64, 512})
+    EXPECT_EQ(pick(problem(k, false, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
+  for (int k : {1, 4}) EXPECT_NE(pick(problem(k, false, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
+  for (int k : {64, 256}) EXPECT_EQ(pick(problem(k, true, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
+  EXPECT_NE(pick(problem(32, true, 256, 2304, 0.5)), "cuda.spmm.dense");
+  for (int k : {128, 512})
+    EXPECT_EQ(pick(problem(k, false, 4096, 4096, 0.3)), "cuda.spmm.dense") << k;
+  EXPECT_NE(pick(problem(64, false, 4096, 4096, 0.3)), "cuda.spmm.dense");
+  EXPECT_EQ(pick(problem(64, true, 4096, 4096, 0.3)), "cuda.spmm.dense");
+  EXPECT_EQ(pick(problem(128, true, 4096, 4096, 0.1)), "cuda.spmm.dense");
+  for (bool t : {false, true})
+    for (int k : {32, 128, 512})
+      EXPECT_NE(pick(problem(k, t, 256, 2304, 0.2)), "cuda.spmm.dense") << k << t;
+  EXPECT_NE(pick(problem(512, false, 16384, 16384, 0.5)), "cuda.spmm.dense");  // 2^28 entries
+}
+
 // Skewed rows (cv > 4) go to nnz_vsr on large matrices but to cuSPARSE on small ones, where
 // nnz_vsr's fixed costs dominate (a 200K-nonzero power-law matrix: 1.4-3.6x). Needs no device.
 TEST(CudaSpmmSpecific, AutoOnSkewedRowsBySize) {
@@ -415,6 +448,26 @@ TEST(CudaSpmmSpecific, GiantRow) {
     return r == 1777 ? std::int64_t(600000) : std::int64_t(rng.below(20));
   });
   EXPECT_GT(check_all("giant row", s, {1, 8, 33, 64}, rng, seed, /*both_ops=*/false), 0);
+}
+
+// A (row, column) stored more than once counts once per copy, as in the sum that defines S·B
+// (the readers refuse such files, but plans are also built from arrays): dense's scatter must add
+// the copies, not keep the last.
+TEST(CudaSpmmSpecific, RepeatedEntries) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  HostCsr s;
+  s.rows = 60;
+  s.cols = 45;
+  for (std::int64_t r = 0; r < s.rows; ++r) {
+    const std::int64_t len =
+        r % 7 == 3 ? 0 : 1 + std::int64_t(rng.below(80));  // more than cols: repeats
+    for (std::int64_t j = 0; j < len; ++j)
+      s.col_idx.push_back(static_cast<std::int32_t>(rng.below(s.cols)));
+    s.row_ptr.push_back(static_cast<std::int64_t>(s.col_idx.size()));
+  }
+  EXPECT_GT(check_all("repeated entries", s, {1, 4, 33, 64}, rng, seed), 0);
 }
 
 // B and C placed 4 bytes (and 8 bytes) into their buffers: the float4 paths must fall back.
