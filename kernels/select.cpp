@@ -204,7 +204,7 @@ constexpr double kGpuSmallTransposedMinMean = 20.0;
 
 // Dense-ish S: cuBLAS SGEMM on a dense copy (cuda.spmm.dense), measured on an H200 against auto's
 // earlier picks and cuSPARSE over the DLMC layers at every sparsity on file (0.5-0.98) and
-// generated uniform matrices of 1-30% density (docs/benchmarks/checks/dense-spmm):
+// generated uniform matrices of 1-30% density (docs/benchmarks/checks/dense-spmm, sweep 1):
 // * S·B: from 40% density at K >= 32 (the DLMC 0.5 layer, 256 x 2304: 1.07-1.32x over cuSPARSE,
 //   which auto ran), and from 25% at K >= 128 on 1024 rows or more (4096 x 4096 at 30%:
 //   1.13-1.58x). Below that cuSPARSE stays ahead (DLMC 0.8: dense 0.80-0.87x; 1024 x 8192 at 20%:
@@ -212,7 +212,18 @@ constexpr double kGpuSmallTransposedMinMean = 20.0;
 // * Sᵀ·B, where our kernels run on the cached transpose: from 40% density at K >= 64 (DLMC 0.5:
 //   1.00-1.67x), and on a million nonzeros or more from 25% at K >= 64 (4096 x 4096 at 30%:
 //   1.42-3.4x) or 10% at K >= 128 (4096 x 4096, 16384 x 2048 and 1024 x 8192 at 10-20%:
-//   1.02-2.9x). The 0.9 DLMC layers split: 1.2-1.9x on two, 0.65-0.9x on three of the same shapes.
+//   1.02-2.9x). On smaller ones the transpose's longest row decides, as our kernels give a row
+//   to one warp: of the 0.9 DLMC layers those whose transposes have a row of 424-442 nonzeros,
+//   4.4-8.3x their mean, ran dense 1.2-1.9x faster at K >= 64 (final_dense,
+//   bottleneck_2_block_group4_2_1), those of 67-204 0.65-0.9x (the report's set, 2026-11-25);
+//   over all 59 layers (sweep 2) it picked two more, which ran dense 1.07-2.2x faster.
+//   Even rows of that length do not count: 4096 x 4096 at 10% (rows of about 410) ran dense
+//   0.67x at K = 64.
+//   And where the small-matrix rule above gives Sᵀ·B to cuSPARSE (K > 64, transposes of at most
+//   1024 rows of mean >= 20), dense is faster from 10% density: on the 25 such DLMC 0.9 layers
+//   (S of 256-2048 rows over 64-1024 columns) 1.27x in geometric mean at K = 128 and 256 and
+//   1.42x at K = 512, slowest 0.98x (H200, all 59 layers: docs/benchmarks/checks/dense-spmm,
+//   sweep 2).
 constexpr double kGpuDenseSpmmDensity = 0.4;
 constexpr int kGpuDenseSpmmMinK = 32;
 constexpr int kGpuDenseSpmmTransposedMinK = 64;
@@ -220,7 +231,10 @@ constexpr double kGpuDenseSpmmMidDensity = 0.25;
 constexpr int kGpuDenseSpmmMidMinK = 128;
 constexpr double kGpuDenseSpmmMidMinRows = 1024.0;
 constexpr double kGpuDenseSpmmLargeNnz = 1e6;
-constexpr double kGpuDenseSpmmLowDensity = 0.1;
+constexpr double kGpuDenseSpmmLowDensity =
+    0.095;  // 10%, less the rounding of "0.9 sparsity" layers
+constexpr double kGpuDenseSpmmLongRow = 400.0;
+constexpr double kGpuDenseSpmmLongRowOverMean = 3.0;
 bool dense_spmm_pays(const KernelProblem& p) {
   const double d = p.sparse.density;
   if (!p.transposed)
@@ -230,7 +244,14 @@ bool dense_spmm_pays(const KernelProblem& p) {
   const bool large = double(p.sparse.nnz) >= kGpuDenseSpmmLargeNnz;
   return (d >= kGpuDenseSpmmDensity && p.k >= kGpuDenseSpmmTransposedMinK) ||
          (large && d >= kGpuDenseSpmmMidDensity && p.k >= kGpuDenseSpmmTransposedMinK) ||
-         (large && d >= kGpuDenseSpmmLowDensity && p.k >= kGpuDenseSpmmMidMinK);
+         (large && d >= kGpuDenseSpmmLowDensity && p.k >= kGpuDenseSpmmMidMinK) ||
+         (d >= kGpuDenseSpmmLowDensity && p.k >= kGpuDenseSpmmTransposedMinK &&
+          double(p.sparse.row_max) >= kGpuDenseSpmmLongRow &&
+          double(p.sparse.row_max) >= kGpuDenseSpmmLongRowOverMean * p.sparse.row_mean) ||
+         (d >= kGpuDenseSpmmLowDensity && p.k > kGpuVdlWideTransposedMaxK &&
+          double(p.sparse.nnz) <= kGpuSmallNnz &&
+          double(p.sparse.rows) <= kGpuSmallTransposedFewRows &&
+          p.sparse.row_mean >= kGpuSmallTransposedMinMean);
 }
 
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured

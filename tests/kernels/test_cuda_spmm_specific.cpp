@@ -321,6 +321,26 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
     for (int k : {32, 128, 512})
       EXPECT_NE(pick(problem(k, t, 256, 2304, 0.2)), "cuda.spmm.dense") << k << t;
   EXPECT_NE(pick(problem(512, false, 16384, 16384, 0.5)), "cuda.spmm.dense");  // 2^28 entries
+  // Sᵀ·B of the 0.9 DLMC layers (density just under 0.1): a 1024 x 256 layer's transpose has 256
+  // rows of 102 (dense from K = 128), a 256 x 2304 layer's 2304 of 26 (never); final_dense's
+  // transpose has a row of 442, 4.4x its mean (dense from K = 64), bottleneck_2_block_group4_1_1's
+  // at most 204 (never).
+  const double d09 = 0.0999;
+  KernelProblem tall = problem(128, true, 1024, 256, d09);
+  tall.sparse.row_max = 160;
+  for (int k : {128, 512}) {
+    tall.k = k;
+    EXPECT_EQ(pick(tall), "cuda.spmm.dense") << k;
+  }
+  tall.k = 64;
+  EXPECT_NE(pick(tall), "cuda.spmm.dense");
+  for (int k : {64, 256}) EXPECT_NE(pick(problem(k, true, 256, 2304, d09)), "cuda.spmm.dense") << k;
+  KernelProblem final_dense = problem(64, true, 1000, 2048, d09);
+  final_dense.sparse.row_max = 442;
+  EXPECT_EQ(pick(final_dense), "cuda.spmm.dense");
+  KernelProblem group4 = problem(128, true, 512, 4608, d09);
+  group4.sparse.row_max = 204;
+  EXPECT_NE(pick(group4), "cuda.spmm.dense");
 }
 
 // Skewed rows (cv > 4) go to nnz_vsr on large matrices but to cuSPARSE on small ones, where
