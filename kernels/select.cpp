@@ -254,6 +254,28 @@ bool dense_spmm_pays(const KernelProblem& p) {
           p.sparse.row_mean >= kGpuSmallTransposedMinMean);
 }
 
+// Few long even rows, S·B: cuda.spmm.row_split (a row's nonzeros split across up to 8 groups of
+// lanes) against auto's earlier picks, H200 sweep of all 59 DLMC layers and six generated matrices
+// (docs/benchmarks/checks/row-split): at 64 < K <= 128 on up to 2048 rows of mean >= 400 it ran
+// 0.99-1.32x (DLMC 512 x 4608 of 461: 1.10-1.32x over cuSPARSE; DLMC 0.5, 256 of 1152, even with
+// dense; generated 300-2048 rows of 400-2048: 1.08-1.29x), and at 16 < K <= 64 on rows of mean >=
+// 600 1.11-1.77x (DLMC 0.5 and 0.7, 512 x 8192 and 300 x 20000 generated); rows of about 460 lost
+// there (0.55-0.9x). At K = 32 only below 1000 rows, where vdl's rule does not apply. Above K = 128
+// it won only on the 512 x 4608 layers and lost on others (0.67-0.91x).
+constexpr double kGpuRowSplitMaxRows = 2048.0;
+constexpr double kGpuRowSplitMaxCv = 1.0;
+constexpr int kGpuRowSplitMaxK = 128;
+constexpr double kGpuRowSplitMinMean = 400.0;
+constexpr double kGpuRowSplitNarrowMinMean = 600.0;
+bool row_split_pays(const KernelProblem& p) {
+  if (p.transposed || p.k <= kGpuVdlMaxK || p.k > kGpuRowSplitMaxK) return false;
+  const double rows = double(p.sparse.rows), mean = p.sparse.row_mean;
+  if (rows > kGpuRowSplitMaxRows || p.sparse.row_cv > kGpuRowSplitMaxCv) return false;
+  if (p.k > kGpuVdlWideTransposedMaxK) return mean >= kGpuRowSplitMinMean;
+  if (p.k <= kGpuVdlWideMaxK && rows >= kGpuVdlWideMinRows) return false;
+  return mean >= kGpuRowSplitNarrowMinMean;
+}
+
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured
 // (V >= 2), the tensor-core variant of that V (docs/benchmarks/tensor-core.md). Without structure
 // the encoding would pad, so the fp32 rules decide.
@@ -318,6 +340,8 @@ const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& 
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
   if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
+  if (row_split_pays(p))
+    if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.row_split"}, p)) return v;
   if (dense_spmm_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.dense"}, p)) return v;
   SpmmShape f;

@@ -17,6 +17,7 @@ std::unique_ptr<SddmmVariant> make_cuda_sddmm_tc(int v);   // sddmm_tc_vector.cu
 // --- end SDDMM variants ---
 // --- SpMM variants ---
 std::unique_ptr<SpmmVariant> make_cuda_spmm_row_csc();   // spmm_row_csc.cu
+std::unique_ptr<SpmmVariant> make_cuda_spmm_row_split();  // spmm_row_split.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_vdl();       // spmm_vdl.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_nnz_vsr();   // spmm_nnz_vsr.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_aspt();      // spmm_aspt.cu

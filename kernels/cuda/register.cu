@@ -14,6 +14,7 @@ void register_cuda_variants(Registry& r) {
   // --- end SDDMM variants ---
   // --- SpMM variants ---
   r.spmm.push_back(make_cuda_spmm_row_csc());
+  r.spmm.push_back(make_cuda_spmm_row_split());
   r.spmm.push_back(make_cuda_spmm_vdl());
   r.spmm.push_back(make_cuda_spmm_nnz_vsr());
   r.spmm.push_back(make_cuda_spmm_aspt());

@@ -225,4 +225,78 @@ void dispatch_kmap(int k, bool vec4, F&& f) {
   return f(KMap<32, 1, 4>{});
 }
 
+// ---- a row's nonzeros, lanes along K (row_csc, row_split) --------------------------------------
+//
+// The group walks [begin, end) in chunks of G nonzeros: lane i loads (col, val) of the chunk's
+// i-th nonzero once, coalesced, and the chunk is then broadcast lane to lane with shuffles while
+// every lane accumulates its own T vectors of V columns (KMap), with kRowChunkUnroll B rows in
+// flight before the first FMA.
+constexpr int kRowChunkUnroll = 4;
+
+// acc[t][v] += sum over nonzeros j in [begin, end) of vals[j] * B[col_idx[j], kbase + t*G*V + v],
+// for the G lanes of one group (all lanes of the group call it with the same begin and end).
+template <int G, int V, int T>
+__device__ __forceinline__ void accumulate_row_chunk(std::int64_t begin, std::int64_t end, int k,
+                                                     int kbase, unsigned mask, int gl,
+                                                     const std::int32_t* __restrict__ col_idx,
+                                                     const float* __restrict__ vals,
+                                                     const float* __restrict__ b,
+                                                     float (&acc)[T][V]) {
+  // Absolute source lanes (group base + q) rather than shuffle widths: the width form made ptxas
+  // spill for G < 32.
+  const int base = (threadIdx.x & 31) & ~(G - 1);
+  for (std::int64_t j0 = begin; j0 < end; j0 += G) {
+    // Coalesced load of the chunk: lane gl holds nonzero j0 + gl.
+    int my_col = 0;
+    float my_val = 0.f;
+    if (j0 + gl < end) {
+      my_col = ld_sparse(col_idx + j0 + gl);
+      my_val = ld_sparse(vals + j0 + gl);
+    }
+    const int n = static_cast<int>(end - j0 < G ? end - j0 : G);
+    int q = 0;
+    for (; q + kRowChunkUnroll <= n; q += kRowChunkUnroll) {
+      float a[kRowChunkUnroll];
+      float x[kRowChunkUnroll][T][V];
+#pragma unroll
+      for (int u = 0; u < kRowChunkUnroll; ++u) {
+        const int col = __shfl_sync(mask, my_col, base + q + u);
+        a[u] = __shfl_sync(mask, my_val, base + q + u);
+        const float* brow = b + std::int64_t(col) * k;
+#pragma unroll
+        for (int t = 0; t < T; ++t) {
+          const int kk = kbase + t * G * V;
+          if (kk < k) {
+            ldg_vec<V>(brow + kk, x[u][t]);
+          } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v) x[u][t][v] = 0.f;
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kRowChunkUnroll; ++u)
+#pragma unroll
+        for (int t = 0; t < T; ++t)
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[t][v] = fmaf(a[u], x[u][t][v], acc[t][v]);
+    }
+    for (; q < n; ++q) {
+      const int col = __shfl_sync(mask, my_col, base + q);
+      const float a = __shfl_sync(mask, my_val, base + q);
+      const float* brow = b + std::int64_t(col) * k;
+#pragma unroll
+      for (int t = 0; t < T; ++t) {
+        const int kk = kbase + t * G * V;
+        if (kk < k) {
+          float x[V];
+          ldg_vec<V>(brow + kk, x);
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[t][v] = fmaf(a, x[v], acc[t][v]);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace fk::cuda_spmm

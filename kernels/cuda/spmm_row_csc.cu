@@ -19,71 +19,6 @@ namespace {
 using namespace cuda_spmm;
 
 constexpr int kThreads = 128;
-constexpr int kUnroll = 4;  // nonzeros whose B rows are loaded before the first FMA
-
-// acc[t][v] += sum over nonzeros j in [begin, end) of vals[j] * B[col_idx[j], kbase + t*G*V + v],
-// for the G lanes of one group (all lanes of the group call it with the same begin and end).
-template <int G, int V, int T>
-__device__ __forceinline__ void row_csc_accumulate(std::int64_t begin, std::int64_t end, int k, int kbase,
-                                                   unsigned mask, int gl, const std::int32_t* __restrict__ col_idx,
-                                                   const float* __restrict__ vals, const float* __restrict__ b,
-                                                   float (&acc)[T][V]) {
-  // Absolute source lanes (group base + q) rather than shuffle widths: the width form made ptxas
-  // spill for G < 32.
-  const int base = (threadIdx.x & 31) & ~(G - 1);
-  for (std::int64_t j0 = begin; j0 < end; j0 += G) {
-    // Coalesced load of the chunk: lane gl holds nonzero j0 + gl.
-    int my_col = 0;
-    float my_val = 0.f;
-    if (j0 + gl < end) {
-      my_col = ld_sparse(col_idx + j0 + gl);
-      my_val = ld_sparse(vals + j0 + gl);
-    }
-    const int n = static_cast<int>(end - j0 < G ? end - j0 : G);
-    int q = 0;
-    for (; q + kUnroll <= n; q += kUnroll) {
-      float a[kUnroll];
-      float x[kUnroll][T][V];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int col = __shfl_sync(mask, my_col, base + q + u);
-        a[u] = __shfl_sync(mask, my_val, base + q + u);
-        const float* brow = b + std::int64_t(col) * k;
-#pragma unroll
-        for (int t = 0; t < T; ++t) {
-          const int kk = kbase + t * G * V;
-          if (kk < k) {
-            ldg_vec<V>(brow + kk, x[u][t]);
-          } else {
-#pragma unroll
-            for (int v = 0; v < V; ++v) x[u][t][v] = 0.f;
-          }
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
-#pragma unroll
-        for (int t = 0; t < T; ++t)
-#pragma unroll
-          for (int v = 0; v < V; ++v) acc[t][v] = fmaf(a[u], x[u][t][v], acc[t][v]);
-    }
-    for (; q < n; ++q) {
-      const int col = __shfl_sync(mask, my_col, base + q);
-      const float a = __shfl_sync(mask, my_val, base + q);
-      const float* brow = b + std::int64_t(col) * k;
-#pragma unroll
-      for (int t = 0; t < T; ++t) {
-        const int kk = kbase + t * G * V;
-        if (kk < k) {
-          float x[V];
-          ldg_vec<V>(brow + kk, x);
-#pragma unroll
-          for (int v = 0; v < V; ++v) acc[t][v] = fmaf(a, x[v], acc[t][v]);
-        }
-      }
-    }
-  }
-}
 
 template <int G, int V, int T>
 __global__ void __launch_bounds__(kThreads)
@@ -110,7 +45,7 @@ __global__ void __launch_bounds__(kThreads)
       for (int t = 0; t < T; ++t)
 #pragma unroll
         for (int v = 0; v < V; ++v) acc[t][v] = 0.f;
-      row_csc_accumulate<G, V, T>(begin, end, k, kbase, mask, gl, col_idx, vals, b, acc);
+      accumulate_row_chunk<G, V, T>(begin, end, k, kbase, mask, gl, col_idx, vals, b, acc);
       float* crow = c + row * k;
 #pragma unroll
       for (int t = 0; t < T; ++t) {

@@ -29,9 +29,9 @@
 namespace fk {
 namespace {
 
-const std::vector<std::string> kCudaSpmm = {"cuda.spmm.row_csc",  "cuda.spmm.vdl",
-                                            "cuda.spmm.nnz_vsr",  "cuda.spmm.aspt",
-                                            "cuda.spmm.cusparse", "cuda.spmm.dense"};
+const std::vector<std::string> kCudaSpmm = {
+    "cuda.spmm.row_csc", "cuda.spmm.row_split", "cuda.spmm.vdl",  "cuda.spmm.nnz_vsr",
+    "cuda.spmm.aspt",    "cuda.spmm.cusparse",  "cuda.spmm.dense"};
 
 std::uint64_t test_seed() {
   if (const char* s = std::getenv("FK_TEST_SEED")) return std::strtoull(s, nullptr, 10);
@@ -292,9 +292,9 @@ TEST(CudaSpmmSpecific, AutoOnMovieLens100k) {
 }
 
 // Dense-ish S goes to cuBLAS on a dense copy where that measured faster (H200): the DLMC 0.5 layer
-// (256 x 2304) from K = 32 for S·B and K = 64 for Sᵀ·B, a 4096 x 4096 matrix at 30% from K = 128
-// (and K = 64 for Sᵀ·B), not the DLMC 0.8 layer (20%), and never when the copy would pass the
-// variant's size limit. Needs no device.
+// (256 x 2304) from K = 256 for S·B (row_split below that) and K = 64 for Sᵀ·B, a 4096 x 4096
+// matrix at 30% from K = 128 (and K = 64 for Sᵀ·B), not the DLMC 0.8 layer (20%), and never when
+// the copy would pass the variant's size limit. Needs no device.
 TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   auto problem = [](int k, bool transposed, std::int64_t rows, std::int64_t cols, double density) {
     KernelProblem p = test::rule_problem(k, transposed ? cols : rows,
@@ -307,7 +307,8 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   auto pick = [](const KernelProblem& p) {
     return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
   };
-  for (int k : {32, 64, 512})
+  // (K = 32-128 go to row_split first: AutoOnFewLongRows.)
+  for (int k : {256, 512})
     EXPECT_EQ(pick(problem(k, false, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
   for (int k : {1, 4}) EXPECT_NE(pick(problem(k, false, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
   for (int k : {64, 256}) EXPECT_EQ(pick(problem(k, true, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
@@ -341,6 +342,28 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   KernelProblem group4 = problem(128, true, 512, 4608, d09);
   group4.sparse.row_max = 204;
   EXPECT_NE(pick(group4), "cuda.spmm.dense");
+}
+
+// Few long even rows go to row_split in S·B where it measured faster (H200, DLMC and generated):
+// from K = 17 on rows of mean >= 600, above K = 64 from a mean of 400, never above K = 128, never
+// for Sᵀ·B, skewed rows or more than 2048 rows. Needs no device.
+TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
+  auto pick = [](int k, std::int64_t rows, double mean, double cv = 0.3, bool transposed = false) {
+    KernelProblem p = test::rule_problem(k, rows, mean, cv);
+    p.transposed = transposed;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  const std::string split = "cuda.spmm.row_split";
+  EXPECT_EQ(pick(128, 512, 460.8), split);  // DLMC 512 x 4608 at 0.9 sparsity
+  EXPECT_NE(pick(64, 512, 460.8), split);
+  EXPECT_NE(pick(256, 512, 460.8), split);
+  for (int k : {32, 64, 128}) EXPECT_EQ(pick(k, 256, 1152), split) << k;  // DLMC 0.5 layer
+  EXPECT_EQ(pick(128, 1500, 499), split);                                 // nips
+  EXPECT_EQ(pick(32, 1500, 700), "cuda.spmm.vdl");
+  EXPECT_NE(pick(128, 1024, 500, 6.0), split);  // skewed rows
+  EXPECT_NE(pick(128, 4096, 500), split);
+  EXPECT_NE(pick(128, 512, 460.8, 0.3, true), split);
+  EXPECT_NE(pick(16, 256, 1152), split);
 }
 
 // Skewed rows (cv > 4) go to nnz_vsr on large matrices but to cuSPARSE on small ones, where
