@@ -5,8 +5,9 @@
 // stages it once per panel in shared memory (a dense tile of heavy columns x K slice) and every
 // heavy nonzero then reads shared memory instead of L2. The remaining, "light" nonzeros read B from
 // global memory row by row, as in row_csc. K is processed in slices of at most kSlice columns so
-// that up to kSmemBudget / (slice * 4) heavy columns fit in shared memory; the slices of one panel
-// run back to back in one block, so the panel's sparse data is re-read from L1/L2, not DRAM.
+// that up to kSmemBudget / (slice * 4) heavy columns fit in shared memory; each (panel, slice) is
+// a thread block (blockIdx.y the slice), so a matrix of few panels still fills the GPU (the
+// slices had run back to back in one block: 32 blocks for a 512-row DLMC layer at any K).
 //
 // ASpT reorders each row (heavy nonzeros first) and then needs a permutation to gather the values,
 // which arrive at run time in S's order. Here the split is encoded instead: prepare() builds one
@@ -15,9 +16,9 @@
 // permutation or gather pass, and a single generic load serves both kinds (no divergence when the
 // groups of a warp disagree).
 //
-// Preprocessing is on the host (pattern downloaded once): per panel a small open-addressing count of
-// its columns, the kMaxHeavy most frequent columns with count >= kMinHeavyCount kept, codes written.
-// Rows longer than LongRows' threshold are left out of the panels and split across blocks.
+// Preprocessing is on the host (pattern downloaded once): per panel a small open-addressing count
+// of its columns, the kMaxHeavy most frequent columns with count >= kMinHeavyCount kept, codes
+// written. Rows longer than LongRows' threshold are left out of the panels and split across blocks.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -62,8 +63,9 @@ __global__ void __launch_bounds__(kThreads)
     const int nr = static_cast<int>(rows - r0 < panel_rows ? rows - r0 : panel_rows);
     const std::int64_t h0 = heavy_ptr[panel];
     const int nh = static_cast<int>(heavy_ptr[panel + 1] - h0);
-    for (int ks0 = 0; ks0 < k; ks0 += slice) {
-      __syncthreads();  // the previous slice's readers are done with the tile and the row counter
+    {
+      const int ks0 = blockIdx.y * slice;  // this block's K slice
+      __syncthreads();  // the previous panel's readers are done with the tile and the row counter
       for (int i = threadIdx.x; i < nh * vecs_per_row; i += blockDim.x) {
         const int h = i / vecs_per_row;
         const int kk = ks0 + (i - h * vecs_per_row) * V;
@@ -265,7 +267,7 @@ class AsptPlan : public SpmmPlan {
     check_shapes(kName, s_, k_, b, c);
     vals = resolve_values(kName, s_, vals);
     if (s_.rows == 0) return;
-    const unsigned grid = grid_for(num_panels_, 1);
+    const dim3 grid(grid_for(num_panels_, 1), static_cast<unsigned>(ceil_div(k_, slice_)));
     // The slice is a power of two >= 4 whenever K % 4 == 0, so float4 lanes fit it exactly.
     if (vec4_ok(k_, b.data, c.data)) {
       aspt_kernel<4><<<grid, kThreads, smem_bytes_, stream_of(ctx)>>>(
@@ -302,6 +304,11 @@ class AsptSpmm : public SpmmVariant {
            "rest row-wise";
   }
   Backend backend() const override { return Backend::kCuda; }
+  std::string why_not(const KernelProblem& p) const override {
+    if (std::int64_t(p.k) > std::int64_t(65535) * kSlice)
+      return "K above 65535 slices of 32 (the grid's y limit)";
+    return {};
+  }
   std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
     return std::make_unique<AsptPlan>(ctx, s, k);
   }
