@@ -196,8 +196,9 @@ TEST(CudaSpmmSpecific, WhyNot) {
 }
 
 // GPU `auto` for Sᵀ·B at K = 32 (kernels/select.cpp) on the transposes' row statistics of the
-// report's matrices: vdl where Sᵀ has few long rows or many Zipf-long ones, cuSPARSE for nips and
-// netflix, our other kernels elsewhere. Needs no device.
+// report's matrices: vdl where Sᵀ has few long rows or many Zipf-long ones, cuSPARSE for nips,
+// row_split for the long item rows of netflix and ml-20m, our other kernels elsewhere. Needs no
+// device.
 TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
   struct Case {
     const char* matrix;
@@ -209,8 +210,8 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
   const Case cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.vdl"},
                         {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.vdl"},
                         {"nips", 12419, 60, 2.5, "cuda.spmm.cusparse"},
-                        {"netflix", 17770, 5654, 1.4, "cuda.spmm.cusparse"},
-                        {"ml-20m", 26744, 748, 2.5, "cuda.spmm.vdl"},
+                        {"netflix", 17770, 5654, 1.4, "cuda.spmm.row_split"},
+                        {"ml-20m", 26744, 748, 2.5, "cuda.spmm.row_split"},
                         {"nytimes", 102660, 673, 6.0, "cuda.spmm.vdl"},
                         {"power-law", 1000000, 20, 76, "cuda.spmm.nnz_vsr"},
                         {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
@@ -345,8 +346,9 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
 }
 
 // Few long even rows go to row_split in S·B where it measured faster (H200, DLMC and generated):
-// from K = 17 on rows of mean >= 600, above K = 64 from a mean of 400, never above K = 128, never
-// for Sᵀ·B, skewed rows or more than 2048 rows. Needs no device.
+// from K = 17 on rows of mean >= 600, above K = 64 from a mean of 400, never above K = 128, nor
+// for skewed rows or more than 2048 rows; and for Sᵀ·B on transposes of up to 30000 rows of mean
+// >= 500 from K = 32. Needs no device.
 TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
   auto pick = [](int k, std::int64_t rows, double mean, double cv = 0.3, bool transposed = false) {
     KernelProblem p = test::rule_problem(k, rows, mean, cv);
@@ -364,6 +366,13 @@ TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
   EXPECT_NE(pick(128, 4096, 500), split);
   EXPECT_NE(pick(128, 512, 460.8, 0.3, true), split);
   EXPECT_NE(pick(16, 256, 1152), split);
+  // Sᵀ·B: the item x user transposes of netflix and ml-20m, not nytimes's 102660 words.
+  for (int k : {32, 256, 512}) {
+    EXPECT_EQ(pick(k, 17770, 5654.5, 0.97, true), split) << k;
+    EXPECT_EQ(pick(k, 26744, 747.8, 1.58, true), split) << k;
+    EXPECT_NE(pick(k, 102660, 673.0, 7.9, true), split) << k;
+  }
+  EXPECT_NE(pick(16, 17770, 5654.5, 0.97, true), split);
 }
 
 // Skewed rows (cv > 4) go to nnz_vsr on large matrices but to cuSPARSE on small ones, where
