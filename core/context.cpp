@@ -47,7 +47,10 @@ Context::~Context() {
 }
 
 Context::Context(Context&& other) noexcept
-    : kind_(other.kind_), threads_(other.threads_), gpu_id_(other.gpu_id_),
+    : kind_(other.kind_),
+      threads_(other.threads_),
+      gpu_id_(other.gpu_id_),
+      share_plan_choices_(other.share_plan_choices_),
       gpu_(std::exchange(other.gpu_, nullptr)) {}
 
 Context& Context::operator=(Context&& other) noexcept {
@@ -56,6 +59,7 @@ Context& Context::operator=(Context&& other) noexcept {
     kind_ = other.kind_;
     threads_ = other.threads_;
     gpu_id_ = other.gpu_id_;
+    share_plan_choices_ = other.share_plan_choices_;
     gpu_ = std::exchange(other.gpu_, nullptr);
   }
   return *this;

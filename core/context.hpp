@@ -38,10 +38,18 @@ class Context {
   GpuResources& gpu() const;     // throws fk::Error on a CPU context
   void synchronize() const;      // waits for the stream on the GPU; no-op on the CPU
 
+  // Plans that pick an algorithm by timing candidates in prepare (cuda.spmm.cusparse) may reuse
+  // the pick an earlier plan of this context made for the same shape class instead of timing
+  // again. For callers that build many plans on alike matrices (the apps' minibatches of one data
+  // set); off by default, so that fk-bench and the tests time every plan.
+  void set_share_plan_choices(bool on) { share_plan_choices_ = on; }
+  bool share_plan_choices() const { return share_plan_choices_; }
+
  private:
   DeviceKind kind_ = DeviceKind::kCpu;
   int threads_ = 1;
   int gpu_id_ = 0;
+  bool share_plan_choices_ = false;
   GpuResources* gpu_ = nullptr;  // owned; created only for GPU contexts
 };
 

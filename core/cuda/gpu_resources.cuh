@@ -6,6 +6,9 @@
 #include <cusolverDn.h>
 #include <cusparse.h>
 
+#include <map>
+#include <string>
+
 #include "core/context.hpp"
 
 namespace fk {
@@ -30,6 +33,9 @@ struct GpuResources {
   // repeated flushes (a plan per minibatch) pay no allocation.
   void flush_l2();
   std::int64_t flush_l2_bytes() const;
+  // Algorithm picks that plans share when the context allows it (Context::share_plan_choices),
+  // keyed by the plan's own description of a shape class.
+  std::map<std::string, int> plan_choices;
 
  private:
   void* flush_buffer_ = nullptr;

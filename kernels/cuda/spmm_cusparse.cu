@@ -17,6 +17,7 @@
 // zeroes C before each run. Columns are passed as given (unsorted within rows is allowed here);
 // SpMM's documentation states no sorted-columns requirement.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -178,9 +179,24 @@ class CusparseSpmmPlan : public SpmmPlan {
       algs.push_back(CUSPARSE_SPMM_ALG_DEFAULT);  // a further chance for the transposed operation
     }
     cusparseHandle_t handle = ctx.gpu().cusparse();
+    // An earlier plan of this context may have timed the same shape class already (the apps'
+    // minibatches): then its pick is only checked to run, not timed again.
+    const std::string shape = shape_class(s, k, repeats);
+    const bool share = ctx.share_plan_choices();
+    bool shared = false;
+    const std::vector<cusparseSpMMAlg_t> all_algs = algs;
+    if (share) {
+      const auto it = ctx.gpu().plan_choices.find(shape);
+      if (it != ctx.gpu().plan_choices.end()) {
+        algs.assign(1, static_cast<cusparseSpMMAlg_t>(it->second));
+        shared = true;
+        report << " as an earlier plan of this shape class (" << shape << ");";
+      }
+    }
     bool have_best = false;
     Event start, stop;
-    for (cusparseSpMMAlg_t alg : algs) {
+    for (std::size_t next = 0; next < algs.size(); ++next) {
+      const cusparseSpMMAlg_t alg = algs[next];
       Candidate cand;
       cand.alg = alg;
       describe(cand, vals, tmp_b.data(), tmp_c.data());
@@ -206,7 +222,17 @@ class CusparseSpmmPlan : public SpmmPlan {
       }
       if (st != CUSPARSE_STATUS_SUCCESS) {
         report << ' ' << alg_name(alg) << " rejected at " << stage << " (" << cusparseGetErrorString(st) << ");";
+        if (shared) {  // the shared pick does not run here after all: time every algorithm
+          shared = false;
+          algs = all_algs;
+          next = static_cast<std::size_t>(-1);
+        }
         continue;
+      }
+      if (shared) {
+        best_ = std::move(cand);
+        have_best = true;
+        break;
       }
       // One timed run decides for long runs; below kShortRunMs one run is too noisy (two plans of
       // one 30 us problem picked different algorithms, 1.4x apart), so the median of
@@ -233,6 +259,7 @@ class CusparseSpmmPlan : public SpmmPlan {
       }
     }
     const char* what = op == CUSPARSE_OPERATION_NON_TRANSPOSE ? "S·B" : "Sᵀ·B";
+    if (have_best && share && !shared) ctx.gpu().plan_choices[shape] = static_cast<int>(best_.alg);
     FK_CHECK(have_best, "cuda.spmm.cusparse: no CSR algorithm accepts " << what << " with S " << s.rows << "x"
                                                                           << s.cols << ", nnz " << s.nnz << ", K "
                                                                           << k << ":" << report.str());
@@ -281,6 +308,19 @@ class CusparseSpmmPlan : public SpmmPlan {
                                         index_type_, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
     FK_CUSPARSE_CHECK(cusparseCreateDnMat(cand.b.out(), in_rows_, k_, k_, b, CUDA_R_32F, CUSPARSE_ORDER_ROW));
     FK_CUSPARSE_CHECK(cusparseCreateDnMat(cand.c.out(), out_rows_, k_, k_, c, CUDA_R_32F, CUSPARSE_ORDER_ROW));
+  }
+  // The shape class whose algorithm pick plans may share: the operation, K, index width, repeats,
+  // and rows, columns and nonzeros each on a quarter-octave grid (about 19% wide), so minibatches
+  // of one corpus (equal columns, rows and nonzeros within a few percent) fall in one class.
+  std::string shape_class(const CsrView& s, int k, bool repeats) const {
+    auto grid = [](std::int64_t x) {
+      return static_cast<int>(std::floor(4.0 * std::log2(double(x))));
+    };
+    std::ostringstream key;
+    key << "cusparse-spmm " << (op_ == CUSPARSE_OPERATION_NON_TRANSPOSE ? "N" : "T") << " K" << k
+        << (index_type_ == CUSPARSE_INDEX_32I ? " i32" : " i64") << (repeats ? " repeats" : "")
+        << " r" << grid(s.rows) << " c" << grid(s.cols) << " z" << grid(s.nnz);
+    return key.str();
   }
   cusparseStatus_t spmm(cusparseHandle_t handle, Candidate& cand) const {
     return cusparseSpMM(handle, op_, CUSPARSE_OPERATION_NON_TRANSPOSE, &kOne, cand.a.get(), cand.b.get(), &kZero,

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda/gpu_resources.cuh"
 #include "core/device_buffer.hpp"
 #include "core/random.hpp"
 #include "kernels/spmm.hpp"
@@ -520,6 +521,33 @@ TEST(CudaSpmmSpecific, RepeatedEntries) {
     s.row_ptr.push_back(static_cast<std::int64_t>(s.col_idx.size()));
   }
   EXPECT_GT(check_all("repeated entries", s, {1, 4, 33, 64}, rng, seed), 0);
+}
+
+// A context that shares plan choices (the apps' training contexts) times cuSPARSE's algorithms once
+// per shape class: a second plan on an alike matrix (same shape, other columns) reuses the pick
+// and still computes its own product; without sharing nothing is kept.
+TEST(CudaSpmmSpecific, CusparsePlansShareAlgorithmPicksWhenAsked) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  auto alike = [&](std::int64_t shift) {
+    return test::regular_pattern(3000, 2000, 24, [&](std::int64_t r, std::int64_t j) {
+      return (r * 5 + j * 83 + shift) % 2000;
+    });
+  };
+  const HostCsr s1 = alike(0), s2 = alike(7);
+  const HostDense<float> b = random_matrix(2000, 32, rng);
+  const std::vector<float> vals = test::random_dense(s1.nnz(), rng);
+  for (bool share : {false, true}) {
+    Context ctx(DeviceKind::kGpu);
+    ctx.set_share_plan_choices(share);
+    GpuCase first(ctx, s1, 32, Op::kNoTrans, "cuda.spmm.cusparse");
+    EXPECT_EQ(ctx.gpu().plan_choices.size(), share ? 1u : 0u);
+    GpuCase second(ctx, s2, 32, Op::kNoTrans, "cuda.spmm.cusparse");
+    EXPECT_EQ(ctx.gpu().plan_choices.size(), share ? 1u : 0u);
+    EXPECT_EQ(compare(second.run(&vals, b), host_spmm(s2, vals, b, Op::kNoTrans), 32), "") << share;
+    EXPECT_EQ(compare(first.run(&vals, b), host_spmm(s1, vals, b, Op::kNoTrans), 32), "") << share;
+  }
 }
 
 // B and C placed 4 bytes (and 8 bytes) into their buffers: the float4 paths must fall back.
