@@ -203,8 +203,9 @@ struct KMap {
 
 // Calls f(KMap<...>{}) with the mapping for K: the narrowest group that covers K (so small K does
 // not leave lanes idle), float4 lanes when vec4 holds; K > 128 uses whole warps with 2 float4
-// (tile 256) or 4 floats (tile 128) per lane.
-template <typename F>
+// (tile 256) or 4 floats (tile 128) per lane, or, with kOneVector, one vector per lane (tiles of
+// 128 and 32 columns, for kernels that put further tiles on the grid).
+template <bool kOneVector = false, typename F>
 void dispatch_kmap(int k, bool vec4, F&& f) {
   if (vec4) {
     if (k <= 4) return f(KMap<1, 4, 1>{});
@@ -212,7 +213,7 @@ void dispatch_kmap(int k, bool vec4, F&& f) {
     if (k <= 16) return f(KMap<4, 4, 1>{});
     if (k <= 32) return f(KMap<8, 4, 1>{});
     if (k <= 64) return f(KMap<16, 4, 1>{});
-    if (k <= 128) return f(KMap<32, 4, 1>{});
+    if (k <= 128 || kOneVector) return f(KMap<32, 4, 1>{});
     return f(KMap<32, 4, 2>{});
   }
   if (k <= 1) return f(KMap<1, 1, 1>{});
@@ -220,7 +221,7 @@ void dispatch_kmap(int k, bool vec4, F&& f) {
   if (k <= 4) return f(KMap<4, 1, 1>{});
   if (k <= 8) return f(KMap<8, 1, 1>{});
   if (k <= 16) return f(KMap<16, 1, 1>{});
-  if (k <= 32) return f(KMap<32, 1, 1>{});
+  if (k <= 32 || kOneVector) return f(KMap<32, 1, 1>{});
   if (k <= 64) return f(KMap<32, 1, 2>{});
   return f(KMap<32, 1, 4>{});
 }

@@ -78,25 +78,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// K onto lanes: one vector per lane, float4 when possible, at most a warp per group (tile <= 128).
-template <typename F>
-void dispatch_split_map(int k, bool vec4, F&& f) {
-  if (vec4) {
-    if (k <= 4) return f(KMap<1, 4, 1>{});
-    if (k <= 8) return f(KMap<2, 4, 1>{});
-    if (k <= 16) return f(KMap<4, 4, 1>{});
-    if (k <= 32) return f(KMap<8, 4, 1>{});
-    if (k <= 64) return f(KMap<16, 4, 1>{});
-    return f(KMap<32, 4, 1>{});
-  }
-  if (k <= 1) return f(KMap<1, 1, 1>{});
-  if (k <= 2) return f(KMap<2, 1, 1>{});
-  if (k <= 4) return f(KMap<4, 1, 1>{});
-  if (k <= 8) return f(KMap<8, 1, 1>{});
-  if (k <= 16) return f(KMap<16, 1, 1>{});
-  return f(KMap<32, 1, 1>{});
-}
-
 class RowSplitPlan : public SpmmPlan {
  public:
   RowSplitPlan(const CsrView& s, int k) : s_(s), k_(k), long_rows_(download_row_ptr(s)) {
@@ -109,7 +90,7 @@ class RowSplitPlan : public SpmmPlan {
     check_shapes(kName, s_, k_, b, c);
     vals = resolve_values(kName, s_, vals);
     if (s_.rows == 0 || k_ == 0) return;
-    dispatch_split_map(k_, vec4_ok(k_, b.data, c.data), [&](auto map) {
+    dispatch_kmap</*kOneVector=*/true>(k_, vec4_ok(k_, b.data, c.data), [&](auto map) {
       using M = decltype(map);
       constexpr int groups = kThreads / M::G;
       int split = 1;
