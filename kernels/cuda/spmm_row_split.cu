@@ -124,7 +124,9 @@ class RowSplitSpmm : public SpmmVariant {
   }
   Backend backend() const override { return Backend::kCuda; }
   std::string why_not(const KernelProblem& p) const override {
-    if (p.k > 65535 * 128) return "K above 65535 tiles of 128";
+    // Tiles of 32 columns when float4 does not apply: grid.y stays within its 65535.
+    if (std::int64_t(p.k) > std::int64_t(65535) * 32)
+      return "K above 65535 tiles of 32 columns (the grid's y limit)";
     return {};
   }
   std::unique_ptr<SpmmPlan> prepare(const Context&, const CsrView& s, int k) const override {
