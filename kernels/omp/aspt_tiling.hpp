@@ -68,7 +68,8 @@ struct AsptTiling {
   // Per row: entries [row_ptr[r], heavy_end[r]) are heavy (ascending column), the rest light.
   // A row without heavy entries is stored exactly as in S (perm[j] == j on its range).
   std::vector<std::int64_t> heavy_end;  // rows entries
-  // Reordered entries (nnz each): original column index, and position in S.
+  // Reordered entries (nnz each): original column index, and position in S. Both empty when no
+  // panel has a heavy column: then every row is S's row and users read S's columns.
   std::vector<std::int32_t> col_idx;
   std::vector<std::int64_t> perm;
   std::int64_t heavy_nnz = 0;  // nonzeros in heavy columns, all panels
@@ -80,7 +81,8 @@ struct AsptTiling {
 };
 
 // Builds the tiling of a host CSR pattern (values are not read). `params` must be resolved
-// (every field >= 1). Parallel over panels with OpenMP; cost O(nnz log(panel nnz)).
+// (every field >= 1). Parallel over panels with OpenMP; cost O(nnz) when S has up to 2^21
+// columns (counted by index), O(nnz log(panel nnz)) beyond.
 // Plain ASpT (threshold only, no cache rules, e.g. for a GPU): resolve, then set
 // cached_b_bytes = 1 and min_tile_row_nnz = -1.
 AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params);

@@ -51,7 +51,8 @@ class OmpSddmmAsptPlan : public SddmmPlan {
     const aspt::AsptTiling& t = tiling_;
     const std::int64_t panels = t.num_panels(), tile_cols = t.params.tile_cols, k = k_;
     const std::int64_t nseg = static_cast<std::int64_t>(segments_.size());
-    const std::int32_t* cols = t.col_idx.data();
+    // Without heavy columns the tiling keeps no reordered copy: every row is S's row.
+    const std::int32_t* cols = t.col_idx.empty() ? s_.col_idx : t.col_idx.data();
     const std::int64_t* perm = t.perm.data();
     const float* bd = b.data;
     const std::int64_t ldb = b.cols;

@@ -26,9 +26,11 @@ namespace {
 class OmpSpmmAsptPlan : public SpmmPlan {
  public:
   OmpSpmmAsptPlan(const CsrView& s, int k, const aspt::AsptParams& requested)
-      : s_(s), k_(k),
-        tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(requested, s.rows, k, omp_get_max_threads()))),
-        vals_(static_cast<std::size_t>(s.nnz)) {}
+      : s_(s),
+        k_(k),
+        tiling_(aspt::build_aspt_tiling(
+            s, aspt::resolve_params(requested, s.rows, k, omp_get_max_threads()))),
+        vals_(static_cast<std::size_t>(tiling_.heavy_ptr.back() > 0 ? s.nnz : 0)) {}
 
   void run(const Context&, const float* vals, DenseView<const float> b, DenseView<float> c) override {
     vals = omp_common::check_spmm_shapes(s_, k_, vals, b, c, "omp.spmm.aspt");
@@ -88,7 +90,7 @@ class OmpSpmmAsptPlan : public SpmmPlan {
   CsrView s_;
   int k_;
   aspt::AsptTiling tiling_;
-  std::vector<float> vals_;  // the run's values in the tiling's entry order
+  std::vector<float> vals_;  // the run's values in the tiling's entry order (only when tiled)
 };
 
 class OmpSpmmAspt : public SpmmVariant {
