@@ -206,6 +206,13 @@ constexpr double kGpuUnevenTransposedMaxNnz = 500e3;
 constexpr double kGpuUnevenTransposedCv = 1.0;
 constexpr double kGpuUnevenTransposedMinMean = 20.0;
 constexpr double kGpuSmallTransposedMinMean = 20.0;
+// The domain of that Sᵀ·B rule (K > 64, a small transpose of at most 1024 rows of mean >= 20),
+// which the dense rule below also uses.
+bool small_transpose_of_few_rows(const KernelProblem& p) {
+  return p.transposed && p.k > kGpuVdlWideTransposedMaxK && double(p.sparse.nnz) <= kGpuSmallNnz &&
+         double(p.sparse.rows) <= kGpuSmallTransposedFewRows &&
+         p.sparse.row_mean >= kGpuSmallTransposedMinMean;
+}
 
 // Dense-ish S: cuBLAS SGEMM on a dense copy (cuda.spmm.dense), measured on an H200 against auto's
 // earlier picks and cuSPARSE over the DLMC layers at every sparsity on file (0.5-0.98) and
@@ -253,10 +260,7 @@ bool dense_spmm_pays(const KernelProblem& p) {
          (d >= kGpuDenseSpmmLowDensity && p.k >= kGpuDenseSpmmTransposedMinK &&
           double(p.sparse.row_max) >= kGpuDenseSpmmLongRow &&
           double(p.sparse.row_max) >= kGpuDenseSpmmLongRowOverMean * p.sparse.row_mean) ||
-         (d >= kGpuDenseSpmmLowDensity && p.k > kGpuVdlWideTransposedMaxK &&
-          double(p.sparse.nnz) <= kGpuSmallNnz &&
-          double(p.sparse.rows) <= kGpuSmallTransposedFewRows &&
-          p.sparse.row_mean >= kGpuSmallTransposedMinMean);
+         (d >= kGpuDenseSpmmLowDensity && small_transpose_of_few_rows(p));
 }
 
 // Few long even rows, S·B: cuda.spmm.row_split (a row's nonzeros split across up to 8 groups of
@@ -349,8 +353,7 @@ const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& 
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (p.k > kGpuVdlWideMaxK && p.k <= kGpuVdlWideTransposedMaxK && f.few_long)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.vdl"}, p);
-  if (p.k > kGpuVdlWideTransposedMaxK && f.small && f.rows <= kGpuSmallTransposedFewRows &&
-      f.mean >= kGpuSmallTransposedMinMean)
+  if (small_transpose_of_few_rows(p))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   return nullptr;
 }

@@ -96,8 +96,8 @@ class DensePlan : public SpmmPlan {
                    << c.cols << ", K " << k_);
     if (c.size() == 0) return;
     cudaStream_t stream = stream_of(ctx);
-    if (in_rows == 0 ||
-        s_.nnz == 0) {  // an empty sum: cuBLAS is not asked for a zero-depth product
+    // An empty sum: C is zeroed here rather than asking cuBLAS for a zero-depth product.
+    if (in_rows == 0 || s_.nnz == 0) {
       FK_CUDA_CHECK(
           cudaMemsetAsync(c.data, 0, static_cast<std::size_t>(c.size()) * sizeof(float), stream));
       return;
