@@ -228,6 +228,31 @@ TEST(CudaSddmmSpecific, ZipfColumns) {
     }
 }
 
+// A (row, column) stored more than once gets its dot product at every copy (plans are also built
+// from arrays, which the file readers' duplicate check does not see). cuSPARSE's SpMM
+// preprocessing wrote out of bounds on such patterns (spmm_cusparse.cu); this holds its SDDMM and
+// ours to the same inputs. Rows longer than the column count, some empty; 60 x 45.
+TEST(CudaSddmmSpecific, RepeatedEntries) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test::fresh_seed();
+  Rng rng(seed);
+  HostCsr s;
+  s.rows = 60;
+  s.cols = 45;
+  for (std::int64_t r = 0; r < s.rows; ++r) {
+    const std::int64_t len = r % 7 == 3 ? 0 : 1 + std::int64_t(rng.below(80));
+    for (std::int64_t j = 0; j < len; ++j)
+      s.col_idx.push_back(static_cast<std::int32_t>(rng.below(s.cols)));
+    s.row_ptr.push_back(static_cast<std::int64_t>(s.col_idx.size()));
+  }
+  for (const auto& v : kCudaSddmm)
+    for (int k : {1, 4, 33, 64, 256}) {
+      const std::string bad = run_and_check(v, s, k, 0, rng);
+      EXPECT_TRUE(bad.empty()) << label(v, "repeated entries", k, 0) << " (FK_TEST_SEED=" << seed
+                               << "): " << bad;
+    }
+}
+
 // Several runs on one plan: GPU-Shared's K slices add atomically into an output that must be
 // zeroed again each run; cuSPARSE preprocesses at the first run only.
 TEST(CudaSddmmSpecific, PlanReuseWithAtomicSlices) {
