@@ -151,8 +151,9 @@ void check_pattern(const CsrView& s, int k) {
 }
 
 // C = Sᵀ·B through a transposed copy of the pattern: the inner plan runs on Sᵀ (N x M); values
-// given in S's order are gathered through `perm` into Sᵀ's order before each run. The copy lives
-// where S does: a GPU context transposes on the device (no round trip through the host).
+// given in S's order are gathered through `perm` into Sᵀ's order before each run (on a GPU by a
+// ValueGather, which keeps the reads of an S larger than L2 local). The copy lives where S does: a
+// GPU context transposes on the device (no round trip through the host).
 class CachedTransposePlan : public SpmmPlan {
  public:
   CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner, Precision precision) {
@@ -160,7 +161,9 @@ class CachedTransposePlan : public SpmmPlan {
     own_vals_ = s.vals;
     if (ctx.is_gpu()) {
 #if FK_WITH_CUDA
-      dev_t_ = device_transpose(ctx, s, &dev_perm_);
+      DeviceBuffer<std::int64_t> perm;
+      dev_t_ = device_transpose(ctx, s, &perm);
+      dev_gather_ = ValueGather(ctx, std::move(perm));
 #else
       throw Error("a GPU context in a build without CUDA");
 #endif
@@ -179,7 +182,7 @@ class CachedTransposePlan : public SpmmPlan {
     const std::int64_t nnz = nnz_;
     if (ctx.is_gpu()) {
 #if FK_WITH_CUDA
-      gather_values(ctx, vals, dev_perm_.data(), nnz, dev_vals_.data());
+      dev_gather_.run(ctx, vals, dev_vals_.data());
 #endif
       inner_->run(ctx, dev_vals_.data(), b, c);
     } else {
@@ -196,9 +199,11 @@ class CachedTransposePlan : public SpmmPlan {
   HostCsr transposed_;
   std::vector<std::int64_t> perm_;
   std::vector<float> host_vals_;
-  // GPU context: Sᵀ and perm on the device only.
+  // GPU context: Sᵀ and the gather of values (from perm) on the device only.
   DeviceCsr dev_t_;
-  DeviceBuffer<std::int64_t> dev_perm_;
+#if FK_WITH_CUDA
+  ValueGather dev_gather_;
+#endif
   DeviceBuffer<float> dev_vals_;
   std::unique_ptr<SpmmPlan> inner_;
 };

@@ -118,6 +118,14 @@ constexpr double kGpuTransposedShortRows = 160.0;
 // 2.6x faster than nnz_vsr (H200, docs/benchmarks/checks/row-split, out-of-sample set, which this
 // rule came from). netflix's 17770 long rows, the case behind "long: nnz_vsr", go to row_split.
 constexpr double kGpuTransposedLongEvenMaxRows = 5000.0;
+// Sᵀ·B at K = 1 whose values exceed twice the L2 (50 MB on H100/H200), from long rows of Sᵀ (S's
+// columns spread over many rows of S): the plan's gather of S's values into Sᵀ's order then runs
+// windowed (ValueGather, kernels/cuda/device_ops.hpp), and nnz_vsr beats cuSPARSE's transposed
+// SpMV, which pays the same scattered reads: netflix (100M, rows of mean 5654) 1.47 against
+// 1.85 ms (H200, docs/benchmarks/checks/value-gather; 0.96x before the windows). Below it
+// cuSPARSE keeps ml-20m (20M: 0.296 against 0.302); short rows (banded: mean 20) gather locally
+// anyway, where cuSPARSE is 2x faster at K = 1.
+constexpr double kGpuTransposedSpmvWindowedNnz = 2.0 * 50.0 * 1024 * 1024 / 4;
 // vdl's narrow path (parallel reduction, whole B rows per lane) serves K <= 16; at K = 4 it beats
 // cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE (its SpMM with one
 // column) wins on large matrices, skewed rows included (power-law S·B: 0.111 ms against nnz_vsr's
@@ -379,6 +387,9 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                f.mean >= (p.k <= kGpuVdlMaxK ? kGpuFewRowsLongNarrow : kGpuFewRowsLongWide);
   const double rows = f.rows, mean = f.mean;
   if (const SpmmVariant* v = choose_small_gpu_spmm(all, p, f)) return v;
+  if (p.k == 1 && p.transposed && double(p.sparse.nnz) > kGpuTransposedSpmvWindowedNnz &&
+      mean >= kGpuTransposedShortRows)
+    return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (p.k == 1 && (!f.skewed || !p.transposed))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuVdlWideTransposedMaxK &&

@@ -19,11 +19,81 @@ unsigned grid_for(std::int64_t n) {
   return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535LL * 16));
 }
 
-__global__ void gather_kernel(const float* __restrict__ src, const std::int64_t* __restrict__ perm,
-                              std::int64_t n, float* __restrict__ dst) {
+// dst[i] = src[src_idx[i]] (plain) or dst[dst_idx[i]] = src[src_idx[i]] (windowed).
+template <typename I>
+__global__ void gather_kernel(const float* __restrict__ src, const I* __restrict__ src_idx,
+                              const I* __restrict__ dst_idx, std::int64_t n,
+                              float* __restrict__ dst) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const float x = src[src_idx[i]];
+    dst[dst_idx ? static_cast<std::int64_t>(dst_idx[i]) : i] = x;
+  }
+}
+
+// out[i] = in[i] in a narrower type (the caller checked that every value fits).
+template <typename I>
+__global__ void narrow_kernel(const std::int64_t* __restrict__ in, std::int64_t n,
+                              I* __restrict__ out) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    out[i] = static_cast<I>(in[i]);
+}
+
+// key[j] = the source window of entry j, value[j] = j: the pairs a stable sort puts in window
+// order.
+template <typename I>
+__global__ void window_keys_kernel(const std::int64_t* __restrict__ perm, std::int64_t n,
+                                   int window_bits, std::uint32_t* __restrict__ key,
+                                   I* __restrict__ value) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
-       j += std::int64_t(gridDim.x) * blockDim.x)
-    dst[j] = src[perm[j]];
+       j += std::int64_t(gridDim.x) * blockDim.x) {
+    key[j] = static_cast<std::uint32_t>(perm[j] >> window_bits);
+    value[j] = static_cast<I>(j);
+  }
+}
+
+// src_idx[i] = perm[dst_idx[i]]: the source of the i-th entry in window order.
+template <typename I>
+__global__ void compose_kernel(const std::int64_t* __restrict__ perm, const I* __restrict__ dst_idx,
+                               std::int64_t n, I* __restrict__ src_idx) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    src_idx[i] = static_cast<I>(perm[dst_idx[i]]);
+}
+
+// Builds the index arrays of a ValueGather in type I (see the class).
+template <typename I>
+void build_gather(cudaStream_t stream, const DeviceBuffer<std::int64_t>& perm, int window_bits,
+                  bool windowed, DeviceBuffer<I>* src_idx, DeviceBuffer<I>* dst_idx) {
+  const std::int64_t n = perm.size();
+  *src_idx = DeviceBuffer<I>(n);
+  if (!windowed) {
+    narrow_kernel<I><<<grid_for(n), kThreads, 0, stream>>>(perm.data(), n, src_idx->data());
+    FK_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  DeviceBuffer<std::uint32_t> keys_a(n), keys_b(n);
+  DeviceBuffer<I> order_a(n), order_b(n);
+  window_keys_kernel<I><<<grid_for(n), kThreads, 0, stream>>>(perm.data(), n, window_bits,
+                                                              keys_a.data(), order_a.data());
+  FK_CUDA_CHECK_LAUNCH();
+  cub::DoubleBuffer<std::uint32_t> keys(keys_a.data(), keys_b.data());
+  cub::DoubleBuffer<I> order(order_a.data(), order_b.data());
+  int end_bit = 1;
+  while (end_bit < 32 && (((n - 1) >> window_bits) >> end_bit) != 0) ++end_bit;
+  std::size_t temp_bytes = 0;
+  FK_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, order, n, 0, end_bit, stream));
+  DeviceBuffer<char> temp(static_cast<std::int64_t>(std::max<std::size_t>(temp_bytes, 16)));
+  FK_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, order, n, 0, end_bit, stream));
+  compose_kernel<I>
+      <<<grid_for(n), kThreads, 0, stream>>>(perm.data(), order.Current(), n, src_idx->data());
+  FK_CUDA_CHECK_LAUNCH();
+  *dst_idx = order.Current() == order_a.data() ? std::move(order_a) : std::move(order_b);
+  // The temporaries are freed at the end of this scope, after the work that reads them.
+  FK_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 // out[j] = j for j in [0, n): the original positions the sort carries along with the columns.
@@ -92,9 +162,36 @@ int column_bits(std::int64_t cols) {
 
 }  // namespace
 
-void gather_values(const Context& ctx, const float* src, const std::int64_t* perm, std::int64_t n, float* dst) {
-  if (n == 0) return;
-  gather_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(src, perm, n, dst);
+ValueGather::ValueGather(const Context& ctx, DeviceBuffer<std::int64_t> perm, int window_bits,
+                         std::int64_t windowed_above_bytes)
+    : n_(perm.size()) {
+  FK_CHECK(ctx.is_gpu(), "ValueGather needs a GPU context, not " << ctx.describe());
+  FK_CHECK(window_bits >= 0 && window_bits < 62,
+           "ValueGather: window of 2^" << window_bits << " entries");
+  if (n_ == 0) return;
+  if (windowed_above_bytes < 0)
+    windowed_above_bytes = 2 * std::int64_t(ctx.gpu().props.l2CacheSize);
+  windowed_ =
+      (n_ - 1) >> window_bits != 0 && n_ * std::int64_t(sizeof(float)) > windowed_above_bytes;
+  FK_CHECK(((n_ - 1) >> window_bits) >> 32 == 0,
+           "ValueGather: " << n_ << " entries make more than 2^32 windows of 2^" << window_bits);
+  const cudaStream_t stream = stream_of(ctx);
+  if (n_ <= INT32_MAX)
+    build_gather<std::int32_t>(stream, perm, window_bits, windowed_, &src32_, &dst32_);
+  else
+    build_gather<std::int64_t>(stream, perm, window_bits, windowed_, &src64_, &dst64_);
+  FK_CUDA_CHECK(cudaStreamSynchronize(stream));  // perm is freed on return
+}
+
+void ValueGather::run(const Context& ctx, const float* src, float* dst) const {
+  if (n_ == 0) return;
+  const cudaStream_t stream = stream_of(ctx);
+  if (src32_.size() > 0)
+    gather_kernel<std::int32_t>
+        <<<grid_for(n_), kThreads, 0, stream>>>(src, src32_.data(), dst32_.data(), n_, dst);
+  else
+    gather_kernel<std::int64_t>
+        <<<grid_for(n_), kThreads, 0, stream>>>(src, src64_.data(), dst64_.data(), n_, dst);
   FK_CUDA_CHECK_LAUNCH();
 }
 

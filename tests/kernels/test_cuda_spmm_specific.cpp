@@ -224,6 +224,28 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
   }
 }
 
+// GPU `auto` for Sᵀ·B at K = 1 on large transposes (kernels/select.cpp): nnz_vsr once S's values
+// outgrow twice the L2 and Sᵀ's rows are long (the windowed value gather), cuSPARSE below that
+// (ml-20m) and on short rows (a banded matrix of the same size), nnz_vsr on skewed rows
+// (nytimes) as before. Needs no device.
+TEST(CudaSpmmSpecific, AutoForTransposedProductAtK1) {
+  struct Case {
+    const char* matrix;
+    std::int64_t t_rows;
+    double t_mean, t_cv;
+    const char* want;
+  };
+  const Case cases[] = {{"netflix", 17770, 5654, 1.4, "cuda.spmm.nnz_vsr"},
+                        {"ml-20m", 26744, 748, 1.4, "cuda.spmm.cusparse"},
+                        {"banded, 100M", 5000000, 20, 0.1, "cuda.spmm.cusparse"},
+                        {"nytimes", 102660, 673, 6.0, "cuda.spmm.nnz_vsr"}};
+  for (const Case& c : cases) {
+    KernelProblem p = test::rule_problem(1, c.t_rows, c.t_mean, c.t_cv);
+    p.transposed = true;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
+  }
+}
+
 // GPU `auto` on small matrices (kernels/select.cpp, "Small problems"), with row statistics of
 // DLMC layers from the H200 sweep of the 59 on file: vdl where its short critical path
 // wins, cuSPARSE where few long rows would idle the machine. Needs no device.

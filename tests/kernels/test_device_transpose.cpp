@@ -1,12 +1,13 @@
 // device_transpose() and transposed_row_offsets() (kernels/cuda/device_ops.hpp) against the host
 // transpose() (core/csr.hpp), element for element: Sᵀ's shape, row offsets, column indices (their
 // order within each row is part of the contract: increasing position in S), values (present
-// exactly when S has them) and perm. Inputs: a tiny hand-checked case; nnz = 0 in every degenerate shape; empty rows and
-// columns; 7 x 100000 and 100000 x 7 (the latter puts ~50000 entries in each column, so an
-// unstable sort would show); unsorted and reversed rows; one dense row; column counts at the
-// sort's bit boundaries (1, 2, 255, 256, 257, 65536 columns: one to several radix passes, so the
-// result ends in either half of the sort's double buffers); a power-law matrix of ~1e5 nonzeros
+// exactly when S has them) and perm. Inputs: a tiny hand-checked case; nnz = 0 in every degenerate
+// shape; empty rows and columns; 7 x 100000 and 100000 x 7 (the latter puts ~50000 entries in each
+// column, so an unstable sort would show); unsorted and reversed rows; one dense row; column counts
+// at the sort's bit boundaries (1, 2, 255, 256, 257, 65536 columns: one to several radix passes, so
+// the result ends in either half of the sort's double buffers); a power-law matrix of ~1e5 nonzeros
 // with skewed columns and repeated (row, col) pairs; and ~2e6 nonzeros (many sort tiles).
+// ValueGather (the gather of S's values into Sᵀ's order) is checked against the host gather.
 // The end-to-end Sᵀ·B path (make_spmm_plan with Op::kTrans on the CUDA variants without a native
 // transpose, which go through CachedTransposePlan and so through device_transpose) is covered by
 // test_spmm_conformance.cpp on the awkward problems; it is not repeated here.
@@ -277,6 +278,84 @@ TEST(DeviceTranspose, MoreThanTwoBillionNonzeros) {
       }
     }
   }
+}
+
+// ValueGather against the plain gather on the host, bit for bit (it only moves floats): random
+// permutations and a transpose's perm (3000 x 50, 20 per row), with windows small enough that the
+// windowed path runs on small inputs, n at and around a window boundary (4096 = 2^12 is a single
+// window, 4097 two), one window of a single entry (window_bits = 0), and the default window just
+// exceeded.
+TEST(ValueGather, SameAsPlainGather) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (FK_TEST_SEED replays it)");
+  Rng rng(seed);
+  struct Case {
+    std::vector<std::int64_t> perm;
+    int window_bits;
+    std::string name;
+  };
+  std::vector<Case> cases;
+  const std::vector<std::pair<std::int64_t, int>> shapes = {
+      {0, 20},
+      {1, 0},
+      {1, 20},
+      {17, 2},
+      {1000, 3},
+      {4096, 12},
+      {4097, 12},
+      {100003, 10},
+      {(std::int64_t(1) << ValueGather::kDefaultWindowBits) + 12345,
+       ValueGather::kDefaultWindowBits}};
+  for (const auto& [n, bits] : shapes) {
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+    for (std::int64_t j = 0; j < n; ++j) perm[j] = j;
+    for (std::int64_t j = n - 1; j > 0; --j) std::swap(perm[j], perm[rng.below(j + 1)]);
+    cases.push_back({perm, bits, "random n=" + std::to_string(n)});
+  }
+  {
+    // 50 columns of 3000 rows of 20: a window of 256 entries (13 rows) writes runs into each row of
+    // Sᵀ.
+    const HostCsr s =
+        test::random_pattern(3000, 50, rng, [](std::int64_t) { return std::int64_t(20); });
+    std::vector<std::int64_t> perm;
+    transpose(s.view(), &perm);
+    cases.push_back({perm, 8, "transpose of a power-law matrix"});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name + ", window 2^" + std::to_string(c.window_bits));
+    const std::int64_t n = static_cast<std::int64_t>(c.perm.size());
+    std::vector<float> src(c.perm.size()), want(c.perm.size());
+    for (float& x : src) x = static_cast<float>(rng.uniform(-1, 1));
+    for (std::int64_t j = 0; j < n; ++j) want[j] = src[c.perm[j]];
+    // Windows whenever n exceeds one (0 bytes: the L2 gate off).
+    const ValueGather gather(ctx, DeviceBuffer<std::int64_t>(c.perm), c.window_bits, 0);
+    EXPECT_EQ(gather.size(), n);
+    EXPECT_EQ(gather.windowed(), n > 0 && ((n - 1) >> c.window_bits) != 0);
+    const DeviceBuffer<float> dsrc(src);
+    DeviceBuffer<float> ddst(n);
+    ddst.fill_bytes(0xff);  // NaN everywhere: an entry left unwritten shows
+    gather.run(ctx, dsrc.data(), ddst.data());
+    EXPECT_EQ(first_difference(ddst.to_host(), want), "");
+  }
+}
+
+// With the default gate, a source below twice the L2 is gathered plainly.
+TEST(ValueGather, PlainBelowTwiceTheL2) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  const std::int64_t n = 100000;
+  std::vector<std::int64_t> perm(n);
+  for (std::int64_t j = 0; j < n; ++j)
+    perm[j] = (j * 7919) % n;  // 7919 is prime and does not divide n
+  EXPECT_FALSE(ValueGather(ctx, DeviceBuffer<std::int64_t>(perm), 4).windowed());
+  EXPECT_TRUE(ValueGather(ctx, DeviceBuffer<std::int64_t>(perm), 4, n * 4 - 1).windowed());
+}
+
+TEST(ValueGather, RefusesCpuContext) {
+  Context cpu(DeviceKind::kCpu);
+  EXPECT_THROW(ValueGather(cpu, DeviceBuffer<std::int64_t>()), Error);
 }
 
 }  // namespace
