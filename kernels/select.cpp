@@ -278,7 +278,13 @@ bool dense_spmm_pays(const KernelProblem& p) {
 // dense; generated 300-2048 rows of 400-2048: 1.08-1.29x), and at 16 < K <= 64 on rows of mean >=
 // 600 1.11-1.77x (DLMC 0.5 and 0.7, 512 x 8192 and 300 x 20000 generated); rows of about 460 lost
 // there (0.55-0.9x). At K = 32 only below 1000 rows, where vdl's rule does not apply. Above K = 128
-// it won only on the 512 x 4608 layers and lost on others (0.67-0.91x).
+// it wins on 384-768 rows of mean >= 450 and loses elsewhere: a sweep of all 59 DLMC layers, the
+// generated matrices and four others at K = 256 and 512 (H200, 2026-11-25, checks/row-split) ran it
+// 1.12-1.26x faster than cuSPARSE on the three 512 x 4608 layers (mean 461), uniform 512 x 8192 and
+// 700 x 5000 (the last an out-of-sample miss before), and 0.25-1.18x outside that window: 256-row
+// layers won at K = 256 and all lost at 512 (0.74-0.89x), 300 x 20000 ran 0.90/1.02x, 768 x 3000
+// (mean 300) 0.68-0.86x, most other layers 0.48-0.98x. Dense-ish S (384 x 6144 at 50%) is
+// dense's (2x faster).
 // Sᵀ·B on transposes of long rows: the item x user transposes of ml-20m (26744 rows of 748, cv 1.6)
 // and netflix (17770 of 5654) ran row_split 1.12-1.36x faster than nnz_vsr and vdl, auto's picks,
 // at K = 32, 64, 256 and 512, and 1-3% slower at K = 128 (the report's run at e972b3b: in-sample,
@@ -293,14 +299,20 @@ constexpr double kGpuRowSplitMaxCv = 1.0;
 constexpr int kGpuRowSplitMaxK = 128;
 constexpr double kGpuRowSplitMinMean = 400.0;
 constexpr double kGpuRowSplitNarrowMinMean = 600.0;
+constexpr double kGpuRowSplitWideMinRows = 384.0;
+constexpr double kGpuRowSplitWideMaxRows = 768.0;
+constexpr double kGpuRowSplitWideMinMean = 450.0;
 bool row_split_pays(const KernelProblem& p) {
   if (p.transposed)
     return p.k >= kGpuRowSplitTransposedMinK &&
            double(p.sparse.rows) <= kGpuRowSplitTransposedMaxRows &&
            p.sparse.row_mean >= kGpuRowSplitTransposedMinMean;
-  if (p.k <= kGpuVdlMaxK || p.k > kGpuRowSplitMaxK) return false;
+  if (p.k <= kGpuVdlMaxK) return false;
   const double rows = double(p.sparse.rows), mean = p.sparse.row_mean;
   if (rows > kGpuRowSplitMaxRows || p.sparse.row_cv > kGpuRowSplitMaxCv) return false;
+  if (p.k > kGpuRowSplitMaxK)
+    return rows >= kGpuRowSplitWideMinRows && rows <= kGpuRowSplitWideMaxRows &&
+           mean >= kGpuRowSplitWideMinMean && !dense_spmm_pays(p);
   if (p.k > kGpuVdlWideTransposedMaxK) return mean >= kGpuRowSplitMinMean;
   if (p.k <= kGpuVdlWideMaxK && rows >= kGpuVdlWideMinRows) return false;
   return mean >= kGpuRowSplitNarrowMinMean;

@@ -381,7 +381,18 @@ TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
   const std::string split = "cuda.spmm.row_split";
   EXPECT_EQ(pick(128, 512, 460.8), split);  // DLMC 512 x 4608 at 0.9 sparsity
   EXPECT_NE(pick(64, 512, 460.8), split);
-  EXPECT_NE(pick(256, 512, 460.8), split);
+  // Above K = 128 only 384-768 rows of mean >= 450 (the 512 x 4608 layers, 700 x 5000), and not
+  // when S is dense enough for cuda.spmm.dense.
+  for (int k : {256, 512}) {
+    EXPECT_EQ(pick(k, 512, 460.8), split) << k;
+    EXPECT_EQ(pick(k, 700, 500), split) << k;
+    EXPECT_NE(pick(k, 256, 1152), split) << k;  // 256 rows: won at 256, lost at 512
+    EXPECT_NE(pick(k, 768, 300), split) << k;
+    EXPECT_NE(pick(k, 1000, 204.8), split) << k;  // DLMC final_dense
+    KernelProblem dense_ish = test::rule_problem(k, 384, 3072, 0.1);
+    dense_ish.sparse.density = 0.5;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, dense_ish).name(), "cuda.spmm.dense") << k;
+  }
   for (int k : {32, 64, 128}) EXPECT_EQ(pick(k, 256, 1152), split) << k;  // DLMC 0.5 layer
   EXPECT_EQ(pick(128, 1500, 499), split);                                 // nips
   EXPECT_EQ(pick(32, 1500, 700), "cuda.spmm.vdl");
