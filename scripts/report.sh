@@ -26,7 +26,8 @@
 #                     a 2-core machine without a GPU (20 minutes), auto (default)
 #   --cpu-kernels     gpu mode: also run the CPU kernel variants over the CPU matrix set
 #   --keep-app-output keep every file the apps write under apps/<id>/run (by default files over
-#                     256 KiB — models, data copies — are deleted after each run)
+#                     256 KiB, .npy arrays and *_ids.csv lists — models, data copies — are
+#                     deleted after each run)
 #   --data DIR        real data (default $FK_SHARED_DATA, else ../shared/data, else .carry/data)
 #   --threads N       CPU threads for the apps and fk-bench (default: every core)
 #   --commit SHA      the commit the binaries were built from, when this folder is not a git
@@ -380,8 +381,10 @@ if [[ $measure == 1 ]]; then
       fi
       # The models and data copies an app writes (hundreds of MB at nytimes/Netflix sizes) are not
       # part of the report and would not come back from a lent machine: keep only small files
-      # (metrics.jsonl, config, summaries).
-      ((keep_app_output)) || find "$out/apps/$id/run" -type f -size +256k -delete 2>/dev/null
+      # (metrics.jsonl, config, summaries), not the arrays and id lists (2.5 MB even at the
+      # small sizes, in every committed report).
+      ((keep_app_output)) || find "$out/apps/$id/run" -type f \( -size +256k -o -name '*.npy' \
+        -o -name '*_ids.csv' \) -delete 2>/dev/null
     done < <(selected_apps)
     ((n_apps > 0)) || fail "no app configuration selected (--apps '$apps_sel' in mode $mode; see --list)"
   fi
