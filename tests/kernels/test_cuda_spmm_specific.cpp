@@ -196,32 +196,40 @@ TEST(CudaSpmmSpecific, WhyNot) {
     EXPECT_EQ(find_spmm_variant(v).why_not(p), "") << v;
 }
 
+// A transpose's row statistics (the rows of Sᵀ are S's columns) and the variant `auto` should
+// pick for Sᵀ·B on it.
+struct TransposedCase {
+  const char* matrix;
+  std::int64_t t_rows;
+  double t_mean, t_cv;
+  const char* want;
+};
+template <std::size_t N>
+void expect_transposed_picks(int k, const TransposedCase (&cases)[N]) {
+  for (const TransposedCase& c : cases) {
+    KernelProblem p = test::rule_problem(k, c.t_rows, c.t_mean, c.t_cv);
+    p.transposed = true;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want)
+        << c.matrix << ", K = " << k;
+  }
+}
+
 // GPU `auto` for Sᵀ·B at K = 32 (kernels/select.cpp) on the transposes' row statistics of the
 // report's matrices: vdl where Sᵀ has few long rows or many Zipf-long ones, cuSPARSE for nips,
 // row_split for the long item rows of netflix and ml-20m, our other kernels elsewhere. Needs no
 // device.
 TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
-  struct Case {
-    const char* matrix;
-    std::int64_t t_rows;  // S's columns
-    double t_mean, t_cv;
-    const char* want;
-  };
   // Row statistics of Sᵀ, rounded; cv is set on the side it falls in the rules (even <= 1.5).
-  const Case cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.vdl"},
-                        {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.vdl"},
-                        {"nips", 12419, 60, 2.5, "cuda.spmm.cusparse"},
-                        {"netflix", 17770, 5654, 1.4, "cuda.spmm.row_split"},
-                        {"ml-20m", 26744, 748, 2.5, "cuda.spmm.row_split"},
-                        {"nytimes", 102660, 673, 6.0, "cuda.spmm.vdl"},
-                        {"power-law", 1000000, 20, 76, "cuda.spmm.nnz_vsr"},
-                        {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
-                        {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.vdl"}};
-  for (const Case& c : cases) {
-    KernelProblem p = test::rule_problem(32, c.t_rows, c.t_mean, c.t_cv);
-    p.transposed = true;
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
-  }
+  const TransposedCase cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.vdl"},
+                                  {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.vdl"},
+                                  {"nips", 12419, 60, 2.5, "cuda.spmm.cusparse"},
+                                  {"netflix", 17770, 5654, 1.4, "cuda.spmm.row_split"},
+                                  {"ml-20m", 26744, 748, 2.5, "cuda.spmm.row_split"},
+                                  {"nytimes", 102660, 673, 6.0, "cuda.spmm.vdl"},
+                                  {"power-law", 1000000, 20, 76, "cuda.spmm.nnz_vsr"},
+                                  {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
+                                  {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.vdl"}};
+  expect_transposed_picks(32, cases);
 }
 
 // GPU `auto` for Sᵀ·B at K = 1 on large transposes (kernels/select.cpp): nnz_vsr once S's values
@@ -229,21 +237,11 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
 // (ml-20m) and on short rows (a banded matrix of the same size), nnz_vsr on skewed rows
 // (nytimes) as before. Needs no device.
 TEST(CudaSpmmSpecific, AutoForTransposedProductAtK1) {
-  struct Case {
-    const char* matrix;
-    std::int64_t t_rows;
-    double t_mean, t_cv;
-    const char* want;
-  };
-  const Case cases[] = {{"netflix", 17770, 5654, 1.4, "cuda.spmm.nnz_vsr"},
-                        {"ml-20m", 26744, 748, 1.4, "cuda.spmm.cusparse"},
-                        {"banded, 100M", 5000000, 20, 0.1, "cuda.spmm.cusparse"},
-                        {"nytimes", 102660, 673, 6.0, "cuda.spmm.nnz_vsr"}};
-  for (const Case& c : cases) {
-    KernelProblem p = test::rule_problem(1, c.t_rows, c.t_mean, c.t_cv);
-    p.transposed = true;
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
-  }
+  const TransposedCase cases[] = {{"netflix", 17770, 5654, 1.4, "cuda.spmm.nnz_vsr"},
+                                  {"ml-20m", 26744, 748, 1.4, "cuda.spmm.cusparse"},
+                                  {"banded, 100M", 5000000, 20, 0.1, "cuda.spmm.cusparse"},
+                                  {"nytimes", 102660, 673, 6.0, "cuda.spmm.nnz_vsr"}};
+  expect_transposed_picks(1, cases);
 }
 
 // GPU `auto` on small matrices (kernels/select.cpp, "Small problems"), with row statistics of
