@@ -1,12 +1,12 @@
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/version.cuh>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/version.cuh>
 
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
+#include "core/log.hpp"
 #include "kernels/cuda/device_ops.hpp"
 
 namespace fk {
@@ -62,16 +62,38 @@ __global__ void compose_kernel(const std::int64_t* __restrict__ perm, const I* _
     src_idx[i] = static_cast<I>(perm[dst_idx[i]]);
 }
 
-// Builds the index arrays of a ValueGather in type I (see the class).
+// Builds the index arrays of a ValueGather in type I (see the class); returns whether they are
+// windowed. The windowed build sorts (window, position) pairs, about 8 + 2 * sizeof(I) bytes per
+// entry plus CUB's workspace on top of perm and the result; when the device has not that much
+// free it builds the plain gather instead (slower on a large S, but the plan still works).
 template <typename I>
-void build_gather(cudaStream_t stream, const DeviceBuffer<std::int64_t>& perm, int window_bits,
+bool build_gather(cudaStream_t stream, const DeviceBuffer<std::int64_t>& perm, int window_bits,
                   bool windowed, DeviceBuffer<I>* src_idx, DeviceBuffer<I>* dst_idx) {
   const std::int64_t n = perm.size();
   *src_idx = DeviceBuffer<I>(n);
+  int end_bit = 1;
+  while (end_bit < 32 && (((n - 1) >> window_bits) >> end_bit) != 0) ++end_bit;
+  std::size_t temp_bytes = 0;
+  if (windowed) {
+    cub::DoubleBuffer<std::uint32_t> no_keys(nullptr, nullptr);
+    cub::DoubleBuffer<I> no_order(nullptr, nullptr);
+    FK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, no_keys, no_order, n, 0,
+                                                  end_bit, stream));
+    const double need =
+        double(n) * double(2 * sizeof(std::uint32_t) + 2 * sizeof(I)) + double(temp_bytes);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    FK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (need > 0.9 * double(free_bytes)) {
+      log_info() << "value gather of " << n << " entries: the windowed order needs " << need / 1e9
+                 << " GB of the " << double(free_bytes) / 1e9
+                 << " GB free; gathering in plain order";
+      windowed = false;
+    }
+  }
   if (!windowed) {
     narrow_kernel<I><<<grid_for(n), kThreads, 0, stream>>>(perm.data(), n, src_idx->data());
     FK_CUDA_CHECK_LAUNCH();
-    return;
+    return false;
   }
   DeviceBuffer<std::uint32_t> keys_a(n), keys_b(n);
   DeviceBuffer<I> order_a(n), order_b(n);
@@ -80,11 +102,6 @@ void build_gather(cudaStream_t stream, const DeviceBuffer<std::int64_t>& perm, i
   FK_CUDA_CHECK_LAUNCH();
   cub::DoubleBuffer<std::uint32_t> keys(keys_a.data(), keys_b.data());
   cub::DoubleBuffer<I> order(order_a.data(), order_b.data());
-  int end_bit = 1;
-  while (end_bit < 32 && (((n - 1) >> window_bits) >> end_bit) != 0) ++end_bit;
-  std::size_t temp_bytes = 0;
-  FK_CUDA_CHECK(
-      cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, order, n, 0, end_bit, stream));
   DeviceBuffer<char> temp(static_cast<std::int64_t>(std::max<std::size_t>(temp_bytes, 16)));
   FK_CUDA_CHECK(
       cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, order, n, 0, end_bit, stream));
@@ -94,6 +111,7 @@ void build_gather(cudaStream_t stream, const DeviceBuffer<std::int64_t>& perm, i
   *dst_idx = order.Current() == order_a.data() ? std::move(order_a) : std::move(order_b);
   // The temporaries are freed at the end of this scope, after the work that reads them.
   FK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return true;
 }
 
 // out[j] = j for j in [0, n): the original positions the sort carries along with the columns.
@@ -177,9 +195,9 @@ ValueGather::ValueGather(const Context& ctx, DeviceBuffer<std::int64_t> perm, in
            "ValueGather: " << n_ << " entries make more than 2^32 windows of 2^" << window_bits);
   const cudaStream_t stream = stream_of(ctx);
   if (n_ <= INT32_MAX)
-    build_gather<std::int32_t>(stream, perm, window_bits, windowed_, &src32_, &dst32_);
+    windowed_ = build_gather<std::int32_t>(stream, perm, window_bits, windowed_, &src32_, &dst32_);
   else
-    build_gather<std::int64_t>(stream, perm, window_bits, windowed_, &src64_, &dst64_);
+    windowed_ = build_gather<std::int64_t>(stream, perm, window_bits, windowed_, &src64_, &dst64_);
   FK_CUDA_CHECK(cudaStreamSynchronize(stream));  // perm is freed on return
 }
 

@@ -18,7 +18,9 @@ namespace fk {
 // sector, and its writes come in runs, one per row of Sᵀ that the window touches. Windows are used
 // when src is larger than `windowed_above_bytes` (by default twice the device's L2: below that the
 // plain gather's reads mostly hit L2 already, and the windowed one's extra index stream cost 3% on
-// an 80 MB source). Indices are 32-bit when n allows.
+// an 80 MB source), and when the device has the memory to sort the order once (about 16 bytes
+// per entry for 32-bit indices; else it logs that and gathers plainly). Indices are 32-bit when n
+// allows.
 //
 // Measured (H200, nnz_vsr's Sᵀ·B at K = 1, docs/benchmarks/checks/value-gather): the gather took
 // 0.69 of 1.09 ms on the nytimes shape (69M entries, 102,660 rows of Sᵀ) and 1.29 of 1.92 ms on the
