@@ -122,10 +122,14 @@ constexpr double kGpuTransposedLongEvenMaxRows = 5000.0;
 // columns spread over many rows of S): the plan's gather of S's values into Sᵀ's order then runs
 // windowed (ValueGather, kernels/cuda/device_ops.hpp), and nnz_vsr beats cuSPARSE's transposed
 // SpMV, which pays the same scattered reads: netflix (100M, rows of mean 5654) 1.47 against
-// 1.85 ms (H200, docs/benchmarks/checks/value-gather; 0.96x before the windows). Below it
-// cuSPARSE keeps ml-20m (20M: 0.296 against 0.302); short rows (banded: mean 20) gather locally
-// anyway, where cuSPARSE is 2x faster at K = 1.
+// 1.85 ms (H200, docs/benchmarks/checks/value-gather; 0.96x before the windows), a generated
+// uniform 2M x 20000 (60M, mean 3000; out of sample) 1.01x. Below that size cuSPARSE keeps ml-20m
+// (20M, mean 748: 0.296 against 0.302 ms). Rows of mean 1000 and more only: on a generated banded
+// 300K x 300K of 60M (rows of 200, out of sample) cuSPARSE's SpMV ran 2x faster than nnz_vsr
+// (0.37 against 0.76 ms), whose segments of short rows do not pay at K = 1 (the report's banded
+// matrix, rows of 20, shows the same).
 constexpr double kGpuTransposedSpmvWindowedNnz = 2.0 * 50.0 * 1024 * 1024 / 4;
+constexpr double kGpuTransposedSpmvLongRows = 1000.0;
 // vdl's narrow path (parallel reduction, whole B rows per lane) serves K <= 16; at K = 4 it beats
 // cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE (its SpMM with one
 // column) wins on large matrices, skewed rows included (power-law S·B: 0.111 ms against nnz_vsr's
@@ -278,13 +282,10 @@ bool dense_spmm_pays(const KernelProblem& p) {
 // dense; generated 300-2048 rows of 400-2048: 1.08-1.29x), and at 16 < K <= 64 on rows of mean >=
 // 600 1.11-1.77x (DLMC 0.5 and 0.7, 512 x 8192 and 300 x 20000 generated); rows of about 460 lost
 // there (0.55-0.9x). At K = 32 only below 1000 rows, where vdl's rule does not apply. Above K = 128
-// it wins on 384-768 rows of mean >= 450 and loses elsewhere: a sweep of all 59 DLMC layers, the
-// generated matrices and four others at K = 256 and 512 (H200, 2026-11-25, checks/row-split) ran it
-// 1.12-1.26x faster than cuSPARSE on the three 512 x 4608 layers (mean 461), uniform 512 x 8192 and
-// 700 x 5000 (the last an out-of-sample miss before), and 0.25-1.18x outside that window: 256-row
-// layers won at K = 256 and all lost at 512 (0.74-0.89x), 300 x 20000 ran 0.90/1.02x, 768 x 3000
-// (mean 300) 0.68-0.86x, most other layers 0.48-0.98x. Dense-ish S (384 x 6144 at 50%) is
-// dense's (2x faster).
+// it wins on the 512 x 4608 layers and a few generated matrices and loses elsewhere: a sweep of
+// all 59 DLMC layers and others at K = 256 and 512 (H200, 2026-11-25, checks/row-split) found
+// 1.12-1.26x on 384-768 rows of mean >= 450, but a rule fitted to that window lost out of sample
+// (a clustered 512 x 4096: 0.74-0.79x; uniform 640 x 3000: 0.83-0.92x), so it stays off there.
 // Sᵀ·B on transposes of long rows: the item x user transposes of ml-20m (26744 rows of 748, cv 1.6)
 // and netflix (17770 of 5654) ran row_split 1.12-1.36x faster than nnz_vsr and vdl, auto's picks,
 // at K = 32, 64, 256 and 512, and 1-3% slower at K = 128 (the report's run at e972b3b: in-sample,
@@ -299,20 +300,14 @@ constexpr double kGpuRowSplitMaxCv = 1.0;
 constexpr int kGpuRowSplitMaxK = 128;
 constexpr double kGpuRowSplitMinMean = 400.0;
 constexpr double kGpuRowSplitNarrowMinMean = 600.0;
-constexpr double kGpuRowSplitWideMinRows = 384.0;
-constexpr double kGpuRowSplitWideMaxRows = 768.0;
-constexpr double kGpuRowSplitWideMinMean = 450.0;
 bool row_split_pays(const KernelProblem& p) {
   if (p.transposed)
     return p.k >= kGpuRowSplitTransposedMinK &&
            double(p.sparse.rows) <= kGpuRowSplitTransposedMaxRows &&
            p.sparse.row_mean >= kGpuRowSplitTransposedMinMean;
-  if (p.k <= kGpuVdlMaxK) return false;
+  if (p.k <= kGpuVdlMaxK || p.k > kGpuRowSplitMaxK) return false;
   const double rows = double(p.sparse.rows), mean = p.sparse.row_mean;
   if (rows > kGpuRowSplitMaxRows || p.sparse.row_cv > kGpuRowSplitMaxCv) return false;
-  if (p.k > kGpuRowSplitMaxK)
-    return rows >= kGpuRowSplitWideMinRows && rows <= kGpuRowSplitWideMaxRows &&
-           mean >= kGpuRowSplitWideMinMean && !dense_spmm_pays(p);
   if (p.k > kGpuVdlWideTransposedMaxK) return mean >= kGpuRowSplitMinMean;
   if (p.k <= kGpuVdlWideMaxK && rows >= kGpuVdlWideMinRows) return false;
   return mean >= kGpuRowSplitNarrowMinMean;
@@ -400,7 +395,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const double rows = f.rows, mean = f.mean;
   if (const SpmmVariant* v = choose_small_gpu_spmm(all, p, f)) return v;
   if (p.k == 1 && p.transposed && double(p.sparse.nnz) > kGpuTransposedSpmvWindowedNnz &&
-      mean >= kGpuTransposedShortRows)
+      mean >= kGpuTransposedSpmvLongRows)
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (p.k == 1 && (!f.skewed || !p.transposed))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
