@@ -291,10 +291,17 @@ bool dense_spmm_pays(const KernelProblem& p) {
 // at K = 32, 64, 256 and 512, and 1-3% slower at K = 128 (the report's run at e972b3b: in-sample,
 // two matrices). nytimes's 102660 word rows, uneven and far more, stay with vdl and nnz_vsr. Out of
 // sample (docs/benchmarks/checks/row-split): a uniform 20000 x 12000 matrix (transpose: 12000 even
-// rows of 1000) ran it 1.78-2.33x faster than cuSPARSE, 1.03-1.28x behind vdl and row_csc.
+// rows of 1000) ran it 1.78-2.33x faster than cuSPARSE, 1.03-1.28x behind vdl and row_csc, and a
+// power-law 1M x 20000 (20000 rows of 1000, cv 5.2) 1.97-2.98x, the best variant. Even rows go
+// elsewhere: on three more generated transposes of 10000-25000 rows of 600-2000 with cv 0.02-0.12
+// (H200, 2026-11-25, checks/row-split) vdl ran 1.26-1.74x cuSPARSE at K = 32 and 64 and row_csc
+// 1.29-1.54x at K = 256, against row_split's 0.95-1.40x; with the 20000 x 12000 one that makes four
+// even transposes where vdl (K <= 64) or row_csc (above) beat row_split by 1.03-1.42x. netflix's
+// transpose has cv 0.97 and ml-20m's 1.58. (The even rule is fitted on those four: in-sample.)
 constexpr int kGpuRowSplitTransposedMinK = 32;
 constexpr double kGpuRowSplitTransposedMaxRows = 30000.0;
 constexpr double kGpuRowSplitTransposedMinMean = 500.0;
+constexpr double kGpuRowSplitTransposedMinCv = 0.5;
 constexpr double kGpuRowSplitMaxRows = 2048.0;
 constexpr double kGpuRowSplitMaxCv = 1.0;
 constexpr int kGpuRowSplitMaxK = 128;
@@ -304,7 +311,8 @@ bool row_split_pays(const KernelProblem& p) {
   if (p.transposed)
     return p.k >= kGpuRowSplitTransposedMinK &&
            double(p.sparse.rows) <= kGpuRowSplitTransposedMaxRows &&
-           p.sparse.row_mean >= kGpuRowSplitTransposedMinMean;
+           p.sparse.row_mean >= kGpuRowSplitTransposedMinMean &&
+           p.sparse.row_cv >= kGpuRowSplitTransposedMinCv;
   if (p.k <= kGpuVdlMaxK || p.k > kGpuRowSplitMaxK) return false;
   const double rows = double(p.sparse.rows), mean = p.sparse.row_mean;
   if (rows > kGpuRowSplitMaxRows || p.sparse.row_cv > kGpuRowSplitMaxCv) return false;
@@ -384,6 +392,16 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.dense"}, p)) return v;
   if (row_split)
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.row_split"}, p)) return v;
+  // The even long transposes that row_split leaves: vdl up to K = 64, row_csc above.
+  if (p.transposed && p.k >= kGpuRowSplitTransposedMinK &&
+      double(p.sparse.rows) <= kGpuRowSplitTransposedMaxRows &&
+      p.sparse.row_mean >= kGpuRowSplitTransposedMinMean &&
+      p.sparse.row_cv < kGpuRowSplitTransposedMinCv)
+    return first_applicable(
+        all,
+        {p.k <= kGpuVdlWideTransposedMaxK ? "cuda.spmm.vdl" : "cuda.spmm.row_csc",
+         "cuda.spmm.row_csc"},
+        p);
   SpmmShape f;
   f.rows = double(p.sparse.rows);
   f.mean = p.sparse.row_mean;
