@@ -401,6 +401,11 @@ TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
     EXPECT_NE(pick(k, 102660, 673.0, 7.9, true), split) << k;
   }
   EXPECT_NE(pick(16, 17770, 5654.5, 0.97, true), split);
+  // Even long transposes (generated, cv 0.02-0.17): vdl up to K = 64, row_csc above; a skewed one
+  // (power-law columns, cv 5.2) keeps row_split.
+  for (int k : {32, 64}) EXPECT_EQ(pick(k, 10000, 2000, 0.02, true), "cuda.spmm.vdl") << k;
+  for (int k : {128, 256}) EXPECT_EQ(pick(k, 28000, 500, 0.17, true), "cuda.spmm.row_csc") << k;
+  EXPECT_EQ(pick(64, 20000, 1000, 5.2, true), split);
   // Long even rows of a transpose with few rows: row_csc, not nnz_vsr (generated 3000 x 1500).
   for (int k : {128, 512}) EXPECT_EQ(pick(k, 1500, 300, 0.1, true), "cuda.spmm.row_csc") << k;
 }
