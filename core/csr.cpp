@@ -119,7 +119,27 @@ SparseFeatures features(const CsrView& csr) {
   std::vector<char> seen(static_cast<std::size_t>(csr.cols), 0);
   for (std::int64_t j = 0; j < csr.nnz; ++j) seen[csr.col_idx[j]] = 1;
   f.nonempty_cols = std::count(seen.begin(), seen.end(), 1);
+  f.col_span = sampled_column_span(csr);
   return f;
+}
+
+double sampled_column_span(const CsrView& csr) {
+  const std::int64_t n = std::min(csr.rows, kColumnSpanSampleRows);
+  double sum = 0;
+  std::int64_t counted = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t r = i * csr.rows / n;
+    const std::int64_t begin = csr.row_ptr[r], end = csr.row_ptr[r + 1];
+    if (begin == end) continue;
+    std::int32_t lo = csr.col_idx[begin], hi = lo;
+    for (std::int64_t j = begin + 1; j < end; ++j) {
+      lo = std::min(lo, csr.col_idx[j]);
+      hi = std::max(hi, csr.col_idx[j]);
+    }
+    sum += double(hi - lo + 1) / double(csr.cols);
+    ++counted;
+  }
+  return counted > 0 ? sum / double(counted) : 1.0;
 }
 
 }  // namespace fk

@@ -71,7 +71,17 @@ struct SparseFeatures {
   std::int64_t row_max = 0;  // longest row
   std::int64_t empty_rows = 0;
   std::int64_t nonempty_cols = 0;
+  // How far a row's columns spread: the mean, over up to kColumnSpanSampleRows evenly spaced
+  // non-empty rows, of (largest - smallest column + 1) / cols. Near 0 for banded and other local
+  // patterns (consecutive rows read nearby rows of B), near 1 for documents and ratings; 1 when
+  // not measured (no sampled row has a nonzero).
+  double col_span = 1.0;
 };
 SparseFeatures features(const CsrView& csr);
+
+// Rows sampled for SparseFeatures::col_span: row i * rows / n for i < n = min(rows, this).
+constexpr std::int64_t kColumnSpanSampleRows = 4096;
+// col_span of a host pattern (the device twin is in kernels/cuda/device_ops.hpp).
+double sampled_column_span(const CsrView& csr);
 
 }  // namespace fk

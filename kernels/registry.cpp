@@ -78,12 +78,16 @@ SparseFeatures row_features(std::int64_t rows, std::int64_t cols, std::int64_t n
 }
 
 // Row statistics of S wherever it lives: a device pattern's row offsets are copied to the host
-// (8 bytes per row, once per plan).
+// (8 bytes per row, once per plan); its column span is sampled on the device.
 SparseFeatures pattern_features(const Context& ctx, const CsrView& s) {
   if (!ctx.is_gpu()) return features(s);
   std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(s.rows) + 1);
   hooks::copy_device_to_host(row_ptr.data(), s.row_ptr, row_ptr.size() * sizeof(std::int64_t));
-  return row_features(s.rows, s.cols, s.nnz, row_ptr.data());
+  SparseFeatures f = row_features(s.rows, s.cols, s.nnz, row_ptr.data());
+#if FK_WITH_CUDA
+  f.col_span = sampled_column_span(ctx, s);
+#endif
+  return f;
 }
 
 // Row statistics of Sᵀ (S's column counts), for rules that choose a kernel for Sᵀ·B: the skew of

@@ -77,10 +77,15 @@ constexpr double kGpuSddmmLongRows = 256.0;
 constexpr double kGpuSddmmSmallNnz = 2e6;
 // * Large matrices of long rows at K = 64..128: PRedS's nonzero tiles beat cuSPARSE 1.04-1.27x
 //   (netflix, nytimes, ml-20m; means 144-335). At K = 32 ml-20m loses with PRedS (1.23x), and at
-//   K >= 256 cuSPARSE wins everywhere.
+//   K >= 256 cuSPARSE wins everywhere. Only where a row's columns spread (col_span): out of sample
+//   (H200, 2026-11-25, docs/benchmarks/checks/sddmm-preds) uniform and clustered matrices of 20-60M
+//   nonzeros in rows of 150-200 (spans 0.99) ran PRedS 1.04-1.08x at K = 64 and 0.94-1.03x at 128,
+//   but a banded one (rows of 120, span 0.0002) 0.71x and 0.50x: cuSPARSE's row split reuses the
+//   B rows that consecutive banded rows share, PRedS's nonzero tiles do not.
 constexpr int kGpuSddmmPredsMinK = 33;
 constexpr int kGpuSddmmPredsMaxK = 128;
 constexpr double kGpuSddmmPredsRows = 100.0;
+constexpr double kGpuSddmmPredsMinSpan = 0.1;
 // SpMM: rows of at most this mean length go to cuda.spmm.row_csc (banded 1.2-1.8x over cuSPARSE
 // for K >= 32, hep-th 1.1-1.5x for K >= 128); longer rows stay with cuSPARSE (nips, ml-20m, DLMC,
 // nytimes n), which it wins or ties.
@@ -341,7 +346,8 @@ const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all
   if (p.sparse.row_cv <= kGpuSkewRowCv) {
     if (p.k <= kGpuSddmmSmallLongMaxK && p.sparse.row_mean >= kGpuSddmmLongRows && nnz <= kGpuSddmmSmallNnz)
       return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
-    if (p.k >= kGpuSddmmPredsMinK && p.k <= kGpuSddmmPredsMaxK && p.sparse.row_mean >= kGpuSddmmPredsRows &&
+    if (p.k >= kGpuSddmmPredsMinK && p.k <= kGpuSddmmPredsMaxK &&
+        p.sparse.row_mean >= kGpuSddmmPredsRows && p.sparse.col_span >= kGpuSddmmPredsMinSpan &&
         nnz > kGpuSddmmSmallNnz)
       return first_applicable(all, {"cuda.sddmm.preds", "cuda.sddmm.cusparse"}, p);
   }

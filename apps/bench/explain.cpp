@@ -33,7 +33,10 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
   SparseFeatures of_t;
   const bool needs_t = o.op == BenchOp::kSpmm && std::find(o.spmm_ops.begin(), o.spmm_ops.end(),
                                                            Op::kTrans) != o.spmm_ops.end();
-  if (needs_t) of_t = features(transpose(matrix.s.view()).view());
+  if (needs_t) {
+    of_t = features(transpose(matrix.s.view()).view());
+    of_t.col_span = SparseFeatures{}.col_span;  // as in the plans, which do not sample Sᵀ's span
+  }
 
   std::ofstream csv;
   if (!o.csv.empty()) {
@@ -66,7 +69,7 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
       const SparseFeatures& f = p.sparse;
       os << "  " << to_string(o.op) << " " << c.form << " K=" << k << ": " << pick << "  (rows "
          << f.rows << ", row mean " << number(f.row_mean) << ", cv " << number(f.row_cv) << ", max "
-         << f.row_max << ")\n";
+         << f.row_max << ", column span " << number(f.col_span) << ")\n";
       if (csv.is_open()) {
         const std::vector<std::string> fields = {to_string(o.op),
                                                  c.form,

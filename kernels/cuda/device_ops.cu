@@ -171,6 +171,39 @@ __global__ void place_entries_kernel(const std::int64_t* __restrict__ row_ptr, s
   }
 }
 
+// span[i] = (largest - smallest column + 1) / cols of sampled row i (row i * rows / n), or -1
+// when that row is empty; one block per sampled row.
+__global__ void column_span_kernel(const std::int64_t* __restrict__ row_ptr,
+                                   const std::int32_t* __restrict__ col_idx, std::int64_t rows,
+                                   std::int64_t cols, std::int64_t n, double* __restrict__ span) {
+  __shared__ std::int32_t lo_s[32], hi_s[32];
+  const std::int64_t r = std::int64_t(blockIdx.x) * rows / n;
+  const std::int64_t begin = row_ptr[r], end = row_ptr[r + 1];
+  std::int32_t lo = INT32_MAX, hi = -1;
+  for (std::int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
+    const std::int32_t c = col_idx[j];
+    lo = min(lo, c);
+    hi = max(hi, c);
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    lo = min(lo, __shfl_down_sync(0xffffffffu, lo, off));
+    hi = max(hi, __shfl_down_sync(0xffffffffu, hi, off));
+  }
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  if (lane == 0) {
+    lo_s[warp] = lo;
+    hi_s[warp] = hi;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < int(blockDim.x >> 5); ++w) {
+      lo = min(lo, lo_s[w]);
+      hi = max(hi, hi_s[w]);
+    }
+    span[blockIdx.x] = begin == end ? -1.0 : double(hi - lo + 1) / double(cols);
+  }
+}
+
 // Bits that hold every column index in [0, cols) (at least one, so that the sort has a pass).
 int column_bits(std::int64_t cols) {
   int bits = 1;
@@ -275,6 +308,29 @@ DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<st
   }
   if (perm) *perm = std::move(order);
   return t;
+}
+
+double sampled_column_span(const Context& ctx, const CsrView& s) {
+  FK_CHECK(ctx.is_gpu(), "sampled_column_span needs a GPU context, not " << ctx.describe());
+  const std::int64_t n = std::min(s.rows, kColumnSpanSampleRows);
+  if (n == 0 || s.nnz == 0) return 1.0;
+  const cudaStream_t stream = stream_of(ctx);
+  DeviceBuffer<double> span(n);
+  column_span_kernel<<<static_cast<unsigned>(n), 128, 0, stream>>>(s.row_ptr, s.col_idx, s.rows,
+                                                                   s.cols, n, span.data());
+  FK_CUDA_CHECK_LAUNCH();
+  std::vector<double> host(static_cast<std::size_t>(n));
+  FK_CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), span.data(), span.bytes(), cudaMemcpyDeviceToHost, stream));
+  FK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  double sum = 0;
+  std::int64_t counted = 0;
+  for (double x : host)
+    if (x >= 0) {
+      sum += x;
+      ++counted;
+    }
+  return counted > 0 ? sum / double(counted) : 1.0;
 }
 
 std::vector<std::int64_t> transposed_row_offsets(const Context& ctx, const CsrView& s) {

@@ -59,6 +59,11 @@ class ValueGather {
 // 32-bit column indices can hold.
 DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<std::int64_t>* perm = nullptr);
 
+// SparseFeatures::col_span of a device pattern, equal to sampled_column_span() (core/csr.hpp) on
+// a host copy: one thread block per sampled row finds its smallest and largest column, and the
+// host averages the spans in the same order. Synchronizes ctx's stream.
+double sampled_column_span(const Context& ctx, const CsrView& s);
+
 // Sᵀ's row offsets on the host (cols + 1 entries: the prefix sums of S's column counts), counted on
 // the device from `s`'s column indices, so only cols + 1 numbers cross to the host instead of the
 // nnz indices (the `auto` rules for Sᵀ·B look at Sᵀ's row lengths). Synchronizes ctx's stream.

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include "../kernels/problems.hpp"
 #include "core/csr.hpp"
 #include "core/random.hpp"
-#include "../kernels/problems.hpp"
 
 namespace fk {
 namespace {
@@ -89,6 +92,26 @@ TEST(Csr, Features) {
   EXPECT_EQ(f.nonempty_cols, 3);
   EXPECT_DOUBLE_EQ(f.row_mean, 1.0);
   EXPECT_NEAR(f.row_cv, std::sqrt(2.0 / 3.0), 1e-12);
+  EXPECT_NEAR(f.col_span, (3.0 / 3.0 + 1.0 / 3.0) / 2.0, 1e-12);  // rows 0 and 2; row 1 is empty
+}
+
+// The column span: 5 / 10000 for a band of 5 (rows far from the edges), 1 for rows that reach
+// both ends, and 1 (not measured) when no sampled row has a nonzero. 10000 rows: the sample is
+// every 10000 / 4096-th row.
+TEST(Csr, ColumnSpan) {
+  const std::int64_t n = 10000;
+  HostCsr band = test::regular_pattern(n, n, 5, [&](std::int64_t r, std::int64_t j) {
+    return std::min(std::max<std::int64_t>(r - 2, 0), n - 5) + j;
+  });
+  EXPECT_NEAR(sampled_column_span(band.view()), 5.0 / double(n), 1e-12);
+  HostCsr ends =
+      test::regular_pattern(n, 300, 2, [](std::int64_t, std::int64_t j) { return j * 299; });
+  EXPECT_DOUBLE_EQ(sampled_column_span(ends.view()), 1.0);
+  HostCsr empty;
+  empty.rows = 50;
+  empty.cols = 7;
+  empty.row_ptr.assign(51, 0);
+  EXPECT_DOUBLE_EQ(sampled_column_span(empty.view()), 1.0);
 }
 
 }  // namespace

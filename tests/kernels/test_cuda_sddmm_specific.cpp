@@ -107,6 +107,20 @@ TEST(CudaSddmmSpecific, AutoOnUnevenSmallMatrices) {
                "cuda.sddmm.cusparse");
 }
 
+// PRedS's rule for large matrices of long rows at K = 64..128 (kernels/select.cpp) needs columns
+// that spread: a banded matrix of the same size and rows (column span 0.0005) stays with cuSPARSE.
+// Needs no device.
+TEST(CudaSddmmSpecific, AutoPredsOnlyWhereColumnsSpread) {
+  for (int k : {64, 128}) {
+    KernelProblem spread = test::rule_problem(k, 480189, 209, 0.71);  // netflix
+    spread.sparse.col_span = 0.99;
+    EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, spread).name(), "cuda.sddmm.preds") << k;
+    KernelProblem banded = test::rule_problem(k, 500000, 120, 0.0);
+    banded.sparse.col_span = 0.0005;
+    EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, banded).name(), "cuda.sddmm.cusparse") << k;
+  }
+}
+
 // Short rows, a row longer than any tile or panel (5000 > 2048), runs of empty rows, unsorted
 // columns; 600 x 900.
 HostCsr mixed_rows(Rng& rng) {
