@@ -58,9 +58,14 @@ constexpr double kGpuSddmmConvertUnevenCv = 0.6;
 // Short rows: a warp of cuSPARSE's SDDMM finds too few nonzeros per row to fill it. convert wins
 // everywhere on hep-th (mean 3.8: 1.1-2.0x) and up to K = 64 on the banded matrix (mean 20: 1.2x);
 // cuSPARSE wins above that on banded, and on every matrix with longer rows (nips, ml-20m, DLMC).
+// Between the two, only local patterns: out of sample (H200, 2026-11-25,
+// docs/benchmarks/checks/sddmm-preds, second section) a uniform 1M x 500K and a clustered 1M x 1M
+// matrix in rows of 25 (column span 0.99) ran convert at 0.73-0.78x cuSPARSE at K = 32, while rows
+// of 6-8 (uniform, banded) kept convert ahead (1.7-2.1x).
 constexpr double kGpuSddmmTinyRows = 8.0;
 constexpr double kGpuSddmmShortRows = 32.0;
 constexpr int kGpuSddmmShortRowsMaxK = 64;
+constexpr double kGpuSddmmShortRowsMaxSpan = 0.1;
 // Refinements from the H200 report of 2026-11-24 (docs/benchmarks/h200-43fb7b3/, per-variant rows
 // in measured/kernels-*/kernels.csv); each names the problems it moved:
 // * (A rule sending mean row length x K <= 256 to one thread per nonzero, cuda.sddmm.coo, went
@@ -352,7 +357,8 @@ const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all
       return first_applicable(all, {"cuda.sddmm.preds", "cuda.sddmm.cusparse"}, p);
   }
   const bool convert = p.sparse.row_cv > kGpuSkewRowCv || p.sparse.row_mean <= kGpuSddmmTinyRows ||
-                       (p.sparse.row_mean <= kGpuSddmmShortRows && p.k <= kGpuSddmmShortRowsMaxK);
+                       (p.sparse.row_mean <= kGpuSddmmShortRows && p.k <= kGpuSddmmShortRowsMaxK &&
+                        p.sparse.col_span < kGpuSddmmShortRowsMaxSpan);
   if (convert) return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
   return first_applicable(all, {"cuda.sddmm.cusparse", "cuda.sddmm.convert"}, p);
 }
