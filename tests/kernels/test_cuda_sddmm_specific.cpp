@@ -121,6 +121,20 @@ TEST(CudaSddmmSpecific, AutoPredsOnlyWhereColumnsSpread) {
   }
 }
 
+// Short rows of large matrices (kernels/select.cpp): convert for rows of up to 8, and for rows of
+// up to 32 at K <= 64 only when the columns are local (a banded matrix); spread rows of 25 stay
+// with cuSPARSE. Needs no device.
+TEST(CudaSddmmSpecific, AutoOnShortRows) {
+  auto pick = [](double mean, double span) {
+    KernelProblem p = test::rule_problem(32, 1000000, mean, 0.2);
+    p.sparse.col_span = span;
+    return std::string(choose_sddmm_variant(DeviceKind::kGpu, p).name());
+  };
+  EXPECT_EQ(pick(6, 0.99), "cuda.sddmm.convert");
+  EXPECT_EQ(pick(20, 0.0001), "cuda.sddmm.convert");
+  EXPECT_EQ(pick(25, 0.99), "cuda.sddmm.cusparse");
+}
+
 // Short rows, a row longer than any tile or panel (5000 > 2048), runs of empty rows, unsorted
 // columns; 600 x 900.
 HostCsr mixed_rows(Rng& rng) {
