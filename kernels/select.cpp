@@ -101,6 +101,19 @@ constexpr double kGpuSpmmShortRows = 32.0;
 // transpose row_csc is 1.5x faster than cuSPARSE's transposed SpMM.
 constexpr double kGpuSpmmTinyRows = 5.0;
 constexpr int kGpuSpmmTinyRowsMaxK = 64;
+// ... and large matrices (over kGpuSmallNnz) of rows of mean <= 8 go to nnz_vsr at 64 < K <= 128,
+// and at 16 < K <= 64 too when their columns spread (span >= 0.1). At K = 128 row_csc gives such a
+// row a whole warp and few loads in flight: on eight generated matrices of 2-3M rows (H200,
+// 2026-11-25, docs/benchmarks/checks/sddmm-preds, last section) it ran 0.79-0.95x cuSPARSE on the
+// five of rows of 4-8 (banded, clustered, uniform), where nnz_vsr ran 1.09-1.32x. At K = 32-64
+// nnz_vsr led on spread rows of 4-6 (1.26-1.56x against row_csc's 1.02-1.20x), while banded rows
+// (span ~0) kept row_csc far ahead (1.9x against 1.1-1.45x). Rows of 10 and more stay with
+// row_csc. Fitted on those; out of sample on four more (rows of 5-7) 1.31x cuSPARSE, 16 of 16
+// within 10% of the best, where row_csc would have given 1.12x (slowest 0.77x).
+constexpr double kGpuSpmmVeryShortRows = 8.0;
+constexpr int kGpuSpmmVeryShortMaxK = 128;
+constexpr int kGpuSpmmVeryShortLocalMaxK = 64;
+constexpr double kGpuSpmmLocalSpan = 0.1;
 // Sᵀ·B at 16 < K <= 32 with few rows of Sᵀ (S's columns), and not short ones: cuSPARSE's
 // transposed SpMM beats our kernels on the transpose, whose row (row_csc) or segment (nnz_vsr)
 // split leaves SMs idle. Measured on the H200 (2026-11-24): DLMC layers with 2048-4608 columns
@@ -439,6 +452,10 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
       (p.k <= 32 || mean < kGpuTransposedFewRowsMaxMean))
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (f.skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
+  if (!p.transposed && !f.small && p.k > kGpuVdlMaxK && p.k <= kGpuSpmmVeryShortMaxK &&
+      mean <= kGpuSpmmVeryShortRows &&
+      (p.k > kGpuSpmmVeryShortLocalMaxK || p.sparse.col_span >= kGpuSpmmLocalSpan))
+    return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.row_csc"}, p);
   if (!p.transposed && p.k > 1 && p.k <= kGpuSpmmTinyRowsMaxK && mean < kGpuSpmmTinyRows)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed) {

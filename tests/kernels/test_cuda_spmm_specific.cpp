@@ -247,6 +247,22 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK1) {
   expect_transposed_picks(1, cases);
 }
 
+// GPU `auto` for S·B on large matrices of very short rows (kernels/select.cpp): nnz_vsr at
+// 64 < K <= 128, and at K = 32-64 when the columns spread; banded rows keep row_csc up to K = 64,
+// and every pattern does at K = 256 and on rows of 10 and more. Needs no device.
+TEST(CudaSpmmSpecific, AutoOnLargeMatricesOfVeryShortRows) {
+  auto pick = [](int k, double mean, double span) {
+    KernelProblem p = test::rule_problem(k, 2000000, mean, 0.4);
+    p.sparse.col_span = span;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  for (int k : {32, 64, 128}) EXPECT_EQ(pick(k, 5, 0.6), "cuda.spmm.nnz_vsr") << k;
+  EXPECT_EQ(pick(128, 6, 0.00001), "cuda.spmm.nnz_vsr");
+  for (int k : {32, 64}) EXPECT_EQ(pick(k, 6, 0.00001), "cuda.spmm.row_csc") << k;
+  EXPECT_EQ(pick(256, 5, 0.6), "cuda.spmm.row_csc");
+  EXPECT_EQ(pick(128, 12, 0.6), "cuda.spmm.row_csc");
+}
+
 // GPU `auto` on small matrices (kernels/select.cpp, "Small problems"), with row statistics of
 // DLMC layers from the H200 sweep of the 59 on file: vdl where its short critical path
 // wins, cuSPARSE where few long rows would idle the machine. Needs no device.
