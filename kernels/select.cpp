@@ -59,7 +59,7 @@ constexpr double kGpuSddmmConvertUnevenCv = 0.6;
 // everywhere on hep-th (mean 3.8: 1.1-2.0x) and up to K = 64 on the banded matrix (mean 20: 1.2x);
 // cuSPARSE wins above that on banded, and on every matrix with longer rows (nips, ml-20m, DLMC).
 // Between the two, only local patterns: out of sample (H200, 2026-11-25,
-// docs/benchmarks/checks/sddmm-preds, second section) a uniform 1M x 500K and a clustered 1M x 1M
+// docs/benchmarks/checks/large-generated, second section) a uniform 1M x 500K and a clustered 1M x 1M
 // matrix in rows of 25 (column span 0.99) ran convert at 0.73-0.78x cuSPARSE at K = 32, while rows
 // of 6-8 (uniform, banded) kept convert ahead (1.7-2.1x).
 constexpr double kGpuSddmmTinyRows = 8.0;
@@ -83,7 +83,7 @@ constexpr double kGpuSddmmSmallNnz = 2e6;
 // * Large matrices of long rows at K = 64..128: PRedS's nonzero tiles beat cuSPARSE 1.04-1.27x
 //   (netflix, nytimes, ml-20m; means 144-335). At K = 32 ml-20m loses with PRedS (1.23x), and at
 //   K >= 256 cuSPARSE wins everywhere. Only where a row's columns spread (col_span): out of sample
-//   (H200, 2026-11-25, docs/benchmarks/checks/sddmm-preds) uniform and clustered matrices of 20-60M
+//   (H200, 2026-11-25, docs/benchmarks/checks/large-generated) uniform and clustered matrices of 20-60M
 //   nonzeros in rows of 150-200 (spans 0.99) ran PRedS 1.04-1.08x at K = 64 and 0.94-1.03x at 128,
 //   but a banded one (rows of 120, span 0.0002) 0.71x and 0.50x: cuSPARSE's row split reuses the
 //   B rows that consecutive banded rows share, PRedS's nonzero tiles do not.
@@ -104,7 +104,7 @@ constexpr int kGpuSpmmTinyRowsMaxK = 64;
 // ... and large matrices (over kGpuSmallNnz) of rows of mean <= 8 go to nnz_vsr at 64 < K <= 128,
 // and at 16 < K <= 64 too when their columns spread (span >= 0.1). At K = 128 row_csc gives such a
 // row a whole warp and few loads in flight: on eight generated matrices of 2-3M rows (H200,
-// 2026-11-25, docs/benchmarks/checks/sddmm-preds, last section) it ran 0.79-0.95x cuSPARSE on the
+// 2026-11-25, docs/benchmarks/checks/large-generated, last section) it ran 0.79-0.95x cuSPARSE on the
 // five of rows of 4-8 (banded, clustered, uniform), where nnz_vsr ran 1.09-1.32x. At K = 32-64
 // nnz_vsr led on spread rows of 4-6 (1.26-1.56x against row_csc's 1.02-1.20x), while banded rows
 // (span ~0) kept row_csc far ahead (1.9x against 1.1-1.45x). Rows of 10 and more stay with
