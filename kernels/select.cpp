@@ -42,6 +42,10 @@ bool cpu_spmm_skewed(const KernelProblem& p) {
 // power-law matrix (cv 76) runs SDDMM 27-65x faster with the nonzero-parallel cuda.sddmm.convert
 // and SpMM 1.3-6x faster with the nonzero-split cuda.spmm.nnz_vsr.
 constexpr double kGpuSkewRowCv = 4.0;
+// A pattern is local when its rows' columns span less than this share of the columns
+// (SparseFeatures::col_span): banded matrices measure 0.00001-0.0005, the report's documents and
+// ratings 0.98-0.99, its SuiteSparse files 0.22-0.43. Three rules below split on it.
+constexpr double kGpuLocalColumnSpan = 0.1;
 // Little work in all (nnz x K up to 2^24): cuda.sddmm.convert, whose units shrink until every
 // resident warp has one, has the shortest critical path. On an H100 sweep of all 59 DLMC rn50
 // layers (0.5-0.98 sparsity), the three SuiteSparse files and nips (docs/benchmarks/checks/
@@ -65,7 +69,6 @@ constexpr double kGpuSddmmConvertUnevenCv = 0.6;
 constexpr double kGpuSddmmTinyRows = 8.0;
 constexpr double kGpuSddmmShortRows = 32.0;
 constexpr int kGpuSddmmShortRowsMaxK = 64;
-constexpr double kGpuSddmmShortRowsMaxSpan = 0.1;
 // Refinements from the H200 report of 2026-11-24 (docs/benchmarks/h200-43fb7b3/, per-variant rows
 // in measured/kernels-*/kernels.csv); each names the problems it moved:
 // * (A rule sending mean row length x K <= 256 to one thread per nonzero, cuda.sddmm.coo, went
@@ -90,7 +93,6 @@ constexpr double kGpuSddmmSmallNnz = 2e6;
 constexpr int kGpuSddmmPredsMinK = 33;
 constexpr int kGpuSddmmPredsMaxK = 128;
 constexpr double kGpuSddmmPredsRows = 100.0;
-constexpr double kGpuSddmmPredsMinSpan = 0.1;
 // SpMM: rows of at most this mean length go to cuda.spmm.row_csc (banded 1.2-1.8x over cuSPARSE
 // for K >= 32, hep-th 1.1-1.5x for K >= 128); longer rows stay with cuSPARSE (nips, ml-20m, DLMC,
 // nytimes n), which it wins or ties.
@@ -113,7 +115,6 @@ constexpr int kGpuSpmmTinyRowsMaxK = 64;
 constexpr double kGpuSpmmVeryShortRows = 8.0;
 constexpr int kGpuSpmmVeryShortMaxK = 128;
 constexpr int kGpuSpmmVeryShortLocalMaxK = 64;
-constexpr double kGpuSpmmLocalSpan = 0.1;
 // Sᵀ·B at 16 < K <= 32 with few rows of Sᵀ (S's columns), and not short ones: cuSPARSE's
 // transposed SpMM beats our kernels on the transpose, whose row (row_csc) or segment (nnz_vsr)
 // split leaves SMs idle. Measured on the H200 (2026-11-24): DLMC layers with 2048-4608 columns
@@ -365,13 +366,13 @@ const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all
     if (p.k <= kGpuSddmmSmallLongMaxK && p.sparse.row_mean >= kGpuSddmmLongRows && nnz <= kGpuSddmmSmallNnz)
       return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
     if (p.k >= kGpuSddmmPredsMinK && p.k <= kGpuSddmmPredsMaxK &&
-        p.sparse.row_mean >= kGpuSddmmPredsRows && p.sparse.col_span >= kGpuSddmmPredsMinSpan &&
+        p.sparse.row_mean >= kGpuSddmmPredsRows && p.sparse.col_span >= kGpuLocalColumnSpan &&
         nnz > kGpuSddmmSmallNnz)
       return first_applicable(all, {"cuda.sddmm.preds", "cuda.sddmm.cusparse"}, p);
   }
   const bool convert = p.sparse.row_cv > kGpuSkewRowCv || p.sparse.row_mean <= kGpuSddmmTinyRows ||
                        (p.sparse.row_mean <= kGpuSddmmShortRows && p.k <= kGpuSddmmShortRowsMaxK &&
-                        p.sparse.col_span < kGpuSddmmShortRowsMaxSpan);
+                        p.sparse.col_span < kGpuLocalColumnSpan);
   if (convert) return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
   return first_applicable(all, {"cuda.sddmm.cusparse", "cuda.sddmm.convert"}, p);
 }
@@ -454,7 +455,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   if (f.skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (!p.transposed && !f.small && p.k > kGpuVdlMaxK && p.k <= kGpuSpmmVeryShortMaxK &&
       mean <= kGpuSpmmVeryShortRows &&
-      (p.k > kGpuSpmmVeryShortLocalMaxK || p.sparse.col_span >= kGpuSpmmLocalSpan))
+      (p.k > kGpuSpmmVeryShortLocalMaxK || p.sparse.col_span >= kGpuLocalColumnSpan))
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.row_csc"}, p);
   if (!p.transposed && p.k > 1 && p.k <= kGpuSpmmTinyRowsMaxK && mean < kGpuSpmmTinyRows)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
