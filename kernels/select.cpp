@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "kernels/sddmm.hpp"
@@ -345,6 +346,54 @@ bool row_split_pays(const KernelProblem& p) {
   return mean >= kGpuRowSplitNarrowMinMean;
 }
 
+// K <= 4 with the dense side in shared memory, S read once in its own order (cuda.spmm.panel),
+// measured on an H200 against the other variants and cuSPARSE (2026-11-25,
+// docs/benchmarks/checks/panel): panels = S's columns x K over the floats one block may hold
+// (58112 on sm_90).
+// * Sᵀ·B: no transpose, so no gather of S's values into Sᵀ's order, which the others pay every run.
+//   At K <= 2 with at most 4 panels it ran 1.06-3.5x faster than the best other variant on the
+//   report's large matrices and a uniform 2M x 20000 (netflix K = 1: 0.46 against nnz_vsr's 1.47
+//   ms; nytimes, 2 panels: 0.40 against 1.00), except where a row's part in a panel is short and
+//   S's columns uneven: a power-law 500K x 100K (parts of 30, Sᵀ's cv 7.1) ran 0.34-0.72x, since
+//   hot columns serialize the shared-memory atomics; the uniform rows of 30 (cv 0.02) ran 3.5x.
+//   With 6 or more panels (banded 300K x 300K) it lost (0.89-0.94x). At K = 4 each nonzero costs
+//   four atomics: it won only on the longest transposed rows (netflix, uniform: Sᵀ's rows of
+//   3000-5654, 1.28-1.41x) and lost on ml-20m (748: 0.80x) and nytimes (8 panels: 0.75x). Out of
+//   sample (five generated matrices of 5-60M nonzeros where it applies): 1.16-4.5x the best other
+//   variant at K = 1 and 2, 2.2x at K = 4, slowest 0.94x.
+// * S·B: at K = 2-4 with at most 2 panels and even rows it ran 0.95-1.32x the best (netflix 1.21x,
+//   uniform 2M x 20000 1.11-1.32x at K = 2 and 4; out of sample 1.04-1.07x at K = 2 and 0.94x at
+//   K = 4); with more panels or skewed rows (power-law) 0.3-0.9x. At K = 1 it beat cuSPARSE where x
+//   outgrows L1 and rows do not share columns (nytimes, 102660 columns: 1.35x; a uniform 300K x
+//   100K, out of sample: 2.06x), but a clustered 200K x 100K, whose neighbouring rows reuse x in
+//   L1, ran 0.70x, and no feature here tells the two apart: cuSPARSE keeps K = 1.
+constexpr int kGpuPanelMaxK = 4;
+constexpr double kGpuPanelFloats = 58112.0;
+constexpr double kGpuPanelMinNnz = 500e3;
+constexpr double kGpuPanelTransposedMaxPanels = 4.0;
+constexpr double kGpuPanelTransposedMinPart = 50.0;
+constexpr double kGpuPanelTransposedEvenCv = 2.0;
+constexpr double kGpuPanelTransposedWideMinMean = 2000.0;
+constexpr double kGpuPanelMinNnzNoTrans = 2e6;
+constexpr double kGpuPanelMaxPanels = 2.0;
+constexpr double kGpuPanelEvenCv = 1.0;
+bool panel_pays(const KernelProblem& p) {
+  if (p.k > kGpuPanelMaxK || double(p.sparse.nnz) < kGpuPanelMinNnz) return false;
+  // The panelled side is S's columns: Sᵀ's rows for the transposed product.
+  const double n = p.transposed ? double(p.sparse.rows) : double(p.sparse.cols);
+  const double panels = std::ceil(n * p.k / kGpuPanelFloats);
+  if (p.transposed) {
+    const double s_mean = double(p.sparse.nnz) / std::max(1.0, double(p.sparse.cols));  // S's rows
+    if (panels > kGpuPanelTransposedMaxPanels) return false;
+    if (s_mean / panels < kGpuPanelTransposedMinPart && p.sparse.row_cv > kGpuPanelTransposedEvenCv)
+      return false;
+    return p.k <= 2 ||
+           (panels <= kGpuPanelMaxPanels && p.sparse.row_mean >= kGpuPanelTransposedWideMinMean);
+  }
+  return p.k > 1 && double(p.sparse.nnz) >= kGpuPanelMinNnzNoTrans &&
+         panels <= kGpuPanelMaxPanels && p.sparse.row_cv <= kGpuPanelEvenCv;
+}
+
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured
 // (V >= 2), the tensor-core variant of that V (docs/benchmarks/tensor-core.md). Without structure
 // the encoding would pad, so the fp32 rules decide.
@@ -437,6 +486,8 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   f.few_long = f.rows < kGpuFewRows &&
                f.mean >= (p.k <= kGpuVdlMaxK ? kGpuFewRowsLongNarrow : kGpuFewRowsLongWide);
   const double rows = f.rows, mean = f.mean;
+  if (panel_pays(p))
+    if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.panel"}, p)) return v;
   if (const SpmmVariant* v = choose_small_gpu_spmm(all, p, f)) return v;
   if (p.k == 1 && p.transposed && double(p.sparse.nnz) > kGpuTransposedSpmvWindowedNnz &&
       mean >= kGpuTransposedSpmvLongRows)

@@ -320,6 +320,7 @@ class Runner {
       KernelProblem problem{fs, 0};
       problem.precision = o_.precision;
       if (op == Op::kTrans) {
+        problem.transposed = true;
         std::swap(problem.sparse.rows, problem.sparse.cols);
         problem.sparse.row_mean = problem.sparse.rows > 0 ? double(problem.sparse.nnz) / double(problem.sparse.rows) : 0;
       }

@@ -61,10 +61,9 @@ __global__ void row_order_kernel(std::int64_t rows, const std::int64_t* __restri
   if (lane == 0 && seen) atomicOr(flags, seen);
 }
 
-}  // namespace
-
-bool has_repeated_entries(const CsrView& s, cudaStream_t stream) {
-  if (s.nnz < 2) return false;
+// The flags of row_order_kernel over all of S. Synchronizes `stream`.
+unsigned row_order(const CsrView& s, cudaStream_t stream) {
+  if (s.nnz < 2) return 0;
   DeviceBuffer<unsigned> flags(1);
   flags.fill_bytes(0);
   constexpr int threads = 256;
@@ -72,7 +71,18 @@ bool has_repeated_entries(const CsrView& s, cudaStream_t stream) {
       s.rows, s.row_ptr, s.col_idx, flags.data());
   FK_CUDA_CHECK_LAUNCH();
   FK_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const unsigned seen = flags.to_host()[0];
+  return flags.to_host()[0];
+}
+
+}  // namespace
+
+bool rows_sorted(const CsrView& s, cudaStream_t stream) {
+  return !(row_order(s, stream) & kUnsortedRow);
+}
+
+bool has_repeated_entries(const CsrView& s, cudaStream_t stream) {
+  if (s.nnz < 2) return false;
+  const unsigned seen = row_order(s, stream);
   if (seen & kRepeatedNeighbours) return true;
   if (!(seen & kUnsortedRow)) return false;
   HostCsr pattern;

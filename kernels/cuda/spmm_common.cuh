@@ -49,6 +49,8 @@ std::vector<std::int32_t> download_col_idx(const CsrView& s);
 // answers when every row's columns are sorted (repeats are then neighbours); otherwise the
 // pattern is downloaded and checked on the host. Synchronizes `stream`.
 bool has_repeated_entries(const CsrView& s, cudaStream_t stream);
+// Are every row's columns in non-decreasing order? A device pass; synchronizes `stream`.
+bool rows_sorted(const CsrView& s, cudaStream_t stream);
 
 // ---- long rows: split across thread blocks, finished with atomics ------------------------------
 //

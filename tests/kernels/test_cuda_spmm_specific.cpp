@@ -31,8 +31,8 @@ namespace fk {
 namespace {
 
 const std::vector<std::string> kCudaSpmm = {
-    "cuda.spmm.row_csc", "cuda.spmm.row_split", "cuda.spmm.vdl",  "cuda.spmm.nnz_vsr",
-    "cuda.spmm.aspt",    "cuda.spmm.cusparse",  "cuda.spmm.dense"};
+    "cuda.spmm.row_csc", "cuda.spmm.row_split", "cuda.spmm.vdl",   "cuda.spmm.nnz_vsr",
+    "cuda.spmm.aspt",    "cuda.spmm.cusparse",  "cuda.spmm.dense", "cuda.spmm.panel"};
 
 std::uint64_t test_seed() {
   if (const char* s = std::getenv("FK_TEST_SEED")) return std::strtoull(s, nullptr, 10);
@@ -92,7 +92,8 @@ std::string compare(const std::vector<float>& got, const Expected& e, int k) {
 }
 
 // A GPU plan for op(S)·B of one variant with device copies of S, run on NaN-poisoned C. The dense
-// operands can be placed `offset` floats into larger buffers to defeat 16-byte alignment.
+// operands and the run-time values can be placed `offset` floats into larger buffers to defeat
+// 16-byte alignment.
 class GpuCase {
  public:
   GpuCase(const Context& ctx, const HostCsr& s, int k, Op op, const std::string& variant)
@@ -106,10 +107,13 @@ class GpuCase {
     DeviceBuffer<float> db(in_rows() * k_ + offset), dc(out_rows() * k_ + offset);
     db.upload(b.data(), b.size(), offset);
     dc.fill_bytes(0xff);  // NaN
-    // At least one element: the cached-transpose path rejects a null value pointer even for nnz = 0.
-    DeviceBuffer<float> dv(vals ? std::max<std::int64_t>(1, std::int64_t(vals->size())) : 0);
-    if (vals) dv.upload(vals->data(), std::int64_t(vals->size()));
-    plan_.run(ctx_, vals ? dv.data() : nullptr, DenseView<const float>{db.data() + offset, in_rows(), k_},
+    // At least one element: the cached-transpose path rejects a null value pointer even for nnz =
+    // 0. The values are placed `offset` floats in as well.
+    DeviceBuffer<float> dv(vals ? std::max<std::int64_t>(1, std::int64_t(vals->size())) + offset
+                                : 0);
+    if (vals) dv.upload(vals->data(), std::int64_t(vals->size()), offset);
+    plan_.run(ctx_, vals ? dv.data() + offset : nullptr,
+              DenseView<const float>{db.data() + offset, in_rows(), k_},
               DenseView<float>{dc.data() + offset, out_rows(), k_});
     ctx_.synchronize();
     std::vector<float> c(static_cast<std::size_t>(out_rows() * k_));
@@ -142,7 +146,7 @@ class GpuCase {
 
 bool applies(const std::string& variant, const HostCsr& s, int k, Op op) {
   KernelProblem p{features(s.view()), k};
-  if (op == Op::kTrans) std::swap(p.sparse.rows, p.sparse.cols);
+  if (op == Op::kTrans) std::swap(p.sparse.rows, p.sparse.cols), p.transposed = true;
   return find_spmm_variant(variant).why_not(p).empty();
 }
 
@@ -194,6 +198,22 @@ TEST(CudaSpmmSpecific, WhyNot) {
   EXPECT_NE(find_spmm_variant("cuda.spmm.nnz_vsr").why_not(p), "");
   for (const char* v : {"cuda.spmm.row_csc", "cuda.spmm.aspt", "cuda.spmm.cusparse"})
     EXPECT_EQ(find_spmm_variant(v).why_not(p), "") << v;
+  // panel: K <= 4 and at most 16 panels of S's columns (Sᵀ's rows when transposed).
+  const SpmmVariant& panel = find_spmm_variant("cuda.spmm.panel");
+  KernelProblem q = test::rule_problem(1, 1000, 10);
+  q.sparse.cols = 800000;
+  EXPECT_EQ(panel.why_not(q), "");
+  q.k = 2;
+  EXPECT_NE(panel.why_not(q).find("16"), std::string::npos);
+  q.k = 5;
+  q.sparse.cols = 10;
+  EXPECT_NE(panel.why_not(q).find("4"), std::string::npos);
+  q.k = 4;
+  q.transposed = true;  // Sᵀ's rows are S's columns
+  q.sparse.rows = 300000;
+  EXPECT_NE(panel.why_not(q), "");
+  q.sparse.rows = 100000;
+  EXPECT_EQ(panel.why_not(q), "");
 }
 
 // A transpose's row statistics (the rows of Sᵀ are S's columns) and the variant `auto` should
@@ -232,19 +252,72 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
   expect_transposed_picks(32, cases);
 }
 
-// GPU `auto` for Sᵀ·B at K = 1 on large transposes (kernels/select.cpp): nnz_vsr once S's values
-// outgrow twice the L2 and Sᵀ's rows are long (mean >= 1000; the windowed value gather),
-// cuSPARSE below that size (ml-20m) and on shorter rows (banded matrices), nnz_vsr on skewed rows
-// (nytimes) as before. Needs no device.
+// GPU `auto` for Sᵀ·B at K = 1 on large transposes (kernels/select.cpp): cuda.spmm.panel when S's
+// columns fit in at most 4 shared-memory panels (it reads S in its own order: no transpose);
+// beyond that nnz_vsr once S's values outgrow twice the L2 and Sᵀ's rows are long (mean >= 1000;
+// the windowed value gather), cuSPARSE on shorter rows (banded matrices). Needs no device.
 TEST(CudaSpmmSpecific, AutoForTransposedProductAtK1) {
   const TransposedCase cases[] = {
-      {"netflix", 17770, 5654, 1.4, "cuda.spmm.nnz_vsr"},
-      {"ml-20m", 26744, 748, 1.4, "cuda.spmm.cusparse"},
+      {"netflix", 17770, 5654, 1.4, "cuda.spmm.panel"},
+      {"ml-20m", 26744, 748, 1.4, "cuda.spmm.panel"},
       {"banded, 100M", 5000000, 20, 0.1, "cuda.spmm.cusparse"},
       {"banded, 60M, rows of 200", 300000, 200, 0.1, "cuda.spmm.cusparse"},
-      {"uniform 2M x 20000", 20000, 3000, 0.1, "cuda.spmm.nnz_vsr"},
-      {"nytimes", 102660, 673, 6.0, "cuda.spmm.nnz_vsr"}};
+      {"uniform 2M x 20000", 20000, 3000, 0.1, "cuda.spmm.panel"},
+      {"300K columns of 1000 (6 panels)", 300000, 1000, 0.5, "cuda.spmm.nnz_vsr"},
+      {"nytimes", 102660, 673, 6.0, "cuda.spmm.panel"}};
   expect_transposed_picks(1, cases);
+}
+
+// GPU `auto` at K <= 4 with cuda.spmm.panel (kernels/select.cpp), on the row statistics of the
+// matrices it was measured on: Sᵀ·B at K <= 2 with at most 4 panels unless parts are short and
+// S's columns uneven, at K = 4 only on Sᵀ's longest rows; S·B at K = 2-4 on even rows with at
+// most 2 panels, never at K = 1. Needs no device.
+TEST(CudaSpmmSpecific, AutoPanelAtSmallK) {
+  struct Case {
+    const char* what;
+    std::int64_t m, n;  // S
+    double nnz, s_mean, s_cv, t_mean, t_cv;
+  };
+  const Case netflix{"netflix", 480189, 17770, 100.48e6, 209, 0.71, 5654, 0.97};
+  const Case nytimes{"nytimes", 300000, 102660, 69.09e6, 230, 0.56, 673, 7.9};
+  const Case ml20m{"ml-20m", 138493, 26744, 20.0e6, 144, 0.74, 748, 1.58};
+  const Case nips{"nips", 1500, 12419, 749e3, 499, 0.25, 60, 2.5};
+  const Case uniform{"uniform 2M x 20000", 2000000, 20000, 60e6, 30, 0.18, 3000, 0.02};
+  const Case powerlaw{"power-law 500K x 100K", 500000, 100000, 30e6, 60, 17.5, 300, 7.1};
+  const Case banded{"banded 300K x 300K", 300000, 300000, 60e6, 200, 0.0, 200, 0.05};
+  const Case final_dense{"DLMC final_dense", 1000, 2048, 204.8e3, 205, 0.25, 100, 0.31};
+  auto pick = [](const Case& c, int k, bool transposed) {
+    KernelProblem p = transposed ? test::rule_problem(k, c.n, c.t_mean, c.t_cv)
+                                 : test::rule_problem(k, c.m, c.s_mean, c.s_cv);
+    p.sparse.cols = transposed ? c.m : c.n;
+    p.sparse.nnz = std::int64_t(c.nnz);
+    p.sparse.density = c.nnz / (double(c.m) * double(c.n));
+    p.transposed = transposed;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name()) == "cuda.spmm.panel";
+  };
+  struct Want {
+    const Case& c;
+    bool n1, n2, n4, t1, t2, t4;  // panel for S·B and Sᵀ·B at K = 1, 2, 4
+  };
+  const Want wants[] = {
+      {netflix, false, true, true, true, true, true},
+      {nytimes, false, false, false, true, true, false},
+      {ml20m, false, true, true, true, true, false},
+      {nips, false, false, false, true, true, false},
+      {uniform, false, true, true, true, true, true},
+      {powerlaw, false, false, false, false, false, false},
+      {banded, false, false, false, false, false, false},
+      {final_dense, false, false, false, false, false, false},
+  };
+  for (const Want& w : wants) {
+    EXPECT_EQ(pick(w.c, 1, false), w.n1) << w.c.what << " S·B K=1";
+    EXPECT_EQ(pick(w.c, 2, false), w.n2) << w.c.what << " S·B K=2";
+    EXPECT_EQ(pick(w.c, 4, false), w.n4) << w.c.what << " S·B K=4";
+    EXPECT_EQ(pick(w.c, 1, true), w.t1) << w.c.what << " Sᵀ·B K=1";
+    EXPECT_EQ(pick(w.c, 2, true), w.t2) << w.c.what << " Sᵀ·B K=2";
+    EXPECT_EQ(pick(w.c, 4, true), w.t4) << w.c.what << " Sᵀ·B K=4";
+    EXPECT_FALSE(pick(w.c, 5, true)) << w.c.what << " K=5";
+  }
 }
 
 // GPU `auto` for S·B on large matrices of very short rows (kernels/select.cpp): nnz_vsr at
@@ -553,6 +626,44 @@ TEST(CudaSpmmSpecific, GiantRow) {
   EXPECT_GT(check_all("giant row", s, {1, 8, 33, 64}, rng, seed, /*both_ops=*/false), 0);
 }
 
+// cuda.spmm.panel cuts S's columns into panels that fit in shared memory: 120,000 columns make 3
+// panels at K = 1 and 9 at K = 4. Rows sorted (each launch reads its part of a row, found in
+// prepare) and the same rows shuffled (each launch reads whole rows and skips the other panels'
+// columns); empty rows, rows that cross every panel boundary, and rows long enough for the
+// long-row paths (LongRows for S·B, block chunks for Sᵀ·B).
+TEST(CudaSpmmSpecific, PanelsOfTheDenseSide) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  HostCsr s = test::random_pattern(2000, 120000, rng, [&](std::int64_t r) -> std::int64_t {
+    if (r == 10 || r == 1500) return 30000;  // long rows
+    if (r % 5 == 0) return 0;
+    return std::int64_t(rng.below(400));
+  });
+  FK_CHECK(
+      find_spmm_variant("cuda.spmm.panel").why_not(KernelProblem{features(s.view()), 4}).empty(),
+      "the test matrix should take 9 panels at K = 4");
+  EXPECT_GT(check_all("panels, unsorted rows", s, {1, 2, 3, 4}, rng, seed), 0);
+  for (std::int64_t r = 0; r < s.rows; ++r) {
+    std::vector<std::pair<std::int32_t, float>> row;
+    for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j)
+      row.emplace_back(s.col_idx[j], s.vals[j]);
+    std::sort(row.begin(), row.end());
+    for (std::size_t i = 0; i < row.size(); ++i)
+      s.col_idx[s.row_ptr[r] + i] = row[i].first, s.vals[s.row_ptr[r] + i] = row[i].second;
+  }
+  EXPECT_GT(check_all("panels, sorted rows", s, {1, 2, 3, 4}, rng, seed), 0);
+  // Values not 16-byte aligned: single loads instead of 16-byte ones.
+  Context ctx(DeviceKind::kGpu);
+  for (Op op : {Op::kNoTrans, Op::kTrans}) {
+    GpuCase g(ctx, s, 3, op, "cuda.spmm.panel");
+    const HostDense<float> b = random_matrix(g.in_rows(), 3, rng);
+    const std::vector<float> vals = test::random_dense(s.nnz(), rng);
+    EXPECT_EQ(compare(g.run(&vals, b, 1), host_spmm(s, vals, b, op), 3), "")
+        << (op == Op::kTrans ? "Sᵀ·B" : "S·B");
+  }
+}
+
 // A (row, column) stored more than once counts once per copy, as in the sum that defines S·B
 // (the readers refuse such files, but plans are also built from arrays): dense's scatter must add
 // the copies, not keep the last.
@@ -600,7 +711,8 @@ TEST(CudaSpmmSpecific, CusparsePlansShareAlgorithmPicksWhenAsked) {
   }
 }
 
-// B and C placed 4 bytes (and 8 bytes) into their buffers: the float4 paths must fall back.
+// B, C and the values placed 4 bytes (and 8 bytes) into their buffers: the float4 paths must fall
+// back.
 TEST(CudaSpmmSpecific, MisalignedDenseOperands) {
   FK_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
