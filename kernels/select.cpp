@@ -152,7 +152,8 @@ constexpr double kGpuTransposedLongEvenMaxRows = 5000.0;
 // (20M, mean 748: 0.296 against 0.302 ms). Rows of mean 1000 and more only: on a generated banded
 // 300K x 300K of 60M (rows of 200, out of sample) cuSPARSE's SpMV ran 2x faster than nnz_vsr
 // (0.37 against 0.76 ms), whose segments of short rows do not pay at K = 1 (the report's banded
-// matrix, rows of 20, shows the same).
+// matrix, rows of 20, shows the same). cuda.spmm.panel's rule comes first and now takes netflix
+// and the other transposes of up to 4 panels; this one is left the wider ones.
 constexpr double kGpuTransposedSpmvWindowedNnz = 2.0 * 50.0 * 1024 * 1024 / 4;
 constexpr double kGpuTransposedSpmvLongRows = 1000.0;
 // vdl's narrow path (parallel reduction, whole B rows per lane) serves K <= 16; at K = 4 it beats
