@@ -354,11 +354,14 @@ class PanelPlan : public SpmmPlan {
     }
     const std::int64_t smem = width_ * k * 4;
     int per_sm = 0;
+    // The kernels may use all the shared memory a block can have: a plan's own size would shrink
+    // the limit under another live plan of the same kernel with larger panels.
+    const int smem_limit = std::max<int>(int(smem), int(props.sharedMemPerBlockOptin));
     dispatch_k(k, [&](auto kc) {
       for (bool vec : {false, true}) {
         const auto kernel = panel_kernel_for<kc>(transposed_, vec);
         FK_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_limit));
         FK_CUDA_CHECK(
             cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
       }

@@ -662,6 +662,15 @@ TEST(CudaSpmmSpecific, PanelsOfTheDenseSide) {
     EXPECT_EQ(compare(g.run(&vals, b, 1), host_spmm(s, vals, b, op), 3), "")
         << (op == Op::kTrans ? "Sᵀ·B" : "S·B");
   }
+  // A later plan with small panels must not shrink the shared memory an earlier one launches with.
+  GpuCase big(ctx, s, 1, Op::kTrans, "cuda.spmm.panel");
+  const HostCsr small =
+      test::random_pattern(50, 100, rng, [&](std::int64_t) { return std::int64_t(rng.below(20)); });
+  GpuCase tiny(ctx, small, 1, Op::kTrans, "cuda.spmm.panel");
+  const HostDense<float> b = random_matrix(big.in_rows(), 1, rng);
+  const std::vector<float> vals = test::random_dense(s.nnz(), rng);
+  EXPECT_EQ(compare(big.run(&vals, b), host_spmm(s, vals, b, Op::kTrans), 1), "")
+      << "after a smaller plan";
 }
 
 // A (row, column) stored more than once counts once per copy, as in the sum that defines S·B
