@@ -43,8 +43,18 @@ struct ConvertArgs {
   float* out;
 };
 
+// Blocks per SM each configuration is compiled for. The float4 configurations of K chunks up to 32
+// keep one float4 of A and U = 8 of B per lane: 64 registers hold them without spilling (ptxas,
+// sm_90), so four blocks (32 warps) fit an SM, twice the loads in flight of the usual two. That
+// matters on small problems, whose time is a few dependent warp steps: with more resident warps
+// each walks fewer of them. Wider configurations need up to 118 registers and stay at two.
 template <class Cfg>
-__global__ void __launch_bounds__(kWalkThreads, 2) convert_kernel(ConvertArgs p) {
+constexpr int convert_min_blocks() {
+  return Cfg::kVec && Cfg::kChunk <= 32 ? 4 : 2;
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(kWalkThreads, convert_min_blocks<Cfg>()) convert_kernel(ConvertArgs p) {
   const std::int64_t warp = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) >> 5;
   const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
   GroupWalker<Cfg, SrcGlobal> w(p.a, p.k, SrcGlobal{p.b, p.k, p.k0});
@@ -58,6 +68,18 @@ __global__ void __launch_bounds__(kWalkThreads, 2) convert_kernel(ConvertArgs p)
     const std::int64_t t1 = t0 + unit < p.nnz ? t0 + unit : p.nnz;
     w.walk_keyed(0, t0, t1, meta, out, p.mode);
   }
+}
+
+// Blocks of convert_kernel<Cfg> resident per SM (the occupancy calculator; once per
+// configuration and process).
+template <class Cfg>
+int resident_blocks_per_sm() {
+  static const int blocks = [] {
+    int n = 0;
+    FK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, convert_kernel<Cfg>, kWalkThreads, 0));
+    return std::max(n, 1);
+  }();
+  return blocks;
 }
 
 class ConvertPlan : public SddmmPlan {
@@ -76,12 +98,13 @@ class ConvertPlan : public SddmmPlan {
       const int kc = std::min(chunk, k_ - k0);
       dispatch_walk(kc, vec, [&](auto cfg) {
         using Cfg = decltype(cfg);
-        // Two blocks of kWalkWarps per SM are resident (__launch_bounds__). With units of
-        // ceil(steps / resident) steps every warp takes at most one unit, so no warp walks more
-        // steps than the fewest possible (a floor would leave some warps two units: a 1.3x
-        // slower DLMC layer at K = 64).
+        // With units of ceil(steps / resident warps) steps every warp takes at most one unit,
+        // so no warp walks more steps than the fewest possible (a floor would leave some warps
+        // two units: a 1.3x slower DLMC layer at K = 64). Resident warps as the occupancy
+        // calculator counts them for this configuration.
         const std::int64_t steps = (s_.nnz + Cfg::kStep - 1) / Cfg::kStep;
-        const std::int64_t resident = std::int64_t(sm_count(ctx)) * 2 * kWalkWarps;
+        const std::int64_t resident =
+            std::int64_t(sm_count(ctx)) * kWalkWarps * resident_blocks_per_sm<Cfg>();
         const int unit_steps = static_cast<int>(
             std::clamp<std::int64_t>((steps + resident - 1) / resident, 1, kUnitSteps));
         const ConvertArgs p{rows_.data(), s_.col_idx, s_.nnz, a.data,     b.data,
