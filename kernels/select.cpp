@@ -94,6 +94,16 @@ constexpr double kGpuSddmmSmallNnz = 2e6;
 constexpr int kGpuSddmmPredsMinK = 33;
 constexpr int kGpuSddmmPredsMaxK = 128;
 constexpr double kGpuSddmmPredsRows = 100.0;
+// * ... and at K <= 32, rows of mean >= 140 with spread columns go to convert, once its K <= 32
+//   configurations ran four blocks per SM (docs/benchmarks/checks/convert-occupancy, H100,
+//   2026-11-25): in-sample ml-20m (mean 144), nytimes (230) and netflix (209) ran it 1.22-1.24x
+//   faster than cuSPARSE at K = 32 and 1.35-1.40x at K = 16 (PRedS, 0.87-1.13x at K = 32, is no
+//   contender there). Out of sample, generated uniform and clustered matrices of 20-60M nonzeros in
+//   rows of 150-200 ran it 1.05-1.12x at K = 32 and 1.18-1.26x at K = 16; a uniform one in rows
+//   of 100 (800K x 20K) ran 0.95-0.97x, which put the mean between 100 and 144, and the banded
+//   one (local columns) 0.92-0.98x.
+constexpr int kGpuSddmmConvertLongMaxK = 32;
+constexpr double kGpuSddmmConvertLongRows = 140.0;
 // SpMM: rows of at most this mean length go to cuda.spmm.row_csc (banded 1.2-1.8x over cuSPARSE
 // for K >= 32, hep-th 1.1-1.5x for K >= 128); longer rows stay with cuSPARSE (nips, ml-20m, DLMC,
 // nytimes n), which it wins or ties.
@@ -414,6 +424,9 @@ const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all
     return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
   if (p.sparse.row_cv <= kGpuSkewRowCv) {
     if (p.k <= kGpuSddmmSmallLongMaxK && p.sparse.row_mean >= kGpuSddmmLongRows && nnz <= kGpuSddmmSmallNnz)
+      return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
+    if (p.k <= kGpuSddmmConvertLongMaxK && p.sparse.row_mean >= kGpuSddmmConvertLongRows &&
+        p.sparse.col_span >= kGpuLocalColumnSpan && nnz > kGpuSddmmSmallNnz)
       return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
     if (p.k >= kGpuSddmmPredsMinK && p.k <= kGpuSddmmPredsMaxK &&
         p.sparse.row_mean >= kGpuSddmmPredsRows && p.sparse.col_span >= kGpuLocalColumnSpan &&

@@ -145,8 +145,9 @@ HostCsr mixed_rows(Rng& rng) {
   });
 }
 
-// GPU `auto` at K = 32 on the report's small matrices (kernels/select.cpp): convert for little
-// work in all and for small matrices of long rows, cuSPARSE for large ones. Needs no device.
+// GPU `auto` at K = 32 on the report's matrices of long rows (kernels/select.cpp): convert for
+// little work in all, for small matrices of long rows, and for large ones whose columns spread.
+// Needs no device.
 TEST(CudaSddmmSpecific, AutoOnSmallMatricesOfLongRowsAtK32) {
   struct Case {
     const char* matrix;
@@ -155,17 +156,36 @@ TEST(CudaSddmmSpecific, AutoOnSmallMatricesOfLongRowsAtK32) {
     const char* want;
   };
   // Up to nnz x K = 2^24 convert takes every matrix (final_dense and bcsstk13 too, since its
-  // units shrink to the machine); above, the long-row rule keeps nips and sends nytimes to
-  // cuSPARSE.
+  // units shrink to the machine); above, the small-matrix long-row rule keeps nips, and the large
+  // one takes nytimes (cuSPARSE before convert ran four blocks per SM at K <= 32).
   const Case cases[] = {{"DLMC 0.9 final_dense", 1000, 205, "cuda.sddmm.convert"},
                         {"DLMC 0.9 bottleneck_2_block_group4_2_1", 512, 461, "cuda.sddmm.convert"},
                         {"DLMC 0.5 bottleneck_2_block_group3_1_1", 256, 1152, "cuda.sddmm.convert"},
                         {"nips", 1500, 499, "cuda.sddmm.convert"},
                         {"bcsstk13", 2003, 42, "cuda.sddmm.convert"},
-                        {"nytimes", 300000, 230, "cuda.sddmm.cusparse"}};
-  for (const Case& c : cases)
-    EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, test::rule_problem(32, c.rows, c.mean)).name(), c.want)
-        << c.matrix;
+                        {"nytimes", 300000, 230, "cuda.sddmm.convert"}};
+  for (const Case& c : cases) {
+    KernelProblem p = test::rule_problem(32, c.rows, c.mean);
+    p.sparse.col_span = 0.99;
+    EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
+  }
+}
+
+// Large matrices of long rows at K <= 32 (kernels/select.cpp): convert where the rows' columns
+// spread and rows average at least 140 (netflix's 209); rows of 100 and a banded pattern stay with
+// cuSPARSE, and K = 64 stays with PRedS. Needs no device.
+TEST(CudaSddmmSpecific, AutoConvertOnLargeLongRowsAtSmallK) {
+  auto pick = [](int k, double mean, double span) {
+    KernelProblem p = test::rule_problem(k, 480189, mean, 0.71);
+    p.sparse.col_span = span;
+    return std::string(choose_sddmm_variant(DeviceKind::kGpu, p).name());
+  };
+  for (int k : {16, 32}) {
+    EXPECT_EQ(pick(k, 209, 0.99), "cuda.sddmm.convert") << k;
+    EXPECT_EQ(pick(k, 100, 0.99), "cuda.sddmm.cusparse") << k;
+    EXPECT_EQ(pick(k, 209, 0.0005), "cuda.sddmm.cusparse") << k;
+  }
+  EXPECT_EQ(pick(64, 209, 0.99), "cuda.sddmm.preds");
 }
 
 TEST(CudaSddmmSpecific, EveryWidthAlignedAndMisaligned) {
