@@ -1,8 +1,9 @@
 // cuda.sddmm.convert: GPU-Convert (ETH SDDMM paper, section 5). S's CSR rows are expanded to a COO
 // row array on the device once, in prepare; run() is then perfectly balanced nonzero-parallel
 // work: the nonzeros are cut into units of kUnitSteps warp steps (a few dozen to a few hundred
-// nonzeros), dealt to warps round-robin (grid-stride), and each unit is unrolled over interleaved
-// float4 dot products (the walker in sddmm_common.cuh, keyed by the COO row).
+// nonzeros) dealt to warps round-robin (grid-stride), or on smaller problems into one unit per
+// resident warp, and each unit is unrolled over interleaved float4 dot products (the walker in
+// sddmm_common.cuh, keyed by the COO row).
 //
 // What it trades against PRedS: no row search and no per-warp tile, so no imbalance beyond one
 // unit and no dependence on row lengths, at the price of 4 more bytes per nonzero (the row array)
@@ -28,6 +29,11 @@ using namespace sddmm_cuda;  // NOLINT: kernel-local helpers
 // every warp to work: on the 2-300K-nonzero DLMC layers at K = 32 a unit of four steps gave the
 // kernel a ~15 us critical path against ~9 us for one thread per nonzero (cuda.sddmm.coo).
 constexpr int kUnitSteps = 4;
+// ... but where every resident warp would walk at most this many steps, each takes exactly one
+// unit of ceil(steps / resident warps) steps: units of four dealt round-robin leave some warps one
+// unit more than others once the units outnumber the warps (the 256 x 2304 DLMC layer at K = 64:
+// 2304 units of four steps for 2112 warps, a critical path of 8 steps where 5 suffice).
+constexpr int kOneWaveMaxSteps = 32;
 
 struct ConvertArgs {
   const std::int32_t* rows;  // nnz COO rows
@@ -37,7 +43,7 @@ struct ConvertArgs {
   const float* b;
   int k;
   int k0, kc;      // this launch's K slice
-  int unit_steps;  // warp steps per unit, 1..kUnitSteps
+  int unit_steps;  // warp steps per unit, 1..kOneWaveMaxSteps
   ChunkMode mode;  // how it combines with earlier slices
   const float* scale;
   float* out;
@@ -101,12 +107,16 @@ class ConvertPlan : public SddmmPlan {
         // With units of ceil(steps / resident warps) steps every warp takes at most one unit,
         // so no warp walks more steps than the fewest possible (a floor would leave some warps
         // two units: a 1.3x slower DLMC layer at K = 64). Resident warps as the occupancy
-        // calculator counts them for this configuration.
+        // calculator counts them for this configuration. Beyond kOneWaveMaxSteps per warp,
+        // units of kUnitSteps dealt round-robin.
         const std::int64_t steps = (s_.nnz + Cfg::kStep - 1) / Cfg::kStep;
         const std::int64_t resident =
             std::int64_t(sm_count(ctx)) * kWalkWarps * resident_blocks_per_sm<Cfg>();
+        const std::int64_t per_warp = (steps + resident - 1) / resident;
         const int unit_steps = static_cast<int>(
-            std::clamp<std::int64_t>((steps + resident - 1) / resident, 1, kUnitSteps));
+            per_warp <= kOneWaveMaxSteps
+                ? std::max<std::int64_t>(per_warp, 1)
+                : kUnitSteps);
         const ConvertArgs p{rows_.data(), s_.col_idx, s_.nnz, a.data,     b.data,
                             k_,           k0,         kc,     unit_steps, chunk_mode(k0, kc, k_),
                             s_vals,       out};
