@@ -53,10 +53,13 @@ struct ConvertArgs {
 // keep one float4 of A and U = 8 of B per lane: 64 registers hold them without spilling (ptxas,
 // sm_90), so four blocks (32 warps) fit an SM, twice the loads in flight of the usual two. That
 // matters on small problems, whose time is a few dependent warp steps: with more resident warps
-// each walks fewer of them. Wider configurations need up to 118 registers and stay at two.
+// each walks fewer of them. The K <= 64 one (two float4 of A, 16 of B) takes three blocks at 80
+// registers with 16 bytes of spills: 1.03x on the small matrices of >= 100K nonzeros, up to 1.34x
+// (bcsstk13), unchanged on large ones (H100, docs/benchmarks/checks/convert-occupancy). Wider
+// configurations need up to 118 registers and stay at two.
 template <class Cfg>
 constexpr int convert_min_blocks() {
-  return Cfg::kVec && Cfg::kChunk <= 32 ? 4 : 2;
+  return Cfg::kVec && Cfg::kChunk <= 32 ? 4 : Cfg::kVec && Cfg::kChunk <= 64 ? 3 : 2;
 }
 
 template <class Cfg>
