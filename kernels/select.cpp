@@ -425,12 +425,12 @@ const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all
   if (p.sparse.row_cv <= kGpuSkewRowCv) {
     if (p.k <= kGpuSddmmSmallLongMaxK && p.sparse.row_mean >= kGpuSddmmLongRows && nnz <= kGpuSddmmSmallNnz)
       return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
-    if (p.k <= kGpuSddmmConvertLongMaxK && p.sparse.row_mean >= kGpuSddmmConvertLongRows &&
-        p.sparse.col_span >= kGpuLocalColumnSpan && nnz > kGpuSddmmSmallNnz)
+    // Large matrices whose rows' columns spread: convert at K <= 32, PRedS at 33..128.
+    const bool large_spread = nnz > kGpuSddmmSmallNnz && p.sparse.col_span >= kGpuLocalColumnSpan;
+    if (large_spread && p.k <= kGpuSddmmConvertLongMaxK && p.sparse.row_mean >= kGpuSddmmConvertLongRows)
       return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
-    if (p.k >= kGpuSddmmPredsMinK && p.k <= kGpuSddmmPredsMaxK &&
-        p.sparse.row_mean >= kGpuSddmmPredsRows && p.sparse.col_span >= kGpuLocalColumnSpan &&
-        nnz > kGpuSddmmSmallNnz)
+    if (large_spread && p.k >= kGpuSddmmPredsMinK && p.k <= kGpuSddmmPredsMaxK &&
+        p.sparse.row_mean >= kGpuSddmmPredsRows)
       return first_applicable(all, {"cuda.sddmm.preds", "cuda.sddmm.cusparse"}, p);
   }
   const bool convert = p.sparse.row_cv > kGpuSkewRowCv || p.sparse.row_mean <= kGpuSddmmTinyRows ||

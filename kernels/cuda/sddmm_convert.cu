@@ -116,10 +116,7 @@ class ConvertPlan : public SddmmPlan {
         const std::int64_t resident =
             std::int64_t(sm_count(ctx)) * kWalkWarps * resident_blocks_per_sm<Cfg>();
         const std::int64_t per_warp = (steps + resident - 1) / resident;
-        const int unit_steps = static_cast<int>(
-            per_warp <= kOneWaveMaxSteps
-                ? std::max<std::int64_t>(per_warp, 1)
-                : kUnitSteps);
+        const int unit_steps = static_cast<int>(per_warp <= kOneWaveMaxSteps ? per_warp : kUnitSteps);
         const ConvertArgs p{rows_.data(), s_.col_idx, s_.nnz, a.data,     b.data,
                             k_,           k0,         kc,     unit_steps, chunk_mode(k0, kc, k_),
                             s_vals,       out};

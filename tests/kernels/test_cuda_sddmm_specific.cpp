@@ -148,7 +148,7 @@ HostCsr mixed_rows(Rng& rng) {
 // GPU `auto` at K = 32 on the report's matrices of long rows (kernels/select.cpp): convert for
 // little work in all, for small matrices of long rows, and for large ones whose columns spread.
 // Needs no device.
-TEST(CudaSddmmSpecific, AutoOnSmallMatricesOfLongRowsAtK32) {
+TEST(CudaSddmmSpecific, AutoOnMatricesOfLongRowsAtK32) {
   struct Case {
     const char* matrix;
     std::int64_t rows;
