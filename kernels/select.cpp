@@ -470,9 +470,32 @@ const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& 
   return nullptr;
 }
 
+// S·B at K <= 4 on few long rows: cuda.spmm.vdl's team kernel (fewer than 4096 rows of mean >= 64,
+// a team of 32-256 lanes per row, every (column, value) pair of a step requested at once),
+// measured on an H100 (2026-11-25, docs/benchmarks/checks/vdl-team): over the 59 DLMC rn50 layers,
+// nips, the SuiteSparse files and six generated matrices it ran 1.12-1.17x the warp-per-row
+// kernel's time at K = 1-4 and was at least 0.98x the best other variant wherever rows are
+// not skewed (DLMC 0.5 at K = 4: 6.8 µs against cuSPARSE's 17.1; nips K = 1: 1.01x, K = 4: 1.64x
+// over panel). Out of sample on six more generated matrices (banded, clustered, uniform; 800-4000
+// rows of mean 70-1000): 1.01-1.26x the best other at K = 1, 1.17-1.58x at K = 2 and 4. Those rows
+// were even (cv <= 0.25); on skewed ones (power-law, cv 4.8-4.9) it ran 0.24-0.67x cuSPARSE, and
+// rows in between (MovieLens 100K's users, cv 0.95) are unmeasured, hence the cv bound. The rule
+// comes before panel's: on 3000 rows of 1000 (3M nonzeros, two panels) vdl took 0.024 ms at K = 2
+// against nnz_vsr's 0.035 and more for panel.
+constexpr int kGpuVdlTeamMaxK = 4;
+constexpr double kGpuVdlTeamMaxRows = 4096.0;
+constexpr double kGpuVdlTeamMinMean = 64.0;
+constexpr double kGpuVdlTeamMaxCv = 0.5;
+bool vdl_team_pays(const KernelProblem& p) {
+  return !p.transposed && p.k <= kGpuVdlTeamMaxK && double(p.sparse.rows) < kGpuVdlTeamMaxRows &&
+         p.sparse.row_mean >= kGpuVdlTeamMinMean && p.sparse.row_cv <= kGpuVdlTeamMaxCv;
+}
+
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
   if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
+  if (vdl_team_pays(p))
+    if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.vdl"}, p)) return v;
   // S·B: row_split before dense (it won on the DLMC 0.5 layer up to K = 128); Sᵀ·B: dense first.
   const bool row_split = row_split_pays(p);
   if (row_split && !p.transposed)

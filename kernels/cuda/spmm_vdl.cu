@@ -15,6 +15,10 @@
 // 0.89 against 1.54 ms on an H200). The next 32 nonzeros' indices are loaded while the current
 // ones' B rows are; docs/benchmarks/spmm-design.md has the measurements behind the two shapes.
 //
+// K <= 4 on fewer than 4096 rows of mean >= 64 (DNN layers, nips): a team of 32-256 lanes per row
+// with eight nonzeros per lane in flight (the team kernel below), since one warp per row leaves
+// such a matrix a few hundred warps that each walk a long row step after dependent step.
+//
 // Rows longer than LongRows' threshold go to the block-split path.
 #include <memory>
 #include <string>
@@ -225,10 +229,163 @@ void launch_vdl_wide(const Context& ctx, bool few_long, std::int64_t rows, int k
   FK_CUDA_CHECK_LAUNCH();
 }
 
+// Few long rows at K <= 4 (at most kFewRows rows of mean >= kLongRowMean: DNN layers, nips). A
+// group of g <= 32 lanes per row walks a row of hundreds of nonzeros in many dependent steps
+// (DLMC rows of 1152 at K = 1: 16 µs against cuSPARSE's 8 on an H200), while the GPU has room
+// for far more threads than such a matrix has rows. Here a team of T lanes (32..256, one or more
+// whole warps) shares a row: lane t takes nonzeros t, t + T, ... kTeamLoads at a time, every
+// (column, value) pair of a step and then every B row requested before the first FMA, so a row
+// of up to kTeamLoads x T nonzeros costs two round trips to memory. Warp shuffles add a warp's
+// partial rows, and shared memory adds the team's warps in a fixed order.
+constexpr int kMaxTeamK = 4;
+constexpr int kTeamBlock = 256;
+constexpr int kTeamLoads = 8;
+
+template <int K, int V, int T>
+__global__ void __launch_bounds__(kTeamBlock)
+    vdl_team_kernel(std::int64_t rows, std::int64_t long_threshold, const std::int64_t* __restrict__ row_ptr,
+                    const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
+                    const float* __restrict__ b, float* __restrict__ c) {
+  static_assert(T % kWarpSize == 0 && kTeamBlock % T == 0 && K % V == 0, "team shape");
+  constexpr int kRowsPerBlock = kTeamBlock / T;
+  constexpr int kWarpsPerTeam = T / kWarpSize;
+  constexpr int kVecs = K / V;
+  __shared__ float partial[kTeamBlock / kWarpSize][K];
+  const int t = threadIdx.x % T;
+  const int lane = threadIdx.x & (kWarpSize - 1);
+  const int warp = threadIdx.x / kWarpSize;
+  // Every thread takes the same number of trips (the barriers below).
+  for (std::int64_t first = std::int64_t(blockIdx.x) * kRowsPerBlock; first < rows;
+       first += std::int64_t(gridDim.x) * kRowsPerBlock) {
+    const std::int64_t row = first + threadIdx.x / T;
+    std::int64_t begin = 0, end = 0;
+    if (row < rows) {
+      begin = row_ptr[row];
+      end = row_ptr[row + 1];
+      if (end - begin > long_threshold) end = begin;  // LongRows computes it
+    }
+    float acc[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) acc[i] = 0.f;
+    for (std::int64_t j = begin + t; j < end; j += std::int64_t(kTeamLoads) * T) {
+      std::int32_t col[kTeamLoads];
+      float a[kTeamLoads];
+#pragma unroll
+      for (int u = 0; u < kTeamLoads; ++u) {
+        const std::int64_t jj = j + std::int64_t(u) * T;
+        col[u] = jj < end ? ld_sparse(col_idx + jj) : 0;
+        a[u] = jj < end ? ld_sparse(vals + jj) : 0.f;
+      }
+      float x[kTeamLoads][kVecs][V];
+#pragma unroll
+      for (int u = 0; u < kTeamLoads; ++u)
+#pragma unroll
+        for (int i = 0; i < kVecs; ++i) {
+          if (j + std::int64_t(u) * T < end) {
+            ldg_vec<V>(b + std::int64_t(col[u]) * K + i * V, x[u][i]);
+          } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v) x[u][i][v] = 0.f;
+          }
+        }
+#pragma unroll
+      for (int u = 0; u < kTeamLoads; ++u)
+#pragma unroll
+        for (int i = 0; i < kVecs; ++i)
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[i * V + v] = fmaf(a[u], x[u][i][v], acc[i * V + v]);
+    }
+#pragma unroll
+    for (int o = kWarpSize / 2; o > 0; o /= 2)
+#pragma unroll
+      for (int i = 0; i < K; ++i) acc[i] += __shfl_xor_sync(kFullMask, acc[i], o);
+    if constexpr (kWarpsPerTeam == 1) {
+      if (row < rows && lane == 0) {
+        float* out = c + row * K;
+#pragma unroll
+        for (int i = 0; i < kVecs; ++i) {
+          float y[V];
+#pragma unroll
+          for (int v = 0; v < V; ++v) y[v] = acc[i * V + v];
+          stcs_vec<V>(out + i * V, y);
+        }
+      }
+    } else {
+      if (lane == 0) {
+#pragma unroll
+        for (int i = 0; i < K; ++i) partial[warp][i] = acc[i];
+      }
+      __syncthreads();
+      if (row < rows && t < K) {  // the team's first lanes: one column of C each
+        float sum = 0.f;
+        const int w0 = warp - t / kWarpSize;  // the team's first warp (t < K <= 4 is in it)
+#pragma unroll
+        for (int w = 0; w < kWarpsPerTeam; ++w) sum += partial[w0 + w][t];
+        c[row * K + t] = sum;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// Lanes per row for the team kernel: a power of two near mean / kTeamLoads, in [32, 256], but
+// no more than keeps every row's team resident at once (64 registers: 4 blocks, 1024 threads per
+// SM). Measured on an H100: 3000 rows of 1000 at K = 1 ran 0.75x the warp-per-row kernel with
+// 128 lanes per row (three waves of teams).
+constexpr std::int64_t kTeamThreadsPerSm = 1024;
+int team_lanes(double mean, std::int64_t rows, int sms) {
+  int lanes = kWarpSize;
+  while (lanes < kTeamBlock && lanes * kTeamLoads < mean &&
+         rows * 2 * lanes <= std::int64_t(sms) * kTeamThreadsPerSm)
+    lanes *= 2;
+  return lanes;
+}
+
+// The team kernel keeps K floats per warp in shared memory: a small carveout, still room for a
+// full SM of its blocks (with the smallest one the driver sizes shared memory for one block).
+constexpr int kTeamSharedPercent = 8;
+
+template <int K, int V, int T>
+void launch_vdl_team_t(const Context& ctx, std::int64_t rows, std::int64_t long_threshold,
+                       const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals, const float* b,
+                       float* c) {
+  prefer_l1<vdl_team_kernel<K, V, T>, kTeamSharedPercent>();
+  vdl_team_kernel<K, V, T><<<grid_for(rows, kTeamBlock / T), kTeamBlock, 0, stream_of(ctx)>>>(
+      rows, long_threshold, row_ptr, col_idx, vals, b, c);
+  FK_CUDA_CHECK_LAUNCH();
+}
+
+template <int K, int V>
+void launch_vdl_team(const Context& ctx, int lanes, std::int64_t rows, std::int64_t long_threshold,
+                     const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals, const float* b,
+                     float* c) {
+  switch (lanes) {
+    case 32:
+      return launch_vdl_team_t<K, V, 32>(ctx, rows, long_threshold, row_ptr, col_idx, vals, b, c);
+    case 64:
+      return launch_vdl_team_t<K, V, 64>(ctx, rows, long_threshold, row_ptr, col_idx, vals, b, c);
+    case 128:
+      return launch_vdl_team_t<K, V, 128>(ctx, rows, long_threshold, row_ptr, col_idx, vals, b, c);
+    default:
+      return launch_vdl_team_t<K, V, 256>(ctx, rows, long_threshold, row_ptr, col_idx, vals, b, c);
+  }
+}
+
 template <int K>
-void launch_vdl(const Context& ctx, int vec, std::int64_t rows, int g, std::int64_t long_threshold,
+void launch_vdl(const Context& ctx, int vec, int team, std::int64_t rows, int g, std::int64_t long_threshold,
                 const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals, const float* b,
                 float* c) {
+  if constexpr (K <= kMaxTeamK) {
+    if (team > 0) {
+      if constexpr (K % 4 == 0) {
+        if (vec == 4) return launch_vdl_team<K, 4>(ctx, team, rows, long_threshold, row_ptr, col_idx, vals, b, c);
+      }
+      if constexpr (K % 2 == 0) {
+        if (vec >= 2) return launch_vdl_team<K, 2>(ctx, team, rows, long_threshold, row_ptr, col_idx, vals, b, c);
+      }
+      return launch_vdl_team<K, 1>(ctx, team, rows, long_threshold, row_ptr, col_idx, vals, b, c);
+    }
+  }
   const unsigned grid = grid_for(rows, kThreads / g);
   cudaStream_t stream = stream_of(ctx);
   if constexpr (K % 4 == 0) {
@@ -253,12 +410,12 @@ void launch_vdl(const Context& ctx, int vec, std::int64_t rows, int g, std::int6
 }
 
 template <int... Ks>
-void dispatch_vdl(int k, std::integer_sequence<int, Ks...>, const Context& ctx, int vec, std::int64_t rows, int g,
+void dispatch_vdl(int k, std::integer_sequence<int, Ks...>, const Context& ctx, int vec, int team, std::int64_t rows, int g,
                   std::int64_t long_threshold, const std::int64_t* row_ptr, const std::int32_t* col_idx,
                   const float* vals, const float* b, float* c) {
   bool done = false;
   ((k == Ks + 1 && !done
-        ? (launch_vdl<Ks + 1>(ctx, vec, rows, g, long_threshold, row_ptr, col_idx, vals, b, c), done = true)
+        ? (launch_vdl<Ks + 1>(ctx, vec, team, rows, g, long_threshold, row_ptr, col_idx, vals, b, c), done = true)
         : false),
    ...);
   FK_CHECK(done, "cuda.spmm.vdl: no kernel for K = " << k);
@@ -277,12 +434,14 @@ int lanes_for(const std::vector<std::int64_t>& row_ptr) {
 
 class VdlPlan : public SpmmPlan {
  public:
-  VdlPlan(const CsrView& s, int k) : s_(s), k_(k) {
+  VdlPlan(const Context& ctx, const CsrView& s, int k) : s_(s), k_(k) {
     const std::vector<std::int64_t> row_ptr = download_row_ptr(s);
     g_ = lanes_for(row_ptr);
     long_rows_ = LongRows(row_ptr);
     const double mean = s.rows > 0 ? double(row_ptr.back() - row_ptr.front()) / double(s.rows) : 0.0;
     few_long_ = s.rows < kFewRows && mean >= kLongRowMean;
+    const int sms = ctx.gpu().props.multiProcessorCount;
+    team_ = few_long_ && k <= kMaxTeamK ? team_lanes(mean, s.rows, sms) : 0;
   }
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
@@ -294,7 +453,7 @@ class VdlPlan : public SpmmPlan {
     const auto addr_c = reinterpret_cast<std::uintptr_t>(c.data);
     const int vec = ((addr_b | addr_c) % 16 == 0) ? 4 : ((addr_b | addr_c) % 8 == 0) ? 2 : 1;
     if (k_ <= kMaxNarrowK) {
-      dispatch_vdl(k_, std::make_integer_sequence<int, kMaxNarrowK>{}, ctx, vec, s_.rows, g_, long_rows_.threshold(),
+      dispatch_vdl(k_, std::make_integer_sequence<int, kMaxNarrowK>{}, ctx, vec, team_, s_.rows, g_, long_rows_.threshold(),
                    s_.row_ptr, s_.col_idx, vals, b.data, c.data);
     } else {
       const bool vec4 = vec == 4 && k_ % 4 == 0;
@@ -319,6 +478,7 @@ class VdlPlan : public SpmmPlan {
   int k_;
   int g_ = 1;
   bool few_long_ = false;  // few rows, long on average: the deeper-pipelined wide kernel
+  int team_ = 0;           // K <= 4 on few long rows: lanes per row of the team kernel
   LongRows long_rows_;
 };
 
@@ -335,9 +495,9 @@ class VdlSpmm : public SpmmVariant {
              std::to_string(kMaxK) + ", got K = " + std::to_string(p.k);
     return {};
   }
-  std::unique_ptr<SpmmPlan> prepare(const Context&, const CsrView& s, int k) const override {
+  std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
     FK_CHECK(k >= 1 && k <= kMaxK, "cuda.spmm.vdl: K = " << k << " outside [1, " << kMaxK << "]");
-    return std::make_unique<VdlPlan>(s, k);
+    return std::make_unique<VdlPlan>(ctx, s, k);
   }
 };
 

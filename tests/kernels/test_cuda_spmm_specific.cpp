@@ -350,9 +350,9 @@ TEST(CudaSpmmSpecific, AutoOnSmallMatrices) {
   };
   const Case cases[] = {
       {"SpMV, 1024 rows of 25.6", 1, false, 1024, 25.6, "cuda.spmm.vdl"},
-      {"SpMV, 256 rows of 230", 1, false, 256, 230.4, "cuda.spmm.cusparse"},
+      {"SpMV, 256 rows of 230 (vdl's team kernel)", 1, false, 256, 230.4, "cuda.spmm.vdl"},
       {"transposed SpMV, 512 rows of 205", 1, true, 512, 204.8, "cuda.spmm.vdl"},
-      {"K = 4, 512 rows of 461", 4, false, 512, 460.8, "cuda.spmm.cusparse"},
+      {"K = 4, 512 rows of 461 (vdl's team kernel)", 4, false, 512, 460.8, "cuda.spmm.vdl"},
       {"K = 4, nips (1500 rows of 499)", 4, false, 1500, 499, "cuda.spmm.vdl"},
       {"K = 32, 512 rows of 12.8 (was row_csc)", 32, false, 512, 12.8, "cuda.spmm.vdl"},
       {"K = 32, 256 rows of 230", 32, false, 256, 230.4, "cuda.spmm.vdl"},
@@ -368,6 +368,28 @@ TEST(CudaSpmmSpecific, AutoOnSmallMatrices) {
     p.transposed = c.transposed;
     EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.what;
   }
+}
+
+// S·B at K <= 4 on fewer than 4096 even rows of mean >= 64 goes to vdl (its team kernel), ahead of
+// cuSPARSE and panel; at K = 1 (where the older rules say cuSPARSE) not past those bounds, not on
+// uneven rows, not for Sᵀ·B (H100, the 59 DLMC layers and generated matrices). Needs no device.
+TEST(CudaSpmmSpecific, AutoTeamsOnFewLongRowsAtSmallK) {
+  auto pick = [](int k, std::int64_t rows, double mean, double cv, bool transposed = false) {
+    KernelProblem p = test::rule_problem(k, rows, mean, cv);
+    p.transposed = transposed;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  for (int k : {1, 2, 3, 4}) {
+    SCOPED_TRACE("K=" + std::to_string(k));
+    EXPECT_EQ(pick(k, 256, 1152, 0.08), "cuda.spmm.vdl");   // DLMC 0.5 layer
+    EXPECT_EQ(pick(k, 1500, 499, 0.25), "cuda.spmm.vdl");   // nips
+    EXPECT_EQ(pick(k, 4095, 64, 0.1), "cuda.spmm.vdl");
+    EXPECT_EQ(pick(k, 3000, 1000, 0.03), "cuda.spmm.vdl");  // 3M nonzeros: before panel
+    EXPECT_NE(pick(k, 4096, 500, 0.1), "cuda.spmm.vdl");    // too many rows
+  }
+  EXPECT_NE(pick(1, 943, 106, 0.95), "cuda.spmm.vdl");  // MovieLens 100K's users: uneven
+  EXPECT_NE(pick(5, 256, 1152, 0.08), "cuda.spmm.vdl");
+  EXPECT_NE(pick(1, 256, 1152, 0.08, /*transposed=*/true), "cuda.spmm.vdl");
 }
 
 // Sᵀ·B on a transpose of several thousand uneven rows (the UCI kos corpus's 6906 words: mean 51,
@@ -581,6 +603,33 @@ TEST(CudaSpmmSpecific, RowsAcrossChunkBoundaries) {
     return r < std::int64_t(lens.size()) ? lens[r] : std::int64_t(rng.below(700));
   });
   EXPECT_GT(check_all("chunk boundaries", s, {1, 3, 4, 31, 32, 33, 128, 256}, rng, seed), 0);
+}
+
+// vdl's team kernel (K <= 4 on fewer than 4096 rows of mean >= 64): row means that give 32, 64,
+// 128 and 256 lanes per row, 37 rows (a block's last team idle), an empty row, rows longer than
+// one step of a team, a row above LongRows' threshold, and operands off 16-byte alignment.
+TEST(CudaSpmmSpecific, TeamsOfLanesOnFewLongRows) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  Context ctx(DeviceKind::kGpu);
+  for (std::int64_t mean : {100, 400, 900, 2000}) {
+    const HostCsr s = test::random_pattern(37, 6000, rng, [&](std::int64_t r) -> std::int64_t {
+      if (r == 3) return 0;
+      if (r == 7 && mean == 100) return 5000;  // LongRows: above max(4096, 8 x mean)
+      return mean / 2 + std::int64_t(rng.below(std::uint64_t(mean)));
+    });
+    for (int k : {1, 2, 3, 4}) {
+      for (int offset : {0, 1, 2}) {
+        SCOPED_TRACE("mean " + std::to_string(mean) + " K=" + std::to_string(k) + " offset " +
+                     std::to_string(offset) + " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+        GpuCase g(ctx, s, k, Op::kNoTrans, "cuda.spmm.vdl");
+        const HostDense<float> b = random_matrix(s.cols, k, rng);
+        const std::vector<float> vals = test::random_dense(s.nnz(), rng);
+        EXPECT_EQ(compare(g.run(&vals, b, offset), host_spmm(s, vals, b, Op::kNoTrans), k), "");
+      }
+    }
+  }
 }
 
 // Zipf-distributed columns: many columns repeat within a row panel, so ASpT stages them in shared
