@@ -374,9 +374,11 @@ TEST(CudaSpmmSpecific, AutoOnSmallMatrices) {
 // cuSPARSE and panel; at K = 1 (where the older rules say cuSPARSE) not past those bounds, not on
 // uneven rows, not for Sᵀ·B (H100, the 59 DLMC layers and generated matrices). Needs no device.
 TEST(CudaSpmmSpecific, AutoTeamsOnFewLongRowsAtSmallK) {
-  auto pick = [](int k, std::int64_t rows, double mean, double cv, bool transposed = false) {
+  auto pick = [](int k, std::int64_t rows, double mean, double cv, bool transposed = false,
+                 std::int64_t row_max = 0) {
     KernelProblem p = test::rule_problem(k, rows, mean, cv);
     p.transposed = transposed;
+    if (row_max > 0) p.sparse.row_max = row_max;
     return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
   };
   for (int k : {1, 2, 3, 4}) {
@@ -387,7 +389,7 @@ TEST(CudaSpmmSpecific, AutoTeamsOnFewLongRowsAtSmallK) {
     EXPECT_EQ(pick(k, 3000, 1000, 0.03), "cuda.spmm.vdl");  // 3M nonzeros: before panel
     EXPECT_NE(pick(k, 4096, 500, 0.1), "cuda.spmm.vdl");    // too many rows
   }
-  EXPECT_NE(pick(1, 943, 106, 0.95), "cuda.spmm.vdl");  // MovieLens 100K's users: uneven
+  EXPECT_NE(pick(1, 943, 106, 0.95, false, 737), "cuda.spmm.vdl");  // MovieLens 100K's users
   EXPECT_NE(pick(5, 256, 1152, 0.08), "cuda.spmm.vdl");
   EXPECT_NE(pick(1, 256, 1152, 0.08, /*transposed=*/true), "cuda.spmm.vdl");
 }
