@@ -6,7 +6,7 @@
 // and each one walks a long row; cuSPARSE's finer split wins there from K = 32 on. Here a thread
 // block of kThreads lanes is NG = kThreads / G groups of G lanes (KMap with one vector per lane, a
 // K tile of up to 128 columns, one tile per blockIdx.y), and each row gets S of them (S a power of
-// two from the mean row length, so that a group has about kNonzerosPerGroup nonzeros): the S groups
+// two from the mean row length and the GPU's size: split_for): the S groups
 // take consecutive chunks of the row (accumulate_row_chunk, as row_csc), write their partial rows
 // to shared memory, and after one barrier the block adds each row's S partials in group order and
 // stores the row. No atomics, so results do not depend on scheduling. A block serves NG / S rows.
@@ -78,9 +78,30 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Groups per row, a power of two up to the block's `groups`. At least as many as give a group
+// about kNonzerosPerGroup nonzeros (the first rule, fitted on the DLMC layers); beyond that, more
+// while each group keeps kMinNonzerosPerGroup and all rows' groups (times K's tiles) still fit in
+// kFillThreadsPerSm threads per SM. On few long rows the first rule left 16-65K threads walking
+// 30-60 nonzeros each, step after dependent step; filling the GPU made row_split 1.46x faster
+// in geometric mean over 345 problems (69 matrices, K = 32-512; H100, 2026-11-25,
+// docs/benchmarks/checks/row-split-fill), never slower than the first rule, within 10% of the best
+// of four settings on all but 6. Past about one such wave more groups cost more in partial sums
+// than they save (0.6-0.85x at 4-8x the threads).
+constexpr double kMinNonzerosPerGroup = 4.0;
+constexpr std::int64_t kFillThreadsPerSm = 1024;
+int split_for(double mean, std::int64_t rows, int g, int groups, int tiles, int sms) {
+  int split = 1;
+  while (split < groups && double(2 * split) * kNonzerosPerGroup <= mean) split *= 2;
+  while (split < groups && double(2 * split) * kMinNonzerosPerGroup <= mean &&
+         rows * 2 * split * g * tiles <= std::int64_t(sms) * kFillThreadsPerSm)
+    split *= 2;
+  return split;
+}
+
 class RowSplitPlan : public SpmmPlan {
  public:
-  RowSplitPlan(const CsrView& s, int k) : s_(s), k_(k), long_rows_(download_row_ptr(s)) {
+  RowSplitPlan(const Context& ctx, const CsrView& s, int k)
+      : s_(s), k_(k), sms_(ctx.gpu().props.multiProcessorCount), long_rows_(download_row_ptr(s)) {
     mean_ = s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0;
   }
 
@@ -93,8 +114,8 @@ class RowSplitPlan : public SpmmPlan {
     dispatch_kmap</*kOneVector=*/true>(k_, vec4_ok(k_, b.data, c.data), [&](auto map) {
       using M = decltype(map);
       constexpr int groups = kThreads / M::G;
-      int split = 1;
-      while (split < groups && double(2 * split) * kNonzerosPerGroup <= mean_) split *= 2;
+      const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
+      const int split = split_for(mean_, s_.rows, M::G, groups, tiles, sms_);
       const int rows_per_block = groups / split;
       const dim3 grid(grid_for(s_.rows, rows_per_block),
                       static_cast<unsigned>(ceil_div(k_, M::kTile)));
@@ -110,6 +131,7 @@ class RowSplitPlan : public SpmmPlan {
  private:
   CsrView s_;
   int k_;
+  int sms_;
   double mean_ = 0;
   LongRows long_rows_;
 };
@@ -129,8 +151,8 @@ class RowSplitSpmm : public SpmmVariant {
       return "K above 65535 tiles of 32 columns (the grid's y limit)";
     return {};
   }
-  std::unique_ptr<SpmmPlan> prepare(const Context&, const CsrView& s, int k) const override {
-    return std::make_unique<RowSplitPlan>(s, k);
+  std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
+    return std::make_unique<RowSplitPlan>(ctx, s, k);
   }
 };
 

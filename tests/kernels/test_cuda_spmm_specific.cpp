@@ -355,8 +355,8 @@ TEST(CudaSpmmSpecific, AutoOnSmallMatrices) {
       {"K = 4, 512 rows of 461 (vdl's team kernel)", 4, false, 512, 460.8, "cuda.spmm.vdl"},
       {"K = 4, nips (1500 rows of 499)", 4, false, 1500, 499, "cuda.spmm.vdl"},
       {"K = 32, 512 rows of 12.8 (was row_csc)", 32, false, 512, 12.8, "cuda.spmm.vdl"},
-      {"K = 32, 256 rows of 230", 32, false, 256, 230.4, "cuda.spmm.vdl"},
-      {"K = 32, 256 rows of 461", 32, false, 256, 460.8, "cuda.spmm.cusparse"},
+      {"K = 32, 256 rows of 230 (row_split filling the GPU)", 32, false, 256, 230.4, "cuda.spmm.row_split"},
+      {"K = 32, 256 rows of 461 (row_split filling the GPU)", 32, false, 256, 460.8, "cuda.spmm.row_split"},
       {"K = 64, 1024 rows of 25.6 (was row_csc)", 64, false, 1024, 25.6, "cuda.spmm.cusparse"},
       {"K = 64, delaunay_n14 (16384 rows of 6)", 64, false, 16384, 6, "cuda.spmm.row_csc"},
       {"transposed K = 32, 256 rows of 6.4", 32, true, 256, 6.4, "cuda.spmm.vdl"},
@@ -485,7 +485,9 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
 // Few long even rows go to row_split in S·B where it measured faster (H200, DLMC and generated):
 // from K = 17 on rows of mean >= 600, above K = 64 from a mean of 400, never above K = 128, nor
 // for skewed rows or more than 2048 rows; and for Sᵀ·B on transposes of up to 30000 rows of mean
-// >= 500 from K = 32. Needs no device.
+// >= 500 from K = 32. Since its groups fill the GPU (H100), also every matrix of at most 1024 even
+// rows of mean >= 40 at K = 32-128, and of at most 256 rows of mean <= 700 at K = 256. Needs no
+// device.
 TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
   auto pick = [](int k, std::int64_t rows, double mean, double cv = 0.3, bool transposed = false) {
     KernelProblem p = test::rule_problem(k, rows, mean, cv);
@@ -494,8 +496,14 @@ TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
   };
   const std::string split = "cuda.spmm.row_split";
   EXPECT_EQ(pick(128, 512, 460.8), split);  // DLMC 512 x 4608 at 0.9 sparsity
-  EXPECT_NE(pick(64, 512, 460.8), split);
-  // Not above K = 128: a rule for 384-768 rows of mean >= 450 lost out of sample.
+  EXPECT_EQ(pick(64, 512, 460.8), split);   // (lost at 0.55-0.9x before its groups filled the GPU)
+  EXPECT_EQ(pick(32, 1024, 40), split);
+  EXPECT_NE(pick(32, 1025, 100), split);
+  EXPECT_NE(pick(32, 512, 39), split);
+  EXPECT_NE(pick(64, 943, 106, 0.95), split);  // MovieLens 100K's users: uneven, unmeasured
+  EXPECT_EQ(pick(256, 256, 230), split);
+  EXPECT_NE(pick(256, 256, 1152), split);  // DLMC 0.5 at K = 256: dense
+  // Not above K = 128 on more rows: a rule for 384-768 rows of mean >= 450 lost out of sample.
   for (int k : {256, 512}) {
     EXPECT_NE(pick(k, 512, 460.8), split) << k;
     EXPECT_NE(pick(k, 640, 500), split) << k;
@@ -549,8 +557,8 @@ TEST(CudaSpmmSpecific, AutoForProductAtK32) {
     const char* want;
   };
   const Case cases[] = {{"nips", 1500, 499, "cuda.spmm.vdl"},
-                        {"DLMC final_dense", 1000, 205, "cuda.spmm.vdl"},
-                        {"DLMC 0.9 bottleneck_2_block_group4_2_1", 512, 461, "cuda.spmm.cusparse"},
+                        {"DLMC final_dense", 1000, 205, "cuda.spmm.row_split"},
+                        {"DLMC 0.9 bottleneck_2_block_group4_2_1", 512, 461, "cuda.spmm.row_split"},
                         {"bcsstk13", 2003, 42, "cuda.spmm.vdl"},
                         {"nytimes", 300000, 230, "cuda.spmm.cusparse"},
                         {"ml-20m", 138493, 144, "cuda.spmm.cusparse"},
