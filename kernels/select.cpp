@@ -80,8 +80,11 @@ constexpr int kGpuSddmmShortRowsMaxK = 64;
 //   beats cuSPARSE's row split, nips (mean 499) 1.05-1.08x, and DLMC layers of means 461 and 1152
 //   (0.2-0.3M nonzeros, now under the little-work rule) 1.2x and 1.45x; large matrices stay with
 //   cuSPARSE. It started at a mean of 256 because final_dense (mean 205) ran convert at 0.93-0.98x
-//   of cuSPARSE before the units shrank (docs/benchmarks/h200-91a8b0c).
-constexpr int kGpuSddmmSmallLongMaxK = 32;
+//   of cuSPARSE before the units shrank (docs/benchmarks/h200-91a8b0c). Up to K = 64 since convert
+//   runs three blocks per SM there: nips 1.34x and 1.35x cuSPARSE (checks/convert-occupancy and the
+//   h100-c8c070a report, two H100 runs), the DLMC 0.5 layer 1.05-1.08x, and every DLMC layer of
+//   mean >= 100 1.03-2.6x (those below the little-work bound already ran convert).
+constexpr int kGpuSddmmSmallLongMaxK = 64;
 constexpr double kGpuSddmmLongRows = 256.0;
 constexpr double kGpuSddmmSmallNnz = 2e6;
 // * Large matrices of long rows at K = 64..128: PRedS's nonzero tiles beat cuSPARSE 1.04-1.27x

@@ -169,6 +169,12 @@ TEST(CudaSddmmSpecific, AutoOnMatricesOfLongRowsAtK32) {
     p.sparse.col_span = 0.99;
     EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, p).name(), c.want) << c.matrix;
   }
+  // The small-matrix long-row rule reaches K = 64 (convert's three blocks per SM), not 128.
+  KernelProblem nips = test::rule_problem(64, 1500, 499);
+  nips.sparse.col_span = 0.99;
+  EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, nips).name(), "cuda.sddmm.convert");
+  nips.k = 128;
+  EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, nips).name(), "cuda.sddmm.cusparse");
 }
 
 // Large matrices of long rows at K <= 32 (kernels/select.cpp): convert where the rows' columns
