@@ -51,6 +51,7 @@ Context::Context(Context&& other) noexcept
       threads_(other.threads_),
       gpu_id_(other.gpu_id_),
       share_plan_choices_(other.share_plan_choices_),
+      transposed_slice_bytes_(other.transposed_slice_bytes_),
       gpu_(std::exchange(other.gpu_, nullptr)) {}
 
 Context& Context::operator=(Context&& other) noexcept {
@@ -60,6 +61,7 @@ Context& Context::operator=(Context&& other) noexcept {
     threads_ = other.threads_;
     gpu_id_ = other.gpu_id_;
     share_plan_choices_ = other.share_plan_choices_;
+    transposed_slice_bytes_ = other.transposed_slice_bytes_;
     gpu_ = std::exchange(other.gpu_, nullptr);
   }
   return *this;

@@ -45,11 +45,19 @@ class Context {
   void set_share_plan_choices(bool on) { share_plan_choices_ = on; }
   bool share_plan_choices() const { return share_plan_choices_; }
 
+  // Sᵀ·B plans on the GPU cut S into row slices whose rows of B fit in this many bytes when B is
+  // larger, so that each slice's gathers of B stay in L2 (kernels/registry.cpp). 0 (the default):
+  // a third of the L2, and only where B outgrows the L2 and Sᵀ's rows are long enough to pay for
+  // adding the slices' results. A positive value forces slicing above it (for tests).
+  void set_transposed_slice_bytes(long long bytes) { transposed_slice_bytes_ = bytes; }
+  long long transposed_slice_bytes() const { return transposed_slice_bytes_; }
+
  private:
   DeviceKind kind_ = DeviceKind::kCpu;
   int threads_ = 1;
   int gpu_id_ = 0;
   bool share_plan_choices_ = false;
+  long long transposed_slice_bytes_ = 0;
   GpuResources* gpu_ = nullptr;  // owned; created only for GPU contexts
 };
 

@@ -154,6 +154,9 @@ void check_pattern(const CsrView& s, int k) {
   FK_CHECK(s.row_ptr != nullptr, "sparse matrix without row offsets");
 }
 
+// transposed_slice_rows: Sᵀ's mean row length per extra slice (below).
+constexpr double kSliceMinMeanPerExtraSlice = 12.0;
+
 // C = Sᵀ·B through a transposed copy of the pattern: the inner plan runs on Sᵀ (N x M); values
 // given in S's order are gathered through `perm` into Sᵀ's order before each run (on a GPU by a
 // ValueGather, which keeps the reads of an S larger than L2 local). The copy lives where S does: a
@@ -212,6 +215,95 @@ class CachedTransposePlan : public SpmmPlan {
   std::unique_ptr<SpmmPlan> inner_;
 };
 
+#if FK_WITH_CUDA
+// C = Sᵀ·B as the sum over row slices S_q of S (and the matching row slices B_q of B) of
+// S_qᵀ·B_q, each through its own cached transpose. A transposed product gathers one row of B per
+// nonzero of Sᵀ; when B outgrows L2 and its rows have no hot set those gathers come from DRAM
+// (netflix at K = 256: 100 GB in 30 ms on an H100, its DRAM bandwidth). A slice's rows of B fit
+// in L2, so its gathers hit there after the first touch; the price is C added up once per slice
+// (add_into through a scratch C), which `transposed_slice_rows` weighs against the gathers.
+class SlicedTransposePlan : public SpmmPlan {
+ public:
+  SlicedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner, Precision precision,
+                      std::int64_t slice_rows)
+      : rows_(s.rows), cols_(s.cols), k_(k), own_vals_(s.vals) {
+    std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(s.rows) + 1);
+    hooks::copy_device_to_host(row_ptr.data(), s.row_ptr, row_ptr.size() * sizeof(std::int64_t));
+    for (std::int64_t r0 = 0; r0 < s.rows; r0 += slice_rows) {
+      Slice sl;
+      sl.row0 = r0;
+      sl.rows = std::min(slice_rows, s.rows - r0);
+      sl.pos0 = row_ptr[r0];
+      sl.offsets = rebased_row_offsets(ctx, s.row_ptr, r0, sl.rows);
+      const CsrView v{sl.rows, s.cols, row_ptr[r0 + sl.rows] - row_ptr[r0], sl.offsets.data(),
+                      s.col_idx + sl.pos0, s.vals ? s.vals + sl.pos0 : nullptr};
+      sl.plan = std::make_unique<CachedTransposePlan>(ctx, v, k, inner, precision);
+      slices_.push_back(std::move(sl));
+    }
+    if (slices_.size() > 1) scratch_ = DeviceBuffer<float>(std::max<std::int64_t>(s.cols * k, 1));
+  }
+
+  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
+    if (!vals) vals = own_vals_;
+    FK_CHECK(vals != nullptr, "SpMM run without values: the pattern has none and none were given");
+    FK_CHECK(b.rows == rows_ && b.cols == k_ && c.rows == cols_ && c.cols == k_,
+             "Sᵀ·B: B must be " << rows_ << " x " << k_ << " and C " << cols_ << " x " << k_ << ", got B "
+                                << b.rows << " x " << b.cols << " and C " << c.rows << " x " << c.cols);
+    for (std::size_t q = 0; q < slices_.size(); ++q) {
+      const Slice& sl = slices_[q];
+      const DenseView<const float> bq{b.data + sl.row0 * k_, sl.rows, k_};
+      const DenseView<float> cq{q == 0 ? c.data : scratch_.data(), cols_, k_};
+      sl.plan->run(ctx, vals + sl.pos0, bq, cq);
+      if (q > 0) add_into(ctx, cols_ * k_, scratch_.data(), c.data);
+    }
+  }
+
+ private:
+  struct Slice {
+    std::int64_t row0 = 0, rows = 0, pos0 = 0;  // first row of S, rows, first nonzero
+    DeviceBuffer<std::int64_t> offsets;        // the slice's row_ptr, from 0
+    std::unique_ptr<SpmmPlan> plan;
+  };
+  std::int64_t rows_, cols_;
+  int k_;
+  const float* own_vals_;
+  std::vector<Slice> slices_;
+  DeviceBuffer<float> scratch_;
+};
+#endif
+
+// Rows of S per slice for a GPU Sᵀ·B plan of `inner`, or 0 for one cached transpose. Slices hold a
+// third of the L2 of B's rows, and apply where B (S's rows x K) outgrows the whole L2 and Sᵀ's rows
+// are long enough that their gathers outweigh adding C up once per slice: slice q's result costs
+// about three passes over C (Sᵀ's rows x K) against mean x K floats gathered per row of Sᵀ, so the
+// mean length of Sᵀ's rows must be at least 12 per extra slice (4x the passes). Only for nnz_vsr:
+// on an H200 (docs/benchmarks/checks/sliced-transpose) slicing took its Sᵀ·B 1.11-1.63x faster on
+// netflix, nytimes and ml-20m at K = 64-512, while row_split, whose split depends on the row
+// lengths that slicing shortens, ran 0.34-1.35x. A context's transposed_slice_bytes() > 0 replaces
+// the budget and drops the other conditions (tests).
+std::int64_t transposed_slice_rows(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner) {
+  if (!ctx.is_gpu() || s.rows == 0 || s.cols == 0) return 0;
+#if FK_WITH_CUDA
+  const std::int64_t row_bytes = std::int64_t(k) * std::int64_t(sizeof(float));
+  const std::int64_t b_bytes = s.rows * row_bytes;
+  if (ctx.transposed_slice_bytes() > 0) {
+    const std::int64_t budget = ctx.transposed_slice_bytes();
+    return b_bytes > budget ? std::max<std::int64_t>(1, budget / row_bytes) : 0;
+  }
+  if (std::string(inner.name()) != "cuda.spmm.nnz_vsr") return 0;
+  const std::int64_t l2 = l2_bytes(ctx);
+  if (b_bytes <= l2) return 0;
+  const std::int64_t slice_rows = std::max<std::int64_t>(1, l2 / 3 / row_bytes);
+  const std::int64_t slices = (s.rows + slice_rows - 1) / slice_rows;
+  const double t_mean = double(s.nnz) / double(s.cols);
+  return t_mean >= kSliceMinMeanPerExtraSlice * double(slices - 1) ? slice_rows : 0;
+#else
+  (void)k;
+  (void)inner;
+  return 0;
+#endif
+}
+
 }  // namespace
 
 const std::vector<const SddmmVariant*>& sddmm_variants() {
@@ -261,7 +353,13 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op, 
     problem.transposed = true;
     out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
     out.plan = out.variant->prepare_transposed(ctx, s, k);
-    if (!out.plan) out.plan = std::make_unique<CachedTransposePlan>(ctx, s, k, *out.variant, precision);
+    if (!out.plan) {
+#if FK_WITH_CUDA
+      if (const std::int64_t slice_rows = transposed_slice_rows(ctx, s, k, *out.variant); slice_rows > 0)
+        out.plan = std::make_unique<SlicedTransposePlan>(ctx, s, k, *out.variant, precision, slice_rows);
+#endif
+      if (!out.plan) out.plan = std::make_unique<CachedTransposePlan>(ctx, s, k, *out.variant, precision);
+    }
   }
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();

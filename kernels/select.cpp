@@ -520,11 +520,30 @@ bool vdl_team_pays(const KernelProblem& p) {
          p.sparse.row_mean >= kGpuVdlTeamMinMean && p.sparse.row_cv <= kGpuVdlTeamMaxCv;
 }
 
+// Sᵀ·B whose B (S's rows x K, here Sᵀ's columns x K) outgrows L2, on transposes of very long rows:
+// nnz_vsr, which the plan then runs slice by slice of S's rows so the gathers of B stay in L2
+// (kernels/registry.cpp, SlicedTransposePlan; docs/benchmarks/checks/sliced-transpose, H200,
+// 2026-11-26). netflix's transpose (17770 rows of 5655) at K = 128, 256, 512: sliced nnz_vsr 7.06,
+// 14.36, 34.2 ms against row_split's 11.07, 20.81, 40.47 unsliced (row_split sliced: 8.2, 18.7,
+// 52.3). ml-20m's (rows of 748) gained only 0.97-1.12x from the switch, so it keeps row_split;
+// nytimes's transposes already ran nnz_vsr and are sliced too (1.14-1.47x at K = 128-512). L2 is
+// taken as the H100/H200's 50 MiB (the plan reads the device's own).
+constexpr int kGpuSlicedTransposedMinK = 128;
+constexpr double kGpuSlicedTransposedMinMean = 1000.0;
+constexpr double kGpuL2Bytes = 50.0 * 1024 * 1024;
+bool sliced_nnz_vsr_pays(const KernelProblem& p) {
+  return p.transposed && p.k >= kGpuSlicedTransposedMinK &&
+         double(p.sparse.cols) * p.k * 4.0 > kGpuL2Bytes &&
+         p.sparse.row_mean >= kGpuSlicedTransposedMinMean && p.sparse.row_cv <= kGpuSkewRowCv;
+}
+
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
   if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
   if (vdl_team_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.vdl"}, p)) return v;
+  if (sliced_nnz_vsr_pays(p))
+    if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.nnz_vsr"}, p)) return v;
   // S·B: row_split before dense (it won on the DLMC 0.5 layer up to K = 128); Sᵀ·B: dense first.
   const bool row_split = row_split_pays(p);
   if (row_split && !p.transposed)

@@ -351,4 +351,38 @@ std::vector<std::int64_t> transposed_row_offsets(const Context& ctx, const CsrVi
   return t_row_ptr;
 }
 
+std::int64_t l2_bytes(const Context& ctx) { return ctx.gpu().props.l2CacheSize; }
+
+namespace {
+__global__ void rebase_kernel(const std::int64_t* __restrict__ row_ptr, std::int64_t first,
+                              std::int64_t n, std::int64_t* __restrict__ out) {
+  const std::int64_t base = row_ptr[first];
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    out[i] = row_ptr[first + i] - base;
+}
+
+__global__ void add_into_kernel(std::int64_t n, const float* __restrict__ src, float* __restrict__ dst) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    dst[i] += src[i];
+}
+}  // namespace
+
+DeviceBuffer<std::int64_t> rebased_row_offsets(const Context& ctx, const std::int64_t* row_ptr,
+                                               std::int64_t first, std::int64_t rows) {
+  DeviceBuffer<std::int64_t> out(rows + 1);
+  const cudaStream_t stream = stream_of(ctx);
+  rebase_kernel<<<grid_for(rows + 1), kThreads, 0, stream>>>(row_ptr, first, rows + 1, out.data());
+  FK_CUDA_CHECK_LAUNCH();
+  FK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return out;
+}
+
+void add_into(const Context& ctx, std::int64_t n, const float* src, float* dst) {
+  if (n <= 0) return;
+  add_into_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(n, src, dst);
+  FK_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace fk

@@ -69,4 +69,15 @@ double sampled_column_span(const Context& ctx, const CsrView& s);
 // nnz indices (the `auto` rules for Sᵀ·B look at Sᵀ's row lengths). Synchronizes ctx's stream.
 std::vector<std::int64_t> transposed_row_offsets(const Context& ctx, const CsrView& s);
 
+// The device's L2 size in bytes.
+std::int64_t l2_bytes(const Context& ctx);
+
+// Offsets of rows [first, first + rows) of a CSR's row_ptr (device), rebased to start at 0
+// (rows + 1 entries on the device): the row_ptr of that row slice. Synchronizes ctx's stream.
+DeviceBuffer<std::int64_t> rebased_row_offsets(const Context& ctx, const std::int64_t* row_ptr,
+                                               std::int64_t first, std::int64_t rows);
+
+// dst[i] += src[i] for i < n, on ctx's stream (device pointers).
+void add_into(const Context& ctx, std::int64_t n, const float* src, float* dst);
+
 }  // namespace fk

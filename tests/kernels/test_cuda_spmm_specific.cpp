@@ -642,6 +642,56 @@ TEST(CudaSpmmSpecific, TeamsOfLanesOnFewLongRows) {
   }
 }
 
+// Sᵀ·B whose B outgrows L2 on transposes of very long rows goes to nnz_vsr (which the plan slices):
+// netflix's transpose from K = 128, not at K = 64, not ml-20m's shorter rows. Needs no device.
+TEST(CudaSpmmSpecific, AutoSlicedTransposedProduct) {
+  auto pick = [](int k, std::int64_t rows, double mean, double cv, std::int64_t cols) {
+    KernelProblem p = test::rule_problem(k, rows, mean, cv);
+    p.transposed = true;
+    p.sparse.cols = cols;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  for (int k : {128, 256, 512}) EXPECT_EQ(pick(k, 17770, 5655, 0.97, 480189), "cuda.spmm.nnz_vsr") << k;
+  EXPECT_NE(pick(64, 17770, 5655, 0.97, 480189), "cuda.spmm.nnz_vsr");
+  EXPECT_NE(pick(256, 26744, 748, 1.58, 138493), "cuda.spmm.nnz_vsr");
+  EXPECT_NE(pick(128, 17770, 5655, 0.97, 60000), "cuda.spmm.nnz_vsr");  // B fits in L2
+}
+
+// Sᵀ·B through row slices of S (kernels/registry.cpp, SlicedTransposePlan), forced on a small
+// matrix by a tiny slice budget: one slice, a few, one row per slice (K = 64: 256-byte B rows in a
+// 200-byte budget), empty rows (empty slices among them), run-time and S's own values, a second run
+// into the same C, and every variant that runs on the cached transpose. Needs a device.
+TEST(CudaSpmmSpecific, SlicedTransposedProduct) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  HostCsr s = test::random_pattern(700, 300, rng, [&](std::int64_t r) -> std::int64_t {
+    if (r >= 100 && r < 140) return 0;  // slices with no nonzeros at the smallest budgets
+    return std::int64_t(rng.below(60));
+  });
+  s.vals = test::random_dense(s.nnz(), rng);
+  for (long long budget : {1LL << 30, 4000LL, 200LL}) {
+    Context ctx(DeviceKind::kGpu);
+    ctx.set_transposed_slice_bytes(budget);
+    for (int k : {1, 4, 33, 64}) {
+      const HostDense<float> b = random_matrix(s.rows, k, rng);
+      const std::vector<float> v1 = test::random_dense(s.nnz(), rng), v2 = test::random_dense(s.nnz(), rng);
+      const Expected e1 = host_spmm(s, v1, b, Op::kTrans), e2 = host_spmm(s, v2, b, Op::kTrans);
+      const Expected eown = host_spmm(s, s.vals, b, Op::kTrans);
+      for (const std::string& v : {"auto", "cuda.spmm.vdl", "cuda.spmm.row_csc", "cuda.spmm.nnz_vsr",
+                                   "cuda.spmm.row_split"}) {
+        if (v != "auto" && !applies(v, s, k, Op::kTrans)) continue;
+        SCOPED_TRACE(v + " budget " + std::to_string(budget) + " K=" + std::to_string(k) +
+                     " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+        GpuCase g(ctx, s, k, Op::kTrans, v);
+        EXPECT_EQ(compare(g.run(&v1, b), e1, k), "") << "run-time values";
+        EXPECT_EQ(compare(g.run(nullptr, b), eown, k), "") << "own values";
+        EXPECT_EQ(compare(g.run_twice(v1, v2, b), e2, k), "") << "second run into the same C";
+      }
+    }
+  }
+}
+
 // Zipf-distributed columns: many columns repeat within a row panel, so ASpT stages them in shared
 // memory; K spans one slice, several slices with a tail, and the scalar slice path (K = 6, 36).
 TEST(CudaSpmmSpecific, ZipfColumnsFillAsptTiles) {
