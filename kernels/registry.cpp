@@ -154,9 +154,6 @@ void check_pattern(const CsrView& s, int k) {
   FK_CHECK(s.row_ptr != nullptr, "sparse matrix without row offsets");
 }
 
-// transposed_slice_rows: Sᵀ's mean row length per extra slice (below).
-constexpr double kSliceMinMeanPerExtraSlice = 12.0;
-
 // C = Sᵀ·B through a transposed copy of the pattern: the inner plan runs on Sᵀ (N x M); values
 // given in S's order are gathered through `perm` into Sᵀ's order before each run (on a GPU by a
 // ValueGather, which keeps the reads of an S larger than L2 local). The copy lives where S does: a
@@ -281,9 +278,12 @@ class SlicedTransposePlan : public SpmmPlan {
 // netflix, nytimes and ml-20m at K = 64-512, while row_split, whose split depends on the row
 // lengths that slicing shortens, ran 0.34-1.35x. A context's transposed_slice_bytes() > 0 replaces
 // the budget and drops the other conditions (tests).
+#if FK_WITH_CUDA
+// Sᵀ's mean row length per extra slice (above).
+constexpr double kSliceMinMeanPerExtraSlice = 12.0;
+
 std::int64_t transposed_slice_rows(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner) {
   if (!ctx.is_gpu() || s.rows == 0 || s.cols == 0) return 0;
-#if FK_WITH_CUDA
   const std::int64_t row_bytes = std::int64_t(k) * std::int64_t(sizeof(float));
   const std::int64_t b_bytes = s.rows * row_bytes;
   if (ctx.transposed_slice_bytes() > 0) {
@@ -297,12 +297,8 @@ std::int64_t transposed_slice_rows(const Context& ctx, const CsrView& s, int k, 
   const std::int64_t slices = (s.rows + slice_rows - 1) / slice_rows;
   const double t_mean = double(s.nnz) / double(s.cols);
   return t_mean >= kSliceMinMeanPerExtraSlice * double(slices - 1) ? slice_rows : 0;
-#else
-  (void)k;
-  (void)inner;
-  return 0;
-#endif
 }
+#endif
 
 }  // namespace
 
