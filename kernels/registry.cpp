@@ -279,8 +279,11 @@ class SlicedTransposePlan : public SpmmPlan {
 // lengths that slicing shortens, ran 0.34-1.35x. A context's transposed_slice_bytes() > 0 replaces
 // the budget and drops the other conditions (tests).
 #if FK_WITH_CUDA
-// Sᵀ's mean row length per extra slice (above).
+// Sᵀ's mean row length per extra slice (above), and at most this many slices: each run of nnz_vsr
+// has a fixed cost (zeroing C, its segment pass), and 120 slices of a uniform 2M x 20000 at
+// K = 256 ran 0.84x cuSPARSE (H200, checks/sliced-transpose).
 constexpr double kSliceMinMeanPerExtraSlice = 12.0;
+constexpr std::int64_t kMaxSlices = 64;
 
 std::int64_t transposed_slice_rows(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner) {
   if (!ctx.is_gpu() || s.rows == 0 || s.cols == 0) return 0;
@@ -295,6 +298,7 @@ std::int64_t transposed_slice_rows(const Context& ctx, const CsrView& s, int k, 
   if (b_bytes <= l2) return 0;
   const std::int64_t slice_rows = std::max<std::int64_t>(1, l2 / 3 / row_bytes);
   const std::int64_t slices = (s.rows + slice_rows - 1) / slice_rows;
+  if (slices > kMaxSlices) return 0;
   const double t_mean = double(s.nnz) / double(s.cols);
   return t_mean >= kSliceMinMeanPerExtraSlice * double(slices - 1) ? slice_rows : 0;
 }

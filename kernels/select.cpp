@@ -526,15 +526,22 @@ bool vdl_team_pays(const KernelProblem& p) {
 // 2026-11-26). netflix's transpose (17770 rows of 5655) at K = 128, 256, 512: sliced nnz_vsr 7.06,
 // 14.36, 34.2 ms against row_split's 11.07, 20.81, 40.47 unsliced (row_split sliced: 8.2, 18.7,
 // 52.3). ml-20m's (rows of 748) gained only 0.97-1.12x from the switch, so it keeps row_split;
-// nytimes's transposes already ran nnz_vsr and are sliced too (1.14-1.47x at K = 128-512). L2 is
-// taken as the H100/H200's 50 MiB (the plan reads the device's own).
+// nytimes's transposes already ran nnz_vsr and are sliced too (1.14-1.47x at K = 128-512). Out of
+// sample (same H200): even transposes (uniform 2M x 20000, clustered 1M x 10000; cv < 0.5) ran
+// sliced nnz_vsr at 0.84-1.29x cuSPARSE against row_csc's 1.20-1.56x, and worst with 60-120 slices
+// (each run of nnz_vsr has a fixed cost), so the rule keeps to uneven rows (netflix: cv 0.97), as
+// row_split's transposed rule does, and to at most kGpuSlicedMaxSlices slices. L2 is taken as the
+// H100/H200's 50 MiB (the plan reads the device's own).
 constexpr int kGpuSlicedTransposedMinK = 128;
 constexpr double kGpuSlicedTransposedMinMean = 1000.0;
 constexpr double kGpuL2Bytes = 50.0 * 1024 * 1024;
+constexpr double kGpuSlicedMaxSlices = 64.0;
 bool sliced_nnz_vsr_pays(const KernelProblem& p) {
-  return p.transposed && p.k >= kGpuSlicedTransposedMinK &&
-         double(p.sparse.cols) * p.k * 4.0 > kGpuL2Bytes &&
-         p.sparse.row_mean >= kGpuSlicedTransposedMinMean && p.sparse.row_cv <= kGpuSkewRowCv;
+  const double b_bytes = double(p.sparse.cols) * p.k * 4.0;
+  return p.transposed && p.k >= kGpuSlicedTransposedMinK && b_bytes > kGpuL2Bytes &&
+         std::ceil(b_bytes / (kGpuL2Bytes / 3)) <= kGpuSlicedMaxSlices &&
+         p.sparse.row_mean >= kGpuSlicedTransposedMinMean && p.sparse.row_cv >= kGpuRowSplitTransposedMinCv &&
+         p.sparse.row_cv <= kGpuSkewRowCv;
 }
 
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,

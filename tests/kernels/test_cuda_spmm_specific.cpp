@@ -642,8 +642,9 @@ TEST(CudaSpmmSpecific, TeamsOfLanesOnFewLongRows) {
   }
 }
 
-// Sᵀ·B whose B outgrows L2 on transposes of very long rows goes to nnz_vsr (which the plan slices):
-// netflix's transpose from K = 128, not at K = 64, not ml-20m's shorter rows. Needs no device.
+// Sᵀ·B whose B outgrows L2 on transposes of very long uneven rows goes to nnz_vsr (which the plan
+// slices): netflix's transpose from K = 128, not at K = 64, not ml-20m's shorter rows, not even
+// rows, not past 64 slices. Needs no device.
 TEST(CudaSpmmSpecific, AutoSlicedTransposedProduct) {
   auto pick = [](int k, std::int64_t rows, double mean, double cv, std::int64_t cols) {
     KernelProblem p = test::rule_problem(k, rows, mean, cv);
@@ -655,6 +656,10 @@ TEST(CudaSpmmSpecific, AutoSlicedTransposedProduct) {
   EXPECT_NE(pick(64, 17770, 5655, 0.97, 480189), "cuda.spmm.nnz_vsr");
   EXPECT_NE(pick(256, 26744, 748, 1.58, 138493), "cuda.spmm.nnz_vsr");
   EXPECT_NE(pick(128, 17770, 5655, 0.97, 60000), "cuda.spmm.nnz_vsr");  // B fits in L2
+  // Even transposes keep row_csc (out of sample: uniform 2M x 20000, 1.56x against 1.19x).
+  EXPECT_EQ(pick(128, 20000, 3000, 0.02, 2000000), "cuda.spmm.row_csc");
+  // More than 64 slices (netflix at K = 2048: B of 3.9 GB, 235 slices): not sliced nnz_vsr.
+  EXPECT_NE(pick(2048, 17770, 5655, 0.97, 480189), "cuda.spmm.nnz_vsr");
 }
 
 // Sᵀ·B through row slices of S (kernels/registry.cpp, SlicedTransposePlan), forced on a small
