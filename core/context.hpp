@@ -2,6 +2,7 @@
 // Context: where work runs. The first argument of every kernel-level call. It chooses the device,
 // sets the OpenMP thread count, and (on the GPU) owns the CUDA stream and lazily created library
 // handles. This header is host-only: CUDA types live in core/cuda/gpu_resources.cuh.
+#include <cstdint>
 #include <string>
 
 namespace fk {
@@ -49,15 +50,15 @@ class Context {
   // larger, so that each slice's gathers of B stay in L2 (kernels/registry.cpp). 0 (the default):
   // a third of the L2, and only where B outgrows the L2 and Sᵀ's rows are long enough to pay for
   // adding the slices' results. A positive value forces slicing above it (for tests).
-  void set_transposed_slice_bytes(long long bytes) { transposed_slice_bytes_ = bytes; }
-  long long transposed_slice_bytes() const { return transposed_slice_bytes_; }
+  void set_transposed_slice_bytes(std::int64_t bytes) { transposed_slice_bytes_ = bytes; }
+  std::int64_t transposed_slice_bytes() const { return transposed_slice_bytes_; }
 
  private:
   DeviceKind kind_ = DeviceKind::kCpu;
   int threads_ = 1;
   int gpu_id_ = 0;
   bool share_plan_choices_ = false;
-  long long transposed_slice_bytes_ = 0;
+  std::int64_t transposed_slice_bytes_ = 0;
   GpuResources* gpu_ = nullptr;  // owned; created only for GPU contexts
 };
 

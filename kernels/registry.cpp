@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "core/timer.hpp"
 #include "core/vector_csr.hpp"
+#include "kernels/transposed_slices.hpp"
 #if FK_WITH_CUDA
 #include "kernels/cuda/device_ops.hpp"
 #endif
@@ -218,7 +219,7 @@ class CachedTransposePlan : public SpmmPlan {
 // nonzero of Sᵀ; when B outgrows L2 and its rows have no hot set those gathers come from DRAM
 // (netflix at K = 256: 100 GB in 30 ms on an H100, its DRAM bandwidth). A slice's rows of B fit
 // in L2, so its gathers hit there after the first touch; the price is C added up once per slice
-// (add_into through a scratch C), which `transposed_slice_rows` weighs against the gathers.
+// (add_into through a scratch C), which `slice_rows_for` weighs against the gathers.
 class SlicedTransposePlan : public SpmmPlan {
  public:
   SlicedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner, Precision precision,
@@ -269,38 +270,21 @@ class SlicedTransposePlan : public SpmmPlan {
 };
 #endif
 
-// Rows of S per slice for a GPU Sᵀ·B plan of `inner`, or 0 for one cached transpose. Slices hold a
-// third of the L2 of B's rows, and apply where B (S's rows x K) outgrows the whole L2 and Sᵀ's rows
-// are long enough that their gathers outweigh adding C up once per slice: slice q's result costs
-// about three passes over C (Sᵀ's rows x K) against mean x K floats gathered per row of Sᵀ, so the
-// mean length of Sᵀ's rows must be at least 12 per extra slice (4x the passes). Only for nnz_vsr:
-// on an H200 (docs/benchmarks/checks/sliced-transpose) slicing took its Sᵀ·B 1.11-1.63x faster on
-// netflix, nytimes and ml-20m at K = 64-512, while row_split, whose split depends on the row
-// lengths that slicing shortens, ran 0.34-1.35x. A context's transposed_slice_bytes() > 0 replaces
-// the budget and drops the other conditions (tests).
+// Rows of S per slice for a GPU Sᵀ·B plan of `inner`, or 0 for one cached transpose
+// (kernels/transposed_slices.hpp, with the device's own L2). Only for nnz_vsr: on an H200
+// (docs/benchmarks/checks/sliced-transpose) slicing took its Sᵀ·B 1.11-1.63x faster on netflix,
+// nytimes and ml-20m at K = 64-512, while row_split, whose split depends on the row lengths that
+// slicing shortens, ran 0.34-1.35x. A context's transposed_slice_bytes() > 0 replaces the budget
+// and drops the other conditions (tests).
 #if FK_WITH_CUDA
-// Sᵀ's mean row length per extra slice (above), and at most this many slices: each run of nnz_vsr
-// has a fixed cost (zeroing C, its segment pass), and 120 slices of a uniform 2M x 20000 at
-// K = 256 ran 0.84x cuSPARSE (H200, checks/sliced-transpose).
-constexpr double kSliceMinMeanPerExtraSlice = 12.0;
-constexpr std::int64_t kMaxSlices = 64;
-
-std::int64_t transposed_slice_rows(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner) {
+std::int64_t slice_rows_for(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner) {
   if (!ctx.is_gpu() || s.rows == 0 || s.cols == 0) return 0;
-  const std::int64_t row_bytes = std::int64_t(k) * std::int64_t(sizeof(float));
-  const std::int64_t b_bytes = s.rows * row_bytes;
-  if (ctx.transposed_slice_bytes() > 0) {
-    const std::int64_t budget = ctx.transposed_slice_bytes();
-    return b_bytes > budget ? std::max<std::int64_t>(1, budget / row_bytes) : 0;
+  if (const std::int64_t budget = ctx.transposed_slice_bytes(); budget > 0) {
+    const std::int64_t row_bytes = std::int64_t(k) * std::int64_t(sizeof(float));
+    return s.rows * row_bytes > budget ? std::max<std::int64_t>(1, budget / row_bytes) : 0;
   }
   if (std::string(inner.name()) != "cuda.spmm.nnz_vsr") return 0;
-  const std::int64_t l2 = l2_bytes(ctx);
-  if (b_bytes <= l2) return 0;
-  const std::int64_t slice_rows = std::max<std::int64_t>(1, l2 / 3 / row_bytes);
-  const std::int64_t slices = (s.rows + slice_rows - 1) / slice_rows;
-  if (slices > kMaxSlices) return 0;
-  const double t_mean = double(s.nnz) / double(s.cols);
-  return t_mean >= kSliceMinMeanPerExtraSlice * double(slices - 1) ? slice_rows : 0;
+  return transposed_slice_rows(s.rows, k, double(s.nnz) / double(s.cols), l2_bytes(ctx));
 }
 #endif
 
@@ -355,7 +339,7 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op, 
     out.plan = out.variant->prepare_transposed(ctx, s, k);
     if (!out.plan) {
 #if FK_WITH_CUDA
-      if (const std::int64_t slice_rows = transposed_slice_rows(ctx, s, k, *out.variant); slice_rows > 0)
+      if (const std::int64_t slice_rows = slice_rows_for(ctx, s, k, *out.variant); slice_rows > 0)
         out.plan = std::make_unique<SlicedTransposePlan>(ctx, s, k, *out.variant, precision, slice_rows);
 #endif
       if (!out.plan) out.plan = std::make_unique<CachedTransposePlan>(ctx, s, k, *out.variant, precision);

@@ -8,6 +8,7 @@
 
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
+#include "kernels/transposed_slices.hpp"
 
 namespace fk {
 namespace {
@@ -530,18 +531,17 @@ bool vdl_team_pays(const KernelProblem& p) {
 // sample (same H200): even transposes (uniform 2M x 20000, clustered 1M x 10000; cv < 0.5) ran
 // sliced nnz_vsr at 0.84-1.29x cuSPARSE against row_csc's 1.20-1.56x, and worst with 60-120 slices
 // (each run of nnz_vsr has a fixed cost), so the rule keeps to uneven rows (netflix: cv 0.97), as
-// row_split's transposed rule does, and to at most kGpuSlicedMaxSlices slices. L2 is taken as the
-// H100/H200's 50 MiB (the plan reads the device's own).
+// row_split's transposed rule does, and to products the plan does slice (transposed_slices.hpp:
+// at most 64 slices). L2 is taken as the H100/H200's 50 MiB (the plan reads the device's own).
 constexpr int kGpuSlicedTransposedMinK = 128;
 constexpr double kGpuSlicedTransposedMinMean = 1000.0;
-constexpr double kGpuL2Bytes = 50.0 * 1024 * 1024;
-constexpr double kGpuSlicedMaxSlices = 64.0;
+constexpr std::int64_t kGpuL2Bytes = std::int64_t(50) * 1024 * 1024;
 bool sliced_nnz_vsr_pays(const KernelProblem& p) {
-  const double b_bytes = double(p.sparse.cols) * p.k * 4.0;
-  return p.transposed && p.k >= kGpuSlicedTransposedMinK && b_bytes > kGpuL2Bytes &&
-         std::ceil(b_bytes / (kGpuL2Bytes / 3)) <= kGpuSlicedMaxSlices &&
+  // The rules see Sᵀ: its columns are S's rows, the rows of B.
+  return p.transposed && p.k >= kGpuSlicedTransposedMinK &&
          p.sparse.row_mean >= kGpuSlicedTransposedMinMean && p.sparse.row_cv >= kGpuRowSplitTransposedMinCv &&
-         p.sparse.row_cv <= kGpuSkewRowCv;
+         p.sparse.row_cv <= kGpuSkewRowCv &&
+         transposed_slice_rows(p.sparse.cols, p.k, p.sparse.row_mean, kGpuL2Bytes) > 0;
 }
 
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,

@@ -675,7 +675,7 @@ TEST(CudaSpmmSpecific, SlicedTransposedProduct) {
     return std::int64_t(rng.below(60));
   });
   s.vals = test::random_dense(s.nnz(), rng);
-  for (long long budget : {1LL << 30, 4000LL, 200LL}) {
+  for (std::int64_t budget : {std::int64_t(1) << 30, std::int64_t(4000), std::int64_t(200)}) {
     Context ctx(DeviceKind::kGpu);
     ctx.set_transposed_slice_bytes(budget);
     for (int k : {1, 4, 33, 64}) {
