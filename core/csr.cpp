@@ -120,6 +120,7 @@ SparseFeatures features(const CsrView& csr) {
   for (std::int64_t j = 0; j < csr.nnz; ++j) seen[csr.col_idx[j]] = 1;
   f.nonempty_cols = std::count(seen.begin(), seen.end(), 1);
   f.col_span = sampled_column_span(csr);
+  f.neighbour_share = sampled_neighbour_share(csr);
   return f;
 }
 
@@ -137,6 +138,29 @@ double sampled_column_span(const CsrView& csr) {
       hi = std::max(hi, csr.col_idx[j]);
     }
     sum += double(hi - lo + 1) / double(csr.cols);
+    ++counted;
+  }
+  return counted > 0 ? sum / double(counted) : 1.0;
+}
+
+double sampled_neighbour_share(const CsrView& csr) {
+  const std::int64_t n = std::min(csr.rows - 1, kNeighbourSampleRows);
+  double sum = 0;
+  std::int64_t counted = 0;
+  std::vector<std::int32_t> prev;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t r = 1 + i * (csr.rows - 1) / n;
+    const std::int64_t p0 = csr.row_ptr[r - 1];
+    const std::int64_t p1 = std::min(csr.row_ptr[r], p0 + kNeighbourPrevEntries);
+    const std::int64_t r0 = csr.row_ptr[r];
+    const std::int64_t r1 = std::min(csr.row_ptr[r + 1], r0 + kNeighbourRowEntries);
+    if (p0 == p1 || r0 == r1) continue;
+    prev.assign(csr.col_idx + p0, csr.col_idx + p1);
+    std::sort(prev.begin(), prev.end());
+    std::int64_t hits = 0;
+    for (std::int64_t j = r0; j < r1; ++j)
+      hits += std::binary_search(prev.begin(), prev.end(), csr.col_idx[j]);
+    sum += double(hits) / double(r1 - r0);
     ++counted;
   }
   return counted > 0 ? sum / double(counted) : 1.0;

@@ -76,6 +76,13 @@ struct SparseFeatures {
   // patterns (consecutive rows read nearby rows of B), near 1 for documents and ratings; 1 when
   // not measured (no sampled row has a nonzero).
   double col_span = 1.0;
+  // How much a row's columns repeat its predecessor's: the mean, over up to
+  // kNeighbourSampleRows evenly spaced rows r >= 1 where rows r and r - 1 both have nonzeros, of
+  // the share of row r's first kNeighbourRowEntries entries whose column occurs among row r - 1's
+  // first kNeighbourPrevEntries. Near 0.5 for banded and clustered patterns (rows that run
+  // together on a GPU reuse one another's rows of B from L1), 0.002 for uniform random columns,
+  // 0.02-0.16 for the report's ratings and documents; 1 when not measured.
+  double neighbour_share = 1.0;
 };
 SparseFeatures features(const CsrView& csr);
 
@@ -83,5 +90,13 @@ SparseFeatures features(const CsrView& csr);
 constexpr std::int64_t kColumnSpanSampleRows = 4096;
 // col_span of a host pattern (the device twin is in kernels/cuda/device_ops.hpp).
 double sampled_column_span(const CsrView& csr);
+
+// Rows sampled for SparseFeatures::neighbour_share: row 1 + i * (rows - 1) / n for
+// i < n = min(rows - 1, this), and how many entries of the row and of its predecessor count.
+constexpr std::int64_t kNeighbourSampleRows = 1024;
+constexpr std::int64_t kNeighbourRowEntries = 256;
+constexpr std::int64_t kNeighbourPrevEntries = 2048;
+// neighbour_share of a host pattern (the device twin is in kernels/cuda/device_ops.hpp).
+double sampled_neighbour_share(const CsrView& csr);
 
 }  // namespace fk

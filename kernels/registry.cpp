@@ -79,7 +79,7 @@ SparseFeatures row_features(std::int64_t rows, std::int64_t cols, std::int64_t n
 }
 
 // Row statistics of S wherever it lives: a device pattern's row offsets are copied to the host
-// (8 bytes per row, once per plan); its column span is sampled on the device.
+// (8 bytes per row, once per plan); its column span and neighbour share are sampled on the device.
 SparseFeatures pattern_features(const Context& ctx, const CsrView& s) {
   if (!ctx.is_gpu()) return features(s);
   std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(s.rows) + 1);
@@ -87,6 +87,7 @@ SparseFeatures pattern_features(const Context& ctx, const CsrView& s) {
   SparseFeatures f = row_features(s.rows, s.cols, s.nnz, row_ptr.data());
 #if FK_WITH_CUDA
   f.col_span = sampled_column_span(ctx, s);
+  f.neighbour_share = sampled_neighbour_share(ctx, s);
 #endif
   return f;
 }

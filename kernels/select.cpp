@@ -407,7 +407,10 @@ bool row_split_pays(const KernelProblem& p) {
 //   K = 4); with more panels or skewed rows (power-law) 0.3-0.9x. At K = 1 it beat cuSPARSE where x
 //   outgrows L1 and rows do not share columns (nytimes, 102660 columns: 1.35x; a uniform 300K x
 //   100K, out of sample: 2.06x), but a clustered 200K x 100K, whose neighbouring rows reuse x in
-//   L1, ran 0.70x, and no feature here tells the two apart: cuSPARSE keeps K = 1.
+//   L1, ran 0.70x. SparseFeatures::neighbour_share tells them apart: 0.16 (nytimes) and 0.002
+//   (uniform) against 0.42 (clustered; a banded 300K x 300K, 0.42x, has 0.50), so K = 1 takes
+//   panel on more than 65536 columns, rows of mean >= 100 and a share of at most 0.3 (fitted on
+//   those four; the out-of-sample check is in docs/benchmarks/checks/spmv-neighbours).
 constexpr int kGpuPanelMaxK = 4;
 constexpr double kGpuPanelFloats = 58112.0;
 constexpr double kGpuPanelMinNnz = 500e3;
@@ -418,6 +421,9 @@ constexpr double kGpuPanelTransposedWideMinMean = 2000.0;
 constexpr double kGpuPanelMinNnzNoTrans = 2e6;
 constexpr double kGpuPanelMaxPanels = 2.0;
 constexpr double kGpuPanelEvenCv = 1.0;
+constexpr double kGpuPanelSpmvMinCols = 65536.0;
+constexpr double kGpuPanelSpmvMinMean = 100.0;
+constexpr double kGpuPanelSpmvMaxNeighbourShare = 0.3;
 bool panel_pays(const KernelProblem& p) {
   if (p.k > kGpuPanelMaxK || double(p.sparse.nnz) < kGpuPanelMinNnz) return false;
   // The panelled side is S's columns: Sᵀ's rows for the transposed product.
@@ -431,8 +437,12 @@ bool panel_pays(const KernelProblem& p) {
     return p.k <= 2 ||
            (panels <= kGpuPanelMaxPanels && p.sparse.row_mean >= kGpuPanelTransposedWideMinMean);
   }
-  return p.k > 1 && double(p.sparse.nnz) >= kGpuPanelMinNnzNoTrans &&
-         panels <= kGpuPanelMaxPanels && p.sparse.row_cv <= kGpuPanelEvenCv;
+  if (double(p.sparse.nnz) < kGpuPanelMinNnzNoTrans || panels > kGpuPanelMaxPanels ||
+      p.sparse.row_cv > kGpuPanelEvenCv)
+    return false;
+  return p.k > 1 || (double(p.sparse.cols) > kGpuPanelSpmvMinCols &&
+                     p.sparse.row_mean >= kGpuPanelSpmvMinMean &&
+                     p.sparse.neighbour_share <= kGpuPanelSpmvMaxNeighbourShare);
 }
 
 // Low precision: when the caller accepts fp16/bf16 operands and S is exactly V x 1 structured

@@ -15,7 +15,7 @@ namespace fk::bench {
 namespace {
 
 const char* const kHeader =
-    "op,form,matrix,m,n,nnz,k,device,rows,row_mean,row_cv,row_max,auto_pick";
+    "op,form,matrix,m,n,nnz,k,device,rows,row_mean,row_cv,row_max,col_span,neighbour_share,auto_pick";
 
 std::string number(double x) {
   std::ostringstream os;
@@ -35,7 +35,9 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
                                                            Op::kTrans) != o.spmm_ops.end();
   if (needs_t) {
     of_t = features(transpose(matrix.s.view()).view());
-    of_t.col_span = SparseFeatures{}.col_span;  // as in the plans, which do not sample Sᵀ's span
+    // As in the plans, which sample neither of these for Sᵀ.
+    of_t.col_span = SparseFeatures{}.col_span;
+    of_t.neighbour_share = SparseFeatures{}.neighbour_share;
   }
 
   std::ofstream csv;
@@ -69,7 +71,8 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
       const SparseFeatures& f = p.sparse;
       os << "  " << to_string(o.op) << " " << c.form << " K=" << k << ": " << pick << "  (rows "
          << f.rows << ", row mean " << number(f.row_mean) << ", cv " << number(f.row_cv) << ", max "
-         << f.row_max << ", column span " << number(f.col_span) << ")\n";
+         << f.row_max << ", column span " << number(f.col_span) << ", neighbour share "
+         << number(f.neighbour_share) << ")\n";
       if (csv.is_open()) {
         const std::vector<std::string> fields = {to_string(o.op),
                                                  c.form,
@@ -83,6 +86,8 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
                                                  number(f.row_mean),
                                                  number(f.row_cv),
                                                  std::to_string(f.row_max),
+                                                 number(f.col_span),
+                                                 number(f.neighbour_share),
                                                  pick};
         for (std::size_t i = 0; i < fields.size(); ++i)
           csv << (i ? "," : "") << io::csv_escape(fields[i]);

@@ -65,7 +65,7 @@ void add_option_groups(po::options_description& out) {
        "print the variant 'auto' chooses for each K (and form or op) on --device (gpu when auto), with the "
        "matrix features its rules read, then exit: nothing is prepared or run, so no GPU is needed. With "
        "--csv, one row per choice (op, form, matrix, m, n, nnz, k, device, rows, row_mean, row_cv, row_max, "
-       "auto_pick)")
+       "col_span, neighbour_share, auto_pick)")
       ("help,h", "print this help, then exit");
 
   out.add(source).add(run).add(info);

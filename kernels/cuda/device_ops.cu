@@ -204,6 +204,42 @@ __global__ void column_span_kernel(const std::int64_t* __restrict__ row_ptr,
   }
 }
 
+// For sampled row r = 1 + i * (rows - 1) / n (block i): how many of its first kNeighbourRowEntries
+// entries have a column among row r - 1's first kNeighbourPrevEntries (hits[i]), and how many
+// entries were looked at (looked[i]; 0 when either row is empty). The predecessor's columns sit
+// in shared memory and every thread scans them for its entries: at most 256 x 2048 comparisons.
+__global__ void neighbour_share_kernel(const std::int64_t* __restrict__ row_ptr,
+                                       const std::int32_t* __restrict__ col_idx, std::int64_t rows,
+                                       std::int64_t n, std::int32_t* __restrict__ hits,
+                                       std::int32_t* __restrict__ looked) {
+  __shared__ std::int32_t prev_s[kNeighbourPrevEntries];
+  __shared__ int hits_s[32];
+  const std::int64_t r = 1 + std::int64_t(blockIdx.x) * (rows - 1) / n;
+  const std::int64_t p0 = row_ptr[r - 1];
+  const int prev = int(min(row_ptr[r] - p0, kNeighbourPrevEntries));
+  const std::int64_t r0 = row_ptr[r];
+  const int len = int(min(row_ptr[r + 1] - r0, kNeighbourRowEntries));
+  for (int j = threadIdx.x; j < prev; j += blockDim.x) prev_s[j] = col_idx[p0 + j];
+  __syncthreads();
+  int found = 0;
+  for (int j = threadIdx.x; j < len; j += blockDim.x) {
+    const std::int32_t c = col_idx[r0 + j];
+    bool in_prev = false;
+    for (int q = 0; q < prev && !in_prev; ++q) in_prev = prev_s[q] == c;
+    found += in_prev;
+  }
+  for (int off = 16; off > 0; off >>= 1) found += __shfl_down_sync(0xffffffffu, found, off);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  if (lane == 0) hits_s[warp] = found;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < int(blockDim.x >> 5); ++w) found += hits_s[w];
+    const bool counted = prev > 0 && len > 0;
+    hits[blockIdx.x] = counted ? found : 0;
+    looked[blockIdx.x] = counted ? len : 0;
+  }
+}
+
 // Bits that hold every column index in [0, cols) (at least one, so that the sort has a pass).
 int column_bits(std::int64_t cols) {
   int bits = 1;
@@ -328,6 +364,29 @@ double sampled_column_span(const Context& ctx, const CsrView& s) {
   for (double x : host)
     if (x >= 0) {
       sum += x;
+      ++counted;
+    }
+  return counted > 0 ? sum / double(counted) : 1.0;
+}
+
+double sampled_neighbour_share(const Context& ctx, const CsrView& s) {
+  FK_CHECK(ctx.is_gpu(), "sampled_neighbour_share needs a GPU context, not " << ctx.describe());
+  const std::int64_t n = std::min(s.rows - 1, kNeighbourSampleRows);
+  if (n <= 0 || s.nnz == 0) return 1.0;
+  const cudaStream_t stream = stream_of(ctx);
+  DeviceBuffer<std::int32_t> hits(n), looked(n);
+  neighbour_share_kernel<<<static_cast<unsigned>(n), 128, 0, stream>>>(
+      s.row_ptr, s.col_idx, s.rows, n, hits.data(), looked.data());
+  FK_CUDA_CHECK_LAUNCH();
+  std::vector<std::int32_t> h(static_cast<std::size_t>(n)), l(static_cast<std::size_t>(n));
+  FK_CUDA_CHECK(cudaMemcpyAsync(h.data(), hits.data(), hits.bytes(), cudaMemcpyDeviceToHost, stream));
+  FK_CUDA_CHECK(cudaMemcpyAsync(l.data(), looked.data(), looked.bytes(), cudaMemcpyDeviceToHost, stream));
+  FK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  double sum = 0;
+  std::int64_t counted = 0;
+  for (std::size_t i = 0; i < h.size(); ++i)
+    if (l[i] > 0) {
+      sum += double(h[i]) / double(l[i]);
       ++counted;
     }
   return counted > 0 ? sum / double(counted) : 1.0;

@@ -64,6 +64,11 @@ DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<st
 // host averages the spans in the same order. Synchronizes ctx's stream.
 double sampled_column_span(const Context& ctx, const CsrView& s);
 
+// SparseFeatures::neighbour_share of a device pattern, equal to sampled_neighbour_share()
+// (core/csr.hpp) on a host copy: one thread block per sampled row counts its entries found in its
+// predecessor, and the host averages the shares in the same order. Synchronizes ctx's stream.
+double sampled_neighbour_share(const Context& ctx, const CsrView& s);
+
 // Sᵀ's row offsets on the host (cols + 1 entries: the prefix sums of S's column counts), counted on
 // the device from `s`'s column indices, so only cols + 1 numbers cross to the host instead of the
 // nnz indices (the `auto` rules for Sᵀ·B look at Sᵀ's row lengths). Synchronizes ctx's stream.

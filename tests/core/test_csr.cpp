@@ -114,5 +114,42 @@ TEST(Csr, ColumnSpan) {
   EXPECT_DOUBLE_EQ(sampled_column_span(empty.view()), 1.0);
 }
 
+// The neighbour share: rows 1 and 3 of {0-3}, {2-5}, {}, {7}: row 1 finds 2 of its 4 columns in
+// row 0; row 2 is empty and row 3's predecessor is, so neither counts.
+TEST(Csr, NeighbourShareSmallExact) {
+  HostCsr m;
+  m.rows = 4;
+  m.cols = 8;
+  m.row_ptr = {0, 4, 8, 8, 9};
+  m.col_idx = {3, 1, 0, 2, 5, 2, 4, 3, 7};  // unsorted rows are fine
+  EXPECT_DOUBLE_EQ(sampled_neighbour_share(m.view()), 0.5);
+  EXPECT_DOUBLE_EQ(features(m.view()).neighbour_share, 0.5);
+}
+
+// Only a row's first kNeighbourRowEntries entries count, looked up among its predecessor's first
+// kNeighbourPrevEntries: row 1 holds 2000-2299 and row 0 0-2999, so 2000-2255 are looked up and
+// 2000-2047 found. A band of 5 finds 4 of 5 (rows far from the edges), disjoint rows none, and
+// one row or no nonzeros measure nothing (1).
+TEST(Csr, NeighbourShareCapsAndShapes) {
+  HostCsr capped = test::regular_pattern(2, 4000, 3000, [](std::int64_t r, std::int64_t j) {
+    return r == 0 ? j : (j < 300 ? 2000 + j : 3700 + (j - 300) % 300);
+  });
+  capped.row_ptr = {0, 3000, 3300};
+  capped.col_idx.resize(3300);
+  EXPECT_DOUBLE_EQ(sampled_neighbour_share(capped.view()), 48.0 / 256.0);
+  const std::int64_t n = 5000;
+  HostCsr band = test::regular_pattern(n, n + 4, 5, [](std::int64_t r, std::int64_t j) { return r + j; });
+  EXPECT_NEAR(sampled_neighbour_share(band.view()), 0.8, 1e-12);
+  HostCsr disjoint = test::regular_pattern(n, 2 * n, 2, [](std::int64_t r, std::int64_t j) { return 2 * r + j; });
+  EXPECT_DOUBLE_EQ(sampled_neighbour_share(disjoint.view()), 0.0);
+  HostCsr one = test::regular_pattern(1, 10, 3, [](std::int64_t, std::int64_t j) { return j; });
+  EXPECT_DOUBLE_EQ(sampled_neighbour_share(one.view()), 1.0);
+  HostCsr empty;
+  empty.rows = 50;
+  empty.cols = 7;
+  empty.row_ptr.assign(51, 0);
+  EXPECT_DOUBLE_EQ(sampled_neighbour_share(empty.view()), 1.0);
+}
+
 }  // namespace
 }  // namespace fk

@@ -277,21 +277,25 @@ TEST(CudaSpmmSpecific, AutoPanelAtSmallK) {
     const char* what;
     std::int64_t m, n;  // S
     double nnz, s_mean, s_cv, t_mean, t_cv;
+    double share;  // S's neighbour share (fk-bench --explain-auto)
   };
-  const Case netflix{"netflix", 480189, 17770, 100.48e6, 209, 0.71, 5654, 0.97};
-  const Case nytimes{"nytimes", 300000, 102660, 69.09e6, 230, 0.56, 673, 7.9};
-  const Case ml20m{"ml-20m", 138493, 26744, 20.0e6, 144, 0.74, 748, 1.58};
-  const Case nips{"nips", 1500, 12419, 749e3, 499, 0.25, 60, 2.5};
-  const Case uniform{"uniform 2M x 20000", 2000000, 20000, 60e6, 30, 0.18, 3000, 0.02};
-  const Case powerlaw{"power-law 500K x 100K", 500000, 100000, 30e6, 60, 17.5, 300, 7.1};
-  const Case banded{"banded 300K x 300K", 300000, 300000, 60e6, 200, 0.0, 200, 0.05};
-  const Case final_dense{"DLMC final_dense", 1000, 2048, 204.8e3, 205, 0.25, 100, 0.31};
+  const Case netflix{"netflix", 480189, 17770, 100.48e6, 209, 0.71, 5654, 0.97, 0.023};
+  const Case nytimes{"nytimes", 300000, 102660, 69.09e6, 230, 0.56, 673, 7.9, 0.160};
+  const Case ml20m{"ml-20m", 138493, 26744, 20.0e6, 144, 0.74, 748, 1.58, 0.020};
+  const Case nips{"nips", 1500, 12419, 749e3, 499, 0.25, 60, 2.5, 0.296};
+  const Case uniform{"uniform 2M x 20000", 2000000, 20000, 60e6, 30, 0.18, 3000, 0.02, 0.001};
+  const Case wide{"uniform 300K x 100K", 300000, 100000, 60e6, 200, 0.07, 600, 0.04, 0.002};
+  const Case clustered{"clustered 200K x 100K", 200000, 100000, 20e6, 100, 0.1, 200, 0.3, 0.416};
+  const Case powerlaw{"power-law 500K x 100K", 500000, 100000, 30e6, 60, 17.5, 300, 7.1, 0.096};
+  const Case banded{"banded 300K x 300K", 300000, 300000, 60e6, 200, 0.0, 200, 0.05, 0.498};
+  const Case final_dense{"DLMC final_dense", 1000, 2048, 204.8e3, 205, 0.25, 100, 0.31, 0.2};
   auto pick = [](const Case& c, int k, bool transposed) {
     KernelProblem p = transposed ? test::rule_problem(k, c.n, c.t_mean, c.t_cv)
                                  : test::rule_problem(k, c.m, c.s_mean, c.s_cv);
     p.sparse.cols = transposed ? c.m : c.n;
     p.sparse.nnz = std::int64_t(c.nnz);
     p.sparse.density = c.nnz / (double(c.m) * double(c.n));
+    if (!transposed) p.sparse.neighbour_share = c.share;  // the plans measure S's alone
     p.transposed = transposed;
     return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name()) == "cuda.spmm.panel";
   };
@@ -299,12 +303,16 @@ TEST(CudaSpmmSpecific, AutoPanelAtSmallK) {
     const Case& c;
     bool n1, n2, n4, t1, t2, t4;  // panel for S·B and Sᵀ·B at K = 1, 2, 4
   };
+  // S·B at K = 1 only where x outgrows L1 and neighbouring rows share few columns: nytimes and
+  // the uniform 300K x 100K, not the clustered or banded ones, nor where x fits in L1.
   const Want wants[] = {
       {netflix, false, true, true, true, true, true},
-      {nytimes, false, false, false, true, true, false},
+      {nytimes, true, false, false, true, true, false},
       {ml20m, false, true, true, true, true, false},
       {nips, false, false, false, true, true, false},
       {uniform, false, true, true, true, true, true},
+      {wide, true, false, false, true, true, false},  // K = 2-4: 4-7 panels
+      {clustered, false, false, false, true, true, false},
       {powerlaw, false, false, false, false, false, false},
       {banded, false, false, false, false, false, false},
       {final_dense, false, false, false, false, false, false},
@@ -318,6 +326,11 @@ TEST(CudaSpmmSpecific, AutoPanelAtSmallK) {
     EXPECT_EQ(pick(w.c, 4, true), w.t4) << w.c.what << " Sᵀ·B K=4";
     EXPECT_FALSE(pick(w.c, 5, true)) << w.c.what << " K=5";
   }
+  // Unmeasured (1, as for hand-built problems) counts as shared: K = 1 stays with the others.
+  KernelProblem unmeasured = test::rule_problem(1, nytimes.m, nytimes.s_mean, nytimes.s_cv);
+  unmeasured.sparse.cols = nytimes.n;
+  unmeasured.sparse.nnz = std::int64_t(nytimes.nnz);
+  EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, unmeasured).name(), "cuda.spmm.panel");
 }
 
 // GPU `auto` for S·B on large matrices of very short rows (kernels/select.cpp): nnz_vsr at
