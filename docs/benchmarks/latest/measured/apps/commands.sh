@@ -1,6 +1,6 @@
 # The commands scripts/report.sh ran, in order, from the repository root (FK_ROOT).
 # FK_SHARED_DATA=/work/main/.carry/data
-# scripts/report.sh --measure-only --only apps --bin .carry/bin --commit 4f6512e --out /tmp/app/apps
+# scripts/report.sh --measure-only --only apps --bin .carry/bin --commit 22dff74 --out /tmp/app/apps
 (cd "$FK_ROOT" && /work/main/.carry/bin/fk-lda --config configs/lda-default.ini --compare --out /tmp/app/apps/apps/lda-default/run)
 (cd "$FK_ROOT" && /work/main/.carry/bin/fk-lda --config configs/lda-nytimes.ini --compare --out /tmp/app/apps/apps/lda-nytimes/run --iters 3)
 (cd "$FK_ROOT" && /work/main/.carry/bin/fk-als --config configs/als-ml100k.ini --compare --out /tmp/app/apps/apps/als-ml100k/run --input /work/main/.carry/data/movielens-100k/u.data)
