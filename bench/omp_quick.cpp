@@ -300,17 +300,20 @@ double best(const Contender& c) {
   return *std::min_element(v.begin(), v.end());
 }
 
-// ASpT parameter grid for --sweep: panel rows x threshold x tile bytes.
+// ASpT parameter grid for --sweep: panel rows x tile bytes x the B bytes that row-by-row order
+// keeps in cache (AsptParams::cached_b_bytes), with the default threshold of 2.
 template <typename Make>
 void add_sweep(int k, Make make) {
-  for (std::int64_t pr : {16, 32, 64, 128, 256})
-    for (std::int64_t th : {2, 4})
-      for (std::int64_t tb : {128 << 10, 512 << 10, 2048 << 10}) {
+  for (std::int64_t pr : {64, 256})
+    for (std::int64_t tb : {32 << 10, 128 << 10, 512 << 10})
+      for (std::int64_t cached : {256 << 10, 512 << 10, 3072 << 10}) {
         fk::aspt::AsptParams p;
         p.panel_rows = pr;
-        p.heavy_threshold = th;
         p.tile_cols = std::max<std::int64_t>(8, tb / (4 * k));
-        make("aspt[p" + std::to_string(pr) + "/t" + std::to_string(th) + "/b" + std::to_string(tb >> 10) + "K]", p);
+        p.cached_b_bytes = cached;
+        make("aspt[p" + std::to_string(pr) + "/b" + std::to_string(tb >> 10) + "K/c" +
+                 std::to_string(cached >> 10) + "K]",
+             p);
       }
 }
 
@@ -371,7 +374,7 @@ void bench_sddmm(const Matrix& m, int k, const Options& o, Results& res) {
   info.features = fk::features(sv);
   info.auto_name = fk::make_sddmm_plan(ctx, sv, k, "auto").variant->name();
   info.aspt_prep_ms = es[1].prep_ms;
-  info.heavy_share = fk::aspt::build_aspt_tiling(sv, fk::aspt::resolve_params({}, m.s.rows, k, omp_get_max_threads()))
+  info.heavy_share = fk::aspt::build_aspt_tiling(sv, fk::aspt::resolve_params(fk::aspt::with_quarter_l2_tiles({}, k), m.s.rows, m.s.cols, m.s.nnz(), k, omp_get_max_threads()))
                          .heavy_fraction();
   for (auto& e : es) info.max_err = std::max(info.max_err, err_vs(e.out, want, bound));
 }
@@ -441,7 +444,7 @@ void bench_spmm(const Matrix& m, int k, const Options& o, Results& res) {
   info.features = fk::features(sv);
   info.auto_name = fk::make_spmm_plan(ctx, sv, k, fk::Op::kNoTrans, "auto").variant->name();
   info.aspt_prep_ms = es[2].prep_ms;
-  info.heavy_share = fk::aspt::build_aspt_tiling(sv, fk::aspt::resolve_params({}, m.s.rows, k, omp_get_max_threads()))
+  info.heavy_share = fk::aspt::build_aspt_tiling(sv, fk::aspt::resolve_params({}, m.s.rows, m.s.cols, m.s.nnz(), k, omp_get_max_threads()))
                          .heavy_fraction();
   for (auto& e : es) info.max_err = std::max(info.max_err, err_vs(e.c.storage(), want, bound));
   info.max_err = std::max(info.max_err, err_vs(ec_store.storage(), want, bound));

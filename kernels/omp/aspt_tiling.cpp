@@ -1,18 +1,18 @@
 #include "kernels/omp/aspt_tiling.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
+
+#include <unistd.h>
 
 #include "core/error.hpp"
 
 namespace fk::aspt {
 namespace {
 
-// Defaults measured with bench/omp_quick --sweep (docs/benchmarks/cpu-notes.md, "ASpT parameters")
-// on a core with a 2 MiB L2.
+// Defaults measured with bench/omp_quick --sweep (docs/benchmarks/checks/cpu-aspt-caches).
 //
-// B rows of one dense tile stay in L2 next to the panel's A (SDDMM) or C (SpMM) rows.
-constexpr std::int64_t kTileBytes = 512 * 1024;
 // The panel's A or C rows (panel_rows x K floats) take about this much beside the tile; more rows
 // give every heavy B row more reuse (256-row panels beat 64-row ones by 20% at K = 256).
 constexpr std::int64_t kPanelBytes = 256 * 1024;
@@ -20,9 +20,18 @@ constexpr std::int64_t kMinPanelRows = 16, kMaxPanelRows = 512;
 // Panels per thread at least, so that dynamic scheduling can balance uneven panels.
 constexpr std::int64_t kPanelsPerThread = 2;
 constexpr std::int64_t kHeavyThreshold = 2;
-// B rows that row-by-row processing finds again in cache (AsptParams::cached_b_bytes): tiling a
-// 1.2 MiB B slowed SpMM down by 1.7x, a 2.4 MiB B was even, a 4.7 MiB B gained 1.5-1.8x.
-constexpr std::int64_t kCachedBBytes = 3 * 1024 * 1024;
+// Entries per (row, tile) that a dense tile aims at. On this project's 2-core machine (32 KiB L1,
+// 512 KiB L2 per core) the best tile of the DLMC layers at K = 128 and 256 was the one holding
+// about 16 of a row's entries: 32-64 columns at 50% density (1.6x over 512 KiB tiles), 128-256
+// at 10%, where 32 KiB tiles left 3-6 entries per row and ran up to 18% slower.
+constexpr double kTileRowEntries = 16.0;
+constexpr std::int64_t kDefaultL1Bytes = 32 * 1024, kDefaultL2Bytes = 512 * 1024;
+// B rows count as cached (AsptParams::cached_b_bytes) while they fit in the L2 for rows of at
+// least this many bytes (K >= 128), and in proportionally more below: a short row's reuse saves
+// less than a (row, tile) pair's bookkeeping costs. Measured on the 2-core machine: with the L2
+// as the limit at every K, the DLMC layers gained 1.1-2.1x at K = 128 and 256 but lost up to 1.7x
+// at K = 32 (B of 590 KB) and 0-24% at K = 64.
+constexpr std::int64_t kFullReuseRowBytes = 512;
 // Heavy entries per (row, tile) of a tiled panel, on average: a synthetic clustered matrix and a
 // uniform one (2-4 per pair) ran 10-17% slower tiled; DLMC layers at K = 256 (about 40) gain 1.8x.
 constexpr std::int64_t kMinTileRowNnz = 8;
@@ -49,9 +58,29 @@ bool panel_dense_enough(std::int64_t heavy_entries, std::int64_t rows, std::int6
 
 }  // namespace
 
-AsptParams resolve_params(AsptParams p, std::int64_t rows, int k, int threads) {
+CoreCaches host_core_caches() {
+  CoreCaches c{kDefaultL1Bytes, kDefaultL2Bytes};
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+  if (const long v = sysconf(_SC_LEVEL1_DCACHE_SIZE); v > 0) c.l1d_bytes = v;
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  if (const long v = sysconf(_SC_LEVEL2_CACHE_SIZE); v > 0) c.l2_bytes = v;
+#endif
+  return c;
+}
+
+AsptParams resolve_params(AsptParams p, std::int64_t rows, std::int64_t cols, std::int64_t nnz, int k,
+                          int threads, const CoreCaches& caches) {
   const std::int64_t row_bytes = std::max<std::int64_t>(1, k) * std::int64_t(sizeof(float));
-  if (p.tile_cols <= 0) p.tile_cols = std::max<std::int64_t>(8, kTileBytes / row_bytes);
+  const std::int64_t l1 = std::max<std::int64_t>(1, caches.l1d_bytes);
+  const std::int64_t l2 = std::max<std::int64_t>(l1, caches.l2_bytes);
+  if (p.tile_cols <= 0) {
+    const double cells = double(std::max<std::int64_t>(1, rows)) * double(std::max<std::int64_t>(1, cols));
+    const double density = std::max(double(nnz) / cells, 1e-12);
+    const double want_bytes = kTileRowEntries / density * double(row_bytes);
+    const double bytes = std::clamp(want_bytes, double(l1), double(std::max(l1, l2 / 4)));
+    p.tile_cols = std::max<std::int64_t>(8, std::llround(bytes / double(row_bytes)));
+  }
   if (p.panel_rows <= 0) {
     std::int64_t pr = std::clamp(kPanelBytes / row_bytes, kMinPanelRows, kMaxPanelRows);
     const std::int64_t want_panels = kPanelsPerThread * std::max(1, threads);
@@ -60,8 +89,16 @@ AsptParams resolve_params(AsptParams p, std::int64_t rows, int k, int threads) {
   }
   if (p.heavy_threshold <= 0) p.heavy_threshold = kHeavyThreshold;
   if (p.b_row_bytes <= 0) p.b_row_bytes = row_bytes;
-  if (p.cached_b_bytes <= 0) p.cached_b_bytes = kCachedBBytes;
+  if (p.cached_b_bytes <= 0) p.cached_b_bytes = l2 * std::max<std::int64_t>(1, kFullReuseRowBytes / row_bytes);
   if (p.min_tile_row_nnz == 0) p.min_tile_row_nnz = kMinTileRowNnz;
+  return p;
+}
+
+AsptParams with_quarter_l2_tiles(AsptParams p, int k) {
+  if (p.tile_cols <= 0) {
+    const std::int64_t row_bytes = std::int64_t(std::max(1, k)) * std::int64_t(sizeof(float));
+    p.tile_cols = std::max<std::int64_t>(8, host_core_caches().l2_bytes / 4 / row_bytes);
+  }
   return p;
 }
 

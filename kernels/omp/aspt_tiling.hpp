@@ -47,13 +47,30 @@ struct AsptParams {
   std::int64_t min_tile_row_nnz = 0; // least heavy entries per (row, tile) of a tiled panel (< 0: none)
 };
 
-// Fills the zero fields of `requested` for S with `rows` rows, dense width `k` and `threads`
-// OpenMP threads: tiles of B (512 KiB) and panels' A/C rows (256 KiB, 16..512 rows) sized for a
-// core's L2 cache, at least two panels per thread, a threshold of 2 (a B row loaded for a tile is
-// used at least twice), b_row_bytes = 4 k, cached_b_bytes = 3 MiB (a 2 MiB L2 plus what the
-// shared L3 returns quickly enough) and min_tile_row_nnz = 8.
-// Explicit (non-zero) fields are kept; all results are >= 1.
-AsptParams resolve_params(AsptParams requested, std::int64_t rows, int k, int threads);
+// One core's private data caches, in bytes.
+struct CoreCaches {
+  std::int64_t l1d_bytes = 0, l2_bytes = 0;
+};
+// This host's, from sysconf; 32 KiB and 512 KiB where the system does not say.
+CoreCaches host_core_caches();
+
+// Fills the zero fields of `requested` for S (`rows` x `cols`, `nnz` nonzeros) with dense width
+// `k`, `threads` OpenMP threads and cores with `caches`: b_row_bytes = 4 k; cached_b_bytes = the
+// L2 (row-by-row order finds a B row again while the rows since its last use fit there), times
+// 512 / b_row_bytes below K = 128 (short rows gain less from a tile than it costs); dense
+// tiles of about 16 entries per row at S's density (nnz / (rows x cols)), between the L1 and a
+// quarter of the L2 in B bytes (at least 8 columns); panels whose C (or A) rows take 256 KiB
+// (16..512 rows), at least two per thread; a threshold of 2 (a B row loaded for a tile is used at
+// least twice) and min_tile_row_nnz = 8. Explicit (non-zero) fields are kept; all results are >= 1.
+AsptParams resolve_params(AsptParams requested, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                          int k, int threads, const CoreCaches& caches = host_core_caches());
+
+// `requested` with tile_cols, if zero, set to the B rows that fill a quarter of this host's L2
+// (at least 8), whatever S's density. The SDDMM's choice: on the 2-core machine's DLMC layers at
+// K = 128 and 256 such tiles ran its kernel 1.0-1.3x faster than L1-sized ones (bench/omp_quick
+// --sweep, docs/benchmarks/checks/cpu-aspt-caches), where the SpMM preferred resolve_params'
+// entries-per-row sizing.
+AsptParams with_quarter_l2_tiles(AsptParams requested, int k);
 
 struct AsptTiling {
   std::int64_t rows = 0, cols = 0, nnz = 0;

@@ -2,7 +2,8 @@
 //
 // prepare() builds the panel/tile analysis (kernels/omp/aspt_tiling.hpp). run() then, for each
 // panel (dynamic schedule, one panel at a time per thread):
-//   1. heavy part: tile by tile (tile_cols heavy columns whose B rows fit in L2), every row of the
+//   1. heavy part: tile by tile (tile_cols heavy columns whose B rows fill a quarter of the L2,
+//      aspt::with_quarter_l2_tiles), every row of the
 //      panel computes its entries that fall in the tile, so each B row of the tile is loaded from
 //      memory once per panel and reused by the panel's other rows from cache;
 //   2. light part: row by row, as in plain CSR (the A row stays in L1 across its entries).
@@ -29,7 +30,7 @@ class OmpSddmmAsptPlan : public SddmmPlan {
  public:
   OmpSddmmAsptPlan(const CsrView& s, int k, const aspt::AsptParams& requested)
       : s_(s), k_(k),
-        tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(requested, s.rows, k, omp_get_max_threads()))) {
+        tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(aspt::with_quarter_l2_tiles(requested, k), s.rows, s.cols, s.nnz, k, omp_get_max_threads()))) {
     // A light part is "long" when it alone would be several times the work of an average
     // dynamic-schedule unit; it is then run as segments of about `seg` entries.
     const std::int64_t threads = std::max(1, omp_get_max_threads());

@@ -73,7 +73,8 @@ TEST(AsptTiling, InvariantsOnEveryProblemAndParameterSet) {
   SCOPED_TRACE("replay: FK_TEST_SEED=" + std::to_string(seed));
   for (const auto& prob : test::awkward_problems(seed)) {
     std::vector<AsptParams> sets = parameter_sets();
-    for (int k : {1, 32, 1000}) sets.push_back(aspt::resolve_params({}, prob.s.rows, k, 2));
+    for (int k : {1, 32, 1000})
+      sets.push_back(aspt::resolve_params({}, prob.s.rows, prob.s.cols, prob.s.nnz(), k, 2));
     for (const auto& p : sets) {
       SCOPED_TRACE(prob.name + " panel_rows " + std::to_string(p.panel_rows) + " threshold " +
                    std::to_string(p.heavy_threshold) + " tile_cols " + std::to_string(p.tile_cols));
@@ -87,7 +88,7 @@ TEST(AsptTiling, ResolvedParametersArePositive) {
   for (std::int64_t rows : {0, 1, 7, 100000})
     for (int k : {1, 33, 100000})
       for (int threads : {1, 2, 64}) {
-        const auto p = aspt::resolve_params({}, rows, k, threads);
+        const auto p = aspt::resolve_params({}, rows, 1000, rows * 3, k, threads);
         EXPECT_GE(p.panel_rows, 1);
         EXPECT_GE(p.heavy_threshold, 1);
         EXPECT_GE(p.tile_cols, 1);
@@ -96,10 +97,35 @@ TEST(AsptTiling, ResolvedParametersArePositive) {
         EXPECT_GE(p.min_tile_row_nnz, 1);
       }
   AsptParams explicit_p = forced(5, 3, 7);
-  const auto kept = aspt::resolve_params(explicit_p, 1000, 64, 2);
+  const auto kept = aspt::resolve_params(explicit_p, 1000, 1000, 5000, 64, 2);
   EXPECT_EQ(kept.panel_rows, 5);
   EXPECT_EQ(kept.heavy_threshold, 3);
   EXPECT_EQ(kept.tile_cols, 7);
+}
+
+// The cache-sized defaults, on a core of 32 KiB L1 and 512 KiB L2: B rows count as cached up to
+// the L2 from K = 128; a tile holds about 16 of a row's entries at S's density, between the L1 (in B bytes)
+// and a quarter of the L2.
+TEST(AsptTiling, DefaultsFollowTheCaches) {
+  const aspt::CoreCaches caches{32 * 1024, 512 * 1024};
+  // 50% dense at K = 128: 32 columns would do, the L1 holds 64 B rows of 512 bytes.
+  AsptParams p = aspt::resolve_params({}, 256, 2304, 294912, 128, 2, caches);
+  EXPECT_EQ(p.cached_b_bytes, 512 * 1024);
+  EXPECT_EQ(p.tile_cols, 64);
+  EXPECT_EQ(p.b_row_bytes, 512);
+  EXPECT_EQ(p.panel_rows, 64);  // 256 rows, two panels per thread
+  // Shorter B rows count as cached in proportionally more bytes: K = 64 twice the L2, K = 32 four times.
+  EXPECT_EQ(aspt::resolve_params({}, 256, 2304, 294912, 64, 2, caches).cached_b_bytes, 1024 * 1024);
+  EXPECT_EQ(aspt::resolve_params({}, 256, 2304, 294912, 32, 2, caches).cached_b_bytes, 2048 * 1024);
+  EXPECT_EQ(aspt::resolve_params({}, 256, 2304, 294912, 512, 2, caches).cached_b_bytes, 512 * 1024);
+  // 20% dense at K = 256: 80 columns of 1 KiB; 10%: 160, capped at 128 KiB of B.
+  EXPECT_EQ(aspt::resolve_params({}, 256, 2304, 117965, 256, 2, caches).tile_cols, 80);
+  EXPECT_EQ(aspt::resolve_params({}, 512, 4608, 235929, 256, 2, caches).tile_cols, 128);
+  // A larger L2 keeps more B rows cached and allows larger tiles.
+  const aspt::CoreCaches big{48 * 1024, 2048 * 1024};
+  p = aspt::resolve_params({}, 512, 4608, 235929, 256, 2, big);
+  EXPECT_EQ(p.cached_b_bytes, 2048 * 1024);
+  EXPECT_EQ(p.tile_cols, 160);
 }
 
 HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
