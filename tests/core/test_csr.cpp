@@ -107,10 +107,7 @@ TEST(Csr, ColumnSpan) {
   HostCsr ends =
       test::regular_pattern(n, 300, 2, [](std::int64_t, std::int64_t j) { return j * 299; });
   EXPECT_DOUBLE_EQ(sampled_column_span(ends.view()), 1.0);
-  HostCsr empty;
-  empty.rows = 50;
-  empty.cols = 7;
-  empty.row_ptr.assign(51, 0);
+  const HostCsr empty = test::regular_pattern(50, 7, 0, [](std::int64_t, std::int64_t) { return 0; });
   EXPECT_DOUBLE_EQ(sampled_column_span(empty.view()), 1.0);
 }
 
@@ -144,10 +141,7 @@ TEST(Csr, NeighbourShareCapsAndShapes) {
   EXPECT_DOUBLE_EQ(sampled_neighbour_share(disjoint.view()), 0.0);
   HostCsr one = test::regular_pattern(1, 10, 3, [](std::int64_t, std::int64_t j) { return j; });
   EXPECT_DOUBLE_EQ(sampled_neighbour_share(one.view()), 1.0);
-  HostCsr empty;
-  empty.rows = 50;
-  empty.cols = 7;
-  empty.row_ptr.assign(51, 0);
+  const HostCsr empty = test::regular_pattern(50, 7, 0, [](std::int64_t, std::int64_t) { return 0; });
   EXPECT_DOUBLE_EQ(sampled_neighbour_share(empty.view()), 1.0);
 }
 

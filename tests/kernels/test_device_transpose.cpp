@@ -353,54 +353,34 @@ TEST(ValueGather, PlainBelowTwiceTheL2) {
   EXPECT_TRUE(ValueGather(ctx, DeviceBuffer<std::int64_t>(perm), 4, n * 4 - 1).windowed());
 }
 
-// The device column span equals the host one bit for bit (same sample, same order of sums): rows
-// fewer and more than the sample, empty rows, a row of 200000 columns (many block strides).
-TEST(DeviceOps, SampledColumnSpanMatchesHost) {
+// The sampled row statistics of a device pattern (column span, neighbour share) equal the host
+// ones bit for bit (same sample, same order of sums): rows fewer and more than the samples, empty
+// rows, rows longer than a block stride and than the neighbour share's caps (200000 columns).
+TEST(DeviceOps, SampledStatisticsMatchHost) {
   FK_REQUIRE_GPU();
   Context ctx(DeviceKind::kGpu);
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (FK_TEST_SEED replays it)");
   Rng rng(seed);
+  auto some_rows = [&](std::int64_t r) { return r % 3 ? std::int64_t(rng.below(40)) : 0; };
+  auto short_rows = [&](std::int64_t) { return std::int64_t(rng.below(9)); };
   const std::vector<HostCsr> cases = {
-      test::random_pattern(300, 5000, rng,
-                           [&](std::int64_t r) { return r % 3 ? std::int64_t(rng.below(40)) : 0; }),
-      test::random_pattern(9000, 700, rng,
-                           [&](std::int64_t) { return std::int64_t(rng.below(9)); }),
-      test::random_pattern(40, 300000, rng, [](std::int64_t r) { return r == 7 ? 200000 : 3; }),
-      test::regular_pattern(20000, 20000, 4,
-                            [](std::int64_t r, std::int64_t j) { return (r + j) % 20000; })};
+      test::random_pattern(300, 5000, rng, some_rows),
+      test::random_pattern(300, 500, rng, some_rows),  // neighbours share columns
+      test::random_pattern(9000, 700, rng, short_rows),
+      test::random_pattern(9000, 70, rng, short_rows),
+      test::random_pattern(40, 300000, rng, [](std::int64_t r) { return r == 7 || r == 8 ? 200000 : 3; }),
+      test::regular_pattern(20000, 20000, 4, [](std::int64_t r, std::int64_t j) { return (r + 2 * j) % 20000; })};
   for (const HostCsr& s : cases) {
     const DeviceCsr ds(s);
     EXPECT_EQ(sampled_column_span(ctx, ds.view()), sampled_column_span(s.view()))
         << s.rows << " x " << s.cols << ", nnz " << s.nnz();
-  }
-  const HostCsr none = test::random_pattern(10, 10, rng, [](std::int64_t) { return 0; });
-  EXPECT_EQ(sampled_column_span(ctx, DeviceCsr(none).view()), 1.0);
-}
-
-// The device neighbour share equals the host one bit for bit: rows fewer and more than the
-// sample, empty rows, rows longer than both caps (a 200000-column row after rows of 3).
-TEST(DeviceOps, SampledNeighbourShareMatchesHost) {
-  FK_REQUIRE_GPU();
-  Context ctx(DeviceKind::kGpu);
-  const std::uint64_t seed = test::fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (FK_TEST_SEED replays it)");
-  Rng rng(seed);
-  const std::vector<HostCsr> cases = {
-      test::random_pattern(300, 500, rng,
-                           [&](std::int64_t r) { return r % 3 ? std::int64_t(rng.below(40)) : 0; }),
-      test::random_pattern(9000, 70, rng, [&](std::int64_t) { return std::int64_t(rng.below(9)); }),
-      test::random_pattern(40, 300000, rng,
-                           [](std::int64_t r) { return r == 7 || r == 8 ? 200000 : 3; }),
-      test::regular_pattern(20000, 20000, 4,
-                            [](std::int64_t r, std::int64_t j) { return (r + 2 * j) % 20000; })};
-  for (const HostCsr& s : cases) {
-    const DeviceCsr ds(s);
     EXPECT_EQ(sampled_neighbour_share(ctx, ds.view()), sampled_neighbour_share(s.view()))
         << s.rows << " x " << s.cols << ", nnz " << s.nnz();
   }
-  const HostCsr none = test::random_pattern(10, 10, rng, [](std::int64_t) { return 0; });
-  EXPECT_EQ(sampled_neighbour_share(ctx, DeviceCsr(none).view()), 1.0);
+  const DeviceCsr none(test::random_pattern(10, 10, rng, [](std::int64_t) { return 0; }));
+  EXPECT_EQ(sampled_column_span(ctx, none.view()), 1.0);
+  EXPECT_EQ(sampled_neighbour_share(ctx, none.view()), 1.0);
 }
 
 TEST(ValueGather, RefusesCpuContext) {
