@@ -20,10 +20,11 @@ constexpr std::int64_t kMinPanelRows = 16, kMaxPanelRows = 512;
 // Panels per thread at least, so that dynamic scheduling can balance uneven panels.
 constexpr std::int64_t kPanelsPerThread = 2;
 constexpr std::int64_t kHeavyThreshold = 2;
-// Entries per (row, tile) that a dense tile aims at. On this project's 2-core machine (32 KiB L1,
-// 512 KiB L2 per core) the best tile of the DLMC layers at K = 128 and 256 was the one holding
-// about 16 of a row's entries: 32-64 columns at 50% density (1.6x over 512 KiB tiles), 128-256
-// at 10%, where 32 KiB tiles left 3-6 entries per row and ran up to 18% slower.
+// Entries per (row, tile) that a tile aims at by default (AsptParams::tile_row_entries; the SpMM's
+// choice). On this project's 2-core machine (32 KiB L1, 512 KiB L2 per core) the best SpMM tile of
+// the DLMC layers at K = 128 and 256 held about 16 of a row's entries: 32-64 columns at 50%
+// density (1.6x over 512 KiB tiles), 128-256 at 10%, where 32 KiB tiles left 3-6 entries per row
+// and ran up to 18% slower.
 constexpr double kTileRowEntries = 16.0;
 constexpr std::int64_t kDefaultL1Bytes = 32 * 1024, kDefaultL2Bytes = 512 * 1024;
 // B rows count as cached (AsptParams::cached_b_bytes) while they fit in the L2 for rows of at
@@ -77,7 +78,8 @@ AsptParams resolve_params(AsptParams p, std::int64_t rows, std::int64_t cols, st
   if (p.tile_cols <= 0) {
     const double cells = double(std::max<std::int64_t>(1, rows)) * double(std::max<std::int64_t>(1, cols));
     const double density = std::max(double(nnz) / cells, 1e-12);
-    const double want_bytes = kTileRowEntries / density * double(row_bytes);
+    const double entries = p.tile_row_entries > 0 ? p.tile_row_entries : kTileRowEntries;
+    const double want_bytes = entries / density * double(row_bytes);
     const double bytes = std::clamp(want_bytes, double(l1), double(std::max(l1, l2 / 4)));
     p.tile_cols = std::max<std::int64_t>(8, std::llround(bytes / double(row_bytes)));
   }
@@ -91,14 +93,6 @@ AsptParams resolve_params(AsptParams p, std::int64_t rows, std::int64_t cols, st
   if (p.b_row_bytes <= 0) p.b_row_bytes = row_bytes;
   if (p.cached_b_bytes <= 0) p.cached_b_bytes = l2 * std::max<std::int64_t>(1, kFullReuseRowBytes / row_bytes);
   if (p.min_tile_row_nnz == 0) p.min_tile_row_nnz = kMinTileRowNnz;
-  return p;
-}
-
-AsptParams with_quarter_l2_tiles(AsptParams p, int k) {
-  if (p.tile_cols <= 0) {
-    const std::int64_t row_bytes = std::int64_t(std::max(1, k)) * std::int64_t(sizeof(float));
-    p.tile_cols = std::max<std::int64_t>(8, host_core_caches().l2_bytes / 4 / row_bytes);
-  }
   return p;
 }
 

@@ -31,6 +31,7 @@
 // perm = [2 0 | 1] and heavy_end[0] = 2; row 1 becomes [3 5 | 7] with perm = [3 5 | 4].
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/csr.hpp"
@@ -45,7 +46,16 @@ struct AsptParams {
   std::int64_t b_row_bytes = 0;      // bytes of one B row (K floats)
   std::int64_t cached_b_bytes = 0;   // B bytes row-by-row order keeps in cache (1: no such limit)
   std::int64_t min_tile_row_nnz = 0; // least heavy entries per (row, tile) of a tiled panel (< 0: none)
+  // What resolve_params sizes tile_cols for: a row's entries per tile at S's density (0: 16;
+  // kLargestTiles: as large as the cache bounds allow).
+  double tile_row_entries = 0;
 };
+
+// AsptParams::tile_row_entries for the largest tiles (a quarter of the L2). The SDDMM's choice: on
+// the 2-core machine's DLMC layers at K = 128 and 256 such tiles ran its kernel 1.0-1.3x faster
+// than L1-sized ones (bench/omp_quick --sweep, docs/benchmarks/checks/cpu-aspt-caches), where the
+// SpMM preferred about 16 entries per (row, tile).
+constexpr double kLargestTiles = std::numeric_limits<double>::infinity();
 
 // One core's private data caches, in bytes.
 struct CoreCaches {
@@ -58,19 +68,13 @@ CoreCaches host_core_caches();
 // `k`, `threads` OpenMP threads and cores with `caches`: b_row_bytes = 4 k; cached_b_bytes = the
 // L2 (row-by-row order finds a B row again while the rows since its last use fit there), times
 // 512 / b_row_bytes below K = 128 (short rows gain less from a tile than it costs); dense
-// tiles of about 16 entries per row at S's density (nnz / (rows x cols)), between the L1 and a
-// quarter of the L2 in B bytes (at least 8 columns); panels whose C (or A) rows take 256 KiB
+// tiles of about tile_row_entries (default 16) entries per row at S's density (nnz / (rows x
+// cols)), between the L1 and a quarter of the L2 in B bytes (at least 8 columns); panels whose C (or A) rows take 256 KiB
 // (16..512 rows), at least two per thread; a threshold of 2 (a B row loaded for a tile is used at
 // least twice) and min_tile_row_nnz = 8. Explicit (non-zero) fields are kept; all results are >= 1.
 AsptParams resolve_params(AsptParams requested, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                           int k, int threads, const CoreCaches& caches = host_core_caches());
 
-// `requested` with tile_cols, if zero, set to the B rows that fill a quarter of this host's L2
-// (at least 8), whatever S's density. The SDDMM's choice: on the 2-core machine's DLMC layers at
-// K = 128 and 256 such tiles ran its kernel 1.0-1.3x faster than L1-sized ones (bench/omp_quick
-// --sweep, docs/benchmarks/checks/cpu-aspt-caches), where the SpMM preferred resolve_params'
-// entries-per-row sizing.
-AsptParams with_quarter_l2_tiles(AsptParams requested, int k);
 
 struct AsptTiling {
   std::int64_t rows = 0, cols = 0, nnz = 0;
