@@ -269,7 +269,6 @@ class SlicedTransposePlan : public SpmmPlan {
   std::vector<Slice> slices_;
   DeviceBuffer<float> scratch_;
 };
-#endif
 
 // Rows of S per slice for a GPU Sᵀ·B plan of `inner`, or 0 for one cached transpose
 // (kernels/transposed_slices.hpp, with the device's own L2). Only for nnz_vsr: on an H200
@@ -277,7 +276,6 @@ class SlicedTransposePlan : public SpmmPlan {
 // nytimes and ml-20m at K = 64-512, while row_split, whose split depends on the row lengths that
 // slicing shortens, ran 0.34-1.35x. A context's transposed_slice_bytes() > 0 replaces the budget
 // and drops the other conditions (tests).
-#if FK_WITH_CUDA
 std::int64_t slice_rows_for(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner) {
   if (!ctx.is_gpu() || s.rows == 0 || s.cols == 0) return 0;
   if (const std::int64_t budget = ctx.transposed_slice_bytes(); budget > 0) {
