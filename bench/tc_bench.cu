@@ -35,6 +35,7 @@
 #include "core/timer.hpp"
 #include "core/vector_csr.hpp"
 #include "kernels/cuda/tc_vector.hpp"
+#include "kernels/tc_steps.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -523,6 +524,7 @@ class MatrixBench {
   void run_v(int v) {
     const fk::HostVectorCsr e = fk::to_vector_csr(mat_.s.view(), v);
     const fk::tc::DeviceVectorCsr dev(e, opt_.precision);
+    staged_.reset();  // built on first use, for this V
     Case c;
     c.matrix = mat_.name;
     c.m = mat_.s.rows;
@@ -589,6 +591,19 @@ class MatrixBench {
     });
 
     std::vector<Result> others;
+    others.push_back(attempt("tc_staged", [&](Result& r) {
+      FK_CHECK(fk::tc::staged_fits(ctx_, c.n, c.v), "B's slice of " << c.n << " rows does not fit in shared memory");
+      if (!staged_) staged_ = std::make_unique<fk::tc::StagedVectorCsr>(e, p);
+      const auto call = [&] { fk::tc::spmm_staged(ctx_, p, staged_->view(), b, cv); };
+      out.fill_bytes(0xff);  // NaN: every output must be written
+      call();
+      ctx_.synchronize();
+      std::vector<float> host(static_cast<std::size_t>(c.m * k));
+      out.download(host.data(), c.m * k);
+      r.err = check_spmm(e, p, o.b, k, host);
+      r.ms = timer_.median_ms(call);
+      r.detail = std::to_string(fk::tc::conflicting_loads(fk::tc::deal_tc_steps(e), e)) + " conflicting loads";
+    }));
     if (dense_.size() == 0)
       others.push_back(kDenseSkipped);
     else
@@ -700,6 +715,7 @@ class MatrixBench {
   std::map<int, Operands> operands_;     // by K, the same for every V
   std::map<int, DeviceBell> bell_;       // by block size
   std::map<std::string, Result> cache_;  // V-independent contenders by op/contender/K
+  std::unique_ptr<fk::tc::StagedVectorCsr> staged_;  // the current V's staged form
 };
 
 // ---- options ------------------------------------------------------------------------------------
@@ -717,6 +733,7 @@ const char* kAbout =
     "--warmup, CUDA events, each timed run after an L2 flush of 2x the L2 size):\n"
     "  spmm  C (M x K, fp32) = S (M x N) . B (N x K)\n"
     "    tc             fk::tc::spmm\n"
+    "    tc_staged      fk::tc::spmm_staged (B's 16-column slices in shared memory), where they fit\n"
     "    cublas_dense   cublasGemmEx on the dense M x N equivalent, 16-bit inputs, fp32 C, "
     "COMPUTE_32F\n"
     "    cusparse_bell  cusparseSpMM on Blocked-ELL with block size V (or the next power of two "

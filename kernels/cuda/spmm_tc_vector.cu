@@ -19,6 +19,7 @@
 // step of the same block row and add their partial tiles through shared memory, in a fixed order
 // (the result does not depend on scheduling).
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "kernels/cuda/cuda_variants.hpp"
@@ -206,25 +207,41 @@ void spmm(const Context& ctx, Precision precision, const VectorCsrDeviceView& s,
 
 namespace {
 
-// The fp32 plan interface over tc::spmm: each run lays S's values out as the encoding's 16-bit
-// values and rounds B, both on the device, then runs the kernel (C stays fp32).
+// The fp32 plan interface over tc::spmm and tc::spmm_staged (chosen in the constructor by
+// tc::staged_pays): each run lays S's values out as the chosen form's 16-bit values and rounds B,
+// both on the device, then runs the kernel (C stays fp32).
 class TcSpmmPlan : public SpmmPlan {
  public:
   TcSpmmPlan(const Context& ctx, const char* name, const CsrView& s, int k, int v, Precision precision)
-      : name_(name), s_(s), k_(k), pattern_(ctx, s, v, precision), b_half_(s.cols * std::int64_t(k)) {}
+      : name_(name), s_(s), k_(k), precision_(precision), b_half_(s.cols * std::int64_t(k)) {
+    const HostVectorCsr host = tc::encode_pattern(ctx, s, v, precision);
+    if (tc::staged_pays(ctx, host, k))
+      staged_.emplace(host, precision);
+    else
+      gathered_.emplace(host, precision);
+  }
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
     cuda_spmm::check_shapes(name_.c_str(), s_, k_, b, c);
-    pattern_.load_values(ctx, cuda_spmm::resolve_values(name_.c_str(), s_, vals));
-    tc::round_to_half(ctx, pattern_.precision(), b.data, b.size(), b_half_.data());
-    tc::spmm(ctx, pattern_.precision(), pattern_.view(), {b_half_.data(), b.rows, b.cols}, c);
+    const float* s_vals = cuda_spmm::resolve_values(name_.c_str(), s_, vals);
+    tc::round_to_half(ctx, precision_, b.data, b.size(), b_half_.data());
+    const DenseView<const HalfBits> b_half{b_half_.data(), b.rows, b.cols};
+    if (staged_) {
+      tc::gather_to_half(ctx, precision_, s_vals, staged_->source(), staged_->stored(), staged_->vals());
+      tc::spmm_staged(ctx, precision_, staged_->view(), b_half, c);
+    } else {
+      gathered_->load_values(ctx, s_vals);
+      tc::spmm(ctx, precision_, gathered_->view(), b_half, c);
+    }
   }
 
  private:
   std::string name_;
   CsrView s_;
   int k_;
-  tc::EncodedPattern pattern_;
+  Precision precision_;
+  std::optional<tc::StagedVectorCsr> staged_;
+  std::optional<tc::EncodedPattern> gathered_;
   DeviceBuffer<HalfBits> b_half_;
 };
 

@@ -113,8 +113,7 @@ void scatter_from_vectors(const Context& ctx, const float* vec_out, const std::i
   FK_CUDA_CHECK_LAUNCH();
 }
 
-EncodedPattern::EncodedPattern(const Context& ctx, const CsrView& s, int v, Precision precision)
-    : precision_(precision) {
+HostVectorCsr encode_pattern(const Context& ctx, const CsrView& s, int v, Precision precision) {
   with_half_type(precision, "tensor-core variants", [](auto) {});  // refuses fp32 with the reason
   FK_CHECK(supported(ctx), "tensor-core variants need an sm_80 or newer GPU; " << ctx.describe() << " is sm_"
                                                                                << ctx.gpu().props.major
@@ -124,10 +123,11 @@ EncodedPattern::EncodedPattern(const Context& ctx, const CsrView& s, int v, Prec
   pattern.cols = s.cols;
   pattern.row_ptr = cuda_spmm::download_row_ptr(s);
   pattern.col_idx = cuda_spmm::download_col_idx(s);
-  const HostVectorCsr host = to_vector_csr(pattern.view(), v);
-  dev_ = DeviceVectorCsr(host, precision);
-  source_ = DeviceBuffer<std::int64_t>(host.source);
+  return to_vector_csr(pattern.view(), v);
 }
+
+EncodedPattern::EncodedPattern(const HostVectorCsr& host, Precision precision)
+    : precision_(precision), dev_(host, precision), source_(host.source) {}
 
 void EncodedPattern::load_values(const Context& ctx, const float* vals) {
   gather_to_half(ctx, precision_, vals, source_.data(), stored(), dev_.vals());

@@ -112,10 +112,16 @@ void scatter_from_vectors(const Context& ctx, const float* vec_out, const std::i
 
 // A plan's copy of S's pattern in the column-vector encoding: the device encoding (its values
 // are reloaded from S's order each run) and the map back to S's order.
+// S's pattern (on the device) encoded with vector length v, on the host. Throws fk::Error when
+// `precision` is not fp16 or bf16 or the GPU lacks the mma instructions.
+HostVectorCsr encode_pattern(const Context& ctx, const CsrView& s, int v, Precision precision);
+
 class EncodedPattern {
  public:
-  // s: S's pattern on the device. Throws fk::Error when the GPU lacks the mma instructions.
-  EncodedPattern(const Context& ctx, const CsrView& s, int v, Precision precision);
+  // s: S's pattern on the device. Throws fk::Error as encode_pattern does.
+  EncodedPattern(const Context& ctx, const CsrView& s, int v, Precision precision)
+      : EncodedPattern(encode_pattern(ctx, s, v, precision), precision) {}
+  EncodedPattern(const HostVectorCsr& host, Precision precision);
   // Lays out `vals` (S's order, device, fp32) as the encoding's 16-bit values.
   void load_values(const Context& ctx, const float* vals);
   VectorCsrDeviceView view() const { return dev_.view(); }

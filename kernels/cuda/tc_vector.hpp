@@ -45,6 +45,46 @@ class DeviceVectorCsr {
   DeviceBuffer<std::int64_t> group_block_, group_first_;
 };
 
+// The staged SpMM's form of an encoding (kernels/cuda/spmm_tc_staged.cu): each block row's vectors
+// dealt into steps of 16 slots (kernels/tc_steps.hpp), with their columns and 16-bit values laid
+// out in the order the kernel's lanes load them.
+struct StagedVectorCsrView {
+  int v = 1;
+  std::int64_t rows = 0, cols = 0, block_rows = 0;
+  const std::int64_t* step_ptr = nullptr;   // block_rows + 1, in steps
+  // StagedVectorCsr::kParts + 1 cuts of the block rows into parts of about equal steps, which the
+  // kernel's warps share out: the first block row of each part, and its first step.
+  const std::int64_t* part_block_row = nullptr;
+  const std::int32_t* part_step = nullptr;
+  const std::uint32_t* step_rows = nullptr;  // steps x 16: each slot's staged row as a byte offset, 32 (c + 1)
+                                             // for column c, 0 (a zero row) for an empty slot
+  const HalfBits* step_vals = nullptr;       // steps x v x 16: the values of each slot, row by row
+};
+
+class StagedVectorCsr {
+ public:
+  static constexpr std::int64_t kParts = 16384;  // more than any GPU's warps in the staged kernel
+
+  StagedVectorCsr() = default;
+  // `host`'s values rounded to `precision` (fp16 or bf16).
+  StagedVectorCsr(const HostVectorCsr& host, Precision precision);
+  StagedVectorCsrView view() const;
+  HalfBits* vals() { return step_vals_.data(); }  // to load new values in place
+  // Per value of step_vals: the position of that entry in the CSR matrix `host` was encoded from
+  // (HostVectorCsr::source), or -1 for padding.
+  const std::int64_t* source() const { return source_.data(); }
+  std::int64_t stored() const { return source_.size(); }
+
+ private:
+  int v_ = 1;
+  std::int64_t rows_ = 0, cols_ = 0, block_rows_ = 0;
+  DeviceBuffer<std::int64_t> step_ptr_, part_block_row_;
+  DeviceBuffer<std::int32_t> part_step_;
+  DeviceBuffer<std::uint32_t> step_rows_;
+  DeviceBuffer<HalfBits> step_vals_;
+  DeviceBuffer<std::int64_t> source_;
+};
+
 // Whether ctx's GPU has the mma.sync fp16/bf16 instructions these kernels use (sm_80 or newer).
 bool supported(const Context& ctx);
 
@@ -52,6 +92,23 @@ bool supported(const Context& ctx);
 // fp32, all row-major device memory; C is overwritten. Any K >= 1 (16-byte loads when K % 8 == 0).
 void spmm(const Context& ctx, Precision precision, const VectorCsrDeviceView& s, DenseView<const HalfBits> b,
           DenseView<float> c);
+
+// Whether a 16-column slice of B with `cols` rows (plus a zero row) fits in one block's shared
+// memory on ctx's GPU beside the rings of at least 8 warps (whose size grows with v), as
+// spmm_staged needs.
+bool staged_fits(const Context& ctx, std::int64_t cols, int v);
+
+// Whether the plans of cuda.spmm.tc_v* run the staged kernel on `e` at this K: where B's slice fits
+// and the work, stored vectors x 16-column slices of K, is at least kStagedMinWork. Below that the
+// gather kernel was faster on most of the benchmark's problems, above it the staged one on all of
+// them (docs/benchmarks/tensor-core.md).
+constexpr double kStagedMinWork = 3e6;
+bool staged_pays(const Context& ctx, const HostVectorCsr& e, int k);
+
+// spmm's result through the staged kernel: the same contract, S in its staged form. Throws
+// fk::Error when B's slice does not fit (staged_fits).
+void spmm_staged(const Context& ctx, Precision precision, const StagedVectorCsrView& s, DenseView<const HalfBits> b,
+                 DenseView<float> c);
 
 // out[j * v + r] = scale * dot(A[block * v + r, :], B[col_j, :]) for every stored value of S (vector
 // layout, s.vectors * v floats; zero where block * v + r >= M). scale = S's stored value when

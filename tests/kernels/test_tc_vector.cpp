@@ -279,6 +279,72 @@ TEST(TcVector, RawKernelsMisalignedAndEmpty) {
   EXPECT_TRUE(std::all_of(c0.begin(), c0.end(), [](float x) { return x == 0.f; }));
 }
 
+// The staged kernel (B's 16-column slices in shared memory) on its own: every V, K below, at and
+// past a slice and ragged, 16-byte aligned or not; a padded general matrix; a B row that no
+// vector reads full of infinities (the padding slots read a zero row, never a real one); and
+// bit-identical results on a second run.
+TEST(TcVector, RawStagedKernel) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  const std::uint64_t seed = test::fresh_seed();
+  Rng rng(seed);
+  const Precision p = Precision::kF16;
+  for (int v : kVs)
+    for (const bool general : {false, true}) {
+      HostCsr s = general ? test::random_pattern(7 * v + 3, 301, rng,
+                                                 [&](std::int64_t) { return std::int64_t(rng.below(60)); })
+                          : vector_structured(13 * v - 1, 301, v, 70, rng);
+      const std::int64_t unused = s.cols++;  // a last column that no entry has
+      const HostVectorCsr e = to_vector_csr(s.view(), v);
+      const tc::StagedVectorCsr staged(e, p);
+      for (int k : {1, 8, 16, 24, 64, 70, 256})
+        for (const int offset : {0, 1}) {
+          SCOPED_TRACE("seed " + std::to_string(seed) + " v " + std::to_string(v) + (general ? " general" : "") +
+                       " K " + std::to_string(k) + " offset " + std::to_string(offset));
+          std::vector<float> b = test::random_dense(s.cols * k, rng);
+          std::vector<HalfBits> bh = to_half(b, p);
+          for (int t = 0; t < k; ++t) bh[unused * k + t] = float_to_half(INFINITY, p);
+          bh.insert(bh.begin(), offset, HalfBits(0));
+          DeviceBuffer<HalfBits> db(bh);
+          DeviceBuffer<float> dc(s.rows * k + offset);
+          dc.fill_bytes(0xff);
+          const DenseView<float> c{dc.data() + offset, s.rows, k};
+          tc::spmm_staged(ctx, p, staged.view(), {db.data() + offset, s.cols, k}, c);
+          ctx.synchronize();
+          std::vector<float> got = dc.to_host();
+          got.erase(got.begin(), got.begin() + offset);
+          for (int t = 0; t < k; ++t) b[unused * k + t] = 0;  // read by no vector, so it adds nothing
+          EXPECT_EQ(check(got, host_spmm(s, rounded(s.vals, p), rounded(b, p), k, Op::kNoTrans), 1e-4), "");
+          tc::spmm_staged(ctx, p, staged.view(), {db.data() + offset, s.cols, k}, c);
+          std::vector<float> again = dc.to_host();
+          again.erase(again.begin(), again.begin() + offset);
+          EXPECT_EQ(got, again);
+        }
+    }
+}
+
+// A problem large enough that the plan of cuda.spmm.tc_v4 runs the staged kernel (at K = 256 and a
+// ragged 250; at K = 64 the same matrix stays on the gather kernel), through the fp32 interface.
+TEST(TcVector, SpmmPlanTakesTheStagedKernelOnLargeProblems) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  const std::uint64_t seed = test::fresh_seed();
+  Rng rng(seed);
+  const int v = 4;
+  const Precision p = Precision::kF16;
+  const HostCsr s = vector_structured(4099, 3000, v, 900, rng);
+  const HostVectorCsr e = to_vector_csr(s.view(), v);
+  EXPECT_FALSE(tc::staged_pays(ctx, e, 64));
+  for (int k : {256, 250, 64}) {
+    SCOPED_TRACE("seed " + std::to_string(seed) + " K " + std::to_string(k));
+    EXPECT_EQ(tc::staged_pays(ctx, e, k), k != 64);
+    const std::vector<float> b = test::random_dense(s.cols * k, rng);
+    EXPECT_EQ(check(plan_spmm(ctx, s, b, k, Op::kNoTrans, "cuda.spmm.tc_v4", p),
+                    host_spmm(s, rounded(s.vals, p), rounded(b, p), k, Op::kNoTrans), 1e-4),
+              "");
+  }
+}
+
 TEST(TcVector, AutoPicksTensorCoresOnlyForLowPrecisionAndStructure) {
   FK_REQUIRE_GPU();
   Context ctx(DeviceKind::kGpu);

@@ -1,0 +1,370 @@
+// The staged tensor-core SpMM: C = S·B on the column-vector encoding with a 16-column slice of B
+// held in shared memory (fp16/bf16 operands, fp32 accumulation). Used by cuda.spmm.tc_v* where
+// the slice fits (N + 1 rows of 32 bytes in a block's shared memory).
+//
+// Why: the gather kernel (spmm_tc_vector.cu) reads each stored vector's B row from L2 and uses it
+// for only V rows of C; with random columns no register tile can reuse it more, so at V = 4 it
+// moves 2 bytes of L2 traffic per 4 useful flops and runs at L2 speed (docs/benchmarks/
+// tensor-core.md). Here one thread block per SM copies B[:, 16t .. 16t+15] (N rows of 32 bytes)
+// into shared memory once and then computes a share of the block rows on that slice: B's bytes
+// come from L2 once per SM instead of once per vector, and the gathers read shared memory, whose
+// bandwidth per SM is what now bounds the kernel. The price: S's columns and values are read once
+// per 16 columns of K instead of once per 64.
+//
+// Work: the blocks of one slice split its block rows into contiguous runs of about equal steps
+// (16 vectors each, dealt on the host by kernels/tc_steps.hpp), one per warp, through a host-made
+// table of parts, so a warp starts without searching. A warp streams its run's step data (columns
+// as byte offsets of staged rows, and values, laid out on the host in the order the lanes read
+// them) through its own two-chunk cp.async ring in shared memory, 8 steps a chunk, and per step
+// lane (g, q) = (lane / 4, lane % 4) loads the 32-bit word g of four staged rows, the vectors of
+// slots 2q, 2q+1, 2q+8, 2q+9, and computes
+//     C_sliceᵀ (16 x 8 rows) += B_selᵀ (16 x 16 vectors) · S_stepᵀ (16 vectors x 8 rows)
+// as one m16n8k16 mma with M permuted so that rows g and g + 8 are K columns 2g and 2g + 1. The
+// loads of four steps go out before their four mmas; a block row's C rows are written when its
+// last step is done. Staged row 0 is zero: padding slots and ring entries past a run's end read
+// it and add 0 even where B holds infinities.
+//
+// What bounds it (ncu on an H200, V = 4, 90% sparse 4096 x 4096, K = 256): about 10 shared-memory
+// wavefronts and 36 instructions per step, neither saturated, plus 8-11 us of fixed cost (the
+// slice's copy from memory, the first chunks); see docs/benchmarks/tensor-core.md.
+#include <algorithm>
+#include <array>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cuda/tc_common.cuh"
+#include "kernels/tc_steps.hpp"
+
+namespace fk::tc {
+namespace {
+
+// One block per SM (it holds the SM's shared memory) of at most 16 warps: on an H200 16 warps with
+// up to 128 registers ran 1.0-1.1x faster than 32 with 64 (whose cap made the compiler recompute
+// addresses), and left room for longer rings.
+constexpr int kMaxWarps = 16;
+constexpr int kMinWarps = 8;  // fewer would leave the SM idle: then the slice does not "fit"
+constexpr int kSliceK = 16;
+constexpr int kRowBytes = kSliceK * 2;
+constexpr int kChunkSteps = 8;  // steps per cp.async group of a warp's ring
+constexpr int kRingChunks = 2;  // chunks in flight per warp (double buffering)
+constexpr int kBatchSteps = 4;  // steps whose loads are issued together
+constexpr std::int64_t kParts = StagedVectorCsr::kParts;
+
+constexpr std::int64_t stage_bytes(std::int64_t cols) { return (cols + 1) * kRowBytes; }
+constexpr int step_bytes(int v) {
+  return kStepSlots * 4 + kStepSlots * 2 * v;
+}  // staged rows + values
+constexpr int ring_bytes(int v) { return kRingChunks * kChunkSteps * step_bytes(v); }
+
+// Warps per block for V on `cols` rows of B: as many as the shared memory left beside the slice
+// holds rings for, at most kMaxWarps; 0 when fewer than kMinWarps fit.
+int warps_for(std::int64_t optin, std::int64_t cols, int v) {
+  const std::int64_t left = optin - stage_bytes(cols);
+  const std::int64_t warps = left > 0 ? std::min<std::int64_t>(kMaxWarps, left / ring_bytes(v)) : 0;
+  return warps >= kMinWarps ? int(warps) : 0;
+}
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool valid) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem),
+               "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+template <class T, int V, bool kVec8>
+__global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
+    staged_kernel(StagedVectorCsrView s, const HalfBits* __restrict__ b, int k, int slices,
+                  float* __restrict__ c) {
+  extern __shared__ uint4 smem[];
+  const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize,
+            warps = blockDim.x / kWarpSize;
+  const int g = lane / 4, q = lane % 4;
+  // Blocks t, t + slices, t + 2·slices, ... share slice t; their warps split its steps evenly, at
+  // block row boundaries.
+  const int slice = int(blockIdx.x % slices);
+  const std::int64_t group = blockIdx.x / slices;
+  const std::int64_t groups = (gridDim.x - 1 - slice) / slices + 1;
+  const int k0 = slice * kSliceK;
+
+  // 1. B[:, k0 .. k0+15] into shared memory as rows 1..N, row 0 zero (what empty slots and the
+  //    zero-filled ring entries past a warp's last step read); asynchronous where 16-byte copies
+  //    apply.
+  uint4* stage = smem;
+  const int pieces = int(s.cols + 1) * 2;
+  for (int i = threadIdx.x; i < pieces; i += blockDim.x) {
+    const std::int64_t r = i / 2 - 1;  // B's row
+    const int kc = k0 + 8 * (i % 2);
+    if constexpr (kVec8) {
+      const bool valid = r >= 0 && kc < k;
+      cp_async16(stage + i, valid ? b + r * k + kc : b, valid);
+    } else {
+      stage[i] = load8<false>(r >= 0 ? b + r * k : nullptr, kc, k);
+    }
+  }
+  cp_async_commit();
+
+  // 2. This warp's block rows and steps: a share of the host's kParts parts (fewer than 2^31 steps:
+  //    checked on the host).
+  const std::int64_t total_warps = groups * warps, w = group * warps + warp;
+  const std::int64_t p0 = w * kParts / total_warps, p1 = (w + 1) * kParts / total_warps;
+  const std::int64_t br_begin = s.part_block_row[p0], br_end = s.part_block_row[p1];
+  const int st_begin = s.part_step[p0], st_end = s.part_step[p1];
+
+  // 3. A ring of kRingChunks chunks of kChunkSteps steps (columns, then values) per warp; entries
+  //    past st_end are zero-filled.
+  constexpr int kColBytes = kChunkSteps * kStepSlots * 4,
+                kValBytes = kChunkSteps * kStepSlots * 2 * V;
+  constexpr int kChunkBytes = kColBytes + kValBytes;
+  unsigned char* ring = reinterpret_cast<unsigned char*>(smem + pieces) + warp * ring_bytes(V);
+  // Each lane copies the same 16-byte pieces of every chunk: piece `lane` of the staged rows (lanes
+  // below kColBytes / 16) and pieces lane, lane + 32, ... of the values. Chunks are fetched in
+  // order.
+  const std::uint32_t* rows_src = s.step_rows + std::int64_t(st_begin) * kStepSlots + lane * 4;
+  const HalfBits* vals_src = s.step_vals + std::int64_t(st_begin) * kStepSlots * V + lane * 8;
+  int fetched = 0;
+  const auto fetch_next = [&] {
+    const int first = st_begin + fetched * kChunkSteps;
+    unsigned char* slot = ring + (fetched % kRingChunks) * kChunkBytes;
+    if (lane < kColBytes / 16) {
+      const bool valid = first + lane / 4 < st_end;  // a piece is a quarter of a step's rows
+      cp_async16(slot + lane * 16, valid ? rows_src : s.step_rows, valid);
+    }
+#pragma unroll
+    for (int j = 0; j < (kValBytes / 16 + kWarpSize - 1) / kWarpSize; ++j) {
+      const int p = lane + j * kWarpSize;
+      if (p >= kValBytes / 16) break;
+      const bool valid = first + p / (2 * V) < st_end;  // 2V pieces a step
+      cp_async16(slot + kColBytes + p * 16, valid ? vals_src + j * kWarpSize * 8 : s.step_vals,
+                 valid);
+    }
+    cp_async_commit();  // also when empty: each chunk is one group
+    rows_src += kChunkSteps * kStepSlots;
+    vals_src += kChunkSteps * kStepSlots * V;
+    ++fetched;
+  };
+  const int chunks = (st_end - st_begin + kChunkSteps - 1) / kChunkSteps;
+#pragma unroll
+  for (int i = 0; i < kRingChunks; ++i) fetch_next();
+  cp_async_wait<kRingChunks>();  // the slice (the oldest group) has landed
+  __syncthreads();
+
+  // 4. The steps; a block row's C rows are written when its last step is done (empty ones too).
+  const unsigned char* lane_words = reinterpret_cast<const unsigned char*>(stage) + 4 * g;
+  const auto word_at = [&](std::uint32_t offset) {  // word g of the staged row at byte `offset`
+    return *reinterpret_cast<const std::uint32_t*>(lane_words + offset);
+  };
+  std::int64_t br = br_begin;
+  std::int64_t ends_base = br_begin;  // lane l holds step_ptr[ends_base + 1 + l]
+  int ends = ends_base + 1 + lane <= s.block_rows ? int(s.step_ptr[ends_base + 1 + lane]) : 0;
+  const auto end_of = [&](std::int64_t row) {  // step_ptr[row + 1], row >= ends_base
+    if (row - ends_base >= kWarpSize) {
+      ends_base = row;
+      ends = ends_base + 1 + lane <= s.block_rows ? int(s.step_ptr[ends_base + 1 + lane]) : 0;
+    }
+    return __shfl_sync(0xffffffffu, ends, int(row - ends_base));
+  };
+  float acc[4] = {};
+  const auto flush = [&] {  // acc = {C[2q][kc], C[2q+1][kc], C[2q][kc+1], C[2q+1][kc+1]}
+    const int kc = k0 + 2 * g;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const std::int64_t row = br * V + 2 * q + h;
+      if (2 * q + h >= V || row >= s.rows) continue;
+      float* out = c + row * k + kc;
+      if constexpr (kVec8) {
+        if (kc < k) *reinterpret_cast<float2*>(out) = make_float2(acc[h], acc[2 + h]);
+      } else {
+        if (kc < k) out[0] = acc[h];
+        if (kc + 1 < k) out[1] = acc[2 + h];
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[i] = 0.f;
+  };
+  int row_end = br < br_end ? end_of(br) : st_end;
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    cp_async_wait<kRingChunks - 1>();
+    __syncwarp();
+    const unsigned char* slot = ring + (chunk % kRingChunks) * kChunkBytes;
+    const uint4* lane_rows = reinterpret_cast<const uint4*>(slot) + q;  // + 4 per step
+    const uint2* lane_vals =
+        reinterpret_cast<const uint2*>(slot + kColBytes) + g * 4 + q;  // + 4 V per step
+    const int first = st_begin + chunk * kChunkSteps;
+    // All kChunkSteps steps, unrolled, in batches whose shared-memory loads all go out before their
+    // mmas; steps past st_end read zero-filled entries (the zero row, value 0) and add 0.
+#pragma unroll
+    for (int t0 = 0; t0 < kChunkSteps; t0 += kBatchSteps) {
+      std::uint32_t a[kBatchSteps][4], sv[kBatchSteps][2];
+#pragma unroll
+      for (int u = 0; u < kBatchSteps; ++u) {
+        const int t = t0 + u;
+        const uint4 rows = lane_rows[t * 4];
+        const uint2 vals = g < V ? lane_vals[t * 4 * V] : make_uint2(0, 0);
+        const std::uint32_t x0 = word_at(rows.x), x1 = word_at(rows.y), x2 = word_at(rows.z),
+                            x3 = word_at(rows.w);
+        a[u][0] = pack_low(x0, x1), a[u][1] = pack_high(x0, x1), a[u][2] = pack_low(x2, x3),
+        a[u][3] = pack_high(x2, x3);
+        sv[u][0] = vals.x, sv[u][1] = vals.y;
+      }
+      // A batch inside one block row (most) runs without a branch between its mmas.
+      if (row_end >= first + t0 + kBatchSteps || row_end >= st_end) {
+#pragma unroll
+        for (int u = 0; u < kBatchSteps; ++u) mma_16816<T>(acc, a[u], sv[u]);
+      } else {
+#pragma unroll
+        for (int u = 0; u < kBatchSteps; ++u) {
+          while (first + t0 + u == row_end &&
+                 row_end < st_end) {  // br is done (and empty block rows after it)
+            flush();
+            ++br;
+            row_end = end_of(br);
+          }
+          mma_16816<T>(acc, a[u], sv[u]);
+        }
+      }
+    }
+    __syncwarp();  // every lane is done with this slot before it is refilled
+    fetch_next();
+  }
+  cp_async_wait<0>();
+  for (; br < br_end; ++br) flush();  // the last block row, and empty ones after it
+}
+
+template <class T, int V, bool kVec8>
+void launch(const Context& ctx, const StagedVectorCsrView& s, const HalfBits* b, int k, float* c) {
+  const auto kernel = staged_kernel<T, V, kVec8>;
+  const auto& props = ctx.gpu().props;
+  static const bool sized = [&] {  // the most any plan may ask for, once per instantiation
+    FK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       int(props.sharedMemPerBlockOptin)));
+    return true;
+  }();
+  (void)sized;
+  const int warps = warps_for(props.sharedMemPerBlockOptin, s.cols, V);
+  const int slices = (k + kSliceK - 1) / kSliceK;
+  // Blocks per slice: one block per SM in all, but no more warps than block rows.
+  const std::int64_t per_slice =
+      std::clamp<std::int64_t>(std::min<std::int64_t>(props.multiProcessorCount / slices,
+                                                      (s.block_rows + warps - 1) / warps),
+                               1, kMaxBlocks / slices);
+  const unsigned grid = static_cast<unsigned>(per_slice * slices);
+  const std::size_t smem = std::size_t(stage_bytes(s.cols)) + std::size_t(warps) * ring_bytes(V);
+  kernel<<<grid, warps * kWarpSize, smem, stream_of(ctx)>>>(s, b, k, slices, c);
+  FK_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void launch_v(const Context& ctx, const StagedVectorCsrView& s, const HalfBits* b, int k,
+              float* c) {
+  const bool vec = k % 8 == 0 && reinterpret_cast<std::uintptr_t>(b) % 16 == 0 &&
+                   reinterpret_cast<std::uintptr_t>(c) % 8 == 0;
+  const auto go = [&](auto v) {
+    constexpr int kV = decltype(v)::value;
+    if (vec)
+      launch<T, kV, true>(ctx, s, b, k, c);
+    else
+      launch<T, kV, false>(ctx, s, b, k, c);
+  };
+  switch (s.v) {
+    case 1:
+      return go(std::integral_constant<int, 1>{});
+    case 2:
+      return go(std::integral_constant<int, 2>{});
+    case 4:
+      return go(std::integral_constant<int, 4>{});
+    case 8:
+      return go(std::integral_constant<int, 8>{});
+    default:
+      FK_CHECK(false, "staged tensor-core SpMM: vector length " << s.v << " is not 1, 2, 4 or 8");
+  }
+}
+
+}  // namespace
+
+bool staged_fits(const Context& ctx, std::int64_t cols, int v) {
+  return ctx.is_gpu() && warps_for(ctx.gpu().props.sharedMemPerBlockOptin, cols, v) > 0;
+}
+
+bool staged_pays(const Context& ctx, const HostVectorCsr& e, int k) {
+  const double slices = double((std::int64_t(k) + kSliceK - 1) / kSliceK);
+  return staged_fits(ctx, e.cols, e.v) && double(e.vectors()) * slices >= kStagedMinWork;
+}
+
+StagedVectorCsr::StagedVectorCsr(const HostVectorCsr& e, Precision precision)
+    : v_(e.v), rows_(e.rows), cols_(e.cols), block_rows_(e.block_rows()) {
+  const TcSteps steps = deal_tc_steps(e);
+  const std::int64_t n = steps.steps();
+  // The kernel indexes steps and staged rows' bytes in 32 bits (more rows would not fit anyway).
+  FK_CHECK(n * kStepSlots * e.v < (std::int64_t(1) << 31) && e.cols < (std::int64_t(1) << 24),
+           "staged tensor-core SpMM: " << n << " steps of " << e.cols << " columns are too many");
+  std::vector<std::uint32_t> rows(static_cast<std::size_t>(n * kStepSlots));
+  std::vector<float> vals(static_cast<std::size_t>(n * kStepSlots * v_), 0.0f);
+  std::vector<std::int64_t> source(vals.size(), -1);
+  for (std::int64_t st = 0; st < n; ++st)
+    for (int q = 0; q < 4; ++q)
+      for (int i = 0; i < kLoadsPerStep; ++i) {
+        const std::int64_t j = steps.slot_vector[st * kStepSlots + kSlotsOfLoad[i][q]];
+        rows[st * kStepSlots + q * 4 + i] =
+            j >= 0 ? std::uint32_t(e.col_idx[j] + 1) * kRowBytes : 0u;
+        if (j < 0) continue;
+        for (int g = 0; g < v_; ++g) {
+          const std::int64_t at = ((st * v_ + g) * 4 + q) * 4 + i;
+          vals[at] = e.vals[j * v_ + g];
+          source[at] = e.source.empty() ? -1 : e.source[j * v_ + g];
+        }
+      }
+  // kParts + 1 cuts at block-row boundaries, part p starting at the first block row whose steps
+  // begin at or after p / kParts of all steps (the last cut after the last block row).
+  std::vector<std::int64_t> part_block_row(kParts + 1);
+  std::vector<std::int32_t> part_step(kParts + 1);
+  for (std::int64_t p = 0; p <= kParts; ++p) {
+    const std::int64_t target = (n * p + kParts - 1) / kParts;
+    part_block_row[p] =
+        p == kParts ? block_rows_
+                    : std::lower_bound(steps.step_ptr.begin(), steps.step_ptr.end(), target) -
+                          steps.step_ptr.begin();
+    part_step[p] = std::int32_t(steps.step_ptr[part_block_row[p]]);
+  }
+  part_block_row_ = DeviceBuffer<std::int64_t>(part_block_row);
+  part_step_ = DeviceBuffer<std::int32_t>(part_step);
+  step_ptr_ = DeviceBuffer<std::int64_t>(steps.step_ptr);
+  step_rows_ = DeviceBuffer<std::uint32_t>(rows);
+  step_vals_ = DeviceBuffer<HalfBits>(to_half(vals, precision));
+  source_ = DeviceBuffer<std::int64_t>(source);
+}
+
+StagedVectorCsrView StagedVectorCsr::view() const {
+  StagedVectorCsrView s;
+  s.v = v_;
+  s.rows = rows_;
+  s.cols = cols_;
+  s.block_rows = block_rows_;
+  s.step_ptr = step_ptr_.data();
+  s.part_block_row = part_block_row_.data();
+  s.part_step = part_step_.data();
+  s.step_rows = step_rows_.data();
+  s.step_vals = step_vals_.data();
+  return s;
+}
+
+void spmm_staged(const Context& ctx, Precision precision, const StagedVectorCsrView& s,
+                 DenseView<const HalfBits> b, DenseView<float> c) {
+  FK_CHECK(b.rows == s.cols && c.rows == s.rows && b.cols == c.cols,
+           "staged tensor-core SpMM: S is " << s.rows << " x " << s.cols << ", B " << b.rows
+                                            << " x " << b.cols << ", C " << c.rows << " x "
+                                            << c.cols);
+  FK_CHECK(b.cols >= 1 && b.cols <= INT32_MAX,
+           "staged tensor-core SpMM: K = " << b.cols << " out of range");
+  FK_CHECK(staged_fits(ctx, s.cols, s.v),
+           "staged tensor-core SpMM: " << s.cols << " rows of B do not fit in shared memory");
+  if (c.size() == 0) return;
+  const int k = static_cast<int>(b.cols);
+  with_half_type(precision, "staged tensor-core SpMM",
+                 [&](auto t) { launch_v<decltype(t)>(ctx, s, b.data, k, c.data); });
+}
+
+}  // namespace fk::tc
