@@ -98,11 +98,13 @@ void spmm(const Context& ctx, Precision precision, const VectorCsrDeviceView& s,
 // spmm_staged needs.
 bool staged_fits(const Context& ctx, std::int64_t cols, int v);
 
-// Whether the plans of cuda.spmm.tc_v* run the staged kernel on `e` at this K: where B's slice fits
-// and the work, stored vectors x 16-column slices of K, is at least kStagedMinWork. Below that the
-// gather kernel was faster on most of the benchmark's problems, above it the staged one on all of
-// them (docs/benchmarks/tensor-core.md).
-constexpr double kStagedMinWork = 3e6;
+// Whether the plans of cuda.spmm.tc_v* run the staged kernel on `e` at this K: where B's slice fits,
+// S has at least kStagedMinRows rows (with fewer block rows than that the slice's warps run short of
+// work) and the work, stored vectors x 16-column slices of K, is at least kStagedMinWork (below it
+// the slice's copy, about 4 us, outweighs the gain). Set on tc_bench's default set on an H200, where
+// it was within 10% of the faster kernel on 117 of 126 problems (docs/benchmarks/tensor-core.md).
+constexpr double kStagedMinWork = 1e6;
+constexpr std::int64_t kStagedMinRows = 1000;
 bool staged_pays(const Context& ctx, const HostVectorCsr& e, int k);
 
 // spmm's result through the staged kernel: the same contract, S in its staged form. Throws

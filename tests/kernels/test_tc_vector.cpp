@@ -324,7 +324,8 @@ TEST(TcVector, RawStagedKernel) {
 }
 
 // A problem large enough that the plan of cuda.spmm.tc_v4 runs the staged kernel (at K = 256 and a
-// ragged 250; at K = 64 the same matrix stays on the gather kernel), through the fp32 interface.
+// ragged 250; at K = 16 the same matrix stays on the gather kernel, as does a matrix of few rows),
+// through the fp32 interface.
 TEST(TcVector, SpmmPlanTakesTheStagedKernelOnLargeProblems) {
   FK_REQUIRE_GPU();
   Context ctx(DeviceKind::kGpu);
@@ -334,10 +335,11 @@ TEST(TcVector, SpmmPlanTakesTheStagedKernelOnLargeProblems) {
   const Precision p = Precision::kF16;
   const HostCsr s = vector_structured(4099, 3000, v, 900, rng);
   const HostVectorCsr e = to_vector_csr(s.view(), v);
-  EXPECT_FALSE(tc::staged_pays(ctx, e, 64));
-  for (int k : {256, 250, 64}) {
+  const HostCsr few_rows = vector_structured(400, 3000, v, 2000, rng);
+  EXPECT_FALSE(tc::staged_pays(ctx, to_vector_csr(few_rows.view(), v), 256));
+  for (int k : {256, 250, 16}) {
     SCOPED_TRACE("seed " + std::to_string(seed) + " K " + std::to_string(k));
-    EXPECT_EQ(tc::staged_pays(ctx, e, k), k != 64);
+    EXPECT_EQ(tc::staged_pays(ctx, e, k), k != 16);
     const std::vector<float> b = test::random_dense(s.cols * k, rng);
     EXPECT_EQ(check(plan_spmm(ctx, s, b, k, Op::kNoTrans, "cuda.spmm.tc_v4", p),
                     host_spmm(s, rounded(s.vals, p), rounded(b, p), k, Op::kNoTrans), 1e-4),
