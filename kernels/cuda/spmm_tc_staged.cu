@@ -292,7 +292,7 @@ bool staged_fits(const Context& ctx, std::int64_t cols, int v) {
 bool staged_pays(const Context& ctx, const HostVectorCsr& e, int k) {
   const double slices = double((std::int64_t(k) + kSliceK - 1) / kSliceK);
   return staged_fits(ctx, e.cols, e.v) && e.rows >= kStagedMinRows &&
-         double(e.vectors()) * slices >= kStagedMinWork;
+         double(e.vectors()) * slices >= kStagedWorkPerColumn * double(e.cols);
 }
 
 StagedVectorCsr::StagedVectorCsr(const HostVectorCsr& e, Precision precision)

@@ -5,7 +5,7 @@ usage: tables.py TC_BENCH_CSV [--rule]   (markdown on stdout)
 
 "pick" is the kernel the plans of cuda.spmm.tc_v* run (tc::staged_pays in kernels/cuda/
 tc_vector.hpp: staged where B's slice fits, S has >= 1000 rows and stored vectors x ceil(K / 16)
->= 1e6), read off the two kernels' rows of the same run. "vs X" is X's time over pick's time.
+>= 150 N), read off the two kernels' rows of the same run. "vs X" is X's time over pick's time.
 """
 import csv
 import math
@@ -13,7 +13,7 @@ import re
 import sys
 from collections import defaultdict
 
-MIN_WORK, MIN_ROWS = 1e6, 1000
+WORK_PER_COLUMN, MIN_ROWS = 150, 1000
 
 
 def load(path):
@@ -31,7 +31,7 @@ def ms(c, name):
 def pick(c, v, k):
     tc, st = ms(c, 'tc'), ms(c, 'tc_staged')
     work = int(c['tc']['stored']) // v * math.ceil(k / 16)
-    staged = st is not None and int(c['tc']['m']) >= MIN_ROWS and work >= MIN_WORK
+    staged = st is not None and int(c['tc']['m']) >= MIN_ROWS and work >= WORK_PER_COLUMN * int(c['tc']['n'])
     return (st, 'staged') if staged else (tc, 'gather')
 
 
