@@ -13,9 +13,9 @@
 //
 // Work: the blocks of one slice split its block rows into contiguous runs of about equal steps
 // (16 vectors each, dealt on the host by kernels/tc_steps.hpp), one per warp, through a host-made
-// table of parts, so a warp starts without searching. A warp streams its run's step data (columns
-// as byte offsets of staged rows, and values, laid out on the host in the order the lanes read
-// them) through its own two-chunk cp.async ring in shared memory, 8 steps a chunk, and per step
+// table of parts, so a warp starts without searching. A warp streams its run's step data (staged
+// row numbers in 16 bits, and values, laid out on the host in the order the lanes read them)
+// through its own two-chunk cp.async ring in shared memory, 8 steps a chunk, and per step
 // lane (g, q) = (lane / 4, lane % 4) loads the 32-bit word g of four staged rows, the vectors of
 // slots 2q, 2q+1, 2q+8, 2q+9, and computes
 //     C_sliceᵀ (16 x 8 rows) += B_selᵀ (16 x 16 vectors) · S_stepᵀ (16 vectors x 8 rows)
@@ -24,9 +24,10 @@
 // last step is done. Staged row 0 is zero: padding slots and ring entries past a run's end read
 // it and add 0 even where B holds infinities.
 //
-// What bounds it (ncu on an H200, V = 4, 90% sparse 4096 x 4096, K = 256): about 10 shared-memory
-// wavefronts and 36 instructions per step, neither saturated, plus 8-11 us of fixed cost (the
-// slice's copy from memory, the first chunks); see docs/benchmarks/tensor-core.md.
+// What bounds it (ncu on an H200, V = 4, 90% sparse 4096 x 4096, K = 256, with 32-bit offsets):
+// shared memory, about 10 wavefronts per step (4 of them the offsets' 16-byte loads; 16-bit row
+// numbers halve those and ran 1.04-1.07x faster), and 36 instructions per step, plus 8-11 us of
+// fixed cost (the slice's copy, the first chunks); see docs/benchmarks/tensor-core.md.
 #include <algorithm>
 #include <array>
 #include <type_traits>
@@ -52,7 +53,7 @@ constexpr std::int64_t kParts = StagedVectorCsr::kParts;
 
 constexpr std::int64_t stage_bytes(std::int64_t cols) { return (cols + 1) * kRowBytes; }
 constexpr int step_bytes(int v) {
-  return kStepSlots * 4 + kStepSlots * 2 * v;
+  return kStepSlots * 2 + kStepSlots * 2 * v;
 }  // staged rows + values
 constexpr int ring_bytes(int v) { return kRingChunks * kChunkSteps * step_bytes(v); }
 
@@ -116,21 +117,21 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
 
   // 3. A ring of kRingChunks chunks of kChunkSteps steps (columns, then values) per warp; entries
   //    past st_end are zero-filled.
-  constexpr int kColBytes = kChunkSteps * kStepSlots * 4,
+  constexpr int kColBytes = kChunkSteps * kStepSlots * 2,
                 kValBytes = kChunkSteps * kStepSlots * 2 * V;
   constexpr int kChunkBytes = kColBytes + kValBytes;
   unsigned char* ring = reinterpret_cast<unsigned char*>(smem + pieces) + warp * ring_bytes(V);
   // Each lane copies the same 16-byte pieces of every chunk: piece `lane` of the staged rows (lanes
   // below kColBytes / 16) and pieces lane, lane + 32, ... of the values. Chunks are fetched in
   // order.
-  const std::uint32_t* rows_src = s.step_rows + std::int64_t(st_begin) * kStepSlots + lane * 4;
+  const std::uint16_t* rows_src = s.step_rows + std::int64_t(st_begin) * kStepSlots + lane * 8;
   const HalfBits* vals_src = s.step_vals + std::int64_t(st_begin) * kStepSlots * V + lane * 8;
   int fetched = 0;
   const auto fetch_next = [&] {
     const int first = st_begin + fetched * kChunkSteps;
     unsigned char* slot = ring + (fetched % kRingChunks) * kChunkBytes;
     if (lane < kColBytes / 16) {
-      const bool valid = first + lane / 4 < st_end;  // a piece is a quarter of a step's rows
+      const bool valid = first + lane / 2 < st_end;  // a piece is half a step's rows
       cp_async16(slot + lane * 16, valid ? rows_src : s.step_rows, valid);
     }
 #pragma unroll
@@ -154,8 +155,8 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
 
   // 4. The steps; a block row's C rows are written when its last step is done (empty ones too).
   const unsigned char* lane_words = reinterpret_cast<const unsigned char*>(stage) + 4 * g;
-  const auto word_at = [&](std::uint32_t offset) {  // word g of the staged row at byte `offset`
-    return *reinterpret_cast<const std::uint32_t*>(lane_words + offset);
+  const auto word_at = [&](std::uint32_t row) {  // word g of staged row `row`
+    return *reinterpret_cast<const std::uint32_t*>(lane_words + row * kRowBytes);
   };
   std::int64_t br = br_begin;
   std::int64_t ends_base = br_begin;  // lane l holds step_ptr[ends_base + 1 + l]
@@ -190,7 +191,7 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
     cp_async_wait<kRingChunks - 1>();
     __syncwarp();
     const unsigned char* slot = ring + (chunk % kRingChunks) * kChunkBytes;
-    const uint4* lane_rows = reinterpret_cast<const uint4*>(slot) + q;  // + 4 per step
+    const uint2* lane_rows = reinterpret_cast<const uint2*>(slot) + q;  // + 4 per step
     const uint2* lane_vals =
         reinterpret_cast<const uint2*>(slot + kColBytes) + g * 4 + q;  // + 4 V per step
     const int first = st_begin + chunk * kChunkSteps;
@@ -202,10 +203,12 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
 #pragma unroll
       for (int u = 0; u < kBatchSteps; ++u) {
         const int t = t0 + u;
-        const uint4 rows = lane_rows[t * 4];
+        const uint2 rows = lane_rows[t * 4];
         const uint2 vals = g < V ? lane_vals[t * 4 * V] : make_uint2(0, 0);
-        const std::uint32_t x0 = word_at(rows.x), x1 = word_at(rows.y), x2 = word_at(rows.z),
-                            x3 = word_at(rows.w);
+        const std::uint32_t x0 = word_at(__byte_perm(rows.x, 0, 0x4410)),
+                            x1 = word_at(__byte_perm(rows.x, 0, 0x4432)),
+                            x2 = word_at(__byte_perm(rows.y, 0, 0x4410)),
+                            x3 = word_at(__byte_perm(rows.y, 0, 0x4432));
         a[u][0] = pack_low(x0, x1), a[u][1] = pack_high(x0, x1), a[u][2] = pack_low(x2, x3),
         a[u][3] = pack_high(x2, x3);
         sv[u][0] = vals.x, sv[u][1] = vals.y;
@@ -300,17 +303,16 @@ StagedVectorCsr::StagedVectorCsr(const HostVectorCsr& e, Precision precision)
   const TcSteps steps = deal_tc_steps(e);
   const std::int64_t n = steps.steps();
   // The kernel indexes steps and staged rows' bytes in 32 bits (more rows would not fit anyway).
-  FK_CHECK(n * kStepSlots * e.v < (std::int64_t(1) << 31) && e.cols < (std::int64_t(1) << 24),
+  FK_CHECK(n * kStepSlots * e.v < (std::int64_t(1) << 31) && e.cols < 65535,
            "staged tensor-core SpMM: " << n << " steps of " << e.cols << " columns are too many");
-  std::vector<std::uint32_t> rows(static_cast<std::size_t>(n * kStepSlots));
+  std::vector<std::uint16_t> rows(static_cast<std::size_t>(n * kStepSlots));
   std::vector<float> vals(static_cast<std::size_t>(n * kStepSlots * v_), 0.0f);
   std::vector<std::int64_t> source(vals.size(), -1);
   for (std::int64_t st = 0; st < n; ++st)
     for (int q = 0; q < 4; ++q)
       for (int i = 0; i < kLoadsPerStep; ++i) {
         const std::int64_t j = steps.slot_vector[st * kStepSlots + kSlotsOfLoad[i][q]];
-        rows[st * kStepSlots + q * 4 + i] =
-            j >= 0 ? std::uint32_t(e.col_idx[j] + 1) * kRowBytes : 0u;
+        rows[st * kStepSlots + q * 4 + i] = j >= 0 ? std::uint16_t(e.col_idx[j] + 1) : std::uint16_t(0);
         if (j < 0) continue;
         for (int g = 0; g < v_; ++g) {
           const std::int64_t at = ((st * v_ + g) * 4 + q) * 4 + i;
@@ -333,7 +335,7 @@ StagedVectorCsr::StagedVectorCsr(const HostVectorCsr& e, Precision precision)
   part_block_row_ = DeviceBuffer<std::int64_t>(part_block_row);
   part_step_ = DeviceBuffer<std::int32_t>(part_step);
   step_ptr_ = DeviceBuffer<std::int64_t>(steps.step_ptr);
-  step_rows_ = DeviceBuffer<std::uint32_t>(rows);
+  step_rows_ = DeviceBuffer<std::uint16_t>(rows);
   step_vals_ = DeviceBuffer<HalfBits>(to_half(vals, precision));
   source_ = DeviceBuffer<std::int64_t>(source);
 }

@@ -56,8 +56,8 @@ struct StagedVectorCsrView {
   // kernel's warps share out: the first block row of each part, and its first step.
   const std::int64_t* part_block_row = nullptr;
   const std::int32_t* part_step = nullptr;
-  const std::uint32_t* step_rows = nullptr;  // steps x 16: each slot's staged row as a byte offset, 32 (c + 1)
-                                             // for column c, 0 (a zero row) for an empty slot
+  const std::uint16_t* step_rows = nullptr;  // steps x 16: each slot's staged row, c + 1 for column c,
+                                             // 0 (a zero row) for an empty slot
   const HalfBits* step_vals = nullptr;       // steps x v x 16: the values of each slot, row by row
 };
 
@@ -80,7 +80,7 @@ class StagedVectorCsr {
   std::int64_t rows_ = 0, cols_ = 0, block_rows_ = 0;
   DeviceBuffer<std::int64_t> step_ptr_, part_block_row_;
   DeviceBuffer<std::int32_t> part_step_;
-  DeviceBuffer<std::uint32_t> step_rows_;
+  DeviceBuffer<std::uint16_t> step_rows_;
   DeviceBuffer<HalfBits> step_vals_;
   DeviceBuffer<std::int64_t> source_;
 };
