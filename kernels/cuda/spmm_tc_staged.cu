@@ -52,9 +52,8 @@ constexpr int kBatchSteps = 4;  // steps whose loads are issued together
 constexpr std::int64_t kParts = StagedVectorCsr::kParts;
 
 constexpr std::int64_t stage_bytes(std::int64_t cols) { return (cols + 1) * kRowBytes; }
-constexpr int step_bytes(int v) {
-  return kStepSlots * 2 + kStepSlots * 2 * v;
-}  // staged rows + values
+// A step's staged-row numbers (16 bits each) and values (16 bits each, v per slot).
+constexpr int step_bytes(int v) { return kStepSlots * 2 + kStepSlots * 2 * v; }
 constexpr int ring_bytes(int v) { return kRingChunks * kChunkSteps * step_bytes(v); }
 
 // Warps per block for V on `cols` rows of B: as many as the shared memory left beside the slice
@@ -115,7 +114,7 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
   const std::int64_t br_begin = s.part_block_row[p0], br_end = s.part_block_row[p1];
   const int st_begin = s.part_step[p0], st_end = s.part_step[p1];
 
-  // 3. A ring of kRingChunks chunks of kChunkSteps steps (columns, then values) per warp; entries
+  // 3. A ring of kRingChunks chunks of kChunkSteps steps (staged rows, then values) per warp; entries
   //    past st_end are zero-filled.
   constexpr int kColBytes = kChunkSteps * kStepSlots * 2,
                 kValBytes = kChunkSteps * kStepSlots * 2 * V;
