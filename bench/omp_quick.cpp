@@ -374,9 +374,7 @@ void bench_sddmm(const Matrix& m, int k, const Options& o, Results& res) {
   info.features = fk::features(sv);
   info.auto_name = fk::make_sddmm_plan(ctx, sv, k, "auto").variant->name();
   info.aspt_prep_ms = es[1].prep_ms;
-  fk::aspt::AsptParams sddmm_tiles;  // as omp.sddmm.aspt asks for them
-  sddmm_tiles.tile_row_entries = fk::aspt::kLargestTiles;
-  info.heavy_share = fk::aspt::build_aspt_tiling(sv, fk::aspt::resolve_params(sddmm_tiles, m.s.rows, m.s.cols, m.s.nnz(), k, omp_get_max_threads()))
+  info.heavy_share = fk::aspt::build_aspt_tiling(sv, fk::aspt::resolve_params(fk::aspt::sddmm_request({}), m.s.rows, m.s.cols, m.s.nnz(), k, omp_get_max_threads()))
                          .heavy_fraction();
   for (auto& e : es) info.max_err = std::max(info.max_err, err_vs(e.out, want, bound));
 }

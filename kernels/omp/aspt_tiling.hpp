@@ -57,6 +57,13 @@ struct AsptParams {
 // SpMM preferred about 16 entries per (row, tile).
 constexpr double kLargestTiles = std::numeric_limits<double>::infinity();
 
+// What omp.sddmm.aspt asks resolve_params for: `requested` with the largest tiles unless it names
+// a tile_row_entries of its own (bench/omp_quick reports the same tiling's heavy share).
+inline AsptParams sddmm_request(AsptParams requested) {
+  if (requested.tile_row_entries == 0) requested.tile_row_entries = kLargestTiles;
+  return requested;
+}
+
 // One core's private data caches, in bytes.
 struct CoreCaches {
   std::int64_t l1d_bytes = 0, l2_bytes = 0;
@@ -69,12 +76,12 @@ CoreCaches host_core_caches();
 // L2 (row-by-row order finds a B row again while the rows since its last use fit there), times
 // 512 / b_row_bytes below K = 128 (short rows gain less from a tile than it costs); dense
 // tiles of about tile_row_entries (default 16) entries per row at S's density (nnz / (rows x
-// cols)), between the L1 and a quarter of the L2 in B bytes (at least 8 columns); panels whose C (or A) rows take 256 KiB
-// (16..512 rows), at least two per thread; a threshold of 2 (a B row loaded for a tile is used at
-// least twice) and min_tile_row_nnz = 8. Explicit (non-zero) fields are kept; all results are >= 1.
+// cols)), between the L1 and a quarter of the L2 in B bytes (at least 8 columns); panels whose
+// C (or A) rows take 256 KiB (16..512 rows), at least two per thread; a threshold of 2 (a B row
+// loaded for a tile is used at least twice) and min_tile_row_nnz = 8. Explicit (non-zero) fields
+// are kept; all results are >= 1.
 AsptParams resolve_params(AsptParams requested, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                           int k, int threads, const CoreCaches& caches = host_core_caches());
-
 
 struct AsptTiling {
   std::int64_t rows = 0, cols = 0, nnz = 0;

@@ -3,9 +3,9 @@
 // prepare() builds the panel/tile analysis (kernels/omp/aspt_tiling.hpp). run() then, for each
 // panel (dynamic schedule, one panel at a time per thread):
 //   1. heavy part: tile by tile (tile_cols heavy columns whose B rows fill a quarter of the L2,
-//      aspt::kLargestTiles), every row of the
-//      panel computes its entries that fall in the tile, so each B row of the tile is loaded from
-//      memory once per panel and reused by the panel's other rows from cache;
+//      aspt::sddmm_request), every row of the panel computes its entries that fall in the tile, so
+//      each B row of the tile is loaded from memory once per panel and reused by the panel's other
+//      rows from cache;
 //   2. light part: row by row, as in plain CSR (the A row stays in L1 across its entries).
 // Light parts of very long rows are cut into segments that every thread shares after the panels,
 // so one huge row does not serialise the run (SDDMM outputs are independent, no combining needed).
@@ -22,12 +22,6 @@
 namespace fk {
 namespace {
 
-// The SDDMM's tiles are as large as the cache bounds allow, unless the caller says otherwise.
-aspt::AsptParams sddmm_params(aspt::AsptParams p) {
-  if (p.tile_row_entries == 0) p.tile_row_entries = aspt::kLargestTiles;
-  return p;
-}
-
 struct Segment {
   std::int64_t row, begin, end;  // reordered entries [begin, end) of `row`
 };
@@ -36,7 +30,7 @@ class OmpSddmmAsptPlan : public SddmmPlan {
  public:
   OmpSddmmAsptPlan(const CsrView& s, int k, const aspt::AsptParams& requested)
       : s_(s), k_(k),
-        tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(sddmm_params(requested), s.rows, s.cols, s.nnz, k, omp_get_max_threads()))) {
+        tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(aspt::sddmm_request(requested), s.rows, s.cols, s.nnz, k, omp_get_max_threads()))) {
     // A light part is "long" when it alone would be several times the work of an average
     // dynamic-schedule unit; it is then run as segments of about `seg` entries.
     const std::int64_t threads = std::max(1, omp_get_max_threads());

@@ -128,8 +128,7 @@ TEST(AsptTiling, DefaultsFollowTheCaches) {
   EXPECT_EQ(p.tile_cols, 160);
   // The largest tiles (the SDDMM's): a quarter of the L2 whatever the density, 128 KiB of 512-byte
   // rows, or of 1 KiB rows with the larger L2.
-  AsptParams largest;
-  largest.tile_row_entries = aspt::kLargestTiles;
+  const AsptParams largest = aspt::sddmm_request({});
   EXPECT_EQ(aspt::resolve_params(largest, 256, 2304, 294912, 128, 2, caches).tile_cols, 256);
   EXPECT_EQ(aspt::resolve_params(largest, 512, 4608, 235929, 256, 2, big).tile_cols, 512);
 }
