@@ -26,8 +26,8 @@
 //
 // What bounds it (ncu on an H200, V = 4, 90% sparse 4096 x 4096, K = 256, with 32-bit offsets):
 // shared memory, about 10 wavefronts per step (4 of them the offsets' 16-byte loads; 16-bit row
-// numbers halve those and ran 1.04-1.07x faster), and 36 instructions per step, plus 8-11 us of
-// fixed cost (the slice's copy, the first chunks); see docs/benchmarks/tensor-core.md.
+// numbers halve those and ran 1.04-1.07x faster), and 36 instructions per step; see
+// docs/benchmarks/tensor-core.md and docs/benchmarks/checks/tc-staged-ab.
 #include <algorithm>
 #include <array>
 #include <type_traits>
@@ -39,9 +39,10 @@
 namespace fk::tc {
 namespace {
 
-// One block per SM (it holds the SM's shared memory) of at most 16 warps: on an H200 16 warps with
-// up to 128 registers ran 1.0-1.1x faster than 32 with 64 (whose cap made the compiler recompute
-// addresses), and left room for longer rings.
+// One block per SM (it holds the SM's shared memory) of at most 16 warps. On an H200 24 warps took
+// 0.99x the time of 16 and 32 warps 1.03x (docs/benchmarks/checks/tc-staged-ab); 16 leave each
+// thread up to 128 registers (at 32 warps' 64 the compiler recomputed addresses) and room for the
+// rings beside a slice of 4096 rows.
 constexpr int kMaxWarps = 16;
 constexpr int kMinWarps = 8;  // fewer would leave the SM idle: then the slice does not "fit"
 constexpr int kSliceK = 16;
@@ -168,7 +169,7 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
     return __shfl_sync(0xffffffffu, ends, int(row - ends_base));
   };
   // Two accumulator sets, for even and odd steps of a batch, so that consecutive mmas do not wait
-  // on each other (1.02-1.05x on an H200); a block row's sum is acc + acc2.
+  // on each other (1.03-1.04x in geometric mean on an H200); a block row's sum is acc + acc2.
   float acc[4] = {}, acc2[4] = {};
   const auto flush = [&] {  // acc = {C[2q][kc], C[2q+1][kc], C[2q][kc+1], C[2q+1][kc+1]}
 #pragma unroll
