@@ -370,6 +370,7 @@ TEST(DeviceOps, SampledStatisticsMatchHost) {
       test::random_pattern(9000, 700, rng, short_rows),
       test::random_pattern(9000, 70, rng, short_rows),
       test::random_pattern(40, 300000, rng, [](std::int64_t r) { return r == 7 || r == 8 ? 200000 : 3; }),
+      test::regular_pattern(20000, 20000, 4, [](std::int64_t r, std::int64_t j) { return (r + j) % 20000; }),
       test::regular_pattern(20000, 20000, 4, [](std::int64_t r, std::int64_t j) { return (r + 2 * j) % 20000; })};
   for (const HostCsr& s : cases) {
     const DeviceCsr ds(s);
