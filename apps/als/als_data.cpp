@@ -116,12 +116,18 @@ io::Ratings load_ratings(const std::string& path, io::InputFormat format,
     }
     return std::move(g.ratings);
   }
-  if (format == io::InputFormat::kAuto) format = io::detect_format(path);
+  const bool detected = format == io::InputFormat::kAuto;
+  if (detected) format = io::detect_format(path);
   switch (format) {
     case io::InputFormat::kRatings:
       return io::read_ratings(path);
     case io::InputFormat::kMtx:
       return ratings_from_coo(io::read_matrix_market_coo(path));
+    case io::InputFormat::kText:
+      // Detection calls a ratings file with a bad line among its first few "text". No other text
+      // is ours to read here, so read it as ratings: the error then names the line that is wrong.
+      if (detected) return io::read_ratings(path);
+      [[fallthrough]];
     default:
       throw InputError(
           path, 0,

@@ -15,6 +15,7 @@
 #include "apps/als/als_trainer.hpp"
 #include "core/random.hpp"
 #include "tests/apps/ratings_fixture.hpp"
+#include "tests/core/test_io_util.hpp"
 #include "tests/test_util.hpp"
 
 namespace fk::als {
@@ -264,6 +265,32 @@ TEST(AlsData, HoldoutMaskTakesExactlyTheFractionAndDependsOnTheSeed) {
   EXPECT_NE(a, c);
   const std::vector<char> none = holdout_mask(50, 0.0, 1);
   EXPECT_EQ(std::count(none.begin(), none.end(), 1), 0);
+}
+
+TEST(AlsData, MalformedRatingsNameTheLineNotTheFormat) {
+  // Each file breaks the ratings pattern among the lines format detection looks at, so detection
+  // calls it text; the error must still point at the bad line, not just at the format.
+  test::TempDir dir;
+  struct Case {
+    const char* name;
+    const char* text;
+    int line;
+    const char* says;
+  };
+  for (const Case& c : {Case{"bad_rating.csv", "1,2,5\n1,3,4\n2,1,abc\n", 3, "abc"},
+                        Case{"short_line.csv", "user,item,rating\n1,2,5\n1,3\n", 3, ""},
+                        Case{"widths.txt", "1 2 5 7\n1 3 4\n", 2, ""}}) {
+    const std::string path = dir.file(c.name);
+    test::write_bytes(path, c.text);
+    EXPECT_TRUE(test::throws_input_error([&] { load_ratings(path, io::InputFormat::kAuto); },
+                                         path, c.line, {c.says}))
+        << c.name;
+  }
+  // A UCI bag of words is still refused by its format.
+  const std::string uci = dir.file("docword.txt");
+  test::write_bytes(uci, "3\n4\n2\n1 2 3\n2 4 1\n");
+  EXPECT_TRUE(test::throws_input_error([&] { load_ratings(uci, io::InputFormat::kAuto); }, uci, 0,
+                                       {"looks like format 'uci'"}));
 }
 
 TEST(AlsData, LeaveKOutHoldsOutKPerUserWithMoreThanK) {
