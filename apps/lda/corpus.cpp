@@ -89,13 +89,36 @@ std::string uci_vocab_beside(const std::string& docword) {
   return fs::is_regular_file(v, ec) ? v.string() : std::string();
 }
 
-void check_counts(const HostCsr& m, const std::string& path) {
+// The line of a Matrix Market file whose value is negative (0 when none is), for the error
+// below. The reader has already rejected NaN and infinity and keeps no line numbers; this runs
+// only on the error path, so reading the file again costs nothing that matters.
+std::int64_t first_negative_value_line(const std::string& path) {
+  io::LineReader in(path);
+  std::string line;
+  bool size_line_seen = false;
+  while (in.next(line)) {
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '%') continue;
+    if (!size_line_seen) {
+      size_line_seen = true;
+      continue;
+    }
+    std::istringstream fields(line);
+    std::string row, col;
+    double value = 0;
+    if (fields >> row >> col >> value && value < 0) return in.line_number();
+  }
+  return 0;
+}
+
+void check_counts(const HostCsr& m, const std::string& path, bool matrix_market) {
   for (std::int64_t j = 0; j < m.nnz(); ++j) {
     const float v = m.vals[j];
-    if (!(v >= 0) || !std::isfinite(v))
-      throw InputError(
-          path, 0,
-          "documents x words counts must be finite and non-negative, found " + std::to_string(v));
+    if (!(v >= 0) || !std::isfinite(v)) {
+      std::ostringstream what;
+      what << "documents x words counts must be finite and non-negative, found " << v;
+      throw InputError(path, matrix_market ? first_negative_value_line(path) : 0, what.str());
+    }
   }
 }
 
@@ -232,7 +255,7 @@ Corpus read_matrix_file(const std::string& path, io::InputFormat format) {
         std::string("fk-lda reads documents x words counts (uci, mtx or text), but this is ") +
             io::to_string(format) + " input");
   }
-  check_counts(c.counts, path);
+  check_counts(c.counts, path, format == io::InputFormat::kMtx);
   c.counts = normalise(std::move(c.counts));
   return c;
 }

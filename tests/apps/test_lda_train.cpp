@@ -528,6 +528,11 @@ TEST(LdaErrors, BadInputAndOptions) {
   }
   expect({"--input", dir.file("docword.broken.txt")}, 1, "docword.broken.txt:5");
   {
+    std::ofstream f(dir.file("negative.mtx"));
+    f << "%%MatrixMarket matrix coordinate real general\n% counts\n3 3 2\n1 1 2\n\n2 2 -1\n";
+  }
+  expect({"--input", dir.file("negative.mtx")}, 1, "negative.mtx:6: documents x words counts");
+  {
     std::ofstream f(dir.file("ratings.csv"));
     f << "userId,movieId,rating\n1,2,3.5\n2,3,4\n";
   }
