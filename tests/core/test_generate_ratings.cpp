@@ -220,6 +220,11 @@ TEST(GenerateRatings, BadSpecsAreErrors) {
   s = small_spec(1);
   s.rank = 0;
   EXPECT_THROW(gen::generate_ratings(s), Error);
+  try {
+    gen::generate_ratings(s);
+  } catch (const Error& e) {  // the reason, without a failed condition or source location
+    EXPECT_EQ(std::string(e.what()), "ratings: rank must be in [1, 4096], got 0");
+  }
 }
 
 }  // namespace

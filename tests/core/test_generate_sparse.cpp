@@ -208,6 +208,9 @@ TEST(GenerateSparse, BadSpecsNameTheProblem) {
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
           << text << " -> " << e.what();
+      // A user's mistake reads as one: no failed condition or source file in the message.
+      EXPECT_EQ(std::string(e.what()).find("failed at"), std::string::npos)
+          << text << " -> " << e.what();
     }
   }
 }
