@@ -5,6 +5,7 @@
 #include "apps/bench/explain.hpp"
 #include "apps/bench/options.hpp"
 #include "apps/bench/problem.hpp"
+#include "apps/bench/report.hpp"
 #include "apps/bench/runner.hpp"
 #include "core/context.hpp"
 #include "core/log.hpp"
@@ -35,6 +36,7 @@ int run(int argc, const char* const argv[]) {
   const fk::Context ctx = fk::Context::create(request, options.threads, options.gpu);
   // Variant names are checked before the (possibly long) load or generation of the matrix.
   const Selection selection = select_variants(options, ctx.device());
+  if (!options.csv.empty()) read_appendable_csv(options.csv);  // so is the CSV file's header
   const BenchMatrix matrix = load_matrix(options);
   const RunSummary summary = run_benchmark(options, ctx, matrix, selection, std::cout);
   if (!options.csv.empty()) std::cout << "\nwrote " << summary.rows << " rows to " << options.csv << "\n";

@@ -84,7 +84,7 @@ const std::vector<std::string>& csv_header() {
   return header;
 }
 
-void append_csv(const std::string& path, const std::vector<ResultRow>& rows) {
+std::string read_appendable_csv(const std::string& path) {
   const std::string header = join_csv(csv_header());
   std::string existing;
   if (std::filesystem::exists(path)) {
@@ -101,6 +101,12 @@ void append_csv(const std::string& path, const std::vector<ResultRow>& rows) {
                   "(expected: " + header + ")");
     if (!existing.empty() && existing.back() != '\n') existing += '\n';
   }
+  return existing;
+}
+
+void append_csv(const std::string& path, const std::vector<ResultRow>& rows) {
+  const std::string header = join_csv(csv_header());
+  const std::string existing = read_appendable_csv(path);
   io::AtomicFile file(path);
   std::ostream& out = file.stream();
   if (existing.empty()) {

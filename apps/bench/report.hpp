@@ -39,6 +39,10 @@ const std::vector<std::string>& csv_header();
 // same header and keeps its rows, the new ones following (so a script can accumulate one CSV over
 // many invocations). Written atomically (fk::io::AtomicFile). Throws fk::Error naming the file.
 void append_csv(const std::string& path, const std::vector<ResultRow>& rows);
+// What append_csv would keep of the file at `path` ("" when it does not exist or is empty);
+// throws fk::Error when its header differs. fk-bench calls it before running, so a mismatch is
+// reported before the benchmark, not after it.
+std::string read_appendable_csv(const std::string& path);
 
 // The table on stdout.
 void print_table_header(std::ostream& os);
