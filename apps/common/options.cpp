@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "apps/common/output.hpp"
 #include "core/log.hpp"
 
 namespace fk::app {
@@ -209,6 +210,7 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   require_at_least("threads", common_.threads, 0);
   require_at_least("iters", common_.iters, 0);
   if (common_.out.empty()) usage_fail("out", "must not be empty");
+  check_output_dir(common_.out);  // before a possibly long load and training
   set_log_level(common_.quiet ? LogLevel::kWarn : LogLevel::kInfo);
   return true;
 }

@@ -29,6 +29,30 @@ void ensure_output_dir(const std::string& dir) {
     throw Error("output directory '" + dir + "' is not writable: " + std::strerror(errno));
 }
 
+void check_output_dir(const std::string& dir) {
+  FK_CHECK(!dir.empty(), "empty output directory name");
+  std::error_code ec;
+  const fs::path p = fs::absolute(fs::path(dir), ec);
+  if (ec) return;  // ensure_output_dir will say what is wrong
+  if (fs::exists(p, ec)) {
+    if (!fs::is_directory(p, ec))
+      throw Error("output directory '" + dir + "' exists and is not a directory");
+    if (::access(p.c_str(), W_OK | X_OK) != 0)
+      throw Error("output directory '" + dir + "' is not writable: " + std::strerror(errno));
+    return;
+  }
+  fs::path parent = p.parent_path();
+  while (!parent.empty() && parent != parent.root_path() && !fs::exists(parent, ec))
+    parent = parent.parent_path();
+  if (parent.empty() || !fs::exists(parent, ec)) return;
+  if (!fs::is_directory(parent, ec))
+    throw Error("cannot create output directory '" + dir + "': '" + parent.string() +
+                "' is not a directory");
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    throw Error("cannot create output directory '" + dir + "': '" + parent.string() +
+                "' is not writable: " + std::strerror(errno));
+}
+
 // ---- JsonObject ---------------------------------------------------------------------------------
 
 JsonObject& JsonObject::add_raw(const std::string& key, const std::string& json) {

@@ -14,6 +14,9 @@ namespace fk::app {
 // Creates `dir` (and its parents) when missing. Throws fk::Error naming the directory when it
 // cannot be created, exists as something other than a directory, or cannot be written to.
 void ensure_output_dir(const std::string& dir);
+// The same checks without creating anything (the nearest existing ancestor must be a writable
+// directory), so that the apps can refuse a bad --out before loading data and training.
+void check_output_dir(const std::string& dir);
 
 // One JSON object built key by key: JsonObject().add("iter", 3).add("device", "gpu").str()
 // gives {"iter":3,"device":"gpu"}. Non-finite doubles and empty optionals are written as null.

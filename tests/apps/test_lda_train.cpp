@@ -547,6 +547,12 @@ TEST(LdaErrors, BadInputAndOptions) {
                                   "cpu", "--out", dir.file("plainfile")});
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("not a directory"), std::string::npos) << r.err;
+  // Below a file: refused while the options are read, before the corpus is (the input is
+  // missing too, and that error must not be the one reported).
+  const test::LdaRun under = run_lda({"--input", dir.file("missing.txt"), "--device", "cpu",
+                                      "--out", dir.file("plainfile") + "/sub"});
+  EXPECT_EQ(under.status, 1) << under.err;
+  EXPECT_NE(under.err.find("plainfile' is not a directory"), std::string::npos) << under.err;
 }
 
 // The executable itself: exit statuses and the error line as a user sees them.
