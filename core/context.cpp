@@ -19,15 +19,20 @@ DeviceRequest parse_device_request(const std::string& text) {
 
 const char* to_string(DeviceKind kind) { return kind == DeviceKind::kGpu ? "gpu" : "cpu"; }
 
+void check_device_request(DeviceRequest request, int gpu_id) {
+  if (request != DeviceRequest::kGpu) return;
+  if (!cuda_compiled())
+    throw Error("--device gpu: this factorkit build has no CUDA support (nvcc was not found at configure time)");
+  const int n = cuda_device_count();
+  if (n == 0) throw Error("--device gpu: no usable CUDA device found (" + hooks::cuda_absence_reason() + ")");
+  if (gpu_id < 0 || gpu_id >= n)
+    throw Error("GPU id " + std::to_string(gpu_id) + " out of range: " + std::to_string(n) + " device(s)");
+}
+
 Context Context::create(DeviceRequest request, int threads, int gpu_id) {
   if (request == DeviceRequest::kCpu) return Context(DeviceKind::kCpu, threads);
   if (request == DeviceRequest::kGpu) {
-    if (!cuda_compiled())
-      throw Error("--device gpu: this factorkit build has no CUDA support (nvcc was not found at configure time)");
-    const int n = cuda_device_count();
-    if (n == 0) throw Error("--device gpu: no usable CUDA device found (" + hooks::cuda_absence_reason() + ")");
-    if (gpu_id < 0 || gpu_id >= n)
-      throw Error("GPU id " + std::to_string(gpu_id) + " out of range: " + std::to_string(n) + " device(s)");
+    check_device_request(request, gpu_id);
     return Context(DeviceKind::kGpu, threads, gpu_id);
   }
   if (cuda_device_count() > gpu_id) return Context(DeviceKind::kGpu, threads, gpu_id);

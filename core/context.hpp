@@ -16,6 +16,9 @@ const char* to_string(DeviceKind kind);
 
 bool cuda_compiled();     // true when this build contains the CUDA code
 int cuda_device_count();  // usable CUDA devices; 0 in a CPU-only build or without a driver/device
+// Throws the fk::Error Context::create would for `request` (a GPU that is not there), without
+// creating anything: the apps call it while reading their options, before loading data.
+void check_device_request(DeviceRequest request, int gpu_id = 0);
 
 struct GpuResources;  // stream + cuSPARSE/cuBLAS/cuSOLVER handles; see core/cuda/gpu_resources.cuh
 

@@ -211,6 +211,7 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   require_at_least("iters", common_.iters, 0);
   if (common_.out.empty()) usage_fail("out", "must not be empty");
   check_output_dir(common_.out);  // before a possibly long load and training
+  if (!common_.compare) check_device_request(common_.device);  // --compare ignores --device
   set_log_level(common_.quiet ? LogLevel::kWarn : LogLevel::kInfo);
   return true;
 }

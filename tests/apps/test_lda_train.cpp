@@ -553,6 +553,14 @@ TEST(LdaErrors, BadInputAndOptions) {
                                       "--out", dir.file("plainfile") + "/sub"});
   EXPECT_EQ(under.status, 1) << under.err;
   EXPECT_NE(under.err.find("plainfile' is not a directory"), std::string::npos) << under.err;
+  // --device gpu without a usable GPU: also refused before the (here missing) input is read.
+  if (cuda_device_count() == 0) {
+    const test::LdaRun gpu = run_lda({"--input", dir.file("missing.txt"), "--device", "gpu",
+                                      "--out", dir.file("o")});
+    EXPECT_EQ(gpu.status, 1) << gpu.err;
+    EXPECT_NE(gpu.err.find("--device gpu"), std::string::npos) << gpu.err;
+    EXPECT_EQ(gpu.err.find("missing.txt"), std::string::npos) << gpu.err;
+  }
 }
 
 // The executable itself: exit statuses and the error line as a user sees them.
