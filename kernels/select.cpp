@@ -112,10 +112,14 @@ constexpr double kGpuSddmmConvertLongRows = 140.0;
 // for K >= 32, hep-th 1.1-1.5x for K >= 128); longer rows stay with cuSPARSE (nips, ml-20m, DLMC,
 // nytimes n), which it wins or ties.
 constexpr double kGpuSpmmShortRows = 32.0;
-// ... but with under 5 nonzeros per row and K <= 64 most of row_csc's (and vdl's) lanes idle:
-// cuSPARSE wins on hep-th (mean 3.8) at K = 4, 32 and 64 by 1.57x, 1.27x and 1.09x (2026-11-24
-// report); delaunay_n14 (mean 6) already favours vdl / row_csc. Not for Sᵀ·B: on hep-th's
-// transpose row_csc is 1.5x faster than cuSPARSE's transposed SpMM.
+// ... but with under 5 nonzeros per row and 16 < K <= 64 most of row_csc's (and vdl's) lanes idle:
+// cuSPARSE wins on hep-th (mean 3.8) at K = 32 and 64 by 1.27x and 1.09x (2026-11-24 report);
+// delaunay_n14 (mean 6) already favours vdl / row_csc. At K <= 16 it also won at K = 4 (1.57x)
+// until vdl widened its lane groups on small grids (spmm_vdl.cu, fill_lanes; H200, 2026-11-26,
+// docs/benchmarks/checks/vdl-fill-h200): vdl now runs hep-th at K = 4 1.21x and a uniform
+// 100000 x 100000 matrix of rows of 3 at 2.9x cuSPARSE, so below K = 16 such rows take the vdl
+// rule below. Not for Sᵀ·B: on hep-th's transpose row_csc is 1.5x faster than cuSPARSE's
+// transposed SpMM.
 constexpr double kGpuSpmmTinyRows = 5.0;
 constexpr int kGpuSpmmTinyRowsMaxK = 64;
 // ... and large matrices (over kGpuSmallNnz) of rows of mean <= 8 go to nnz_vsr at 64 < K <= 128,
@@ -612,7 +616,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
       mean <= kGpuSpmmVeryShortRows &&
       (p.k > kGpuSpmmVeryShortLocalMaxK || p.sparse.col_span >= kGpuLocalColumnSpan))
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.row_csc"}, p);
-  if (!p.transposed && p.k > 1 && p.k <= kGpuSpmmTinyRowsMaxK && mean < kGpuSpmmTinyRows)
+  if (!p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuSpmmTinyRowsMaxK && mean < kGpuSpmmTinyRows)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed) {
     const bool even = p.sparse.row_cv <= kGpuTransposedEvenCv;

@@ -423,6 +423,24 @@ TEST(CudaSpmmSpecific, AutoKeepsVdlOffUnevenTransposes) {
   }
 }
 
+// S·B on rows of under 5 nonzeros: vdl up to K = 16, where its lane groups widen on small grids
+// (hep-th 1.21x, a uniform 100000 x 100000 matrix of rows of 3 2.9x cuSPARSE at K = 4, H200),
+// cuSPARSE at 16 < K <= 64 (hep-th 1.27x and 1.09x at K = 32 and 64). Needs no device.
+TEST(CudaSpmmSpecific, AutoOnRowsOfUnderFiveNonzeros) {
+  for (int k : {2, 4, 8, 16}) {
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(k, 8361, 3.8, 1.14)).name(),
+                 "cuda.spmm.vdl")
+        << "hep-th, K=" << k;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(k, 100000, 3.0, 0.58)).name(),
+                 "cuda.spmm.vdl")
+        << "uniform, K=" << k;
+  }
+  for (int k : {32, 64})
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(k, 8361, 3.8, 1.14)).name(),
+                 "cuda.spmm.cusparse")
+        << "hep-th, K=" << k;
+}
+
 // MovieLens 100K (943 users of mean 106, longest 737; 1682 items of mean 59, cv 1.35): vdl's one
 // row per warp waits on the longest user, and uneven items favour cuSPARSE's transposed product
 // over vdl, row_csc and nnz_vsr at every K > 1 (H200). Needs no device.
