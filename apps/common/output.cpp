@@ -17,16 +17,11 @@ namespace fk::app {
 namespace fs = std::filesystem;
 
 void ensure_output_dir(const std::string& dir) {
-  FK_CHECK(!dir.empty(), "empty output directory name");
+  check_output_dir(dir);  // a file in the way, or a place that cannot be written, with the reason
   std::error_code ec;
-  const fs::path p(dir);
-  if (fs::exists(p, ec) && !fs::is_directory(p, ec))
-    throw Error("output directory '" + dir + "' exists and is not a directory");
-  fs::create_directories(p, ec);
+  fs::create_directories(fs::path(dir), ec);
   if (ec) throw Error("cannot create output directory '" + dir + "': " + ec.message());
-  if (!fs::is_directory(p, ec)) throw Error("cannot create output directory '" + dir + "'");
-  if (::access(p.c_str(), W_OK | X_OK) != 0)
-    throw Error("output directory '" + dir + "' is not writable: " + std::strerror(errno));
+  if (!fs::is_directory(fs::path(dir), ec)) throw Error("cannot create output directory '" + dir + "'");
 }
 
 void check_output_dir(const std::string& dir) {
