@@ -1,8 +1,8 @@
 // cuda.spmm.vdl: row split, parallel reduction, vector-type dense-row loading, for small K.
 //
 // K <= 16: a B row is at most 64 bytes, so putting lanes along K (row_csc) leaves most of a warp
-// idle. Here a group of g lanes (g a power of two chosen from the mean row length) shares one
-// row: lane i takes nonzeros i, i + g, ..., loads each whole B row with float4/float2 loads
+// idle. Here a group of g lanes (g a power of two chosen from the mean row length, widened on
+// small grids: fill_lanes) shares one row: lane i takes nonzeros i, i + g, ..., loads each whole B row with float4/float2 loads
 // (K/4 or K/2 instructions) and keeps K partial sums; a butterfly of warp shuffles then adds the g
 // partial rows, and the lanes write C's row as vectors. K is a template constant so the partial
 // sums stay in registers.
