@@ -48,13 +48,13 @@ namespace detail {
 // FK_REQUIRE(cond, message-stream-expression): throws fk::Error(message) when cond is false. For
 // what a user passed (generator specs, option values): the message says all they need, so it
 // carries no condition or source location.
-#define FK_REQUIRE(cond, msg)               \
-  do {                                      \
-    if (!(cond)) {                          \
-      std::ostringstream fk_require_os_;    \
-      fk_require_os_ << msg;                \
+#define FK_REQUIRE(cond, msg)                  \
+  do {                                         \
+    if (!(cond)) {                             \
+      std::ostringstream fk_require_os_;       \
+      fk_require_os_ << msg;                   \
       throw ::fk::Error(fk_require_os_.str()); \
-    }                                       \
+    }                                          \
   } while (0)
 
 // FK_CHECK(cond, message-stream-expression): throws fk::Error when cond is false; the message

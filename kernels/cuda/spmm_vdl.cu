@@ -2,10 +2,10 @@
 //
 // K <= 16: a B row is at most 64 bytes, so putting lanes along K (row_csc) leaves most of a warp
 // idle. Here a group of g lanes (g a power of two chosen from the mean row length, widened on
-// small grids: fill_lanes) shares one row: lane i takes nonzeros i, i + g, ..., loads each whole B row with float4/float2 loads
-// (K/4 or K/2 instructions) and keeps K partial sums; a butterfly of warp shuffles then adds the g
-// partial rows, and the lanes write C's row as vectors. K is a template constant so the partial
-// sums stay in registers.
+// small grids: fill_lanes) shares one row: lane i takes nonzeros i, i + g, ..., loads each whole
+// B row with float4/float2 loads (K/4 or K/2 instructions) and keeps K partial sums; a butterfly
+// of warp shuffles then adds the g partial rows, and the lanes write C's row as vectors. K is a
+// template constant so the partial sums stay in registers.
 //
 // 16 < K <= 64: one row per warp. The warp is R = 32 / G sub-groups of G lanes, each sub-group
 // covering K (G lanes x float4, or 32 lanes x 1-2 floats when float4 does not apply); sub-group s
@@ -443,7 +443,8 @@ int lanes_for(const std::vector<std::int64_t>& row_ptr) {
 // 2 blocks per SM gave 1.08x.
 constexpr std::int64_t kFillBlocksPerSm = 8;
 int fill_lanes(int g, double mean, std::int64_t rows, int sms) {
-  const std::int64_t cap = std::min<std::int64_t>(32, pow2_ceil(static_cast<std::int64_t>(std::ceil(mean))));
+  const std::int64_t cap =
+      std::min<std::int64_t>(32, pow2_ceil(static_cast<std::int64_t>(std::ceil(mean))));
   while (g < cap && ceil_div(rows, kThreads / g) < kFillBlocksPerSm * sms) g *= 2;
   return g;
 }
