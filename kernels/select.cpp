@@ -211,11 +211,12 @@ constexpr double kGpuVdlWideTransposedManyMinMean = 100.0;
 // showed them fitted to large matrices: at these sizes a kernel's critical path (dependent loads
 // per warp) decides, not its bytes, and vdl's one-row-per-warp path has the shortest one.
 constexpr double kGpuSmallNnz = 250e3;
-// * K = 1: vdl's parallel reduction beats cuSPARSE (SpMM with one column) 1.1-1.3x on small
+// * K = 1: vdl's parallel reduction beat cuSPARSE (SpMM with one column) 1.1-1.3x on small
 //   matrices of even rows up to a mean of 128 (DLMC layers, bcsstk13, delaunay_n14), but not on
 //   longer rows (DLMC 256 rows of 230: 0.8-0.93x; means 460-1152: 0.5x), uneven ones (hep-th, cv
-//   1.14: 0.84x) or large matrices. For Sᵀ·B the bar is cuSPARSE's transposed product, slower on
-//   few columns: vdl on the transpose wins up to a mean of 256 (512 rows of 205: 1.4-1.6x).
+//   1.14: 0.84x) or large matrices. That still holds for Sᵀ·x; S·x has its own rule since, below.
+//   For Sᵀ·B the bar is cuSPARSE's transposed product, slower on few columns: vdl on the
+//   transpose wins up to a mean of 256 (512 rows of 205: 1.4-1.6x).
 constexpr double kGpuVdlSpmvMaxMean = 128.0;
 constexpr double kGpuVdlSpmvTransposedMaxMean = 256.0;
 // One row per warp (or lane group) waits on the longest row: MovieLens 100K's users (longest row
@@ -225,6 +226,19 @@ constexpr double kGpuVdlSpmvTransposedMaxMean = 256.0;
 constexpr double kGpuVdlSpmvMaxCv = 1.0;
 constexpr double kGpuVdlMaxRowOverMean = 6.0;
 constexpr double kGpuVdlSpmvMaxRows = 16384.0;
+// * S·x (not Sᵀ·x) since vdl's lane groups fill small grids (e269c78): short rows' groups widen
+//   until the GPU is full, so neither the row count nor a moderate spread costs vdl what it did
+//   above. H100, docs/benchmarks/checks/vdl-spmv-h100: 1.24-1.94x cuSPARSE on 12 matrices of up to
+//   1M nonzeros and 200K rows whose longest row is within 16 means (hep-th: cv 1.14, longest 13
+//   means, 1.45x; kos 1.24x) and 1.00x on MovieLens 100K (vdl's team rule has it anyway), but 0.04-0.08x on power-law rows (longest
+//   2700-8300 means). Out of sample: 1.04-1.29x on the seven such matrices of a second set, and
+//   0.20-0.79x on power-law rows of longest 18-112 means, which the bound leaves to cuSPARSE. The
+//   row cap came after that run: a uniform 300K x 300K of rows of 3 ran 0.98x (500K rows of 2:
+//   1.04x), and past 1M nonzeros vdl ran 0.79-0.91x on 3M and 20M (1.30x on a banded 2.4M).
+constexpr double kGpuVdlSpmvEvenMaxNnz = 1e6;
+constexpr double kGpuVdlSpmvEvenMaxRows = 200e3;
+constexpr double kGpuVdlSpmvEvenMaxCv = 1.5;
+constexpr double kGpuVdlSpmvEvenMaxRowOverMean = 16.0;
 // * S·B at 16 < K <= 32 on fewer than 4096 rows (as above) of mean <= 256: vdl 1.1-1.5x over
 //   cuSPARSE and 1.6-2.5x over row_csc, which the short-row rule picked for means <= 32. Longer
 //   rows on few warps lose (256 x 2304 of mean 460: 0.79x), as do many short rows (delaunay_n14,
@@ -499,9 +513,13 @@ struct SpmmShape {
 // ones; "Small problems" above). nullptr where none applies and the general rules decide.
 const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                          const KernelProblem& p, const SpmmShape& f) {
-  const double max_mean = p.transposed ? kGpuVdlSpmvTransposedMaxMean : kGpuVdlSpmvMaxMean;
-  if (p.k == 1 && f.small && f.mean <= max_mean && p.sparse.row_cv <= kGpuVdlSpmvMaxCv &&
-      f.rows <= kGpuVdlSpmvMaxRows && f.bounded_longest)
+  if (p.k == 1 && !p.transposed && double(p.sparse.nnz) <= kGpuVdlSpmvEvenMaxNnz &&
+      f.rows <= kGpuVdlSpmvEvenMaxRows && f.mean <= kGpuVdlSpmvMaxMean &&
+      p.sparse.row_cv <= kGpuVdlSpmvEvenMaxCv &&
+      double(p.sparse.row_max) <= kGpuVdlSpmvEvenMaxRowOverMean * f.mean)
+    return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
+  if (p.k == 1 && p.transposed && f.small && f.mean <= kGpuVdlSpmvTransposedMaxMean &&
+      p.sparse.row_cv <= kGpuVdlSpmvMaxCv && f.rows <= kGpuVdlSpmvMaxRows && f.bounded_longest)
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (f.skewed && f.small)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);

@@ -402,7 +402,7 @@ TEST(CudaSpmmSpecific, AutoTeamsOnFewLongRowsAtSmallK) {
     EXPECT_EQ(pick(k, 3000, 1000, 0.03), "cuda.spmm.vdl");  // 3M nonzeros: before panel
     EXPECT_NE(pick(k, 4096, 500, 0.1), "cuda.spmm.vdl");    // too many rows
   }
-  EXPECT_NE(pick(1, 943, 106, 0.95, false, 737), "cuda.spmm.vdl");  // MovieLens 100K's users
+  EXPECT_NE(pick(1, 1500, 499, 0.9), "cuda.spmm.vdl");  // uneven rows
   EXPECT_NE(pick(5, 256, 1152, 0.08), "cuda.spmm.vdl");
   EXPECT_NE(pick(1, 256, 1152, 0.08, /*transposed=*/true), "cuda.spmm.vdl");
 }
@@ -441,16 +441,37 @@ TEST(CudaSpmmSpecific, AutoOnRowsOfUnderFiveNonzeros) {
         << "hep-th, K=" << k;
 }
 
+// S·x (K = 1) goes to vdl on up to 1M nonzeros and 200K rows whose longest row is within 16 means
+// (cv <= 1.5, mean <= 128), not past any of those bounds and not for Sᵀ·x (H100, 2026-11-26,
+// docs/benchmarks/checks/vdl-spmv-h100). Needs no device.
+TEST(CudaSpmmSpecific, AutoOnSpmvOfBoundedRows) {
+  auto pick = [](std::int64_t rows, double mean, double cv, std::int64_t row_max, bool transposed = false) {
+    KernelProblem p = test::rule_problem(1, rows, mean, cv);
+    p.sparse.row_max = row_max;
+    p.transposed = transposed;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  EXPECT_EQ(pick(8361, 3.77, 1.14, 50), "cuda.spmm.vdl");            // hep-th: 1.45x
+  EXPECT_EQ(pick(3430, 103.8, 0.58, 485), "cuda.spmm.vdl");          // kos: 1.24x
+  EXPECT_EQ(pick(200000, 4, 0.0, 4), "cuda.spmm.vdl");               // banded: 1.42x
+  EXPECT_EQ(pick(8000, 112.5, 0.09, 155), "cuda.spmm.vdl");          // out of sample: 1.29x
+  EXPECT_NE(pick(300000, 3, 0.58, 14), "cuda.spmm.vdl");             // rows: 0.98x
+  EXPECT_NE(pick(1000000, 3, 0.58, 15), "cuda.spmm.vdl");            // 3M nonzeros: 0.91x
+  EXPECT_NE(pick(50000, 10, 0.46, 179), "cuda.spmm.vdl");            // longest 18 means: 0.79x
+  EXPECT_NE(pick(50000, 10, 1.37, 1122), "cuda.spmm.vdl");           // power law: 0.20x
+  EXPECT_NE(pick(20000, 10, 1.6, 100), "cuda.spmm.vdl");             // cv past the bound
+  EXPECT_NE(pick(8361, 3.77, 1.14, 50, /*transposed=*/true), "cuda.spmm.vdl");
+}
+
 // MovieLens 100K (943 users of mean 106, longest 737; 1682 items of mean 59, cv 1.35): vdl's one
 // row per warp waits on the longest user, and uneven items favour cuSPARSE's transposed product
 // over vdl, row_csc and nnz_vsr at every K > 1 (H200). Needs no device.
 TEST(CudaSpmmSpecific, AutoOnMovieLens100k) {
-  KernelProblem users = test::rule_problem(1, 943, 106.0, 0.95);
+  KernelProblem users = test::rule_problem(32, 943, 106.0, 0.95);
   users.sparse.row_max = 737;
-  for (int k : {1, 32}) {
-    users.k = k;
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, users).name(), "cuda.spmm.cusparse") << "S·B K=" << k;
-  }
+  EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, users).name(), "cuda.spmm.cusparse") << "S·B K=32";
+  users.k = 1;  // since vdl's groups fill the GPU, a tie (1.00x) under AutoOnSpmvOfBoundedRows' rule
+  EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, users).name(), "cuda.spmm.vdl") << "S·B K=1";
   KernelProblem items = test::rule_problem(1, 1682, 59.5, 1.35);
   items.sparse.row_max = 583;
   items.transposed = true;
