@@ -65,18 +65,19 @@ const Preset kPresets[] = {
 void check_spec(const LdaCorpusSpec& s) {
   FK_REQUIRE(s.docs >= 0, "LDA corpus: docs must be >= 0, got " << s.docs);
   FK_REQUIRE(s.words >= 1 && s.words <= std::numeric_limits<std::int32_t>::max(),
-           "LDA corpus: words must be in [1, 2^31), got " << s.words);
+             "LDA corpus: words must be in [1, 2^31), got " << s.words);
   FK_REQUIRE(s.topics >= 1, "LDA corpus: topics must be >= 1, got " << s.topics);
   FK_REQUIRE(std::isfinite(s.mean_doc_length) && s.mean_doc_length >= 1 && s.mean_doc_length <= 1e7,
-           "LDA corpus: mean document length must be in [1, 1e7], got " << s.mean_doc_length);
-  FK_REQUIRE(std::isfinite(s.doc_length_sigma) && s.doc_length_sigma >= 0 && s.doc_length_sigma <= 3,
-           "LDA corpus: document length sigma must be in [0, 3], got " << s.doc_length_sigma);
+             "LDA corpus: mean document length must be in [1, 1e7], got " << s.mean_doc_length);
+  FK_REQUIRE(
+      std::isfinite(s.doc_length_sigma) && s.doc_length_sigma >= 0 && s.doc_length_sigma <= 3,
+      "LDA corpus: document length sigma must be in [0, 3], got " << s.doc_length_sigma);
   FK_REQUIRE(std::isfinite(s.doc_alpha) && s.doc_alpha > 0,
-           "LDA corpus: doc_alpha must be > 0, got " << s.doc_alpha);
+             "LDA corpus: doc_alpha must be > 0, got " << s.doc_alpha);
   FK_REQUIRE(std::isfinite(s.topic_eta) && s.topic_eta > 0,
-           "LDA corpus: topic_eta must be > 0, got " << s.topic_eta);
+             "LDA corpus: topic_eta must be > 0, got " << s.topic_eta);
   FK_REQUIRE(std::isfinite(s.zipf_exponent) && s.zipf_exponent >= 0 && s.zipf_exponent <= 5,
-           "LDA corpus: zipf_exponent must be in [0, 5], got " << s.zipf_exponent);
+             "LDA corpus: zipf_exponent must be in [0, 5], got " << s.zipf_exponent);
 }
 
 // log of a Gamma(shape, 1) draw. Shapes far below 1 (rare words in a sparse topic) underflow a

@@ -60,31 +60,32 @@ const Preset kPresets[] = {
 
 void check_spec(const RatingsSpec& s) {
   FK_REQUIRE(s.users >= 1 && s.users <= std::numeric_limits<std::int32_t>::max(),
-           "ratings: users must be in [1, 2^31), got " << s.users);
+             "ratings: users must be in [1, 2^31), got " << s.users);
   FK_REQUIRE(s.items >= 1 && s.items <= std::numeric_limits<std::int32_t>::max(),
-           "ratings: items must be in [1, 2^31), got " << s.items);
+             "ratings: items must be in [1, 2^31), got " << s.items);
   FK_REQUIRE(s.ratings >= 0, "ratings: ratings must be >= 0, got " << s.ratings);
   FK_REQUIRE(
       static_cast<double>(s.ratings) <= static_cast<double>(s.users) * static_cast<double>(s.items),
       "ratings: " << s.ratings << " ratings do not fit in " << s.users << " users x " << s.items
                   << " items without duplicates");
   FK_REQUIRE(s.min_user_ratings >= 0 && s.min_user_ratings <= s.items,
-           "ratings: min_user_ratings must be in [0, items], got " << s.min_user_ratings);
+             "ratings: min_user_ratings must be in [0, items], got " << s.min_user_ratings);
   FK_REQUIRE(static_cast<double>(s.ratings) >=
-               static_cast<double>(s.users) * static_cast<double>(s.min_user_ratings),
-           "ratings: " << s.ratings << " ratings are fewer than users x min_user_ratings = "
-                       << s.users << " x " << s.min_user_ratings);
+                 static_cast<double>(s.users) * static_cast<double>(s.min_user_ratings),
+             "ratings: " << s.ratings << " ratings are fewer than users x min_user_ratings = "
+                         << s.users << " x " << s.min_user_ratings);
   FK_REQUIRE(s.rank >= 1 && s.rank <= 4096, "ratings: rank must be in [1, 4096], got " << s.rank);
-  FK_REQUIRE(std::isfinite(s.noise) && s.noise >= 0, "ratings: noise must be >= 0, got " << s.noise);
+  FK_REQUIRE(std::isfinite(s.noise) && s.noise >= 0,
+             "ratings: noise must be >= 0, got " << s.noise);
   FK_REQUIRE(std::isfinite(s.user_exponent) && s.user_exponent >= 0 && s.user_exponent <= 5,
-           "ratings: user_exponent must be in [0, 5], got " << s.user_exponent);
+             "ratings: user_exponent must be in [0, 5], got " << s.user_exponent);
   FK_REQUIRE(std::isfinite(s.item_exponent) && s.item_exponent >= 0 && s.item_exponent <= 5,
-           "ratings: item_exponent must be in [0, 5], got " << s.item_exponent);
+             "ratings: item_exponent must be in [0, 5], got " << s.item_exponent);
   FK_REQUIRE(
       std::isfinite(s.min_rating) && std::isfinite(s.max_rating) && s.min_rating < s.max_rating,
       "ratings: need min_rating < max_rating, got " << s.min_rating << " and " << s.max_rating);
   FK_REQUIRE(std::isfinite(s.step) && s.step >= 0 && s.step <= s.max_rating - s.min_rating,
-           "ratings: step must be in [0, max_rating - min_rating], got " << s.step);
+             "ratings: step must be in [0, max_rating - min_rating], got " << s.step);
 }
 
 // Zipf weight of each id's (shuffled) rank.

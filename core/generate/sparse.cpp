@@ -99,10 +99,11 @@ void band_of(const SparseSpec& s, std::int64_t h, std::int64_t r, std::int64_t& 
 void check_spec(const SparseSpec& s) {
   FK_REQUIRE(s.rows >= 1, "sparse: rows must be >= 1, got " << s.rows);
   FK_REQUIRE(s.cols >= 1 && s.cols <= std::numeric_limits<std::int32_t>::max(),
-           "sparse: cols must be in [1, 2^31), got " << s.cols);
+             "sparse: cols must be in [1, 2^31), got " << s.cols);
   FK_REQUIRE(s.nnz >= 0, "sparse: nnz must be >= 0, got " << s.nnz);
-  FK_REQUIRE(static_cast<double>(s.nnz) <= static_cast<double>(s.rows) * static_cast<double>(s.cols),
-           "sparse: nnz " << s.nnz << " exceeds rows x cols = " << s.rows << " x " << s.cols);
+  FK_REQUIRE(
+      static_cast<double>(s.nnz) <= static_cast<double>(s.rows) * static_cast<double>(s.cols),
+      "sparse: nnz " << s.nnz << " exceeds rows x cols = " << s.rows << " x " << s.cols);
   FK_REQUIRE(std::isfinite(s.param) && s.param >= 0, "sparse: param must be >= 0, got " << s.param);
   switch (s.kind) {
     case SparseKind::kUniform:
@@ -110,7 +111,7 @@ void check_spec(const SparseSpec& s) {
       break;
     case SparseKind::kPowerLaw:
       FK_REQUIRE(s.param <= 5,
-               "sparse: powerlaw param (Zipf exponent) must be in [0, 5], got " << s.param);
+                 "sparse: powerlaw param (Zipf exponent) must be in [0, 5], got " << s.param);
       break;
     case SparseKind::kBanded:
       FK_REQUIRE(
@@ -120,16 +121,16 @@ void check_spec(const SparseSpec& s) {
       break;
     case SparseKind::kBlockClustered:
       FK_REQUIRE(s.param == std::floor(s.param) && s.param <= static_cast<double>(s.rows),
-               "sparse: clustered param (rows per cluster) must be a whole number <= rows, got "
-                   << s.param);
+                 "sparse: clustered param (rows per cluster) must be a whole number <= rows, got "
+                     << s.param);
       break;
     case SparseKind::kColumnVector: {
       FK_REQUIRE(s.param == 0 || s.param == 2 || s.param == 4 || s.param == 8,
-               "sparse: vector param (rows per vector) must be 2, 4 or 8, got " << s.param);
+                 "sparse: vector param (rows per vector) must be 2, 4 or 8, got " << s.param);
       const std::int64_t v = rows_per_vector(s);
       FK_REQUIRE(s.rows % v == 0 && s.nnz % v == 0,
-               "sparse: vector rows and nnz must be multiples of "
-                   << v << " (rows per vector), got rows=" << s.rows << ", nnz=" << s.nnz);
+                 "sparse: vector rows and nnz must be multiples of "
+                     << v << " (rows per vector), got rows=" << s.rows << ", nnz=" << s.nnz);
       break;
     }
   }
