@@ -230,11 +230,12 @@ constexpr double kGpuVdlSpmvMaxRows = 16384.0;
 //   until the GPU is full, so neither the row count nor a moderate spread costs vdl what it did
 //   above. H100, docs/benchmarks/checks/vdl-spmv-h100: 1.24-1.94x cuSPARSE on 12 matrices of up to
 //   1M nonzeros and 200K rows whose longest row is within 16 means (hep-th: cv 1.14, longest 13
-//   means, 1.45x; kos 1.24x) and 1.00x on MovieLens 100K (vdl's team rule has it anyway), but 0.04-0.08x on power-law rows (longest
-//   2700-8300 means). Out of sample: 1.04-1.29x on the seven such matrices of a second set, and
-//   0.20-0.79x on power-law rows of longest 18-112 means, which the bound leaves to cuSPARSE. The
-//   row cap came after that run: a uniform 300K x 300K of rows of 3 ran 0.98x (500K rows of 2:
-//   1.04x), and past 1M nonzeros vdl ran 0.79-0.91x on 3M and 20M (1.30x on a banded 2.4M).
+//   means, 1.45x; kos 1.24x) and 1.00x on MovieLens 100K (vdl's team rule has it anyway), but
+//   0.04-0.08x on power-law rows (longest 2700-8300 means). Out of sample: 1.04-1.29x on the seven
+//   such matrices of a second set, and 0.20-0.79x on power-law rows of longest 18-112 means, which
+//   the bound leaves to cuSPARSE. The row cap came after that run: a uniform 300K x 300K of rows of
+//   3 ran 0.98x (500K rows of 2: 1.04x), and past 1M nonzeros vdl ran 0.79-0.91x on 3M and 20M
+//   (1.30x on a banded 2.4M).
 constexpr double kGpuVdlSpmvEvenMaxNnz = 1e6;
 constexpr double kGpuVdlSpmvEvenMaxRows = 200e3;
 constexpr double kGpuVdlSpmvEvenMaxCv = 1.5;

@@ -445,7 +445,8 @@ TEST(CudaSpmmSpecific, AutoOnRowsOfUnderFiveNonzeros) {
 // (cv <= 1.5, mean <= 128), not past any of those bounds and not for Sᵀ·x (H100, 2026-11-26,
 // docs/benchmarks/checks/vdl-spmv-h100). Needs no device.
 TEST(CudaSpmmSpecific, AutoOnSpmvOfBoundedRows) {
-  auto pick = [](std::int64_t rows, double mean, double cv, std::int64_t row_max, bool transposed = false) {
+  auto pick = [](std::int64_t rows, double mean, double cv, std::int64_t row_max,
+                 bool transposed = false) {
     KernelProblem p = test::rule_problem(1, rows, mean, cv);
     p.sparse.row_max = row_max;
     p.transposed = transposed;
@@ -463,14 +464,16 @@ TEST(CudaSpmmSpecific, AutoOnSpmvOfBoundedRows) {
   EXPECT_NE(pick(8361, 3.77, 1.14, 50, /*transposed=*/true), "cuda.spmm.vdl");
 }
 
-// MovieLens 100K (943 users of mean 106, longest 737; 1682 items of mean 59, cv 1.35): vdl's one
-// row per warp waits on the longest user, and uneven items favour cuSPARSE's transposed product
-// over vdl, row_csc and nnz_vsr at every K > 1 (H200). Needs no device.
+// MovieLens 100K (943 users of mean 106, longest 737; 1682 items of mean 59, cv 1.35): at K = 32
+// vdl's one row per warp waits on the longest user (at K = 1 its lane groups now tie cuSPARSE), and
+// uneven items favour cuSPARSE's transposed product over vdl, row_csc and nnz_vsr at every K > 1
+// (H200). Needs no device.
 TEST(CudaSpmmSpecific, AutoOnMovieLens100k) {
   KernelProblem users = test::rule_problem(32, 943, 106.0, 0.95);
   users.sparse.row_max = 737;
-  EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, users).name(), "cuda.spmm.cusparse") << "S·B K=32";
-  users.k = 1;  // since vdl's groups fill the GPU, a tie (1.00x) under AutoOnSpmvOfBoundedRows' rule
+  EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, users).name(), "cuda.spmm.cusparse")
+      << "S·B K=32";
+  users.k = 1;  // since vdl's groups fill the GPU: a tie (1.00x), AutoOnSpmvOfBoundedRows' rule
   EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, users).name(), "cuda.spmm.vdl") << "S·B K=1";
   KernelProblem items = test::rule_problem(1, 1682, 59.5, 1.35);
   items.sparse.row_max = 583;
