@@ -1,16 +1,16 @@
 // cuda.spmm.nnz_vsr: nonzero split (every warp gets the same number of nonzeros, whatever the row
 // lengths) with vectorized segment reduction.
 //
-// A warp takes a chunk of kChunk consecutive nonzeros and one K tile. Its 32 lanes are R = 32 / G
-// nonzero slots of G lanes; the G lanes of a slot own V-float vectors along K (KMap). The warp
-// loads 32 (row, col, val) triples at a time, coalesced, and walks them R at a time: every slot
-// forms val * B[col, tile] for its nonzero, a segmented inclusive scan across the slots (shuffles
-// keyed by row, which is sorted) sums the products of equal rows, the sum at the end of each row's
-// segment is written, and the last slot's sum is carried into the next step when the row goes on.
-// Large K gives R = 1 (a sequential reduction along the chunk), small K gives up to 32 slots and a
-// full 5-step scan. Rows that cross a chunk boundary are finished with atomicAdd; run() first
-// zeroes exactly those rows and the empty ones (never written by any warp), or all of C when that
-// list is more than half the rows (one memset is then cheaper than a scattered kernel).
+// A warp takes a chunk of consecutive nonzeros (up to kChunk; chunk_for) and one K tile. Its 32
+// lanes are R = 32 / G nonzero slots of G lanes; the G lanes of a slot own V-float vectors along K
+// (KMap). The warp loads 32 (row, col, val) triples at a time, coalesced, and walks them R at a
+// time: every slot forms val * B[col, tile] for its nonzero, a segmented inclusive scan across the
+// slots (shuffles keyed by row, which is sorted) sums the products of equal rows, the sum at the
+// end of each row's segment is written, and the last slot's sum is carried into the next step when
+// the row goes on. Large K gives R = 1 (a sequential reduction along the chunk), small K gives up
+// to 32 slots and a full 5-step scan. Rows that cross a chunk boundary are finished with atomicAdd;
+// run() first zeroes exactly those rows and the empty ones (never written by any warp), or all of C
+// when that list is more than half the rows (one memset is then cheaper than a scattered kernel).
 #include <memory>
 #include <string>
 
@@ -23,8 +23,19 @@ namespace {
 using namespace cuda_spmm;
 
 constexpr int kThreads = 128;
-constexpr std::int64_t kChunk = 512;  // nonzeros per warp item
+constexpr std::int64_t kChunk = 512;  // nonzeros per warp item, at most
 static_assert(kChunk % kWarpSize == 0, "a chunk is loaded 32 nonzeros at a time");
+// A warp walks its chunk step after dependent step, so a run takes at least one chunk's time
+// (about 70 us at K = 32 for 512 nonzeros on an H100, whatever the matrix: hep-th's 31K nonzeros
+// took as long as 1.6M). Below kFillWarpsPerSm warps' worth of full chunks the chunks shrink
+// (powers of two, down to one load of 32) until the warps fill the GPU: more rows then cross a
+// chunk boundary and are finished with atomics, a cost the short runs can afford.
+constexpr std::int64_t kFillWarpsPerSm = 64;
+std::int64_t chunk_for(std::int64_t nnz, int sms) {
+  std::int64_t chunk = kChunk;
+  while (chunk > kWarpSize && ceil_div(nnz, chunk) < kFillWarpsPerSm * sms) chunk /= 2;
+  return chunk;
+}
 
 // row_of[j] = row of nonzero j (a warp per row, lanes striding over it).
 __global__ void fill_row_ids_kernel(std::int64_t rows, const std::int64_t* __restrict__ row_ptr,
@@ -39,7 +50,8 @@ __global__ void fill_row_ids_kernel(std::int64_t rows, const std::int64_t* __res
 
 template <int G, int V, int T>
 __global__ void __launch_bounds__(kThreads)
-    nnz_vsr_kernel(std::int64_t nnz, int k, int num_tiles, std::int64_t num_chunks,
+    nnz_vsr_kernel(std::int64_t nnz, int k, int num_tiles, std::int64_t chunk_len,
+                   std::int64_t num_chunks,
                    const std::int32_t* __restrict__ row_of, const std::int32_t* __restrict__ col_idx,
                    const float* __restrict__ vals, const float* __restrict__ b, float* __restrict__ c) {
   constexpr int R = kWarpSize / G;  // nonzero slots per step
@@ -51,8 +63,8 @@ __global__ void __launch_bounds__(kThreads)
   const int slot = lane / G;
   for (std::int64_t chunk = std::int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / kWarpSize;
        chunk < num_chunks; chunk += std::int64_t(gridDim.x) * kWarpsPerBlock) {
-    const std::int64_t jb = chunk * kChunk;
-    const std::int64_t je = jb + kChunk < nnz ? jb + kChunk : nnz;
+    const std::int64_t jb = chunk * chunk_len;
+    const std::int64_t je = jb + chunk_len < nnz ? jb + chunk_len : nnz;
     // Only the chunk's first and last rows can be shared with a neighbouring chunk.
     const int r_first = __ldg(row_of + jb);
     const int r_last = __ldg(row_of + je - 1);
@@ -172,14 +184,15 @@ __global__ void __launch_bounds__(kThreads)
 
 class NnzVsrPlan : public SpmmPlan {
  public:
-  NnzVsrPlan(const Context& ctx, const CsrView& s, int k) : s_(s), k_(k) {
+  NnzVsrPlan(const Context& ctx, const CsrView& s, int k)
+      : s_(s), k_(k), chunk_(chunk_for(s.nnz, ctx.gpu().props.multiProcessorCount)) {
     if (s.rows == 0) return;
     const std::vector<std::int64_t> row_ptr = download_row_ptr(s);
     // Rows no warp writes plainly: empty ones, and ones whose nonzeros cross a chunk boundary.
     std::vector<std::int64_t> zero;
     for (std::int64_t r = 0; r < s.rows; ++r) {
       const std::int64_t b = row_ptr[r], e = row_ptr[r + 1];
-      if (e == b || b / kChunk != (e - 1) / kChunk) zero.push_back(r);
+      if (e == b || b / chunk_ != (e - 1) / chunk_) zero.push_back(r);
     }
     zero_all_ = 2 * static_cast<std::int64_t>(zero.size()) > s.rows;
     if (!zero_all_) zero_rows_ = DeviceBuffer<std::int64_t>(zero);
@@ -202,13 +215,13 @@ class NnzVsrPlan : public SpmmPlan {
       zero_rows(ctx, zero_rows_.data(), zero_rows_.size(), k_, c.data);
     }
     if (s_.nnz == 0) return;
-    const std::int64_t chunks = ceil_div(s_.nnz, kChunk);
+    const std::int64_t chunks = ceil_div(s_.nnz, chunk_);
     dispatch_kmap(k_, vec4_ok(k_, b.data, c.data), [&](auto map) {
       using M = decltype(map);
       const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
       prefer_l1<nnz_vsr_kernel<M::G, M::V, M::T>>();
       nnz_vsr_kernel<M::G, M::V, M::T><<<grid_for(chunks, kThreads / kWarpSize), kThreads, 0, stream_of(ctx)>>>(
-          s_.nnz, k_, tiles, chunks, row_of_.data(), s_.col_idx, vals, b.data, c.data);
+          s_.nnz, k_, tiles, chunk_, chunks, row_of_.data(), s_.col_idx, vals, b.data, c.data);
       FK_CUDA_CHECK_LAUNCH();
     });
   }
@@ -216,6 +229,7 @@ class NnzVsrPlan : public SpmmPlan {
  private:
   CsrView s_;
   int k_;
+  std::int64_t chunk_;  // nonzeros per warp item
   bool zero_all_ = false;
   DeviceBuffer<std::int64_t> zero_rows_;
   DeviceBuffer<std::int32_t> row_of_;
