@@ -568,7 +568,10 @@ bool vdl_team_pays(const KernelProblem& p) {
 // (each run of nnz_vsr has a fixed cost), so the rule keeps to uneven rows (netflix: cv 0.97), as
 // row_split's transposed rule does, and to products the plan does slice (transposed_slices.hpp:
 // at most 64 slices). L2 is taken as the H100/H200's 50 MiB (the plan reads the device's own).
-constexpr int kGpuSlicedTransposedMinK = 128;
+// From K = 64 since 2026-11-26 (H100, docs/benchmarks/checks/nnz-vsr-chunks-h100): sliced nnz_vsr
+// against row_split, the pick before, on netflix 1.36x (1.035x on the H200 in the 22dff74 report)
+// and on the three power-law transposes of the out-of-sample set 1.19x, 0.99x and 1.13x.
+constexpr int kGpuSlicedTransposedMinK = 64;
 constexpr double kGpuSlicedTransposedMinMean = 1000.0;
 constexpr std::int64_t kGpuL2Bytes = std::int64_t(50) * 1024 * 1024;
 bool sliced_nnz_vsr_pays(const KernelProblem& p) {
