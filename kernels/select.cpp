@@ -65,9 +65,9 @@ constexpr double kGpuSddmmConvertUnevenCv = 0.6;
 // everywhere on hep-th (mean 3.8: 1.1-2.0x) and up to K = 64 on the banded matrix (mean 20: 1.2x);
 // cuSPARSE wins above that on banded, and on every matrix with longer rows (nips, ml-20m, DLMC).
 // Between the two, only local patterns: out of sample (H200, 2026-11-25,
-// docs/benchmarks/checks/large-generated, second section) a uniform 1M x 500K and a clustered 1M x 1M
-// matrix in rows of 25 (column span 0.99) ran convert at 0.73-0.78x cuSPARSE at K = 32, while rows
-// of 6-8 (uniform, banded) kept convert ahead (1.7-2.1x).
+// docs/benchmarks/checks/large-generated, second section) a uniform 1M x 500K and a clustered 1M x
+// 1M matrix in rows of 25 (column span 0.99) ran convert at 0.73-0.78x cuSPARSE at K = 32, while
+// rows of 6-8 (uniform, banded) kept convert ahead (1.7-2.1x).
 constexpr double kGpuSddmmTinyRows = 8.0;
 constexpr double kGpuSddmmShortRows = 32.0;
 constexpr int kGpuSddmmShortRowsMaxK = 64;
@@ -91,10 +91,10 @@ constexpr double kGpuSddmmSmallNnz = 2e6;
 // * Large matrices of long rows at K = 64..128: PRedS's nonzero tiles beat cuSPARSE 1.04-1.27x
 //   (netflix, nytimes, ml-20m; means 144-335). At K = 32 ml-20m loses with PRedS (1.23x), and at
 //   K >= 256 cuSPARSE wins everywhere. Only where a row's columns spread (col_span): out of sample
-//   (H200, 2026-11-25, docs/benchmarks/checks/large-generated) uniform and clustered matrices of 20-60M
-//   nonzeros in rows of 150-200 (spans 0.99) ran PRedS 1.04-1.08x at K = 64 and 0.94-1.03x at 128,
-//   but a banded one (rows of 120, span 0.0002) 0.71x and 0.50x: cuSPARSE's row split reuses the
-//   B rows that consecutive banded rows share, PRedS's nonzero tiles do not.
+//   (H200, 2026-11-25, docs/benchmarks/checks/large-generated) uniform and clustered matrices of
+//   20-60M nonzeros in rows of 150-200 (spans 0.99) ran PRedS 1.04-1.08x at K = 64 and 0.94-1.03x
+//   at 128, but a banded one (rows of 120, span 0.0002) 0.71x and 0.50x: cuSPARSE's row split
+//   reuses the B rows that consecutive banded rows share, PRedS's nonzero tiles do not.
 constexpr int kGpuSddmmPredsMinK = 33;
 constexpr int kGpuSddmmPredsMaxK = 128;
 constexpr double kGpuSddmmPredsRows = 100.0;
@@ -125,8 +125,8 @@ constexpr int kGpuSpmmTinyRowsMaxK = 64;
 // ... and large matrices (over kGpuSmallNnz) of rows of mean <= 8 go to nnz_vsr at 64 < K <= 128,
 // and at 16 < K <= 64 too when their columns spread (span >= 0.1). At K = 128 row_csc gives such a
 // row a whole warp and few loads in flight: on eight generated matrices of 2-3M rows (H200,
-// 2026-11-25, docs/benchmarks/checks/large-generated, last section) it ran 0.79-0.95x cuSPARSE on the
-// five of rows of 4-8 (banded, clustered, uniform), where nnz_vsr ran 1.09-1.32x. At K = 32-64
+// 2026-11-25, docs/benchmarks/checks/large-generated, last section) it ran 0.79-0.95x cuSPARSE on
+// the five of rows of 4-8 (banded, clustered, uniform), where nnz_vsr ran 1.09-1.32x. At K = 32-64
 // nnz_vsr led on spread rows of 4-6 (1.26-1.56x against row_csc's 1.02-1.20x), while banded rows
 // (span ~0) kept row_csc far ahead (1.9x against 1.1-1.45x). Rows of 10 and more stay with
 // row_csc. Fitted on those; out of sample on four more (rows of 5-7) 1.31x cuSPARSE, 16 of 16
@@ -134,22 +134,19 @@ constexpr int kGpuSpmmTinyRowsMaxK = 64;
 constexpr double kGpuSpmmVeryShortRows = 8.0;
 constexpr int kGpuSpmmVeryShortMaxK = 128;
 constexpr int kGpuSpmmVeryShortLocalMaxK = 64;
-// Sᵀ·B at 16 < K <= 32 with few rows of Sᵀ (S's columns), and not short ones: cuSPARSE's
-// transposed SpMM beats our kernels on the transpose, whose row (row_csc) or segment (nnz_vsr)
-// split leaves SMs idle. Measured on the H200 (2026-11-24): DLMC layers with 2048-4608 columns
-// (means 51-128) and bcsstk13 (2003, mean 42) 1.2-2.6x against row_csc; in the 12-matrix report
-// (docs/benchmarks/h200-91a8b0c), nips (12419, mean 60) 1.18x and netflix (17770, mean 5654)
-// 1.13x against nnz_vsr, while ml-20m (26744 columns) and nytimes (102660) stay faster with
-// nnz_vsr, and delaunay_n14 (16384, mean 6) and hep-th (8361, mean 3.8) with row_csc (1.6-1.9x).
-// At K <= 16 vdl beats cuSPARSE there by 1.5-2x. vdl's one-row-per-warp path (below) now takes
-// the DLMC layers and bcsstk13 first. Up to K = 64 on rows of mean below 1000 (it was K = 32):
-// the UCI kos corpus (6906 words of mean 51, cv 1.9, H200 at b8488e6) ran cuSPARSE 2.4x / 1.6x
-// faster than nnz_vsr at K = 50 / 52 and nips 1.07x at K = 64; netflix's 17770 items of mean
-// 5654 stay with nnz_vsr (1.04x at K = 64), and at K = 100-128 nnz_vsr wins on nips (1.3x).
-constexpr double kGpuTransposedFewRows = 20000.0;
-constexpr double kGpuTransposedFewRowsMinMean = 40.0;
-constexpr double kGpuTransposedFewRowsMaxMean = 1000.0;
-constexpr int kGpuTransposedFewRowsMaxK = 64;
+// ... from 100K nonzeros (it was kGpuSmallNnz) since nnz_vsr's chunks shrink until its warps fill
+// the GPU (spmm_nnz_vsr.cu, chunk_for), the rule refit of 2026-11-26 below ("Medium matrices"): at
+// 16 < K <= 32 only from kGpuSmallNnz, where row_csc kept the small ones (a uniform 40K x 40K of
+// rows of 4: 16.0 against nnz_vsr's 19.6 us). Below 100K nonzeros the tiny-row rule above still
+// sends rows of under 5 to cuSPARSE (hep-th); from 100K it no longer does, so local rows at
+// K <= 64 go to row_csc (banded 100K x 100K of rows of 4: 1.78x cuSPARSE at K = 32).
+constexpr double kGpuSpmmShortRowsMinNnz = 100e3;
+// Sᵀ·B on short even transposed rows (mean <= 8, cv <= 1.5) from 100K nonzeros: nnz_vsr at
+// 64 <= K <= 128 instead of row_csc (banded, power-law and uniform transposes of 100K-1.5M
+// nonzeros: 1.04-1.42x; banded 1.5M x 1.5M of 6M nonzeros 1.20x and 1.42x). At K = 32 banded rows
+// keep row_csc 1.14-1.26x ahead (the rules cannot tell Sᵀ's local rows from spread ones, whose
+// column span is not sampled), and at K = 256 row_csc is ahead or even everywhere (1.0-1.15x).
+constexpr int kGpuTransposedVeryShortMinK = 64;
 // Sᵀ·B runs on the cached transpose. Rows of Sᵀ (S's columns) that are even in length and not too
 // long suit row_csc (banded 1.9-4.2x, bcsstk13 1.4-1.9x, hep-th 1.5-1.7x, DLMC 1.1-2.7x for
 // K >= 64 over cuSPARSE's transposed SpMM); skewed or long ones (Zipf vocabularies and item
@@ -269,6 +266,15 @@ constexpr double kGpuSmallTransposedFewRows = 1024.0;
 //   (849ccef had started this rule above K = 16, blaming it for the sfa-ml100k app's slower
 //   passes; that app runs no Sᵀ·B plan, so the blame was wrong and the bound went back.)
 constexpr double kGpuUnevenTransposedMaxNnz = 500e3;
+// * S·B at 16 < K <= 128 on 100K-500K nonzeros in rows of mean >= 40 and cv >= 0.5: nnz_vsr. The
+//   UCI kos corpus's documents (3430 of mean 103, cv 0.65, longest 4.4 means, so not the uneven
+//   rule's) ran it 1.11-1.13x faster than cuSPARSE at K = 64 and 128, even at K = 32 with vdl; the
+//   generated kos and default corpora (cv 0.58, 0.50) 1.12-1.13x at K = 64-128 (H100, 2026-11-26,
+//   checks/short-rows-refit; in sample). bcsstk13 (84K nonzeros, cv 0.54) keeps cuSPARSE: nnz_vsr
+//   ran 1.4-1.8x slower there.
+constexpr int kGpuSmallUnevenMaxK = 128;
+constexpr double kGpuSmallUnevenMinCv = 0.5;
+constexpr double kGpuSmallUnevenMinMean = 40.0;
 // * Skewed rows (cv > 4) of a small matrix: cuSPARSE, not nnz_vsr, whose segment reduction, atomics
 //   and zeroing of C cost 20-80 us whatever the size (it never won a DLMC layer). A generated
 //   power-law matrix of 200K nonzeros (longest row 18372), which no rule had seen, ran cuSPARSE
@@ -373,7 +379,7 @@ constexpr double kGpuRowSplitNarrowMinMean = 600.0;
 // over those 365 problems went from 1.05x to 1.14x cuSPARSE and from 220 to 321 within 10% of
 // the best). Larger products at K = 256 (512-1000 rows of 200-300) ran it at 0.77-0.88x cuSPARSE.
 // The rows measured had cv <= 0.46; MovieLens 100K's users (cv 0.95) were not, hence the cv bound.
-constexpr double kGpuRowSplitSmallMaxCv = 0.5;
+constexpr double kGpuRowSplitSmallMaxCv = 0.46;
 constexpr int kGpuRowSplitSmallMinK = 32;
 constexpr int kGpuRowSplitSmallMaxK = 128;
 constexpr double kGpuRowSplitSmallMaxRows = 1024.0;
@@ -470,7 +476,8 @@ bool panel_pays(const KernelProblem& p) {
 // (V >= 2), the tensor-core variant of that V (docs/benchmarks/tensor-core.md). Without structure
 // the encoding would pad, so the fp32 rules decide.
 template <typename V>
-const V* tensor_core_pick(const std::vector<const V*>& all, const char* op, const KernelProblem& p) {
+const V* tensor_core_pick(const std::vector<const V*>& all, const char* op,
+                          const KernelProblem& p) {
   if (p.precision == Precision::kF32 || p.vector_length < 2) return nullptr;
   const std::string name = std::string("cuda.") + op + ".tc_v" + std::to_string(p.vector_length);
   return first_applicable(all, {name.c_str()}, p);
@@ -484,11 +491,13 @@ const SddmmVariant* choose_gpu_sddmm(const std::vector<const SddmmVariant*>& all
       (nnz <= kGpuSddmmSmallNnz && p.sparse.row_cv >= kGpuSddmmConvertUnevenCv))
     return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
   if (p.sparse.row_cv <= kGpuSkewRowCv) {
-    if (p.k <= kGpuSddmmSmallLongMaxK && p.sparse.row_mean >= kGpuSddmmLongRows && nnz <= kGpuSddmmSmallNnz)
+    if (p.k <= kGpuSddmmSmallLongMaxK && p.sparse.row_mean >= kGpuSddmmLongRows &&
+        nnz <= kGpuSddmmSmallNnz)
       return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
     // Large matrices whose rows' columns spread: convert at K <= 32, PRedS at 33..128.
     const bool large_spread = nnz > kGpuSddmmSmallNnz && p.sparse.col_span >= kGpuLocalColumnSpan;
-    if (large_spread && p.k <= kGpuSddmmConvertLongMaxK && p.sparse.row_mean >= kGpuSddmmConvertLongRows)
+    if (large_spread && p.k <= kGpuSddmmConvertLongMaxK &&
+        p.sparse.row_mean >= kGpuSddmmConvertLongRows)
       return first_applicable(all, {"cuda.sddmm.convert", "cuda.sddmm.cusparse"}, p);
     if (large_spread && p.k >= kGpuSddmmPredsMinK && p.k <= kGpuSddmmPredsMaxK &&
         p.sparse.row_mean >= kGpuSddmmPredsRows)
@@ -524,7 +533,14 @@ const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& 
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (f.skewed && f.small)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
-  if (!p.transposed) return nullptr;
+  if (!p.transposed) {
+    if (p.k > kGpuVdlMaxK && p.k <= kGpuSmallUnevenMaxK &&
+        double(p.sparse.nnz) >= kGpuSpmmShortRowsMinNnz &&
+        double(p.sparse.nnz) <= kGpuUnevenTransposedMaxNnz &&
+        p.sparse.row_cv >= kGpuSmallUnevenMinCv && f.mean >= kGpuSmallUnevenMinMean)
+      return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
+    return nullptr;
+  }
   if (p.k > 1 && double(p.sparse.nnz) <= kGpuUnevenTransposedMaxNnz &&
       p.sparse.row_cv > kGpuUnevenTransposedCv && f.mean >= kGpuUnevenTransposedMinMean)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
@@ -577,9 +593,36 @@ constexpr std::int64_t kGpuL2Bytes = std::int64_t(50) * 1024 * 1024;
 bool sliced_nnz_vsr_pays(const KernelProblem& p) {
   // The rules see Sᵀ: its columns are S's rows, the rows of B.
   return p.transposed && p.k >= kGpuSlicedTransposedMinK &&
-         p.sparse.row_mean >= kGpuSlicedTransposedMinMean && p.sparse.row_cv >= kGpuRowSplitTransposedMinCv &&
-         p.sparse.row_cv <= kGpuSkewRowCv &&
+         p.sparse.row_mean >= kGpuSlicedTransposedMinMean &&
+         p.sparse.row_cv >= kGpuRowSplitTransposedMinCv && p.sparse.row_cv <= kGpuSkewRowCv &&
          transposed_slice_rows(p.sparse.cols, p.k, p.sparse.row_mean, kGpuL2Bytes) > 0;
+}
+
+// Medium matrices (100K to 4.3M nonzeros) whose longest row is at least 6 means: nnz_vsr, S·B and
+// Sᵀ·B, any K > 1. Since its chunks shrink until its warps fill the GPU (7ab95a8; from 4.3M
+// nonzeros = 512 x 64 warps x 132 SMs they are whole) nnz_vsr has no fixed cost left, and its equal
+// chunks do not wait on the longest row as the row kernels do. The rules before this one were
+// fitted when it cost 70-80 us a call, and sent such matrices to vdl, row_csc or cuSPARSE. Refit on
+// an H100, 2026-11-26 (docs/benchmarks/checks/short-rows-refit; `auto` within 10% of the best of
+// nnz_vsr, row_csc, row_split, vdl and cuSPARSE):
+// * in sample (181 problems: run.sh's real files and medium generated ones, run2.sh's 20 uneven
+//   ones): the UCI kos corpus's transpose ran nnz_vsr 1.31-2.36x faster than cuSPARSE, which the
+//   small-uneven-transpose rule gave it, MovieLens 100K's 1.25-2.33x and its users
+//   (S·B) 1.23-1.54x, nips's transpose at K = 32-64 1.26-1.58x (the few-rows transposed rule, now
+//   gone, gave it cuSPARSE), and generated power-law matrices 1.2-4.5x faster than the vdl and
+//   row_csc picks;
+// * out of sample (run3.sh: eight generated matrices and four DLMC layers, 139 problems): within
+//   10% of the best on 121, against 66 with the rules before; 1.49x cuSPARSE in geometric mean
+//   against 1.08x (the old picks' worst, row_csc on a power-law 50K x 30K S·B at K = 32: 0.09x).
+//   Its misses: S·B of many rows of mean 30 (power-law 50K and 100K rows, 1.5-3M nonzeros) at
+//   K = 16-64, where cuSPARSE ran 1.2-1.7x faster (0.59x at worst), a DLMC layer at K = 256 (1.35x)
+//   and a clustered transpose of longest 6.6 means at K <= 32, where vdl ran 1.2-1.25x faster.
+constexpr double kGpuNnzVsrWholeChunksNnz = 4.3e6;
+constexpr double kGpuUnevenLongestOverMean = 6.0;
+bool uneven_nnz_vsr_pays(const KernelProblem& p) {
+  const double nnz = double(p.sparse.nnz);
+  return p.k > 1 && nnz >= kGpuSpmmShortRowsMinNnz && nnz < kGpuNnzVsrWholeChunksNnz &&
+         double(p.sparse.row_max) >= kGpuUnevenLongestOverMean * p.sparse.row_mean;
 }
 
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
@@ -618,6 +661,8 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const double rows = f.rows, mean = f.mean;
   if (panel_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.panel"}, p)) return v;
+  if (uneven_nnz_vsr_pays(p))
+    return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (const SpmmVariant* v = choose_small_gpu_spmm(all, p, f)) return v;
   if (p.k == 1 && p.transposed && double(p.sparse.nnz) > kGpuTransposedSpmvWindowedNnz &&
       mean >= kGpuTransposedSpmvLongRows)
@@ -629,22 +674,24 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
        (rows < kGpuVdlWideTransposedFewRows && p.sparse.row_cv <= kGpuTransposedEvenCv) ||
        (rows >= kGpuVdlWideTransposedManyRows && mean >= kGpuVdlWideTransposedManyMinMean)))
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.nnz_vsr"}, p);
-  if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuTransposedFewRowsMaxK &&
-      rows < kGpuTransposedFewRows && mean >= kGpuTransposedFewRowsMinMean &&
-      (p.k <= 32 || mean < kGpuTransposedFewRowsMaxMean))
-    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
   if (f.skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
-  if (!p.transposed && !f.small && p.k > kGpuVdlMaxK && p.k <= kGpuSpmmVeryShortMaxK &&
-      mean <= kGpuSpmmVeryShortRows &&
-      (p.k > kGpuSpmmVeryShortLocalMaxK || p.sparse.col_span >= kGpuLocalColumnSpan))
+  const double nnz = double(p.sparse.nnz);
+  if (!p.transposed && nnz >= kGpuSpmmShortRowsMinNnz && p.k > kGpuVdlMaxK &&
+      p.k <= kGpuSpmmVeryShortMaxK && mean <= kGpuSpmmVeryShortRows &&
+      (p.k > kGpuSpmmVeryShortLocalMaxK ||
+       (p.sparse.col_span >= kGpuLocalColumnSpan && (p.k > kGpuVdlWideMaxK || !f.small))))
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.row_csc"}, p);
-  if (!p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuSpmmTinyRowsMaxK && mean < kGpuSpmmTinyRows)
+  if (!p.transposed && nnz < kGpuSpmmShortRowsMinNnz && p.k > kGpuVdlMaxK &&
+      p.k <= kGpuSpmmTinyRowsMaxK && mean < kGpuSpmmTinyRows)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed) {
     const bool even = p.sparse.row_cv <= kGpuTransposedEvenCv;
     if (p.k <= kGpuVdlMaxK)
       return first_applicable(
           all, {even ? "cuda.spmm.vdl" : "cuda.spmm.nnz_vsr", "cuda.spmm.nnz_vsr"}, p);
+    if (even && p.k >= kGpuTransposedVeryShortMinK && p.k <= kGpuSpmmVeryShortMaxK &&
+        mean <= kGpuSpmmVeryShortRows && nnz >= kGpuSpmmShortRowsMinNnz)
+      return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.row_csc"}, p);
     if (even && (mean <= kGpuTransposedShortRows || rows <= kGpuTransposedLongEvenMaxRows))
       return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.nnz_vsr"}, p);
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);

@@ -50,7 +50,8 @@ struct Expected {
   std::vector<double> want, bound;
   std::vector<std::int64_t> terms;
 };
-Expected host_spmm(const HostCsr& s, const std::vector<float>& vals, const HostDense<float>& b, Op op) {
+Expected host_spmm(const HostCsr& s, const std::vector<float>& vals, const HostDense<float>& b,
+                   Op op) {
   const int k = static_cast<int>(b.cols());
   const std::int64_t out_rows = op == Op::kNoTrans ? s.rows : s.cols;
   Expected e;
@@ -75,7 +76,8 @@ Expected host_spmm(const HostCsr& s, const std::vector<float>& vals, const HostD
 
 // Empty when every element is within tolerance; otherwise the first few offenders.
 std::string compare(const std::vector<float>& got, const Expected& e, int k) {
-  if (got.size() != e.want.size()) return "size " + std::to_string(got.size()) + " != " + std::to_string(e.want.size());
+  if (got.size() != e.want.size())
+    return "size " + std::to_string(got.size()) + " != " + std::to_string(e.want.size());
   std::ostringstream os;
   int bad = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -83,8 +85,8 @@ std::string compare(const std::vector<float>& got, const Expected& e, int k) {
     const double tol = (4.0 + std::sqrt(n)) * 1e-6 * e.bound[i] + 1e-30;
     if (!(std::fabs(double(got[i]) - e.want[i]) <= tol)) {  // NaN fails too
       if (bad++ < 5)
-        os << " [row " << i / k << " col " << i % k << ": got " << got[i] << " want " << e.want[i] << " tol " << tol
-           << "]";
+        os << " [row " << i / k << " col " << i % k << ": got " << got[i] << " want " << e.want[i]
+           << " tol " << tol << "]";
     }
   }
   if (bad) os << " (" << bad << " of " << got.size() << " elements wrong)";
@@ -103,7 +105,8 @@ class GpuCase {
   std::int64_t in_rows() const { return op_ == Op::kNoTrans ? s_.cols : s_.rows; }
   std::int64_t out_rows() const { return op_ == Op::kNoTrans ? s_.rows : s_.cols; }
 
-  std::vector<float> run(const std::vector<float>* vals, const HostDense<float>& b, int offset = 0) {
+  std::vector<float> run(const std::vector<float>* vals, const HostDense<float>& b,
+                         int offset = 0) {
     DeviceBuffer<float> db(in_rows() * k_ + offset), dc(out_rows() * k_ + offset);
     db.upload(b.data(), b.size(), offset);
     dc.fill_bytes(0xff);  // NaN
@@ -166,8 +169,8 @@ int check_all(const std::string& name, const HostCsr& s, const std::vector<int>&
       const Expected eown = s.vals.empty() ? Expected{} : host_spmm(s, s.vals, b, op);
       for (const std::string& v : kCudaSpmm) {
         if (!applies(v, s, k, op)) continue;
-        SCOPED_TRACE(v + (op == Op::kNoTrans ? " S*B" : " S^T*B") + " on " + name + ", K=" + std::to_string(k) +
-                     " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+        SCOPED_TRACE(v + (op == Op::kNoTrans ? " S*B" : " S^T*B") + " on " + name + ", K=" +
+                     std::to_string(k) + " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
         GpuCase g(ctx, s, k, op, v);
         EXPECT_EQ(compare(g.run(&v1, b), e1, k), "") << "run-time values";
         if (!s.vals.empty()) {
@@ -183,7 +186,8 @@ int check_all(const std::string& name, const HostCsr& s, const std::vector<int>&
 
 // Widths that reach every K mapping: SpMV, each group size, float4 and scalar lanes, one and two
 // vectors per lane, tile boundaries (128, 256) and more than one tile, with tails.
-const std::vector<int> kAllWidths = {1, 2, 3, 4, 5, 6, 8, 12, 16, 17, 31, 32, 33, 64, 100, 128, 129, 256, 260, 300};
+const std::vector<int> kAllWidths = {1,  2,  3,  4,  5,   6,   8,   12,  16,  17,
+                                     31, 32, 33, 64, 100, 128, 129, 256, 260, 300};
 
 TEST(CudaSpmmSpecific, WhyNot) {
   KernelProblem p;
@@ -235,14 +239,15 @@ void expect_transposed_picks(int k, const TransposedCase (&cases)[N]) {
 }
 
 // GPU `auto` for Sᵀ·B at K = 32 (kernels/select.cpp) on the transposes' row statistics of the
-// report's matrices: vdl where Sᵀ has few long rows or many Zipf-long ones, cuSPARSE for nips,
+// report's matrices: vdl where Sᵀ has few long rows or many Zipf-long ones, nnz_vsr for nips's
+// uneven words (cuSPARSE until the 2026-11-26 refit: nnz_vsr 1.26x faster at K = 32 on an H100),
 // row_split for the long item rows of netflix and ml-20m, our other kernels elsewhere. Needs no
 // device.
 TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
   // Row statistics of Sᵀ, rounded; cv is set on the side it falls in the rules (even <= 1.5).
   const TransposedCase cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.vdl"},
                                   {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.vdl"},
-                                  {"nips", 12419, 60, 2.5, "cuda.spmm.cusparse"},
+                                  {"nips", 12419, 60, 2.5, "cuda.spmm.nnz_vsr"},
                                   {"netflix", 17770, 5654, 1.4, "cuda.spmm.row_split"},
                                   {"ml-20m", 26744, 748, 2.5, "cuda.spmm.row_split"},
                                   {"nytimes", 102660, 673, 6.0, "cuda.spmm.vdl"},
@@ -349,6 +354,76 @@ TEST(CudaSpmmSpecific, AutoOnLargeMatricesOfVeryShortRows) {
   EXPECT_EQ(pick(128, 12, 0.6), "cuda.spmm.row_csc");
 }
 
+// Since the 2026-11-26 refit (H100, checks/short-rows-refit) the very-short-row rules start at 100K
+// nonzeros: S·B spread rows go to nnz_vsr at K = 64-128 (a clustered 60K x 60K of rows of 4,
+// 240K nonzeros: 1.42x cuSPARSE at K = 64) but keep row_csc at K = 32 below 250K; local rows of
+// under 5 go to row_csc at K = 32-64 (banded 100K x 100K: 1.78x cuSPARSE), not cuSPARSE; Sᵀ·B on
+// short even transposed rows goes to nnz_vsr at K = 64-128 only. Needs no device.
+TEST(CudaSpmmSpecific, AutoOnMediumMatricesOfVeryShortRows) {
+  auto pick = [](int k, std::int64_t rows, double mean, double span, bool transposed = false) {
+    KernelProblem p = test::rule_problem(k, rows, mean, 0.4);
+    p.sparse.col_span = span;
+    p.transposed = transposed;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  EXPECT_EQ(pick(32, 60000, 4, 0.5), "cuda.spmm.row_csc");  // clustered, 240K
+  EXPECT_EQ(pick(64, 60000, 4, 0.5), "cuda.spmm.nnz_vsr");
+  EXPECT_EQ(pick(128, 60000, 4, 0.5), "cuda.spmm.nnz_vsr");
+  EXPECT_EQ(pick(32, 500000, 3, 0.5), "cuda.spmm.nnz_vsr");  // uniform, 1.5M
+  for (int k : {32, 64})
+    EXPECT_EQ(pick(k, 100000, 4, 0.00007), "cuda.spmm.row_csc") << k;  // banded
+  EXPECT_EQ(pick(32, 8361, 3.8, 0.3), "cuda.spmm.cusparse");  // hep-th size: the tiny-row rule
+  for (int k : {64, 128}) EXPECT_EQ(pick(k, 300000, 4, 1, true), "cuda.spmm.nnz_vsr") << k;
+  for (int k : {32, 256}) EXPECT_EQ(pick(k, 300000, 4, 1, true), "cuda.spmm.row_csc") << k;
+  EXPECT_EQ(pick(128, 1500000, 4, 1, true), "cuda.spmm.nnz_vsr");  // 6M nonzeros: 1.42x row_csc
+}
+
+// Medium matrices (100K to 4.3M nonzeros) whose longest row is at least 6 means go to nnz_vsr for
+// both products at every K > 1 (kernels/select.cpp, uneven_nnz_vsr_pays; H100, 2026-11-26: within
+// 10% of the best on 121 of 139 out-of-sample problems against 66 with the rules before), not
+// below 100K nonzeros (hep-th: row kernels and cuSPARSE stay ahead), not from 4.3M (nnz_vsr's whole
+// chunks; the large rules decide) and not at K = 1. Needs no device.
+TEST(CudaSpmmSpecific, AutoNnzVsrOnUnevenMediumMatrices) {
+  auto pick = [](int k, std::int64_t rows, double mean, std::int64_t row_max, bool transposed) {
+    KernelProblem p = test::rule_problem(k, rows, mean, 1.0);
+    p.sparse.row_max = row_max;
+    p.transposed = transposed;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  for (bool t : {false, true})
+    for (int k : {4, 16, 32, 64, 128, 256, 512}) {  // (K <= 2 Sᵀ·B with few panels: panel's rule)
+      EXPECT_EQ(pick(k, 3000, 100, 2776, t), "cuda.spmm.nnz_vsr")
+          << "power-law 300K, K=" << k << " t=" << t;
+      EXPECT_EQ(pick(k, 50000, 30, 3365, t), "cuda.spmm.nnz_vsr")
+          << "power-law 1.5M, K=" << k << " t=" << t;
+    }
+  EXPECT_NE(pick(32, 8361, 3.8, 50, false), "cuda.spmm.nnz_vsr");  // hep-th: 31K nonzeros
+  EXPECT_NE(pick(32, 8361, 3.8, 50, true), "cuda.spmm.nnz_vsr");
+  EXPECT_NE(pick(32, 2048, 51.2, 300, true), "cuda.spmm.nnz_vsr");    // longest under 6 means
+  EXPECT_NE(pick(1, 3000, 100, 2776, false), "cuda.spmm.nnz_vsr");    // K = 1
+  EXPECT_NE(pick(32, 100000, 50, 2000, false), "cuda.spmm.nnz_vsr");  // 5M nonzeros
+}
+
+// S·B on small uneven rows of mean >= 40 (cv >= 0.5) from 100K to 500K nonzeros goes to nnz_vsr at
+// 16 < K <= 128: the UCI kos corpus's documents (mean 103, cv 0.65, longest 4.4 means) 1.11-1.13x
+// cuSPARSE at K = 64-128 (H100, 2026-11-26); bcsstk13 (84K nonzeros, cv 0.54) stays off it (nnz_vsr
+// 1.4x slower there). Needs no device.
+TEST(CudaSpmmSpecific, AutoNnzVsrOnSmallUnevenRows) {
+  for (int k : {32, 64, 128}) {
+    KernelProblem kos = test::rule_problem(k, 3430, 103.0, 0.65);
+    kos.sparse.row_max = 457;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, kos).name(), "cuda.spmm.nnz_vsr")
+        << "kos, K=" << k;
+    KernelProblem bcsstk13 = test::rule_problem(k, 2003, 41.9, 0.54);
+    bcsstk13.sparse.row_max = 95;
+    EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, bcsstk13).name(), "cuda.spmm.nnz_vsr")
+        << "bcsstk13, K=" << k;
+  }
+  KernelProblem kos = test::rule_problem(256, 3430, 103.0, 0.65);
+  kos.sparse.row_max = 457;
+  EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, kos).name(), "cuda.spmm.cusparse");
+}
+
 // GPU `auto` on small matrices (kernels/select.cpp, "Small problems"), with row statistics of
 // DLMC layers from the H200 sweep of the 59 on file: vdl where its short critical path
 // wins, cuSPARSE where few long rows would idle the machine. Needs no device.
@@ -368,8 +443,10 @@ TEST(CudaSpmmSpecific, AutoOnSmallMatrices) {
       {"K = 4, 512 rows of 461 (vdl's team kernel)", 4, false, 512, 460.8, "cuda.spmm.vdl"},
       {"K = 4, nips (1500 rows of 499)", 4, false, 1500, 499, "cuda.spmm.vdl"},
       {"K = 32, 512 rows of 12.8 (was row_csc)", 32, false, 512, 12.8, "cuda.spmm.vdl"},
-      {"K = 32, 256 rows of 230 (row_split filling the GPU)", 32, false, 256, 230.4, "cuda.spmm.row_split"},
-      {"K = 32, 256 rows of 461 (row_split filling the GPU)", 32, false, 256, 460.8, "cuda.spmm.row_split"},
+      {"K = 32, 256 rows of 230 (row_split filling the GPU)", 32, false, 256, 230.4,
+       "cuda.spmm.row_split"},
+      {"K = 32, 256 rows of 461 (row_split filling the GPU)", 32, false, 256, 460.8,
+       "cuda.spmm.row_split"},
       {"K = 64, 1024 rows of 25.6 (was row_csc)", 64, false, 1024, 25.6, "cuda.spmm.cusparse"},
       {"K = 64, delaunay_n14 (16384 rows of 6)", 64, false, 16384, 6, "cuda.spmm.row_csc"},
       {"transposed K = 32, 256 rows of 6.4", 32, true, 256, 6.4, "cuda.spmm.vdl"},
@@ -396,8 +473,8 @@ TEST(CudaSpmmSpecific, AutoTeamsOnFewLongRowsAtSmallK) {
   };
   for (int k : {1, 2, 3, 4}) {
     SCOPED_TRACE("K=" + std::to_string(k));
-    EXPECT_EQ(pick(k, 256, 1152, 0.08), "cuda.spmm.vdl");   // DLMC 0.5 layer
-    EXPECT_EQ(pick(k, 1500, 499, 0.25), "cuda.spmm.vdl");   // nips
+    EXPECT_EQ(pick(k, 256, 1152, 0.08), "cuda.spmm.vdl");  // DLMC 0.5 layer
+    EXPECT_EQ(pick(k, 1500, 499, 0.25), "cuda.spmm.vdl");  // nips
     EXPECT_EQ(pick(k, 4095, 64, 0.1), "cuda.spmm.vdl");
     EXPECT_EQ(pick(k, 3000, 1000, 0.03), "cuda.spmm.vdl");  // 3M nonzeros: before panel
     EXPECT_NE(pick(k, 4096, 500, 0.1), "cuda.spmm.vdl");    // too many rows
@@ -408,14 +485,16 @@ TEST(CudaSpmmSpecific, AutoTeamsOnFewLongRowsAtSmallK) {
 }
 
 // Sᵀ·B on a transpose of several thousand uneven rows (the UCI kos corpus's 6906 words: mean 51,
-// cv 1.9) must not go to vdl, whose one row per warp leaves the longest rows' warps running
-// alone (2-5x slower than cuSPARSE there); even rows of that count do (hep-th's 8361). Needs no
-// device.
+// cv 1.9, longest 2123) must not go to vdl, whose one row per warp leaves the longest rows' warps
+// running alone (2-5x slower than cuSPARSE there); since the 2026-11-26 refit it goes to nnz_vsr
+// (1.31-1.68x faster than cuSPARSE at K = 32-64, H100). Even rows of that count go to vdl
+// (hep-th's 8361). Needs no device.
 TEST(CudaSpmmSpecific, AutoKeepsVdlOffUnevenTransposes) {
   for (int k : {20, 32, 50, 64}) {
     KernelProblem kos = test::rule_problem(k, 6906, 51.1, 1.93);
+    kos.sparse.row_max = 2123;
     kos.transposed = true;
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, kos).name(), "cuda.spmm.cusparse")
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, kos).name(), "cuda.spmm.nnz_vsr")
         << "K=" << k;
     KernelProblem even = test::rule_problem(k, 8361, 3.8, 1.14);
     even.transposed = true;
@@ -425,19 +504,23 @@ TEST(CudaSpmmSpecific, AutoKeepsVdlOffUnevenTransposes) {
 
 // S·B on rows of under 5 nonzeros: vdl up to K = 16, where its lane groups widen on small grids
 // (hep-th 1.21x, a uniform 100000 x 100000 matrix of rows of 3 2.9x cuSPARSE at K = 4, H200),
-// cuSPARSE at 16 < K <= 64 (hep-th 1.27x and 1.09x at K = 32 and 64). Needs no device.
+// cuSPARSE at 16 < K <= 64 below 100K nonzeros (hep-th 1.27x and 1.09x at K = 32 and 64;
+// AutoOnMediumMatricesOfVeryShortRows for larger ones). Needs no device.
 TEST(CudaSpmmSpecific, AutoOnRowsOfUnderFiveNonzeros) {
   for (int k : {2, 4, 8, 16}) {
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(k, 8361, 3.8, 1.14)).name(),
-                 "cuda.spmm.vdl")
+    EXPECT_STREQ(
+        choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(k, 8361, 3.8, 1.14)).name(),
+        "cuda.spmm.vdl")
         << "hep-th, K=" << k;
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(k, 100000, 3.0, 0.58)).name(),
-                 "cuda.spmm.vdl")
+    EXPECT_STREQ(
+        choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(k, 100000, 3.0, 0.58)).name(),
+        "cuda.spmm.vdl")
         << "uniform, K=" << k;
   }
   for (int k : {32, 64})
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(k, 8361, 3.8, 1.14)).name(),
-                 "cuda.spmm.cusparse")
+    EXPECT_STREQ(
+        choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(k, 8361, 3.8, 1.14)).name(),
+        "cuda.spmm.cusparse")
         << "hep-th, K=" << k;
 }
 
@@ -452,35 +535,41 @@ TEST(CudaSpmmSpecific, AutoOnSpmvOfBoundedRows) {
     p.transposed = transposed;
     return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
   };
-  EXPECT_EQ(pick(8361, 3.77, 1.14, 50), "cuda.spmm.vdl");            // hep-th: 1.45x
-  EXPECT_EQ(pick(3430, 103.8, 0.58, 485), "cuda.spmm.vdl");          // kos: 1.24x
-  EXPECT_EQ(pick(200000, 4, 0.0, 4), "cuda.spmm.vdl");               // banded: 1.42x
-  EXPECT_EQ(pick(8000, 112.5, 0.09, 155), "cuda.spmm.vdl");          // out of sample: 1.29x
-  EXPECT_NE(pick(300000, 3, 0.58, 14), "cuda.spmm.vdl");             // rows: 0.98x
-  EXPECT_NE(pick(1000000, 3, 0.58, 15), "cuda.spmm.vdl");            // 3M nonzeros: 0.91x
-  EXPECT_NE(pick(50000, 10, 0.46, 179), "cuda.spmm.vdl");            // longest 18 means: 0.79x
-  EXPECT_NE(pick(50000, 10, 1.37, 1122), "cuda.spmm.vdl");           // power law: 0.20x
-  EXPECT_NE(pick(20000, 10, 1.6, 100), "cuda.spmm.vdl");             // cv past the bound
+  EXPECT_EQ(pick(8361, 3.77, 1.14, 50), "cuda.spmm.vdl");    // hep-th: 1.45x
+  EXPECT_EQ(pick(3430, 103.8, 0.58, 485), "cuda.spmm.vdl");  // kos: 1.24x
+  EXPECT_EQ(pick(200000, 4, 0.0, 4), "cuda.spmm.vdl");       // banded: 1.42x
+  EXPECT_EQ(pick(8000, 112.5, 0.09, 155), "cuda.spmm.vdl");  // out of sample: 1.29x
+  EXPECT_NE(pick(300000, 3, 0.58, 14), "cuda.spmm.vdl");     // rows: 0.98x
+  EXPECT_NE(pick(1000000, 3, 0.58, 15), "cuda.spmm.vdl");    // 3M nonzeros: 0.91x
+  EXPECT_NE(pick(50000, 10, 0.46, 179), "cuda.spmm.vdl");    // longest 18 means: 0.79x
+  EXPECT_NE(pick(50000, 10, 1.37, 1122), "cuda.spmm.vdl");   // power law: 0.20x
+  EXPECT_NE(pick(20000, 10, 1.6, 100), "cuda.spmm.vdl");     // cv past the bound
   EXPECT_NE(pick(8361, 3.77, 1.14, 50, /*transposed=*/true), "cuda.spmm.vdl");
 }
 
-// MovieLens 100K (943 users of mean 106, longest 737; 1682 items of mean 59, cv 1.35): at K = 32
-// vdl's one row per warp waits on the longest user (at K = 1 its lane groups now tie cuSPARSE), and
-// uneven items favour cuSPARSE's transposed product over vdl, row_csc and nnz_vsr at every K > 1
-// (H200). Needs no device.
+// MovieLens 100K (100,000 ratings; 943 users of mean 106, longest 737; 1682 items of mean 59, cv
+// 1.35, longest 583): both sides' longest rows are 7-10 means, so nnz_vsr at every K > 1 since the
+// 2026-11-26 refit (H100: 1.23-1.54x cuSPARSE for the users at K = 32-256, 1.25-2.33x for the
+// items; cuSPARSE was the pick). At K = 1 vdl's lane groups tie cuSPARSE. Needs no device.
 TEST(CudaSpmmSpecific, AutoOnMovieLens100k) {
   KernelProblem users = test::rule_problem(32, 943, 106.0, 0.95);
   users.sparse.row_max = 737;
-  EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, users).name(), "cuda.spmm.cusparse")
-      << "S·B K=32";
+  users.sparse.nnz = 100000;
+  for (int k : {4, 32, 64, 128, 256}) {
+    users.k = k;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, users).name(), "cuda.spmm.nnz_vsr")
+        << "S·B K=" << k;
+  }
   users.k = 1;  // since vdl's groups fill the GPU: a tie (1.00x), AutoOnSpmvOfBoundedRows' rule
   EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, users).name(), "cuda.spmm.vdl") << "S·B K=1";
   KernelProblem items = test::rule_problem(1, 1682, 59.5, 1.35);
   items.sparse.row_max = 583;
+  items.sparse.nnz = 100000;
   items.transposed = true;
   for (int k : {4, 32, 64, 128, 512}) {
     items.k = k;
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, items).name(), "cuda.spmm.cusparse") << "Sᵀ·B K=" << k;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, items).name(), "cuda.spmm.nnz_vsr")
+        << "Sᵀ·B K=" << k;
   }
 }
 
@@ -608,18 +697,21 @@ TEST(CudaSpmmSpecific, AutoForProductAtK32) {
   struct Case {
     const char* matrix;
     std::int64_t rows;
-    double mean;
+    double mean, cv;
     const char* want;
   };
-  const Case cases[] = {{"nips", 1500, 499, "cuda.spmm.vdl"},
-                        {"DLMC final_dense", 1000, 205, "cuda.spmm.row_split"},
-                        {"DLMC 0.9 bottleneck_2_block_group4_2_1", 512, 461, "cuda.spmm.row_split"},
-                        {"bcsstk13", 2003, 42, "cuda.spmm.vdl"},
-                        {"nytimes", 300000, 230, "cuda.spmm.cusparse"},
-                        {"ml-20m", 138493, 144, "cuda.spmm.cusparse"},
-                        {"banded", 1000000, 20, "cuda.spmm.row_csc"}};
+  const Case cases[] = {
+      {"nips", 1500, 499, 0.25, "cuda.spmm.vdl"},
+      {"DLMC final_dense", 1000, 205, 0.17, "cuda.spmm.row_split"},
+      {"DLMC 0.9 bottleneck_2_block_group4_2_1", 512, 461, 0.15, "cuda.spmm.row_split"},
+      {"bcsstk13", 2003, 42, 0.54, "cuda.spmm.vdl"},
+      {"nytimes", 300000, 230, 0.5, "cuda.spmm.cusparse"},
+      {"ml-20m", 138493, 144, 0.5, "cuda.spmm.cusparse"},
+      {"banded", 1000000, 20, 0.5, "cuda.spmm.row_csc"}};
   for (const Case& c : cases)
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(32, c.rows, c.mean)).name(), c.want)
+    EXPECT_STREQ(
+        choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(32, c.rows, c.mean, c.cv)).name(),
+        c.want)
         << c.matrix;
 }
 
@@ -663,7 +755,8 @@ TEST(CudaSpmmSpecific, RowsAcrossChunkBoundaries) {
   FK_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   Rng rng(seed);
-  const std::vector<std::int64_t> lens = {512, 511, 1, 513, 0, 1024, 31, 33, 32, 1500, 0, 0, 2, 2049, 7};
+  const std::vector<std::int64_t> lens = {512, 511,  1, 513, 0, 1024, 31, 33,
+                                          32,  1500, 0, 0,   2, 2049, 7};
   const HostCsr s = test::random_pattern(600, 3000, rng, [&](std::int64_t r) {
     return r < std::int64_t(lens.size()) ? lens[r] : std::int64_t(rng.below(700));
   });
@@ -687,7 +780,8 @@ TEST(CudaSpmmSpecific, TeamsOfLanesOnFewLongRows) {
     for (int k : {1, 2, 3, 4}) {
       for (int offset : {0, 1, 2}) {
         SCOPED_TRACE("mean " + std::to_string(mean) + " K=" + std::to_string(k) + " offset " +
-                     std::to_string(offset) + " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+                     std::to_string(offset) + " (replay: FK_TEST_SEED=" + std::to_string(seed) +
+                     ")");
         GpuCase g(ctx, s, k, Op::kNoTrans, "cuda.spmm.vdl");
         const HostDense<float> b = random_matrix(s.cols, k, rng);
         const std::vector<float> vals = test::random_dense(s.nnz(), rng);
@@ -736,11 +830,12 @@ TEST(CudaSpmmSpecific, SlicedTransposedProduct) {
     ctx.set_transposed_slice_bytes(budget);
     for (int k : {1, 4, 33, 64}) {
       const HostDense<float> b = random_matrix(s.rows, k, rng);
-      const std::vector<float> v1 = test::random_dense(s.nnz(), rng), v2 = test::random_dense(s.nnz(), rng);
+      const std::vector<float> v1 = test::random_dense(s.nnz(), rng),
+                               v2 = test::random_dense(s.nnz(), rng);
       const Expected e1 = host_spmm(s, v1, b, Op::kTrans), e2 = host_spmm(s, v2, b, Op::kTrans);
       const Expected eown = host_spmm(s, s.vals, b, Op::kTrans);
-      for (const std::string& v : {"auto", "cuda.spmm.vdl", "cuda.spmm.row_csc", "cuda.spmm.nnz_vsr",
-                                   "cuda.spmm.row_split"}) {
+      for (const std::string v : {"auto", "cuda.spmm.vdl", "cuda.spmm.row_csc", "cuda.spmm.nnz_vsr",
+                                  "cuda.spmm.row_split"}) {
         if (v != "auto" && !applies(v, s, k, Op::kTrans)) continue;
         SCOPED_TRACE(v + " budget " + std::to_string(budget) + " K=" + std::to_string(k) +
                      " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
@@ -946,7 +1041,8 @@ TEST(CudaSpmmSpecific, DegenerateShapes) {
       for (int k : {1, 4, 33}) {
         for (Op op : {Op::kNoTrans, Op::kTrans}) {
           if (!applies(v, s, k, op)) continue;
-          SCOPED_TRACE(v + " on " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + " K=" + std::to_string(k));
+          SCOPED_TRACE(v + " on " + std::to_string(s.rows) + "x" + std::to_string(s.cols) +
+                       " K=" + std::to_string(k));
           GpuCase g(ctx, s, k, op, v);
           const HostDense<float> b = random_matrix(g.in_rows(), k, rng);
           const std::vector<float> none;
@@ -963,14 +1059,15 @@ TEST(CudaSpmmSpecific, DegenerateShapes) {
 // sample of rows is checked.
 TEST(CudaSpmmSpecific, MoreThanTwoBillionNonzeros) {
   FK_REQUIRE_GPU();
-  if (!std::getenv("FK_TEST_HUGE")) GTEST_SKIP() << "set FK_TEST_HUGE=1 (needs ~40 GB of GPU memory)";
+  if (!std::getenv("FK_TEST_HUGE"))
+    GTEST_SKIP() << "set FK_TEST_HUGE=1 (needs ~40 GB of GPU memory)";
   const std::uint64_t seed = test_seed();
   Rng rng(seed);
   // 2^20 rows of 2049 nonzeros (short enough for the row kernels' own path): nnz = 2^31 + 2^20;
   // each row's columns are an arithmetic sequence shifted by the row.
   const std::int64_t len = 2049, cols = 1 << 16;
-  HostCsr s = test::regular_pattern(1 << 20, cols, len,
-                                    [&](std::int64_t r, std::int64_t j) { return (r * 7 + j * 2) % cols; });
+  HostCsr s = test::regular_pattern(
+      1 << 20, cols, len, [&](std::int64_t r, std::int64_t j) { return (r * 7 + j * 2) % cols; });
   s.vals.resize(s.col_idx.size());
 #pragma omp parallel for
   for (std::int64_t r = 0; r < s.rows; ++r)
@@ -987,7 +1084,8 @@ TEST(CudaSpmmSpecific, MoreThanTwoBillionNonzeros) {
         GpuCase g(ctx, s, k, Op::kNoTrans, v);
         c = g.run(nullptr, b);
       }
-      for (std::int64_t r : {std::int64_t(0), std::int64_t(1), std::int64_t(s.rows / 2), s.rows - 1}) {
+      for (std::int64_t r :
+           {std::int64_t(0), std::int64_t(1), std::int64_t(s.rows / 2), s.rows - 1}) {
         for (int t = 0; t < k; ++t) {
           double want = 0, bound = 0;
           for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j) {
