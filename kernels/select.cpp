@@ -636,6 +636,12 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const bool row_split = row_split_pays(p);
   if (row_split && !p.transposed)
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.row_split"}, p)) return v;
+  // Before dense, whose rule for Sᵀ·B on transposes of long rows stood for row kernels waiting on
+  // them (nnz_vsr does not: DLMC bottleneck_2_block_group4_2_1's transpose, longest 8.3 means, ran
+  // nnz_vsr 1.08-1.43x faster than dense at K = 64-512, H100, h100-4c0764c and
+  // checks/short-rows-refit).
+  if (uneven_nnz_vsr_pays(p) && !panel_pays(p))
+    return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (dense_spmm_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.dense"}, p)) return v;
   if (row_split)
@@ -661,8 +667,6 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const double rows = f.rows, mean = f.mean;
   if (panel_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.panel"}, p)) return v;
-  if (uneven_nnz_vsr_pays(p))
-    return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (const SpmmVariant* v = choose_small_gpu_spmm(all, p, f)) return v;
   if (p.k == 1 && p.transposed && double(p.sparse.nnz) > kGpuTransposedSpmvWindowedNnz &&
       mean >= kGpuTransposedSpmvLongRows)
