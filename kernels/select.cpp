@@ -190,11 +190,13 @@ constexpr double kGpuVdlWideMinMean = 40.0;
 // * Sᵀ·B at K <= 64 where Sᵀ has few rows (the DLMC layers, 2048-4608 rows of mean 51-128,
 //   and bcsstk13: 1.05-1.50x over cuSPARSE at K = 32 and 1.06-1.81x over row_csc at K = 64), or
 //   many rows of Zipf-like, long lengths (ml-20m, 26744 of mean 748, and nytimes, 102660 of mean
-//   673: 1.07-1.36x over nnz_vsr). Not nips (12419, mean 60: 0.77x cuSPARSE at K = 64), netflix
-//   (17770, mean 5654: 0.83-0.96x), nor many short rows (banded, delaunay_n14: row_csc).
-//   Besides 5000 rows of mean >= 40, "few" now takes up to 10000 even rows (cv <= 1.5): vdl also
-//   wins on the DLMC layers' short transposed rows (64-4608 rows of mean 6-40: 1.2-1.6x over
-//   row_csc) and on hep-th's 8361 rows of 3.8 at K = 32 (1.3x; 0.93x at K = 64). Not on uneven
+//   673: 1.07-1.36x over nnz_vsr), these at K <= 32 only: at K = 64 nnz_vsr ran nytimes 1.23x
+//   faster than vdl on an H100 (h100-c746d4a, h100-4c0764c) and 1.03x on the H200 (22dff74;
+//   ml-20m's transpose goes to row_split first). Not nips (12419, mean 60: 0.77x cuSPARSE at K =
+//   64), netflix (17770, mean 5654: 0.83-0.96x), nor many short rows (banded, delaunay_n14:
+//   row_csc). Besides 5000 rows of mean >= 40, "few" now takes up to 10000 even rows (cv <= 1.5):
+//   vdl also wins on the DLMC layers' short transposed rows (64-4608 rows of mean 6-40: 1.2-1.6x
+//   over row_csc) and on hep-th's 8361 rows of 3.8 at K = 32 (1.3x; 0.93x at K = 64). Not on uneven
 //   ones: the UCI kos corpus's 6906 words (cv 1.9, longest row 2123) ran vdl 2.0-5.2x slower than
 //   cuSPARSE at K = 20-52, its longest rows each on one warp.
 constexpr int kGpuVdlWideTransposedMaxK = 64;
@@ -676,7 +678,8 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   if (p.transposed && p.k > kGpuVdlMaxK && p.k <= kGpuVdlWideTransposedMaxK &&
       ((rows < kGpuVdlWideTransposedFewRowsUneven && mean >= kGpuVdlWideMinMean) ||
        (rows < kGpuVdlWideTransposedFewRows && p.sparse.row_cv <= kGpuTransposedEvenCv) ||
-       (rows >= kGpuVdlWideTransposedManyRows && mean >= kGpuVdlWideTransposedManyMinMean)))
+       (rows >= kGpuVdlWideTransposedManyRows && mean >= kGpuVdlWideTransposedManyMinMean &&
+        p.k <= kGpuVdlWideMaxK)))
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.nnz_vsr"}, p);
   if (f.skewed) return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   const double nnz = double(p.sparse.nnz);

@@ -255,6 +255,9 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
                                   {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
                                   {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.vdl"}};
   expect_transposed_picks(32, cases);
+  // At K = 64 nytimes's skewed words go to nnz_vsr (1.23x vdl on an H100, 1.03x on the H200).
+  const TransposedCase at64[] = {{"nytimes", 102660, 673, 6.0, "cuda.spmm.nnz_vsr"}};
+  expect_transposed_picks(64, at64);
 }
 
 // GPU `auto` for Sᵀ·B at K = 1 on large transposes (kernels/select.cpp): cuda.spmm.panel when S's
