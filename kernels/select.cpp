@@ -399,6 +399,30 @@ bool row_split_small_pays(const KernelProblem& p) {
           mean <= kGpuRowSplitTinyMaxMean);
 }
 
+// Sᵀ·B on small matrices whose transpose has at most 1024 rows of mean >= 10, the longest within
+// 6 means, at K >= 64: row_split, whose groups fill the GPU on few rows as they do for S·B. Over
+// the 59 DLMC rn50 layers (H100, 2026-11-26, docs/benchmarks/checks/short-rows-refit, run4.sh) it
+// was within 10% of the best on 40-48 of them at each K = 64-512, where `auto`'s cuSPARSE, dense,
+// vdl and row_csc picks were on 29-37; with this rule 1037 of the 1132 problems of that folder are
+// within 10% of the best, against 956 (geometric mean against cuSPARSE 1.42x, against 1.39x). On
+// transposes of 2048 rows and more it lost to row_csc, vdl and nnz_vsr (1.27-1.74x). Out of sample
+// (run5.sh: ten generated matrices of 128-1024 columns and one of 2048) `auto` went from 11 to 36
+// of 44 within 10% and from 1.33x to 1.98x cuSPARSE; its misses were two dense-ish matrices (24%
+// and 50%) at K >= 128, where dense ran 1.12-1.69x faster, so the rule keeps below 20% density and
+// leaves those to the dense rules (in sample after that run).
+constexpr double kGpuRowSplitSmallTransposedMaxRows = 1024.0;
+constexpr double kGpuRowSplitSmallTransposedMaxDensity = 0.2;
+constexpr double kGpuRowSplitSmallTransposedMinMean = 10.0;
+constexpr int kGpuRowSplitSmallTransposedMinK = 64;
+bool row_split_small_transpose_pays(const KernelProblem& p) {
+  return p.transposed && p.k >= kGpuRowSplitSmallTransposedMinK &&
+         double(p.sparse.nnz) <= kGpuSmallNnz &&
+         double(p.sparse.rows) <= kGpuRowSplitSmallTransposedMaxRows &&
+         p.sparse.row_mean >= kGpuRowSplitSmallTransposedMinMean &&
+         p.sparse.density < kGpuRowSplitSmallTransposedMaxDensity &&
+         double(p.sparse.row_max) < kGpuVdlMaxRowOverMean * p.sparse.row_mean;
+}
+
 bool row_split_pays(const KernelProblem& p) {
   if (row_split_small_pays(p)) return true;
   if (p.transposed)
@@ -634,9 +658,10 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.vdl"}, p)) return v;
   if (sliced_nnz_vsr_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.nnz_vsr"}, p)) return v;
-  // S·B: row_split before dense (it won on the DLMC 0.5 layer up to K = 128); Sᵀ·B: dense first.
+  // S·B: row_split before dense (it won on the DLMC 0.5 layer up to K = 128); Sᵀ·B: dense first,
+  // except on small transposes of few rows.
   const bool row_split = row_split_pays(p);
-  if (row_split && !p.transposed)
+  if ((row_split && !p.transposed) || row_split_small_transpose_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.row_split"}, p)) return v;
   // Before dense, whose rule for Sᵀ·B on transposes of long rows stood for row kernels waiting on
   // them (nnz_vsr does not: DLMC bottleneck_2_block_group4_2_1's transpose, longest 8.3 means, ran
