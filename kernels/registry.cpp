@@ -17,9 +17,12 @@ namespace fk {
 
 const char* to_string(Backend b) {
   switch (b) {
-    case Backend::kReference: return "reference";
-    case Backend::kOmp: return "omp";
-    case Backend::kCuda: return "cuda";
+    case Backend::kReference:
+      return "reference";
+    case Backend::kOmp:
+      return "omp";
+    case Backend::kCuda:
+      return "cuda";
   }
   return "?";
 }
@@ -58,7 +61,8 @@ const V& find_variant(const std::vector<const V*>& all, const std::string& name,
 }
 
 // Row statistics from host row offsets alone (no column scan: nonempty_cols stays 0).
-SparseFeatures row_features(std::int64_t rows, std::int64_t cols, std::int64_t nnz, const std::int64_t* row_ptr) {
+SparseFeatures row_features(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                            const std::int64_t* row_ptr) {
   SparseFeatures f;
   f.rows = rows;
   f.cols = cols;
@@ -74,7 +78,8 @@ SparseFeatures row_features(std::int64_t rows, std::int64_t cols, std::int64_t n
     const double d = static_cast<double>(len) - f.row_mean;
     sq += d * d;
   }
-  f.row_cv = (rows > 0 && f.row_mean > 0) ? std::sqrt(sq / static_cast<double>(rows)) / f.row_mean : 0.0;
+  f.row_cv =
+      (rows > 0 && f.row_mean > 0) ? std::sqrt(sq / static_cast<double>(rows)) / f.row_mean : 0.0;
   return f;
 }
 
@@ -93,8 +98,8 @@ SparseFeatures pattern_features(const Context& ctx, const CsrView& s) {
 }
 
 // Row statistics of Sᵀ (S's column counts), for rules that choose a kernel for Sᵀ·B: the skew of
-// S's columns, not of its rows, decides how well a row split of Sᵀ balances. A GPU pattern's columns
-// are counted on the device rather than copied to the host (400 MB for 100M nonzeros).
+// S's columns, not of its rows, decides how well a row split of Sᵀ balances. A GPU pattern's
+// columns are counted on the device rather than copied to the host (400 MB for 100M nonzeros).
 SparseFeatures transposed_features(const Context& ctx, const CsrView& s) {
   std::vector<std::int64_t> t_row_ptr;
   if (ctx.is_gpu()) {
@@ -122,8 +127,8 @@ const V& resolve(const Context& ctx, const std::vector<const V*>& all, const std
   }
   const V& v = find_variant(all, name, op);
   if (device_of(v.backend()) != ctx.device())
-    throw Error(std::string(op) + " variant '" + name + "' runs on the " + to_string(device_of(v.backend())) +
-                " but the context is " + ctx.describe());
+    throw Error(std::string(op) + " variant '" + name + "' runs on the " +
+                to_string(device_of(v.backend())) + " but the context is " + ctx.describe());
   const std::string why = v.why_not(problem);
   if (!why.empty()) throw Error(std::string(op) + " variant '" + name + "' does not apply: " + why);
   return v;
@@ -139,7 +144,9 @@ int pattern_vector_length(const Context& ctx, const CsrView& s) {
   h.row_ptr.resize(static_cast<std::size_t>(s.rows) + 1);
   h.col_idx.resize(static_cast<std::size_t>(s.nnz));
   hooks::copy_device_to_host(h.row_ptr.data(), s.row_ptr, h.row_ptr.size() * sizeof(std::int64_t));
-  if (s.nnz > 0) hooks::copy_device_to_host(h.col_idx.data(), s.col_idx, h.col_idx.size() * sizeof(std::int32_t));
+  if (s.nnz > 0)
+    hooks::copy_device_to_host(h.col_idx.data(), s.col_idx,
+                               h.col_idx.size() * sizeof(std::int32_t));
   return vector_length_of(h.view());
 }
 
@@ -162,7 +169,8 @@ void check_pattern(const CsrView& s, int k) {
 // GPU context transposes on the device (no round trip through the host).
 class CachedTransposePlan : public SpmmPlan {
  public:
-  CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner, Precision precision) {
+  CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner,
+                      Precision precision) {
     nnz_ = s.nnz;
     own_vals_ = s.vals;
     if (ctx.is_gpu()) {
@@ -173,7 +181,8 @@ class CachedTransposePlan : public SpmmPlan {
 #else
       throw Error("a GPU context in a build without CUDA");
 #endif
-      dev_vals_ = DeviceBuffer<float>(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
+      dev_vals_ =
+          DeviceBuffer<float>(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
       inner_ = inner.prepare_at(ctx, dev_t_.view(), k, precision);
     } else {
       transposed_ = transpose(s, &perm_);
@@ -182,7 +191,8 @@ class CachedTransposePlan : public SpmmPlan {
     }
   }
 
-  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
+  void run(const Context& ctx, const float* vals, DenseView<const float> b,
+           DenseView<float> c) override {
     if (!vals) vals = own_vals_;
     FK_CHECK(vals != nullptr, "SpMM run without values: the pattern has none and none were given");
     const std::int64_t nnz = nnz_;
@@ -223,8 +233,8 @@ class CachedTransposePlan : public SpmmPlan {
 // (add_into through a scratch C), which `slice_rows_for` weighs against the gathers.
 class SlicedTransposePlan : public SpmmPlan {
  public:
-  SlicedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner, Precision precision,
-                      std::int64_t slice_rows)
+  SlicedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner,
+                      Precision precision, std::int64_t slice_rows)
       : rows_(s.rows), cols_(s.cols), k_(k), own_vals_(s.vals) {
     std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(s.rows) + 1);
     hooks::copy_device_to_host(row_ptr.data(), s.row_ptr, row_ptr.size() * sizeof(std::int64_t));
@@ -234,20 +244,26 @@ class SlicedTransposePlan : public SpmmPlan {
       sl.rows = std::min(slice_rows, s.rows - r0);
       sl.pos0 = row_ptr[r0];
       sl.offsets = rebased_row_offsets(ctx, s.row_ptr, r0, sl.rows);
-      const CsrView v{sl.rows, s.cols, row_ptr[r0 + sl.rows] - row_ptr[r0], sl.offsets.data(),
-                      s.col_idx + sl.pos0, s.vals ? s.vals + sl.pos0 : nullptr};
+      const CsrView v{sl.rows,
+                      s.cols,
+                      row_ptr[r0 + sl.rows] - row_ptr[r0],
+                      sl.offsets.data(),
+                      s.col_idx + sl.pos0,
+                      s.vals ? s.vals + sl.pos0 : nullptr};
       sl.plan = std::make_unique<CachedTransposePlan>(ctx, v, k, inner, precision);
       slices_.push_back(std::move(sl));
     }
     if (slices_.size() > 1) scratch_ = DeviceBuffer<float>(std::max<std::int64_t>(s.cols * k, 1));
   }
 
-  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
+  void run(const Context& ctx, const float* vals, DenseView<const float> b,
+           DenseView<float> c) override {
     if (!vals) vals = own_vals_;
     FK_CHECK(vals != nullptr, "SpMM run without values: the pattern has none and none were given");
     FK_CHECK(b.rows == rows_ && b.cols == k_ && c.rows == cols_ && c.cols == k_,
-             "Sᵀ·B: B must be " << rows_ << " x " << k_ << " and C " << cols_ << " x " << k_ << ", got B "
-                                << b.rows << " x " << b.cols << " and C " << c.rows << " x " << c.cols);
+             "Sᵀ·B: B must be " << rows_ << " x " << k_ << " and C " << cols_ << " x " << k_
+                                << ", got B " << b.rows << " x " << b.cols << " and C " << c.rows
+                                << " x " << c.cols);
     for (std::size_t q = 0; q < slices_.size(); ++q) {
       const Slice& sl = slices_[q];
       const DenseView<const float> bq{b.data + sl.row0 * k_, sl.rows, k_};
@@ -260,7 +276,7 @@ class SlicedTransposePlan : public SpmmPlan {
  private:
   struct Slice {
     std::int64_t row0 = 0, rows = 0, pos0 = 0;  // first row of S, rows, first nonzero
-    DeviceBuffer<std::int64_t> offsets;        // the slice's row_ptr, from 0
+    DeviceBuffer<std::int64_t> offsets;         // the slice's row_ptr, from 0
     std::unique_ptr<SpmmPlan> plan;
   };
   std::int64_t rows_, cols_;
@@ -285,6 +301,76 @@ std::int64_t slice_rows_for(const Context& ctx, const CsrView& s, int k, const S
   if (std::string(inner.name()) != "cuda.spmm.nnz_vsr") return 0;
   return transposed_slice_rows(s.rows, k, double(s.nnz) / double(s.cols), l2_bytes(ctx));
 }
+
+// An SpMM plan prepared at width kk > k (auto_spmm_width: the next multiple of 4) run on copies of
+// B and C with kk columns, so that the kernels' rows are 16-byte aligned. B's pad columns are
+// zeroed once and never written; C's are computed and dropped.
+class PaddedWidthSpmmPlan : public SpmmPlan {
+ public:
+  PaddedWidthSpmmPlan(std::unique_ptr<SpmmPlan> inner, int k, int kk, std::int64_t b_rows,
+                      std::int64_t c_rows)
+      : inner_(std::move(inner)),
+        k_(k),
+        kk_(kk),
+        b_rows_(b_rows),
+        c_rows_(c_rows),
+        b_(std::max<std::int64_t>(b_rows * kk, 1)),
+        c_(std::max<std::int64_t>(c_rows * kk, 1)) {
+    b_.fill_bytes(0);
+  }
+
+  void run(const Context& ctx, const float* vals, DenseView<const float> b,
+           DenseView<float> c) override {
+    FK_CHECK(b.rows == b_rows_ && b.cols == k_ && c.rows == c_rows_ && c.cols == k_,
+             "SpMM: B must be " << b_rows_ << " x " << k_ << " and C " << c_rows_ << " x " << k_
+                                << ", got B " << b.rows << " x " << b.cols << " and C " << c.rows
+                                << " x " << c.cols);
+    copy_block(ctx, b_rows_, k_, b.data, k_, b_.data(), kk_);
+    inner_->run(ctx, vals, {b_.data(), b_rows_, kk_}, {c_.data(), c_rows_, kk_});
+    copy_block(ctx, c_rows_, k_, c_.data(), kk_, c.data, k_);
+  }
+
+ private:
+  std::unique_ptr<SpmmPlan> inner_;
+  int k_, kk_;
+  std::int64_t b_rows_, c_rows_;
+  DeviceBuffer<float> b_, c_;
+};
+
+// The SDDMM counterpart: A and B copied into zero-padded kk-column buffers (the pad columns add
+// 0 x 0 to every dot product); the outputs, one per nonzero, need no copy.
+class PaddedWidthSddmmPlan : public SddmmPlan {
+ public:
+  PaddedWidthSddmmPlan(std::unique_ptr<SddmmPlan> inner, int k, int kk, std::int64_t a_rows,
+                       std::int64_t b_rows)
+      : inner_(std::move(inner)),
+        k_(k),
+        kk_(kk),
+        a_rows_(a_rows),
+        b_rows_(b_rows),
+        a_(std::max<std::int64_t>(a_rows * kk, 1)),
+        b_(std::max<std::int64_t>(b_rows * kk, 1)) {
+    a_.fill_bytes(0);
+    b_.fill_bytes(0);
+  }
+
+  void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b,
+           const float* s_vals, float* out) override {
+    FK_CHECK(a.rows == a_rows_ && a.cols == k_ && b.rows == b_rows_ && b.cols == k_,
+             "SDDMM: A must be " << a_rows_ << " x " << k_ << " and B " << b_rows_ << " x " << k_
+                                 << ", got A " << a.rows << " x " << a.cols << " and B " << b.rows
+                                 << " x " << b.cols);
+    copy_block(ctx, a_rows_, k_, a.data, k_, a_.data(), kk_);
+    copy_block(ctx, b_rows_, k_, b.data, k_, b_.data(), kk_);
+    inner_->run(ctx, {a_.data(), a_rows_, kk_}, {b_.data(), b_rows_, kk_}, s_vals, out);
+  }
+
+ private:
+  std::unique_ptr<SddmmPlan> inner_;
+  int k_, kk_;
+  std::int64_t a_rows_, b_rows_;
+  DeviceBuffer<float> a_, b_;
+};
 #endif
 
 }  // namespace
@@ -297,53 +383,79 @@ const std::vector<const SpmmVariant*>& spmm_variants() {
   static const auto all = pointers(registry().spmm);
   return all;
 }
-const SddmmVariant& find_sddmm_variant(const std::string& name) { return find_variant(sddmm_variants(), name, "SDDMM"); }
-const SpmmVariant& find_spmm_variant(const std::string& name) { return find_variant(spmm_variants(), name, "SpMM"); }
+const SddmmVariant& find_sddmm_variant(const std::string& name) {
+  return find_variant(sddmm_variants(), name, "SDDMM");
+}
+const SpmmVariant& find_spmm_variant(const std::string& name) {
+  return find_variant(spmm_variants(), name, "SpMM");
+}
 
-PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k, const std::string& variant,
-                              Precision precision) {
+PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
+                              const std::string& variant, Precision precision) {
   check_pattern(s, k);
   KernelProblem problem{pattern_features(ctx, s), k};
   problem.precision = precision;
-  if (needs_vector_length(ctx, variant, precision)) problem.vector_length = pattern_vector_length(ctx, s);
+  if (needs_vector_length(ctx, variant, precision))
+    problem.vector_length = pattern_vector_length(ctx, s);
+  const int kk = variant == "auto" ? auto_sddmm_width(ctx.device(), problem) : k;
+  problem.k = kk;
   PreparedSddmm out;
   out.variant = &resolve(ctx, sddmm_variants(), variant, problem, "SDDMM", &choose_sddmm_variant);
+  out.width = kk;
   Stopwatch clock;
-  out.plan = out.variant->prepare_at(ctx, s, k, precision);
+  out.plan = out.variant->prepare_at(ctx, s, kk, precision);
+#if FK_WITH_CUDA
+  if (kk != k)
+    out.plan = std::make_unique<PaddedWidthSddmmPlan>(std::move(out.plan), k, kk, s.rows, s.cols);
+#endif
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();
   return out;
 }
 
-PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op, const std::string& variant,
-                            Precision precision) {
+PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
+                            const std::string& variant, Precision precision) {
   check_pattern(s, k);
   KernelProblem problem;
   problem.k = k;
   problem.precision = precision;
   if (op == Op::kNoTrans) {
     problem.sparse = pattern_features(ctx, s);
-    if (needs_vector_length(ctx, variant, precision)) problem.vector_length = pattern_vector_length(ctx, s);
+    if (needs_vector_length(ctx, variant, precision))
+      problem.vector_length = pattern_vector_length(ctx, s);
   }
   PreparedSpmm out;
   out.op = op;
   Stopwatch clock;
-  if (op == Op::kNoTrans) {
-    out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
-    out.plan = out.variant->prepare_at(ctx, s, k, precision);
-  } else {
+  if (op == Op::kTrans) {
     problem.sparse = transposed_features(ctx, s);  // the rules see Sᵀ, the matrix the plan runs on
     problem.transposed = true;
-    out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
-    out.plan = out.variant->prepare_transposed(ctx, s, k);
+  }
+  const int kk = variant == "auto" ? auto_spmm_width(ctx.device(), problem) : k;
+  problem.k = kk;
+  out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
+  out.width = kk;
+  if (op == Op::kNoTrans) {
+    out.plan = out.variant->prepare_at(ctx, s, kk, precision);
+  } else {
+    out.plan = out.variant->prepare_transposed(ctx, s, kk);
     if (!out.plan) {
 #if FK_WITH_CUDA
-      if (const std::int64_t slice_rows = slice_rows_for(ctx, s, k, *out.variant); slice_rows > 0)
-        out.plan = std::make_unique<SlicedTransposePlan>(ctx, s, k, *out.variant, precision, slice_rows);
+      if (const std::int64_t slice_rows = slice_rows_for(ctx, s, kk, *out.variant); slice_rows > 0)
+        out.plan =
+            std::make_unique<SlicedTransposePlan>(ctx, s, kk, *out.variant, precision, slice_rows);
 #endif
-      if (!out.plan) out.plan = std::make_unique<CachedTransposePlan>(ctx, s, k, *out.variant, precision);
+      if (!out.plan)
+        out.plan = std::make_unique<CachedTransposePlan>(ctx, s, kk, *out.variant, precision);
     }
   }
+#if FK_WITH_CUDA
+  if (kk != k) {
+    const std::int64_t b_rows = op == Op::kNoTrans ? s.cols : s.rows,
+                       c_rows = op == Op::kNoTrans ? s.rows : s.cols;
+    out.plan = std::make_unique<PaddedWidthSpmmPlan>(std::move(out.plan), k, kk, b_rows, c_rows);
+  }
+#endif
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();
   return out;

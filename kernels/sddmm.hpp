@@ -45,14 +45,19 @@ const std::vector<const SddmmVariant*>& sddmm_variants();
 const SddmmVariant& find_sddmm_variant(const std::string& name);
 // The variant `auto` picks for this problem on this device (rule table in kernels/select.cpp).
 const SddmmVariant& choose_sddmm_variant(DeviceKind device, const KernelProblem& problem);
+// The K at which `auto` runs `problem` on `device`: problem.k, or on a GPU at fp32 the next
+// multiple of 4 when K is not one and the work pays for copying A and B into zero-padded buffers
+// (kernels/select.cpp; the plan does the copies, kernels/registry.cpp).
+int auto_sddmm_width(DeviceKind device, const KernelProblem& problem);
 
 // A prepared plan plus what was chosen and what preparing cost.
 struct PreparedSddmm {
   std::unique_ptr<SddmmPlan> plan;
   const SddmmVariant* variant = nullptr;
   double prepare_seconds = 0;
-  void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
-           float* out) const {
+  int width = 0;  // the K the kernel runs at: K, or auto_sddmm_width's (A and B copied to it)
+  void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b,
+           const float* s_vals, float* out) const {
     plan->run(ctx, a, b, s_vals, out);
   }
 };
@@ -60,7 +65,8 @@ struct PreparedSddmm {
 // Validates shapes and sides, resolves `variant` ("auto" or a name; a named variant that does not
 // apply is an error that says why) and prepares it. `precision`: the lowest operand precision the
 // caller accepts (fp16/bf16 let tensor-core variants round A and B; outputs stay fp32).
-PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k, const std::string& variant = "auto",
+PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
+                              const std::string& variant = "auto",
                               Precision precision = Precision::kF32);
 
 }  // namespace fk

@@ -743,6 +743,41 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
 
 }  // namespace
 
+// A K that is not a multiple of 4 rules out 16-byte loads of the dense rows (row r starts 4·K·r
+// bytes in), so every GPU kernel falls back to narrower loads. H100, 2026-11-26
+// (docs/benchmarks/checks/odd-k, run.sh): `auto` ran 1.2-1.9x slower at K = 49-50 and 65 than at
+// K = 52 and 68 on kos, nips, MovieLens 100K and a uniform 500K x 17770 matrix of 20M nonzeros,
+// and SDDMM at K = 257 1.6x slower than at 260 (cuSPARSE's SpMM lost 1.1-1.5x there too). The apps
+// meet such K (LDA and GaP on kos and nips: 50 topics; SFA's offset column: 257). So `auto` may run
+// the next multiple of 4 on zero-padded copies of the dense operands (kernels/registry.cpp), which
+// costs two copy kernels a run, each moving rows x K floats:
+// * run2.sh (those four matrices): SDDMM 1.1-1.35x faster at K = 49-257 (one 0.97x), Sᵀ·B
+//   1.0-1.23x at K = 49-65 (0.96x at 257); S·B not, whose copy of C is as large as the kernel's
+//   own output and whose large problems run cuSPARSE, which loses less at odd K (0.82-1.23x); nor
+//   MovieLens 100K (100K nonzeros: 0.8-0.9x), where the copy kernels' fixed cost decides. Hence
+//   SDDMM at any K >= 5 and Sᵀ·B at 5 <= K < 128, from 1e7 nonzeros x K.
+// * run3.sh, out of sample (five more matrices, 45 problems): 1.13x in geometric mean, 0.68-2.11x
+//   (ml-20m's Sᵀ·B 1.8-2.1x, its SDDMM 1.1-1.8x); every problem of a clustered 200K x 200K of 1M
+//   nonzeros lost (0.68-0.87x): 2.5 nonzeros per row of A, B or C, so the copies move about as many
+//   bytes as the kernel. The rule now also asks for nonzeros >= 10 x (rows + columns) (in sample:
+//   set on run3.sh's rows; the other matrices have 14-121).
+constexpr double kGpuPadWidthMinWork = 1e7;        // nonzeros x K
+constexpr double kGpuPadWidthMinNnzPerRow = 10.0;  // nonzeros / (rows + columns)
+constexpr int kGpuPadWidthTransposedMaxK = 128;
+bool pads_width(DeviceKind device, const KernelProblem& p) {
+  const double nnz = double(p.sparse.nnz), lines = double(p.sparse.rows) + double(p.sparse.cols);
+  return device == DeviceKind::kGpu && p.precision == Precision::kF32 && p.k >= 5 && p.k % 4 != 0 &&
+         nnz * double(p.k) >= kGpuPadWidthMinWork && nnz >= kGpuPadWidthMinNnzPerRow * lines;
+}
+int auto_sddmm_width(DeviceKind device, const KernelProblem& p) {
+  return pads_width(device, p) ? (p.k + 3) / 4 * 4 : p.k;
+}
+int auto_spmm_width(DeviceKind device, const KernelProblem& p) {
+  return pads_width(device, p) && p.transposed && p.k < kGpuPadWidthTransposedMaxK
+             ? (p.k + 3) / 4 * 4
+             : p.k;
+}
+
 const SddmmVariant& choose_sddmm_variant(DeviceKind device, const KernelProblem& p) {
   const auto& all = sddmm_variants();
   const SddmmVariant* v = nullptr;

@@ -23,7 +23,8 @@ class SpmmPlan {
   virtual ~SpmmPlan() = default;
   // vals: nnz values in S's order (nullptr: S's own values, which must then exist).
   // b, c as described above; all on the plan's side.
-  virtual void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) = 0;
+  virtual void run(const Context& ctx, const float* vals, DenseView<const float> b,
+                   DenseView<float> c) = 0;
 };
 
 class SpmmVariant : public VariantInfo {
@@ -46,13 +47,19 @@ class SpmmVariant : public VariantInfo {
 const std::vector<const SpmmVariant*>& spmm_variants();
 const SpmmVariant& find_spmm_variant(const std::string& name);
 const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& problem);
+// The K at which `auto` runs `problem` on `device`: problem.k, or on a GPU at fp32 for Sᵀ·B the
+// next multiple of 4 when K is not one and the work pays for copying B and C through zero-padded
+// buffers (kernels/select.cpp; the plan does the copies, kernels/registry.cpp).
+int auto_spmm_width(DeviceKind device, const KernelProblem& problem);
 
 struct PreparedSpmm {
   std::unique_ptr<SpmmPlan> plan;
   const SpmmVariant* variant = nullptr;
   Op op = Op::kNoTrans;
   double prepare_seconds = 0;
-  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) const {
+  int width = 0;  // the K the kernel runs at: K, or auto_spmm_width's (B and C copied to it)
+  void run(const Context& ctx, const float* vals, DenseView<const float> b,
+           DenseView<float> c) const {
     plan->run(ctx, vals, b, c);
   }
 };
@@ -61,6 +68,7 @@ struct PreparedSpmm {
 // precision the caller accepts (fp16/bf16 let `auto` and named tensor-core variants round B and
 // S's values; outputs stay fp32).
 PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op = Op::kNoTrans,
-                            const std::string& variant = "auto", Precision precision = Precision::kF32);
+                            const std::string& variant = "auto",
+                            Precision precision = Precision::kF32);
 
 }  // namespace fk

@@ -15,7 +15,8 @@ namespace fk::bench {
 namespace {
 
 const char* const kHeader =
-    "op,form,matrix,m,n,nnz,k,device,rows,row_mean,row_cv,row_max,col_span,neighbour_share,auto_pick";
+    "op,form,matrix,m,n,nnz,k,device,rows,row_mean,row_cv,row_max,col_span,neighbour_share,auto_"
+    "pick";
 
 std::string number(double x) {
   std::ostringstream os;
@@ -66,13 +67,16 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
       p.k = k;
       p.transposed = c.transposed;
       p.precision = o.precision;
+      // As the plans do: padded dense operands where that pays.
+      p.k = o.op == BenchOp::kSddmm ? auto_sddmm_width(device, p) : auto_spmm_width(device, p);
       const std::string pick = o.op == BenchOp::kSddmm ? choose_sddmm_variant(device, p).name()
                                                        : choose_spmm_variant(device, p).name();
       const SparseFeatures& f = p.sparse;
-      os << "  " << to_string(o.op) << " " << c.form << " K=" << k << ": " << pick << "  (rows "
-         << f.rows << ", row mean " << number(f.row_mean) << ", cv " << number(f.row_cv) << ", max "
-         << f.row_max << ", column span " << number(f.col_span) << ", neighbour share "
-         << number(f.neighbour_share) << ")\n";
+      os << "  " << to_string(o.op) << " " << c.form << " K=" << k << ": " << pick;
+      if (p.k != k) os << " at K=" << p.k << " (zero-padded copies of the dense operands)";
+      os << "  (rows " << f.rows << ", row mean " << number(f.row_mean) << ", cv "
+         << number(f.row_cv) << ", max " << f.row_max << ", column span " << number(f.col_span)
+         << ", neighbour share " << number(f.neighbour_share) << ")\n";
       if (csv.is_open()) {
         const std::vector<std::string> fields = {to_string(o.op),
                                                  c.form,

@@ -152,9 +152,9 @@ __global__ void count_below_kernel(const std::uint32_t* __restrict__ sorted_cols
 // holds p (the last row r < rows with row_ptr[r] <= p; rows >= 1 since nnz > 0), its value
 // vals[p] when S has values (t_vals is null otherwise).
 __global__ void place_entries_kernel(const std::int64_t* __restrict__ row_ptr, std::int64_t rows,
-                                     const float* __restrict__ vals, const std::int64_t* __restrict__ perm,
-                                     std::int64_t nnz, std::int32_t* __restrict__ t_col,
-                                     float* __restrict__ t_vals) {
+                                     const float* __restrict__ vals,
+                                     const std::int64_t* __restrict__ perm, std::int64_t nnz,
+                                     std::int32_t* __restrict__ t_col, float* __restrict__ t_vals) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < nnz;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t p = perm[i];
@@ -284,10 +284,13 @@ void ValueGather::run(const Context& ctx, const float* src, float* dst) const {
 
 DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<std::int64_t>* perm) {
   FK_CHECK(ctx.is_gpu(), "device_transpose needs a GPU context, not " << ctx.describe());
-  FK_CHECK(s.rows >= 0 && s.cols >= 0 && s.nnz >= 0,
-           "device_transpose: invalid shape " << s.rows << " x " << s.cols << " with " << s.nnz << " nonzeros");
-  FK_CHECK(s.rows <= INT32_MAX, "device_transpose: " << s.rows
-                                    << " rows of S do not fit the 32-bit column indices of its transpose");
+  FK_CHECK(s.rows >= 0 && s.cols >= 0 && s.nnz >= 0, "device_transpose: invalid shape "
+                                                         << s.rows << " x " << s.cols << " with "
+                                                         << s.nnz << " nonzeros");
+  FK_CHECK(
+      s.rows <= INT32_MAX,
+      "device_transpose: " << s.rows
+                           << " rows of S do not fit the 32-bit column indices of its transpose");
   FK_CHECK(s.cols <= INT32_MAX, "device_transpose: " << s.cols << " columns exceed 32-bit indices");
   FK_CHECK(s.row_ptr != nullptr, "device_transpose: S without row offsets");
   FK_CHECK(s.nnz == 0 || (s.col_idx != nullptr && s.rows > 0 && s.cols > 0),
@@ -296,7 +299,8 @@ DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<st
 #if CUB_VERSION < 300000
   // Only CUB 3 (CUDA 13) was checked to sort more than 2^31 items (64-bit offsets when num_items
   // is 64-bit); older ones may take an int.
-  FK_CHECK(s.nnz <= INT32_MAX, "device_transpose: " << s.nnz << " nonzeros need CUB 3 or later (this is "
+  FK_CHECK(s.nnz <= INT32_MAX, "device_transpose: " << s.nnz
+                                                    << " nonzeros need CUB 3 or later (this is "
                                                     << CUB_VERSION << ")");
 #endif
   const cudaStream_t stream = stream_of(ctx);
@@ -319,7 +323,8 @@ DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<st
     // int32, so sorting them as uint32 on their low bits is the same order.
     DeviceBuffer<std::uint32_t> keys_a(nnz), keys_b(nnz);
     DeviceBuffer<std::int64_t> pos_a(nnz), pos_b(nnz);
-    FK_CUDA_CHECK(cudaMemcpyAsync(keys_a.data(), s.col_idx, keys_a.bytes(), cudaMemcpyDeviceToDevice, stream));
+    FK_CUDA_CHECK(cudaMemcpyAsync(keys_a.data(), s.col_idx, keys_a.bytes(),
+                                  cudaMemcpyDeviceToDevice, stream));
     iota_kernel<<<grid_for(nnz), kThreads, 0, stream>>>(pos_a.data(), nnz);
     FK_CUDA_CHECK_LAUNCH();
     cub::DoubleBuffer<std::uint32_t> keys(keys_a.data(), keys_b.data());
@@ -328,15 +333,17 @@ DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<st
     // num_items is int64: CUB 3 then uses 64-bit offsets. The size query and the sort take the
     // same arguments, so the workspace fits.
     std::size_t temp_bytes = 0;
-    FK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, pos, nnz, 0, end_bit, stream));
+    FK_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys, pos, nnz, 0, end_bit, stream));
     DeviceBuffer<char> temp(static_cast<std::int64_t>(std::max<std::size_t>(temp_bytes, 16)));
-    FK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, pos, nnz, 0, end_bit, stream));
+    FK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, pos, nnz, 0,
+                                                  end_bit, stream));
 
     count_below_kernel<<<grid_for(s.cols + 1), kThreads, 0, stream>>>(keys.Current(), nnz, s.cols,
-                                                                        t.row_ptr.data());
+                                                                      t.row_ptr.data());
     FK_CUDA_CHECK_LAUNCH();
-    place_entries_kernel<<<grid_for(nnz), kThreads, 0, stream>>>(s.row_ptr, s.rows, s.vals, pos.Current(), nnz,
-                                                                   t.col_idx.data(), t.vals.data());
+    place_entries_kernel<<<grid_for(nnz), kThreads, 0, stream>>>(
+        s.row_ptr, s.rows, s.vals, pos.Current(), nnz, t.col_idx.data(), t.vals.data());
     FK_CUDA_CHECK_LAUNCH();
     order = pos.Current() == pos_a.data() ? std::move(pos_a) : std::move(pos_b);
     // The kernels above use the temporaries freed at the end of this scope.
@@ -379,8 +386,10 @@ double sampled_neighbour_share(const Context& ctx, const CsrView& s) {
       s.row_ptr, s.col_idx, s.rows, n, hits.data(), looked.data());
   FK_CUDA_CHECK_LAUNCH();
   std::vector<std::int32_t> h(static_cast<std::size_t>(n)), l(static_cast<std::size_t>(n));
-  FK_CUDA_CHECK(cudaMemcpyAsync(h.data(), hits.data(), hits.bytes(), cudaMemcpyDeviceToHost, stream));
-  FK_CUDA_CHECK(cudaMemcpyAsync(l.data(), looked.data(), looked.bytes(), cudaMemcpyDeviceToHost, stream));
+  FK_CUDA_CHECK(
+      cudaMemcpyAsync(h.data(), hits.data(), hits.bytes(), cudaMemcpyDeviceToHost, stream));
+  FK_CUDA_CHECK(
+      cudaMemcpyAsync(l.data(), looked.data(), looked.bytes(), cudaMemcpyDeviceToHost, stream));
   FK_CUDA_CHECK(cudaStreamSynchronize(stream));
   double sum = 0;
   std::int64_t counted = 0;
@@ -397,16 +406,19 @@ std::vector<std::int64_t> transposed_row_offsets(const Context& ctx, const CsrVi
   FK_CHECK(s.cols >= 0 && s.nnz >= 0, "transposed_row_offsets: invalid shape");
   std::vector<std::int64_t> t_row_ptr(static_cast<std::size_t>(s.cols) + 1, 0);
   if (s.nnz == 0 || s.cols == 0) return t_row_ptr;
-  FK_CHECK(s.col_idx != nullptr, "transposed_row_offsets: " << s.nnz << " nonzeros without column indices");
+  FK_CHECK(s.col_idx != nullptr,
+           "transposed_row_offsets: " << s.nnz << " nonzeros without column indices");
   const cudaStream_t stream = stream_of(ctx);
   DeviceBuffer<unsigned long long> counts(s.cols);
   FK_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), stream));
   count_columns_kernel<<<grid_for(s.nnz), kThreads, 0, stream>>>(s.col_idx, s.nnz, counts.data());
   FK_CUDA_CHECK_LAUNCH();
   std::vector<unsigned long long> host(static_cast<std::size_t>(s.cols));
-  FK_CUDA_CHECK(cudaMemcpyAsync(host.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost, stream));
+  FK_CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost, stream));
   FK_CUDA_CHECK(cudaStreamSynchronize(stream));
-  for (std::int64_t c = 0; c < s.cols; ++c) t_row_ptr[c + 1] = t_row_ptr[c] + static_cast<std::int64_t>(host[c]);
+  for (std::int64_t c = 0; c < s.cols; ++c)
+    t_row_ptr[c + 1] = t_row_ptr[c] + static_cast<std::int64_t>(host[c]);
   return t_row_ptr;
 }
 
@@ -421,10 +433,22 @@ __global__ void rebase_kernel(const std::int64_t* __restrict__ row_ptr, std::int
     out[i] = row_ptr[first + i] - base;
 }
 
-__global__ void add_into_kernel(std::int64_t n, const float* __restrict__ src, float* __restrict__ dst) {
+__global__ void add_into_kernel(std::int64_t n, const float* __restrict__ src,
+                                float* __restrict__ dst) {
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x)
     dst[i] += src[i];
+}
+
+// I: 32-bit where every index fits (64-bit division per element halved the copy's bandwidth).
+template <typename I>
+__global__ void copy_block_kernel(I rows, I cols, const float* __restrict__ src, I src_ld,
+                                  float* __restrict__ dst, I dst_ld) {
+  const I n = rows * cols;
+  for (I i = I(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += I(gridDim.x) * blockDim.x) {
+    const I r = i / cols, c = i - r * cols;
+    dst[r * dst_ld + c] = src[r * src_ld + c];
+  }
 }
 }  // namespace
 
@@ -441,6 +465,21 @@ DeviceBuffer<std::int64_t> rebased_row_offsets(const Context& ctx, const std::in
 void add_into(const Context& ctx, std::int64_t n, const float* src, float* dst) {
   if (n <= 0) return;
   add_into_kernel<<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(n, src, dst);
+  FK_CUDA_CHECK_LAUNCH();
+}
+
+void copy_block(const Context& ctx, std::int64_t rows, std::int64_t cols, const float* src,
+                std::int64_t src_ld, float* dst, std::int64_t dst_ld) {
+  if (rows <= 0 || cols <= 0) return;
+  const cudaStream_t stream = stream_of(ctx);
+  const unsigned grid = grid_for(rows * cols);
+  if (rows * std::max(src_ld, dst_ld) < (std::int64_t(1) << 32) - kThreads * std::int64_t(grid))
+    copy_block_kernel<std::uint32_t>
+        <<<grid, kThreads, 0, stream>>>(std::uint32_t(rows), std::uint32_t(cols), src,
+                                        std::uint32_t(src_ld), dst, std::uint32_t(dst_ld));
+  else
+    copy_block_kernel<std::int64_t>
+        <<<grid, kThreads, 0, stream>>>(rows, cols, src, src_ld, dst, dst_ld);
   FK_CUDA_CHECK_LAUNCH();
 }
 

@@ -57,7 +57,8 @@ class ValueGather {
 // nonzero of temporary device memory besides the result. Returns with the work finished (the
 // stream is synchronized). Throws fk::Error on a CPU context, or when S has more rows than Sᵀ's
 // 32-bit column indices can hold.
-DeviceCsr device_transpose(const Context& ctx, const CsrView& s, DeviceBuffer<std::int64_t>* perm = nullptr);
+DeviceCsr device_transpose(const Context& ctx, const CsrView& s,
+                           DeviceBuffer<std::int64_t>* perm = nullptr);
 
 // SparseFeatures::col_span of a device pattern, equal to sampled_column_span() (core/csr.hpp) on
 // a host copy: one thread block per sampled row finds its smallest and largest column, and the
@@ -84,5 +85,10 @@ DeviceBuffer<std::int64_t> rebased_row_offsets(const Context& ctx, const std::in
 
 // dst[i] += src[i] for i < n, on ctx's stream (device pointers).
 void add_into(const Context& ctx, std::int64_t n, const float* src, float* dst);
+
+// dst[r * dst_ld + c] = src[r * src_ld + c] for r < rows, c < cols (row-major blocks of floats), on
+// ctx's stream (device pointers).
+void copy_block(const Context& ctx, std::int64_t rows, std::int64_t cols, const float* src,
+                std::int64_t src_ld, float* dst, std::int64_t dst_ld);
 
 }  // namespace fk

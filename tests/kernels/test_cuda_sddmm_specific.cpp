@@ -34,15 +34,16 @@
 namespace fk {
 namespace {
 
-const std::vector<std::string> kCudaSddmm = {"cuda.sddmm.coo",     "cuda.sddmm.preds", "cuda.sddmm.shared",
-                                             "cuda.sddmm.convert", "cuda.sddmm.aspt",  "cuda.sddmm.cusparse"};
+const std::vector<std::string> kCudaSddmm = {"cuda.sddmm.coo",    "cuda.sddmm.preds",
+                                             "cuda.sddmm.shared", "cuda.sddmm.convert",
+                                             "cuda.sddmm.aspt",   "cuda.sddmm.cusparse"};
 
 // want and bound (sum_t |a_t b_t s|) per nonzero, in double.
 struct Expected {
   std::vector<float> want, bound;
 };
-Expected host_sddmm(const HostCsr& s, const std::vector<float>& a, const std::vector<float>& b, int k,
-                    const std::vector<float>* scale) {
+Expected host_sddmm(const HostCsr& s, const std::vector<float>& a, const std::vector<float>& b,
+                    int k, const std::vector<float>* scale) {
   Expected e{std::vector<float>(s.nnz()), std::vector<float>(s.nnz())};
   for (std::int64_t i = 0; i < s.rows; ++i) {
     for (std::int64_t j = s.row_ptr[i]; j < s.row_ptr[i + 1]; ++j) {
@@ -63,7 +64,8 @@ Expected host_sddmm(const HostCsr& s, const std::vector<float>& a, const std::ve
 
 // Runs `variant` on S (uploaded) with fresh A, B (offset by `offset` floats into their device
 // allocations), unscaled then scaled, `rounds` times on one plan; returns "" or what failed.
-std::string run_and_check(const std::string& variant, const HostCsr& s, int k, int offset, Rng& rng, int rounds = 2) {
+std::string run_and_check(const std::string& variant, const HostCsr& s, int k, int offset, Rng& rng,
+                          int rounds = 2) {
   Context ctx(DeviceKind::kGpu);
   DeviceCsr ds(s);
   PreparedSddmm plan = make_sddmm_plan(ctx, ds.view(), k, variant);
@@ -71,7 +73,8 @@ std::string run_and_check(const std::string& variant, const HostCsr& s, int k, i
   std::ostringstream os;
   for (int round = 0; round < rounds; ++round) {
     const bool scaled = round % 2 == 1;
-    const std::vector<float> a = test::random_dense(s.rows * k, rng), b = test::random_dense(s.cols * k, rng);
+    const std::vector<float> a = test::random_dense(s.rows * k, rng),
+                             b = test::random_dense(s.cols * k, rng);
     const std::vector<float> scale = test::random_dense(nnz, rng);
     DeviceBuffer<float> da(s.rows * k + offset + 1), db(s.cols * k + offset + 1), dscale(scale);
     da.upload(a.data(), s.rows * k, offset);
@@ -79,14 +82,16 @@ std::string run_and_check(const std::string& variant, const HostCsr& s, int k, i
     DeviceBuffer<float> dout(nnz + 1);
     dout.fill_bytes(0xFF);  // NaN everywhere, including the guard element at [nnz]
     plan.run(ctx, DenseView<const float>{da.data() + offset, s.rows, k},
-             DenseView<const float>{db.data() + offset, s.cols, k}, scaled ? dscale.data() : nullptr, dout.data());
+             DenseView<const float>{db.data() + offset, s.cols, k},
+             scaled ? dscale.data() : nullptr, dout.data());
     ctx.synchronize();
     std::vector<float> got = dout.to_host();
     if (!std::isnan(got[nnz])) os << "round " << round << ": wrote past nnz; ";
     got.pop_back();
     const Expected e = host_sddmm(s, a, b, k, scaled ? &scale : nullptr);
     const std::string bad = test::check_within_bound(got, e.want, e.bound);
-    if (!bad.empty()) os << "round " << round << (scaled ? " (scaled): " : " (unscaled): ") << bad << "; ";
+    if (!bad.empty())
+      os << "round " << round << (scaled ? " (scaled): " : " (unscaled): ") << bad << "; ";
   }
   return os.str();
 }
@@ -101,10 +106,12 @@ std::string label(const std::string& variant, const std::string& problem, int k,
 // longest rows): MovieLens 100K's users (cv 0.95) at K = 256, where convert ran 3.4x faster; an
 // even one of the same work (bcsstk13, cv 0.54) stays with cuSPARSE. Needs no device.
 TEST(CudaSddmmSpecific, AutoOnUnevenSmallMatrices) {
-  EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, test::rule_problem(256, 943, 106, 0.95)).name(),
-               "cuda.sddmm.convert");
-  EXPECT_STREQ(choose_sddmm_variant(DeviceKind::kGpu, test::rule_problem(256, 2003, 42, 0.54)).name(),
-               "cuda.sddmm.cusparse");
+  EXPECT_STREQ(
+      choose_sddmm_variant(DeviceKind::kGpu, test::rule_problem(256, 943, 106, 0.95)).name(),
+      "cuda.sddmm.convert");
+  EXPECT_STREQ(
+      choose_sddmm_variant(DeviceKind::kGpu, test::rule_problem(256, 2003, 42, 0.54)).name(),
+      "cuda.sddmm.cusparse");
 }
 
 // PRedS's rule for large matrices of long rows at K = 64..128 (kernels/select.cpp) needs columns
@@ -139,7 +146,7 @@ TEST(CudaSddmmSpecific, AutoOnShortRows) {
 // columns; 600 x 900.
 HostCsr mixed_rows(Rng& rng) {
   return test::random_pattern(600, 900, rng, [&](std::int64_t r) -> std::int64_t {
-    if (r == 77) return 900;          // a full row
+    if (r == 77) return 900;            // a full row
     if (r >= 300 && r < 420) return 0;  // 120 empty rows in a row
     return static_cast<std::int64_t>(rng.below(12));
   });
@@ -198,7 +205,8 @@ TEST(CudaSddmmSpecific, EveryWidthAlignedAndMisaligned) {
   FK_REQUIRE_GPU();
   Rng rng(test::fresh_seed());
   const HostCsr s = mixed_rows(rng);
-  const std::vector<int> widths = {1, 2, 4, 5, 8, 12, 16, 20, 31, 32, 36, 64, 65, 128, 132, 256, 260, 512, 516, 1024, 1028, 1030};
+  const std::vector<int> widths = {1,  2,  4,   5,   8,   12,  16,  20,  31,   32,   36,
+                                   64, 65, 128, 132, 256, 260, 512, 516, 1024, 1028, 1030};
   for (const auto& v : kCudaSddmm) {
     for (int k : widths) {
       for (int offset : {0, 1}) {
@@ -210,12 +218,33 @@ TEST(CudaSddmmSpecific, EveryWidthAlignedAndMisaligned) {
   }
 }
 
+// `auto` at a K that is not a multiple of 4, on enough work (nonzeros x K >= 5e6) that it runs the
+// next multiple of 4 on zero-padded copies of A and B (kernels/registry.cpp, PaddedWidthSddmmPlan):
+// results as at K, unscaled and scaled, aligned and misaligned operands, two rounds on one plan.
+TEST(CudaSddmmSpecific, AutoPadsOddWidths) {
+  FK_REQUIRE_GPU();
+  Rng rng(test::fresh_seed());
+  const HostCsr s = test::random_pattern(
+      3000, 1500, rng, [&](std::int64_t) { return std::int64_t(40 + rng.below(120)); });
+  for (int k : {49, 50, 51, 65}) {
+    Context ctx(DeviceKind::kGpu);
+    DeviceCsr ds(s);
+    EXPECT_EQ(make_sddmm_plan(ctx, ds.view(), k, "auto").width, (k + 3) / 4 * 4) << k;
+    EXPECT_EQ(make_sddmm_plan(ctx, ds.view(), k, "cuda.sddmm.convert").width, k) << k;
+    for (int offset : {0, 1}) {
+      const std::string bad = run_and_check("auto", s, k, offset, rng, 3);
+      EXPECT_TRUE(bad.empty()) << label("auto", "random 3000 x 1500", k, offset) << ": " << bad;
+    }
+  }
+}
+
 // One row holding every nonzero (a "row with millions of nonzeros", scaled down): the tiled
 // variants must spread it over many warps and blocks.
 TEST(CudaSddmmSpecific, OneHugeRow) {
   FK_REQUIRE_GPU();
   Rng rng(test::fresh_seed());
-  HostCsr s = test::random_pattern(3, 200000, rng, [](std::int64_t r) { return r == 1 ? 150000 : 0; });
+  HostCsr s =
+      test::random_pattern(3, 200000, rng, [](std::int64_t r) { return r == 1 ? 150000 : 0; });
   for (const auto& v : kCudaSddmm)
     for (int k : {3, 32}) {
       const std::string bad = run_and_check(v, s, k, 0, rng);
@@ -227,7 +256,8 @@ TEST(CudaSddmmSpecific, OneHugeRow) {
 TEST(CudaSddmmSpecific, LongRunsOfEmptyRows) {
   FK_REQUIRE_GPU();
   Rng rng(test::fresh_seed());
-  HostCsr s = test::random_pattern(1000000, 300, rng, [](std::int64_t r) { return r % 50000 == 49999 ? 40 : 0; });
+  HostCsr s = test::random_pattern(1000000, 300, rng,
+                                   [](std::int64_t r) { return r % 50000 == 49999 ? 40 : 0; });
   for (const auto& v : kCudaSddmm) {
     const std::string bad = run_and_check(v, s, 64, 0, rng);
     EXPECT_TRUE(bad.empty()) << label(v, "sparse_rows", 64, 0) << ": " << bad;
@@ -347,10 +377,12 @@ TEST(CudaSddmmSpecific, EmptyPatterns) {
 TEST(CudaSddmmSpecific, MoreThan2To31Nonzeros) {
   FK_REQUIRE_GPU();
   const char* huge = std::getenv("FK_TEST_HUGE");
-  if (!huge || std::string(huge) != "1") GTEST_SKIP() << "set FK_TEST_HUGE=1 (needs ~30 GB of device memory)";
+  if (!huge || std::string(huge) != "1")
+    GTEST_SKIP() << "set FK_TEST_HUGE=1 (needs ~30 GB of device memory)";
   const std::int64_t rows = 1024, cols = 4096, per_row = (std::int64_t(1) << 21) + 1;
   const HostCsr h = test::regular_pattern(rows, cols, per_row, [&](std::int64_t r, std::int64_t j) {
-    return ((r * per_row + j) * 7919) % cols;  // entry e = r * per_row + j: column e * 7919 mod cols
+    return ((r * per_row + j) * 7919) %
+           cols;  // entry e = r * per_row + j: column e * 7919 mod cols
   });
   ASSERT_GT(h.nnz(), std::int64_t(1) << 31);
   Rng rng(test::fresh_seed());
@@ -358,16 +390,22 @@ TEST(CudaSddmmSpecific, MoreThan2To31Nonzeros) {
   Context ctx(DeviceKind::kGpu);
   DeviceCsr ds(h);
   DeviceBuffer<float> da(a), db(b), out(h.nnz());
-  std::vector<std::int64_t> sample = {0, 1, per_row - 1, per_row, (std::int64_t(1) << 31) - 1, std::int64_t(1) << 31,
-                                      (std::int64_t(1) << 31) + 1, h.nnz() - 1};
+  std::vector<std::int64_t> sample = {0,
+                                      1,
+                                      per_row - 1,
+                                      per_row,
+                                      (std::int64_t(1) << 31) - 1,
+                                      std::int64_t(1) << 31,
+                                      (std::int64_t(1) << 31) + 1,
+                                      h.nnz() - 1};
   for (int i = 0; i < 64; ++i) sample.push_back(static_cast<std::int64_t>(rng.below(h.nnz())));
   for (const auto& v : kCudaSddmm) {
     SCOPED_TRACE(v);
     try {
       PreparedSddmm plan = make_sddmm_plan(ctx, ds.view(), 1, v);
       out.fill_bytes(0xFF);
-      plan.run(ctx, DenseView<const float>{da.data(), rows, 1}, DenseView<const float>{db.data(), cols, 1}, nullptr,
-               out.data());
+      plan.run(ctx, DenseView<const float>{da.data(), rows, 1},
+               DenseView<const float>{db.data(), cols, 1}, nullptr, out.data());
       ctx.synchronize();
       for (std::int64_t j : sample) {
         float got = 0;

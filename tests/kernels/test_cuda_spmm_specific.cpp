@@ -21,6 +21,7 @@
 #include "core/cuda/gpu_resources.cuh"
 #include "core/device_buffer.hpp"
 #include "core/random.hpp"
+#include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 #include "problems.hpp"
 #include "tests/test_util.hpp"
@@ -102,6 +103,7 @@ class GpuCase {
       : ctx_(ctx), s_(s), k_(k), op_(op), dev_s_(s) {
     plan_ = make_spmm_plan(ctx_, dev_s_.view(), k, op, variant);
   }
+  int width() const { return plan_.width; }
   std::int64_t in_rows() const { return op_ == Op::kNoTrans ? s_.cols : s_.rows; }
   std::int64_t out_rows() const { return op_ == Op::kNoTrans ? s_.rows : s_.cols; }
 
@@ -880,6 +882,63 @@ TEST(CudaSpmmSpecific, SlicedTransposedProduct) {
         EXPECT_EQ(compare(g.run(nullptr, b), eown, k), "") << "own values";
         EXPECT_EQ(compare(g.run_twice(v1, v2, b), e2, k), "") << "second run into the same C";
       }
+    }
+  }
+}
+
+// `auto` runs a K that is not a multiple of 4 at the next multiple of 4, on zero-padded copies of
+// the dense operands, for SDDMM and for Sᵀ·B below K = 128 where nonzeros x K >= 1e7 (kernels/
+// select.cpp; H100, docs/benchmarks/checks/odd-k); never for S·B, on the CPU or at low precision.
+// Needs no device.
+TEST(CudaSpmmSpecific, AutoWidth) {
+  KernelProblem p = test::rule_problem(50, 3430, 103);  // kos: 353K nonzeros
+  EXPECT_EQ(auto_sddmm_width(DeviceKind::kGpu, p), 52);
+  EXPECT_EQ(auto_spmm_width(DeviceKind::kGpu, p), 50);  // S·B
+  p.transposed = true;
+  EXPECT_EQ(auto_spmm_width(DeviceKind::kGpu, p), 52);
+  p.k = 257;
+  EXPECT_EQ(auto_sddmm_width(DeviceKind::kGpu, p), 260);
+  EXPECT_EQ(auto_spmm_width(DeviceKind::kGpu, p), 257);
+  for (int k : {1, 3, 4, 52, 64, 256}) {
+    p.k = k;
+    EXPECT_EQ(auto_sddmm_width(DeviceKind::kGpu, p), k) << k;
+    EXPECT_EQ(auto_spmm_width(DeviceKind::kGpu, p), k) << k;
+  }
+  p.k = 50;
+  EXPECT_EQ(auto_sddmm_width(DeviceKind::kCpu, p), 50);
+  EXPECT_EQ(auto_spmm_width(DeviceKind::kCpu, p), 50);
+  p.precision = Precision::kBF16;  // the tensor-core variants handle any K themselves
+  EXPECT_EQ(auto_sddmm_width(DeviceKind::kGpu, p), 50);
+  KernelProblem ml100k = test::rule_problem(50, 943, 106);  // 100K x 50: under the bound
+  EXPECT_EQ(auto_sddmm_width(DeviceKind::kGpu, ml100k), 50);
+}
+
+// The padded Sᵀ·B plan on a device: K = 49-51, 65 through `auto` matches the reference on
+// NaN-poisoned C, with run-time and S's own values, misaligned operands and a second run into the
+// same C; S·B and a named variant are not padded. Needs a device.
+TEST(CudaSpmmSpecific, AutoPadsOddWidths) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  HostCsr s = test::random_pattern(3000, 1500, rng,
+                                   [&](std::int64_t) { return std::int64_t(40 + rng.below(120)); });
+  s.vals = test::random_dense(s.nnz(), rng);
+  Context ctx(DeviceKind::kGpu);
+  for (Op op : {Op::kNoTrans, Op::kTrans}) {
+    for (int k : {49, 50, 51, 65}) {
+      SCOPED_TRACE(std::string(op == Op::kNoTrans ? "S·B" : "Sᵀ·B") + " K=" + std::to_string(k) +
+                   " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+      const std::int64_t in_rows = op == Op::kNoTrans ? s.cols : s.rows;
+      const HostDense<float> b = random_matrix(in_rows, k, rng);
+      const std::vector<float> v1 = test::random_dense(s.nnz(), rng),
+                               v2 = test::random_dense(s.nnz(), rng);
+      GpuCase g(ctx, s, k, op, "auto");
+      EXPECT_EQ(g.width(), op == Op::kTrans ? (k + 3) / 4 * 4 : k);
+      EXPECT_EQ(compare(g.run(&v1, b), host_spmm(s, v1, b, op), k), "") << "run-time values";
+      EXPECT_EQ(compare(g.run(nullptr, b), host_spmm(s, s.vals, b, op), k), "") << "own values";
+      EXPECT_EQ(compare(g.run(&v1, b, 1), host_spmm(s, v1, b, op), k), "") << "misaligned";
+      EXPECT_EQ(compare(g.run_twice(v1, v2, b), host_spmm(s, v2, b, op), k), "") << "second run";
+      EXPECT_EQ(GpuCase(ctx, s, k, op, "cuda.spmm.nnz_vsr").width(), k);
     }
   }
 }
