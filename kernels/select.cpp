@@ -747,8 +747,9 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
 // bytes in), so every GPU kernel falls back to narrower loads. H100, 2026-11-26
 // (docs/benchmarks/checks/odd-k, run.sh): `auto` ran 1.2-1.9x slower at K = 49-50 and 65 than at
 // K = 52 and 68 on kos, nips, MovieLens 100K and a uniform 500K x 17770 matrix of 20M nonzeros,
-// and SDDMM at K = 257 1.6x slower than at 260 (cuSPARSE's SpMM lost 1.1-1.5x there too). The apps
-// meet such K (LDA and GaP on kos and nips: 50 topics; SFA's offset column: 257). So `auto` may run
+// and SDDMM at K = 257 1.6x slower than at 260 (cuSPARSE's SpMM lost 1.1-1.5x there too). LDA and
+// GaP run such K (kos and nips: 50 topics); ALS and SFA store their factors padded to a multiple
+// of 4 already (apps/common/padded.hpp), which this does for every caller. So `auto` may run
 // the next multiple of 4 on zero-padded copies of the dense operands (kernels/registry.cpp), which
 // costs two copy kernels a run, each moving rows x K floats:
 // * run2.sh (those four matrices): SDDMM 1.1-1.35x faster at K = 49-257 (one 0.97x), Sᵀ·B
