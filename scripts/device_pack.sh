@@ -13,6 +13,8 @@ for t in "$@"; do targets+=(--target "$t"); done
 cmake --build $build -j2 "${targets[@]}"
 rm -rf .carry && mkdir -p .carry/bin .carry/lib .carry/data
 echo "$PWD/$build" > .carry/build_dir  # the app paths the CLI tests have compiled in
+# The commit the binaries were built from (device_run.sh's report-kernels stamps its report with it).
+git describe --always --dirty > .carry/commit 2>/dev/null || echo unknown > .carry/commit
 find $build -maxdepth 3 -type f -perm -u+x \( -name 'fk_*tests' -o -name 'fk-*' -o -name tc_bench \) -exec cp {} .carry/bin/ \;
 for lib in $(ldd .carry/bin/* 2>/dev/null | awk '/boost|gtest/ {print $3}' | sort -u); do cp -L "$lib" .carry/lib/; done
 # Every binary carries sm_90 code for every kernel: together they passed the device tool's 64 MiB.

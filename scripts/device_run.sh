@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU machine over binaries gathered by scripts/device_pack.sh (in .carry/).
 #   scripts/device_run.sh STAGE...   stages: info tests memcheck racecheck app-memcheck
-#                                    app-racecheck bench bench-quick lda
+#                                    app-racecheck bench bench-quick lda report-kernels
 # Logs and CSVs go to $OUT (or out/device when unset). Each stage has its own time limit so one
 # slow stage cannot eat the whole call.
 set -uo pipefail
@@ -60,6 +60,19 @@ for stage in "$@"; do
       run bench 560 bash scripts/bench_kernels.sh --bin $bin --csv "$out/kernels.csv" ;;
     lda)
       run lda-default 200 $bin/fk-lda --config configs/lda-default.ini --compare --out "$out/lda-default" ;;
+    report-kernels)
+      # The kernel half of the standard GPU report (scripts/report.sh, gpu mode) in the three parts
+      # the reports since h100-c746d4a ran (FK_REPORT_PARTS picks some), for the commit named in
+      # .carry/commit. Each part's folder comes back as one tarball, $out/kN.tar.gz (the device
+      # tool returns a limited number of files); render them here with report.sh --render-only.
+      parts=("" "bcsstk13,delaunay_n14,hep-th,dlmc-0.9-bottleneck_2_block_group4_2_1,dlmc-0.9-final_dense,dlmc-0.5-bottleneck_2_block_group3_1_1,nips,ml-20m"
+             "nytimes,netflix" "powerlaw,banded")
+      commit=$(cat .carry/commit 2>/dev/null || echo unknown)
+      for i in ${FK_REPORT_PARTS:-1 2 3}; do
+        run "report-k$i" 400 bash scripts/report.sh --measure-only --bin $bin --only kernels --commit "$commit" \
+          --matrices "${parts[$i]}" --out "/tmp/k$i"
+        tar czf "$out/k$i.tar.gz" -C /tmp "k$i"
+      done ;;
     *) echo "unknown stage $stage"; status=1 ;;
   esac
 done
