@@ -15,8 +15,8 @@ namespace fk::bench {
 namespace {
 
 const char* const kHeader =
-    "op,form,matrix,m,n,nnz,k,device,rows,row_mean,row_cv,row_max,col_span,neighbour_share,auto_"
-    "pick";
+    "op,form,matrix,m,n,nnz,k,device,"
+    "rows,row_mean,row_cv,row_max,col_span,neighbour_share,auto_pick";
 
 std::string number(double x) {
   std::ostringstream os;
