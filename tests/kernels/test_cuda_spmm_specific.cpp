@@ -222,22 +222,26 @@ TEST(CudaSpmmSpecific, WhyNot) {
   EXPECT_EQ(panel.why_not(q), "");
 }
 
-// A transpose's row statistics (the rows of Sᵀ are S's columns) and the variant `auto` should
-// pick for Sᵀ·B on it.
-struct TransposedCase {
+// The row statistics the rules see (S's, or Sᵀ's for the transposed product, whose rows are S's
+// columns) and the variant `auto` should pick.
+struct PickCase {
   const char* matrix;
-  std::int64_t t_rows;
-  double t_mean, t_cv;
+  std::int64_t rows;
+  double mean, cv;
   const char* want;
 };
 template <std::size_t N>
-void expect_transposed_picks(int k, const TransposedCase (&cases)[N]) {
-  for (const TransposedCase& c : cases) {
-    KernelProblem p = test::rule_problem(k, c.t_rows, c.t_mean, c.t_cv);
-    p.transposed = true;
+void expect_picks(int k, bool transposed, const PickCase (&cases)[N]) {
+  for (const PickCase& c : cases) {
+    KernelProblem p = test::rule_problem(k, c.rows, c.mean, c.cv);
+    p.transposed = transposed;
     EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want)
-        << c.matrix << ", K = " << k;
+        << c.matrix << ", K = " << k << (transposed ? ", Sᵀ·B" : ", S·B");
   }
+}
+template <std::size_t N>
+void expect_transposed_picks(int k, const PickCase (&cases)[N]) {
+  expect_picks(k, true, cases);
 }
 
 // GPU `auto` for Sᵀ·B at K = 32 (kernels/select.cpp) on the transposes' row statistics of the
@@ -247,18 +251,18 @@ void expect_transposed_picks(int k, const TransposedCase (&cases)[N]) {
 // device.
 TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
   // Row statistics of Sᵀ, rounded; cv is set on the side it falls in the rules (even <= 1.5).
-  const TransposedCase cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.vdl"},
-                                  {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.vdl"},
-                                  {"nips", 12419, 60, 2.5, "cuda.spmm.nnz_vsr"},
-                                  {"netflix", 17770, 5654, 1.4, "cuda.spmm.row_split"},
-                                  {"ml-20m", 26744, 748, 2.5, "cuda.spmm.row_split"},
-                                  {"nytimes", 102660, 673, 6.0, "cuda.spmm.vdl"},
-                                  {"power-law", 1000000, 20, 76, "cuda.spmm.nnz_vsr"},
-                                  {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
-                                  {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.vdl"}};
+  const PickCase cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.vdl"},
+                            {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.vdl"},
+                            {"nips", 12419, 60, 2.5, "cuda.spmm.nnz_vsr"},
+                            {"netflix", 17770, 5654, 1.4, "cuda.spmm.row_split"},
+                            {"ml-20m", 26744, 748, 2.5, "cuda.spmm.row_split"},
+                            {"nytimes", 102660, 673, 6.0, "cuda.spmm.vdl"},
+                            {"power-law", 1000000, 20, 76, "cuda.spmm.nnz_vsr"},
+                            {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
+                            {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.vdl"}};
   expect_transposed_picks(32, cases);
   // At K = 64 nytimes's skewed words go to nnz_vsr (1.23x vdl on an H100, 1.03x on the H200).
-  const TransposedCase at64[] = {{"nytimes", 102660, 673, 6.0, "cuda.spmm.nnz_vsr"}};
+  const PickCase at64[] = {{"nytimes", 102660, 673, 6.0, "cuda.spmm.nnz_vsr"}};
   expect_transposed_picks(64, at64);
 }
 
@@ -267,7 +271,7 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
 // beyond that nnz_vsr once S's values outgrow twice the L2 and Sᵀ's rows are long (mean >= 1000;
 // the windowed value gather), cuSPARSE on shorter rows (banded matrices). Needs no device.
 TEST(CudaSpmmSpecific, AutoForTransposedProductAtK1) {
-  const TransposedCase cases[] = {
+  const PickCase cases[] = {
       {"netflix", 17770, 5654, 1.4, "cuda.spmm.panel"},
       {"ml-20m", 26744, 748, 1.4, "cuda.spmm.panel"},
       {"banded, 100M", 5000000, 20, 0.1, "cuda.spmm.cusparse"},
@@ -732,13 +736,7 @@ TEST(CudaSpmmSpecific, AutoOnSkewedRowsBySize) {
 // kernel on small matrices of long rows (but not below 1000 rows), cuSPARSE on the large ones,
 // row_csc on short rows.
 TEST(CudaSpmmSpecific, AutoForProductAtK32) {
-  struct Case {
-    const char* matrix;
-    std::int64_t rows;
-    double mean, cv;
-    const char* want;
-  };
-  const Case cases[] = {
+  const PickCase cases[] = {
       {"nips", 1500, 499, 0.25, "cuda.spmm.vdl"},
       {"DLMC final_dense", 1000, 205, 0.17, "cuda.spmm.row_split"},
       {"DLMC 0.9 bottleneck_2_block_group4_2_1", 512, 461, 0.15, "cuda.spmm.row_split"},
@@ -746,11 +744,7 @@ TEST(CudaSpmmSpecific, AutoForProductAtK32) {
       {"nytimes", 300000, 230, 0.5, "cuda.spmm.cusparse"},
       {"ml-20m", 138493, 144, 0.5, "cuda.spmm.cusparse"},
       {"banded", 1000000, 20, 0.5, "cuda.spmm.row_csc"}};
-  for (const Case& c : cases)
-    EXPECT_STREQ(
-        choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(32, c.rows, c.mean, c.cv)).name(),
-        c.want)
-        << c.matrix;
+  expect_picks(32, false, cases);
 }
 
 // GPU `auto` at K = 1: cuSPARSE's SpMV, skewed rows included, except for a skewed Sᵀ·B, where
