@@ -17,17 +17,18 @@ TcSteps deal_tc_steps(const HostVectorCsr& e) {
     for (std::int64_t left = end - first; left > 0;) {
       std::array<std::int64_t, kStepSlots> slots;
       slots.fill(-1);
-      for (const auto& load : kSlotsOfLoad) {
-        // Fullest classes first, one vector each; a second round only when fewer than four
+      for (int half = 0; half < kStepSlots / kGroupSlots; ++half) {
+        // Fullest classes first, one vector each; another round only when fewer than eight
         // classes are left (then a conflict cannot be avoided).
-        std::array<int, kBankGroups> order{0, 1, 2, 3};
+        std::array<int, kBankGroups> order;
+        for (int c = 0; c < kBankGroups; ++c) order[c] = c;
         std::stable_sort(order.begin(), order.end(),
                          [&](int a, int b) { return classes[a].size() > classes[b].size(); });
         int filled = 0;
-        for (int round = 0; round < 4 && filled < 4 && left > 0; ++round)
+        for (int round = 0; round < kGroupSlots && filled < kGroupSlots && left > 0; ++round)
           for (const int c : order) {
-            if (filled == 4 || classes[c].empty()) continue;
-            slots[load[filled++]] = classes[c].front();
+            if (filled == kGroupSlots || classes[c].empty()) continue;
+            slots[half * kGroupSlots + filled++] = classes[c].front();
             classes[c].pop_front();
             --left;
           }
@@ -42,10 +43,10 @@ TcSteps deal_tc_steps(const HostVectorCsr& e) {
 std::int64_t conflicting_loads(const TcSteps& steps, const HostVectorCsr& e) {
   std::int64_t conflicts = 0;
   for (std::int64_t st = 0; st < steps.steps(); ++st)
-    for (const auto& load : kSlotsOfLoad) {
+    for (int half = 0; half < kStepSlots / kGroupSlots; ++half) {
       std::array<bool, kBankGroups> seen{};
       bool clash = false;
-      for (const int slot : load) {
+      for (int slot = half * kGroupSlots; slot < (half + 1) * kGroupSlots; ++slot) {
         const std::int64_t j = steps.slot_vector[st * kStepSlots + slot];
         if (j < 0) continue;
         bool& s = seen[e.col_idx[j] % kBankGroups];

@@ -15,19 +15,19 @@
 // (16 vectors each, dealt on the host by kernels/tc_steps.hpp), one per warp, through a host-made
 // table of parts, so a warp starts without searching. A warp streams its run's step data (staged
 // row numbers in 16 bits, and values, laid out on the host in the order the lanes read them)
-// through its own two-chunk cp.async ring in shared memory, 8 steps a chunk, and per step
-// lane (g, q) = (lane / 4, lane % 4) loads the 32-bit word g of four staged rows, the vectors of
-// slots 2q, 2q+1, 2q+8, 2q+9, and computes
-//     C_sliceᵀ (16 x 8 rows) += B_selᵀ (16 x 16 vectors) · S_stepᵀ (16 vectors x 8 rows)
-// as one m16n8k16 mma with M permuted so that rows g and g + 8 are K columns 2g and 2g + 1. The
-// loads of four steps go out before their four mmas; a block row's C rows are written when its
-// last step is done. Staged row 0 is zero: padding slots and ring entries past a run's end read
-// it and add 0 even where B holds infinities.
+// through its own two-chunk cp.async ring in shared memory, 8 steps a chunk. Per step one
+// ldmatrix.x4.trans gathers the 16 vectors' staged rows as the A operand and one 8-byte load per
+// lane (g, q) = (lane / 4, lane % 4), g < V, reads the values, and one m16n8k16 mma computes
+//     C_sliceᵀ (16 x 8 rows) += B_selᵀ (16 x 16 vectors) · S_stepᵀ (16 vectors x 8 rows).
+// Staged row r's two 16-byte halves sit at pieces 2r + (h ^ bit 2 of r), so the eight rows of an
+// ldmatrix matrix fall in distinct bank groups when they differ mod 8 (the dealer's aim); the host
+// stores each row number as 2r + (bit 2 of r), from which a lane's address is one multiply-add and
+// one xor. A block row's C rows are written when its last step is done. Staged row 0 is zero:
+// padding slots and ring entries past a run's end read it and add 0 even where B holds infinities.
 //
-// What bounds it (ncu on an H200, V = 4, 90% sparse 4096 x 4096, K = 256, with 32-bit offsets):
-// shared memory, about 10 wavefronts per step (4 of them the offsets' 16-byte loads; 16-bit row
-// numbers halve those and ran 1.04-1.07x faster), and 36 instructions per step; see
-// docs/benchmarks/tensor-core.md and docs/benchmarks/checks/tc-staged-ab.
+// Before ldmatrix (082c82c) a lane gathered its four 32-bit words with four shared loads, four byte
+// permutes and four packs: 36-38 instructions and about 10 wavefronts per step (ncu, H100/H200),
+// issue-bound (docs/benchmarks/tensor-core.md and docs/benchmarks/checks/tc-staged-ab).
 #include <algorithm>
 #include <array>
 #include <type_traits>
@@ -40,16 +40,16 @@ namespace fk::tc {
 namespace {
 
 // One block per SM (it holds the SM's shared memory) of at most 16 warps. On an H200 24 warps took
-// 0.99x the time of 16 and 32 warps 1.03x (docs/benchmarks/checks/tc-staged-ab); 16 leave each
-// thread up to 128 registers (at 32 warps' 64 the compiler recomputed addresses) and room for the
-// rings beside a slice of 4096 rows.
+// 0.99x the time of 16 and 32 warps 1.03x (docs/benchmarks/checks/tc-staged-ab); with ldmatrix
+// (86 registers a thread at 16 warps) 24 and 32 warps spill and took 1.11x and 1.7x on an H100.
+// 16 leave room for the rings beside a slice of 4096 rows.
 constexpr int kMaxWarps = 16;
 constexpr int kMinWarps = 8;  // fewer would leave the SM idle: then the slice does not "fit"
 constexpr int kSliceK = 16;
 constexpr int kRowBytes = kSliceK * 2;
 constexpr int kChunkSteps = 8;  // steps per cp.async group of a warp's ring
 constexpr int kRingChunks = 2;  // chunks in flight per warp (double buffering)
-constexpr int kBatchSteps = 4;  // steps whose loads are issued together
+constexpr int kBatchSteps = 4;  // steps whose mmas run together
 constexpr std::int64_t kParts = StagedVectorCsr::kParts;
 
 constexpr std::int64_t stage_bytes(std::int64_t cols) { return (cols + 1) * kRowBytes; }
@@ -80,7 +80,7 @@ template <class T, int V, bool kVec8>
 __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
     staged_kernel(StagedVectorCsrView s, const HalfBits* __restrict__ b, int k, int slices,
                   float* __restrict__ c) {
-  extern __shared__ uint4 smem[];
+  extern __shared__ __align__(128) uint4 smem[];
   const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize,
             warps = blockDim.x / kWarpSize;
   const int g = lane / 4, q = lane % 4;
@@ -92,18 +92,19 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
   const int k0 = slice * kSliceK;
 
   // 1. B[:, k0 .. k0+15] into shared memory as rows 1..N, row 0 zero (what empty slots and the
-  //    zero-filled ring entries past a warp's last step read); asynchronous where 16-byte copies
-  //    apply.
+  //    zero-filled ring entries past a warp's last step read), half h of row r at piece
+  //    2r + (h ^ bit 2 of r); asynchronous where 16-byte copies apply.
   uint4* stage = smem;
   const int pieces = int(s.cols + 1) * 2;
   for (int i = threadIdx.x; i < pieces; i += blockDim.x) {
-    const std::int64_t r = i / 2 - 1;  // B's row
-    const int kc = k0 + 8 * (i % 2);
+    const int r = i / 2, h = (i % 2) ^ ((r >> 2) & 1);  // piece i holds half h of staged row r
+    const std::int64_t b_row = r - 1;
+    const int kc = k0 + 8 * h;
     if constexpr (kVec8) {
-      const bool valid = r >= 0 && kc < k;
-      cp_async16(stage + i, valid ? b + r * k + kc : b, valid);
+      const bool valid = b_row >= 0 && kc < k;
+      cp_async16(stage + i, valid ? b + b_row * k + kc : b, valid);
     } else {
-      stage[i] = load8<false>(r >= 0 ? b + r * k : nullptr, kc, k);
+      stage[i] = load8<false>(b_row >= 0 ? b + b_row * k : nullptr, kc, k);
     }
   }
   cp_async_commit();
@@ -154,10 +155,11 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
   __syncthreads();
 
   // 4. The steps; a block row's C rows are written when its last step is done (empty ones too).
-  const unsigned char* lane_words = reinterpret_cast<const unsigned char*>(stage) + 4 * g;
-  const auto word_at = [&](std::uint32_t row) {  // word g of staged row `row`
-    return *reinterpret_cast<const std::uint32_t*>(lane_words + row * kRowBytes);
-  };
+  //    Lane l gives ldmatrix the address of half (l / 8) % 2 of slot l % 8 + 8 (l / 16): matrices
+  //    0-3 are A's fragments a0-a3 (K columns 0-7 and 8-15 of slots 0-7, then of slots 8-15).
+  const int lane_slot = (lane & 7) + 8 * (lane >> 4);
+  const std::uint32_t half_xor = ((lane >> 3) & 1) << 4;
+  const std::uint32_t stage_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage));
   std::int64_t br = br_begin;
   std::int64_t ends_base = br_begin;  // lane l holds step_ptr[ends_base + 1 + l]
   int ends = ends_base + 1 + lane <= s.block_rows ? int(s.step_ptr[ends_base + 1 + lane]) : 0;
@@ -168,59 +170,72 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
     }
     return __shfl_sync(0xffffffffu, ends, int(row - ends_base));
   };
-  // Two accumulator sets, for even and odd steps of a batch, so that consecutive mmas do not wait
-  // on each other (1.03-1.04x in geometric mean on an H200); a block row's sum is acc + acc2.
-  float acc[4] = {}, acc2[4] = {};
-  const auto flush = [&] {  // acc = {C[2q][kc], C[2q+1][kc], C[2q][kc+1], C[2q+1][kc+1]}
+  // Two accumulator sets, for even and odd steps, so that consecutive mmas do not wait on each
+  // other (1.03-1.04x in geometric mean on an H200 before ldmatrix; four sets ran at 1.00x after
+  // it); a block row's sum is their sum.
+  constexpr int kAccSets = 2;
+  float sets[kAccSets][4] = {};
+  float(&acc)[4] = sets[0];
+  const auto flush = [&] {  // acc = {C[2q][k0+g], C[2q+1][k0+g], C[2q][k0+g+8], C[2q+1][k0+g+8]}
 #pragma unroll
-    for (int i = 0; i < 4; ++i) acc[i] += acc2[i];
-    const int kc = k0 + 2 * g;
+    for (int j = 1; j < kAccSets; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[i] += sets[j][i];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const std::int64_t row = br * V + 2 * q + h;
       if (2 * q + h >= V || row >= s.rows) continue;
-      float* out = c + row * k + kc;
-      if constexpr (kVec8) {
-        if (kc < k) *reinterpret_cast<float2*>(out) = make_float2(acc[h], acc[2 + h]);
-      } else {
-        if (kc < k) out[0] = acc[h];
-        if (kc + 1 < k) out[1] = acc[2 + h];
-      }
+      float* out = c + row * k + k0 + g;
+      if (k0 + g < k) out[0] = acc[h];
+      if (k0 + g + 8 < k) out[8] = acc[2 + h];
     }
 #pragma unroll
-    for (int i = 0; i < 4; ++i) acc[i] = acc2[i] = 0.f;
+    for (int j = 0; j < kAccSets; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) sets[j][i] = 0.f;
   };
   int row_end = br < br_end ? end_of(br) : st_end;
   for (int chunk = 0; chunk < chunks; ++chunk) {
     cp_async_wait<kRingChunks - 1>();
     __syncwarp();
     const unsigned char* slot = ring + (chunk % kRingChunks) * kChunkBytes;
-    const uint2* lane_rows = reinterpret_cast<const uint2*>(slot) + q;  // + 4 per step
+    const std::uint16_t* lane_rows =
+        reinterpret_cast<const std::uint16_t*>(slot) + lane_slot;  // + 16 per step
     const uint2* lane_vals =
         reinterpret_cast<const uint2*>(slot + kColBytes) + g * 4 + q;  // + 4 V per step
     const int first = st_begin + chunk * kChunkSteps;
-    // All kChunkSteps steps, unrolled, in batches whose shared-memory loads all go out before their
-    // mmas; steps past st_end read zero-filled entries (the zero row, value 0) and add 0.
+    // The chunk's row numbers and values first, then its steps unrolled in batches, each batch's
+    // mmas after the next batch's gathers have gone out (all eight gathers up front, or none ahead,
+    // ran within 1% of this on an H100); steps past st_end read zero-filled entries (the zero row,
+    // value 0) and add 0.
+    std::uint32_t rows[kChunkSteps];
+    uint2 vals[kChunkSteps];
+#pragma unroll
+    for (int t = 0; t < kChunkSteps; ++t) {
+      rows[t] = lane_rows[t * kStepSlots];
+      vals[t] = g < V ? lane_vals[t * 4 * V] : make_uint2(0, 0);
+    }
+    std::uint32_t a[kChunkSteps][4];
+    const auto gather = [&](int t) {
+      const std::uint32_t at = (rows[t] * 16 + stage_base) ^ half_xor;
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(a[t][0]), "=r"(a[t][1]), "=r"(a[t][2]), "=r"(a[t][3])
+                   : "r"(at));
+    };
+#pragma unroll
+    for (int t = 0; t < kBatchSteps; ++t) gather(t);
 #pragma unroll
     for (int t0 = 0; t0 < kChunkSteps; t0 += kBatchSteps) {
-      std::uint32_t a[kBatchSteps][4], sv[kBatchSteps][2];
 #pragma unroll
-      for (int u = 0; u < kBatchSteps; ++u) {
-        const int t = t0 + u;
-        const uint2 rows = lane_rows[t * 4];
-        const uint2 vals = g < V ? lane_vals[t * 4 * V] : make_uint2(0, 0);
-        const std::uint32_t x0 = word_at(__byte_perm(rows.x, 0, 0x4410)),
-                            x1 = word_at(__byte_perm(rows.x, 0, 0x4432)),
-                            x2 = word_at(__byte_perm(rows.y, 0, 0x4410)),
-                            x3 = word_at(__byte_perm(rows.y, 0, 0x4432));
-        a[u][0] = pack_low(x0, x1), a[u][1] = pack_high(x0, x1), a[u][2] = pack_low(x2, x3),
-        a[u][3] = pack_high(x2, x3);
-        sv[u][0] = vals.x, sv[u][1] = vals.y;
-      }
+      for (int t = t0 + kBatchSteps; t < t0 + 2 * kBatchSteps && t < kChunkSteps; ++t) gather(t);
+      const auto mma = [&](int u) {
+        const std::uint32_t sv[2] = {vals[t0 + u].x, vals[t0 + u].y};
+        mma_16816<T>(sets[(t0 + u) % kAccSets], a[t0 + u], sv);
+      };
       // A batch inside one block row (most) runs without a branch between its mmas.
       if (row_end >= first + t0 + kBatchSteps || row_end >= st_end) {
 #pragma unroll
-        for (int u = 0; u < kBatchSteps; ++u) mma_16816<T>((u & 1) ? acc2 : acc, a[u], sv[u]);
+        for (int u = 0; u < kBatchSteps; ++u) mma(u);
       } else {
 #pragma unroll
         for (int u = 0; u < kBatchSteps; ++u) {
@@ -230,7 +245,7 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
             ++br;
             row_end = end_of(br);
           }
-          mma_16816<T>((u & 1) ? acc2 : acc, a[u], sv[u]);
+          mma(u);
         }
       }
     }
@@ -306,24 +321,28 @@ StagedVectorCsr::StagedVectorCsr(const HostVectorCsr& e, Precision precision)
     : v_(e.v), rows_(e.rows), cols_(e.cols), block_rows_(e.block_rows()) {
   const TcSteps steps = deal_tc_steps(e);
   const std::int64_t n = steps.steps();
-  // The kernel indexes steps and staged rows' bytes in 32 bits (more rows would not fit anyway).
-  FK_CHECK(n * kStepSlots * e.v < (std::int64_t(1) << 31) && e.cols < 65535,
+  // The kernel indexes steps and staged rows' bytes in 32 bits; row numbers 2r + (bit 2 of r) of
+  // staged rows r = column + 1 must fit 16 bits (more rows would not fit in shared memory anyway).
+  FK_CHECK(n * kStepSlots * e.v < (std::int64_t(1) << 31) && e.cols < 32767,
            "staged tensor-core SpMM: " << n << " steps of " << e.cols << " columns are too many");
   std::vector<std::uint16_t> rows(static_cast<std::size_t>(n * kStepSlots));
   std::vector<float> vals(static_cast<std::size_t>(n * kStepSlots * v_), 0.0f);
   std::vector<std::int64_t> source(vals.size(), -1);
+  // Lane (g, q) reads the values of slots 2q, 2q + 1, 2q + 8, 2q + 9 (i = 0..3) in row g of the
+  // block row (the mma's B fragment), as the 8 bytes at ((step·V + g)·4 + q)·4.
   for (std::int64_t st = 0; st < n; ++st)
-    for (int q = 0; q < 4; ++q)
-      for (int i = 0; i < kLoadsPerStep; ++i) {
-        const std::int64_t j = steps.slot_vector[st * kStepSlots + kSlotsOfLoad[i][q]];
-        rows[st * kStepSlots + q * 4 + i] = j >= 0 ? std::uint16_t(e.col_idx[j] + 1) : std::uint16_t(0);
-        if (j < 0) continue;
-        for (int g = 0; g < v_; ++g) {
-          const std::int64_t at = ((st * v_ + g) * 4 + q) * 4 + i;
-          vals[at] = e.vals[j * v_ + g];
-          source[at] = e.source.empty() ? -1 : e.source[j * v_ + g];
-        }
+    for (int slot = 0; slot < kStepSlots; ++slot) {
+      const std::int64_t j = steps.slot_vector[st * kStepSlots + slot];
+      const int r = j >= 0 ? e.col_idx[j] + 1 : 0;
+      rows[st * kStepSlots + slot] = std::uint16_t(2 * r + ((r >> 2) & 1));
+      if (j < 0) continue;
+      const int q = (slot % 8) / 2, i = slot % 2 + 2 * (slot / 8);
+      for (int g = 0; g < v_; ++g) {
+        const std::int64_t at = ((st * v_ + g) * 4 + q) * 4 + i;
+        vals[at] = e.vals[j * v_ + g];
+        source[at] = e.source.empty() ? -1 : e.source[j * v_ + g];
       }
+    }
   // kParts + 1 cuts at block-row boundaries, part p starting at the first block row whose steps
   // begin at or after p / kParts of all steps (the last cut after the last block row).
   std::vector<std::int64_t> part_block_row(kParts + 1);

@@ -1,6 +1,6 @@
 // The staged tensor-core SpMM's step dealer (kernels/tc_steps.hpp), on the host: every vector
 // dealt exactly once into its own block row's steps, padding only in a block row's last step, no
-// shared-memory conflict when the columns' residues mod 4 are balanced, and never more conflicts
+// shared-memory conflict when the columns' residues mod 8 are balanced, and never more conflicts
 // than the encoding's own (ascending) order. CPU only.
 #include <gtest/gtest.h>
 
@@ -64,18 +64,20 @@ tc::TcSteps ascending(const HostVectorCsr& e) {
 }
 
 TEST(TcSteps, BalancedResiduesHaveNoConflicts) {
-  std::vector<std::int32_t> run(64), clustered(40);
-  for (int i = 0; i < 64; ++i) run[i] = i;            // 16 of each residue
-  for (int i = 0; i < 40; ++i) clustered[i] = 4 * i;  // all residue 0
-  const HostVectorCsr e = encoding_of({run, {}, clustered, {5}}, 200);
+  // run: 8 columns of each residue mod 8, but ascending order holds all of residue 0 first
+  // (column 64r + 8i + r); clustered: all residue 0.
+  std::vector<std::int32_t> run, clustered(40);
+  for (int r = 0; r < 8; ++r)
+    for (int i = 0; i < 8; ++i) run.push_back(64 * r + 8 * i + r);
+  for (int i = 0; i < 40; ++i) clustered[i] = 8 * i;
+  const HostVectorCsr e = encoding_of({run, {}, clustered, {5}}, 600);
   const tc::TcSteps steps = tc::deal_tc_steps(e);
   expect_dealt_once(steps, e);
-  // run: 4 steps, none conflicting; clustered: 3 steps of 4 loads, every load with 2+ vectors
-  // conflicts (40 vectors: loads of 4, 4, ... and the last step's 8 in two loads of 4); {5}: one
-  // vector, no conflict.
-  EXPECT_EQ(tc::conflicting_loads(steps, e), 3 * 4 - 2);
-  // The ascending order of `run` puts columns 0, 2, 4, 6 in load 0: residues 0, 2, 0, 2.
-  EXPECT_GT(tc::conflicting_loads(ascending(e), e), tc::conflicting_loads(steps, e));
+  // run: 4 steps, none conflicting; clustered: 3 steps, halves of 8, 8, 8, 8, 8 and an empty one,
+  // each of the five full ones conflicting; {5}: one vector, no conflict.
+  EXPECT_EQ(tc::conflicting_loads(steps, e), 5);
+  // Ascending order puts eight columns of one residue in every half of `run`'s steps.
+  EXPECT_EQ(tc::conflicting_loads(ascending(e), e), 8 + 5);
 }
 
 TEST(TcSteps, RandomPatternsEveryVectorLength) {
