@@ -19,15 +19,23 @@
 // ldmatrix.x4.trans gathers the 16 vectors' staged rows as the A operand and one 8-byte load per
 // lane (g, q) = (lane / 4, lane % 4), g < V, reads the values, and one m16n8k16 mma computes
 //     C_sliceᵀ (16 x 8 rows) += B_selᵀ (16 x 16 vectors) · S_stepᵀ (16 vectors x 8 rows).
-// Staged row r's two 16-byte halves sit at pieces 2r + (h ^ bit 2 of r), so the eight rows of an
-// ldmatrix matrix fall in distinct bank groups when they differ mod 8 (the dealer's aim); the host
-// stores each row number as 2r + (bit 2 of r), from which a lane's address is one multiply-add and
-// one xor. A block row's C rows are written when its last step is done. Staged row 0 is zero:
-// padding slots and ring entries past a run's end read it and add 0 even where B holds infinities.
+// Staged row r (B's row r) has its two 16-byte halves at pieces 2r + (h ^ bit 2 of r), so the eight
+// rows of an ldmatrix matrix fall in distinct bank groups when they differ mod 8 (the dealer's aim);
+// the host stores each row number as 2r + (bit 2 of r), from which a lane's address is one
+// multiply-add and one xor. A block row's C rows are written when its last step is done. Staged row
+// N is zero: padding slots read it and add 0 even where B holds infinities.
+//
+// The slice arrives by TMA where B's rows are 16-byte aligned (K % 8 == 0): boxes of 256 rows x 16
+// columns whose 32-byte swizzle is exactly the layout above, rows past N and columns past K filled
+// with zeros by the copy engine. Per-thread 16-byte cp.async copies came before it and cost about
+// 4.3 us per call (docs/benchmarks/tensor-core.md).
 //
 // Before ldmatrix (082c82c) a lane gathered its four 32-bit words with four shared loads, four byte
 // permutes and four packs: 36-38 instructions and about 10 wavefronts per step (ncu, H100/H200),
 // issue-bound (docs/benchmarks/tensor-core.md and docs/benchmarks/checks/tc-staged-ab).
+#include <cuda.h>  // CUtensorMap (the driver's encoder is fetched at run time: no -lcuda)
+#include <cudaTypedefs.h>
+
 #include <algorithm>
 #include <array>
 #include <type_traits>
@@ -52,7 +60,12 @@ constexpr int kRingChunks = 2;  // chunks in flight per warp (double buffering)
 constexpr int kBatchSteps = 4;  // steps whose mmas run together
 constexpr std::int64_t kParts = StagedVectorCsr::kParts;
 
-constexpr std::int64_t stage_bytes(std::int64_t cols) { return (cols + 1) * kRowBytes; }
+constexpr int kBoxRows = 256;        // rows per TMA copy (the most a box may have)
+constexpr int kStageAlign = 1024;    // the swizzle repeats every 256 bytes; TMA wants 128
+// Rows 0..N (row N zero), rounded up to whole boxes, and room for the mbarrier and alignment.
+constexpr std::int64_t stage_bytes(std::int64_t cols) {
+  return (cols + kBoxRows) / kBoxRows * kBoxRows * kRowBytes + kStageAlign;
+}
 // A step's staged-row numbers (16 bits each) and values (16 bits each, v per slot).
 constexpr int step_bytes(int v) { return kStepSlots * 2 + kStepSlots * 2 * v; }
 constexpr int ring_bytes(int v) { return kRingChunks * kChunkSteps * step_bytes(v); }
@@ -76,11 +89,25 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
+__device__ __forceinline__ void wait_phase0(std::uint32_t bar) {
+  asm volatile(
+      "{\n.reg .pred done;\nWAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n"
+      "@!done bra WAIT;\n}\n" ::"r"(bar)
+      : "memory");
+}
+
+// kVec8: K % 8 == 0 and B 16-byte aligned; then the slice comes by TMA through `tmap`.
 template <class T, int V, bool kVec8>
 __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
     staged_kernel(StagedVectorCsrView s, const HalfBits* __restrict__ b, int k, int slices,
-                  float* __restrict__ c) {
-  extern __shared__ __align__(128) uint4 smem[];
+                  float* __restrict__ c, const __grid_constant__ CUtensorMap tmap) {
+  // The TMA copies' mbarrier, then the stage from the next kStageAlign boundary, then the rings.
+  extern __shared__ __align__(128) uint4 dynamic_smem[];
+  std::uint64_t& slice_landed = *reinterpret_cast<std::uint64_t*>(dynamic_smem);
+  uint4* smem = reinterpret_cast<uint4*>(
+      (reinterpret_cast<std::uintptr_t>(dynamic_smem + 1) + kStageAlign - 1) / kStageAlign *
+      kStageAlign);
   const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize,
             warps = blockDim.x / kWarpSize;
   const int g = lane / 4, q = lane % 4;
@@ -91,23 +118,37 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
   const std::int64_t groups = (gridDim.x - 1 - slice) / slices + 1;
   const int k0 = slice * kSliceK;
 
-  // 1. B[:, k0 .. k0+15] into shared memory as rows 1..N, row 0 zero (what empty slots and the
-  //    zero-filled ring entries past a warp's last step read), half h of row r at piece
-  //    2r + (h ^ bit 2 of r); asynchronous where 16-byte copies apply.
+  // 1. B[:, k0 .. k0+15] into shared memory as rows 0..N-1 and a zero row N (what empty slots
+  //    read), half h of row r at piece 2r + (h ^ bit 2 of r).
   uint4* stage = smem;
-  const int pieces = int(s.cols + 1) * 2;
-  for (int i = threadIdx.x; i < pieces; i += blockDim.x) {
-    const int r = i / 2, h = (i % 2) ^ ((r >> 2) & 1);  // piece i holds half h of staged row r
-    const std::int64_t b_row = r - 1;
-    const int kc = k0 + 8 * h;
-    if constexpr (kVec8) {
-      const bool valid = b_row >= 0 && kc < k;
-      cp_async16(stage + i, valid ? b + b_row * k + kc : b, valid);
-    } else {
-      stage[i] = load8<false>(b_row >= 0 ? b + b_row * k : nullptr, kc, k);
+  const std::uint32_t stage_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage));
+  const int pieces = int(stage_bytes(s.cols) - kStageAlign) / 16;
+  const std::uint32_t bar = static_cast<std::uint32_t>(__cvta_generic_to_shared(&slice_landed));
+  if constexpr (kVec8) {
+    if (threadIdx.x == 0) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar));
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const int boxes = pieces * 16 / (kBoxRows * kRowBytes);
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+                   "r"(boxes * kBoxRows * kRowBytes)
+                   : "memory");
+      for (int i = 0; i < boxes; ++i)
+        asm volatile(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+            "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(stage_base + i * kBoxRows * kRowBytes),
+            "l"(reinterpret_cast<std::uint64_t>(&tmap)), "r"(k0), "r"(i * kBoxRows), "r"(bar)
+            : "memory");
+    }
+  } else {
+    for (int i = threadIdx.x; i < pieces; i += blockDim.x) {
+      const int r = i / 2, h = (i % 2) ^ ((r >> 2) & 1);  // piece i holds half h of staged row r
+      stage[i] = load8<false>(r < s.cols ? b + std::int64_t(r) * k : nullptr, k0 + 8 * h, k);
     }
   }
-  cp_async_commit();
+  cp_async_commit();  // an empty group, so that the ring's chunks are groups 2 and on either way
 
   // 2. This warp's block rows and steps: a share of the host's kParts parts (fewer than 2^31 steps:
   //    checked on the host).
@@ -117,7 +158,9 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
   const int st_begin = s.part_step[p0], st_end = s.part_step[p1];
 
   // 3. A ring of kRingChunks chunks of kChunkSteps steps (staged rows, then values) per warp; entries
-  //    past st_end are zero-filled.
+  //    past st_end are zero-filled, and their row numbers 0 (B's row 0) replaced by the zero row's
+  //    below (a 16-byte global array of zero-row numbers, read by every warp at its run's end,
+  //    cost about 10 us a call on an H100: one address for all SMs).
   constexpr int kColBytes = kChunkSteps * kStepSlots * 2,
                 kValBytes = kChunkSteps * kStepSlots * 2 * V;
   constexpr int kChunkBytes = kColBytes + kValBytes;
@@ -151,7 +194,7 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
   const int chunks = (st_end - st_begin + kChunkSteps - 1) / kChunkSteps;
 #pragma unroll
   for (int i = 0; i < kRingChunks; ++i) fetch_next();
-  cp_async_wait<kRingChunks>();  // the slice (the oldest group) has landed
+  if constexpr (kVec8) wait_phase0(bar);  // the slice has landed
   __syncthreads();
 
   // 4. The steps; a block row's C rows are written when its last step is done (empty ones too).
@@ -159,7 +202,7 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
   //    0-3 are A's fragments a0-a3 (K columns 0-7 and 8-15 of slots 0-7, then of slots 8-15).
   const int lane_slot = (lane & 7) + 8 * (lane >> 4);
   const std::uint32_t half_xor = ((lane >> 3) & 1) << 4;
-  const std::uint32_t stage_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(stage));
+  const std::uint32_t zero_row = std::uint32_t(2 * s.cols + ((s.cols >> 2) & 1));  // row N's number
   std::int64_t br = br_begin;
   std::int64_t ends_base = br_begin;  // lane l holds step_ptr[ends_base + 1 + l]
   int ends = ends_base + 1 + lane <= s.block_rows ? int(s.step_ptr[ends_base + 1 + lane]) : 0;
@@ -206,14 +249,19 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
     const int first = st_begin + chunk * kChunkSteps;
     // The chunk's row numbers and values first, then its steps unrolled in batches, each batch's
     // mmas after the next batch's gathers have gone out (all eight gathers up front, or none ahead,
-    // ran within 1% of this on an H100); steps past st_end read zero-filled entries (the zero row,
-    // value 0) and add 0.
+    // ran within 1% of this on an H100); steps past st_end read ring entries of the zero row and
+    // value 0, and add 0.
     std::uint32_t rows[kChunkSteps];
     uint2 vals[kChunkSteps];
 #pragma unroll
     for (int t = 0; t < kChunkSteps; ++t) {
       rows[t] = lane_rows[t * kStepSlots];
       vals[t] = g < V ? lane_vals[t * 4 * V] : make_uint2(0, 0);
+    }
+    if (first + kChunkSteps > st_end) {  // the run's last chunk: no B row for the steps past it
+#pragma unroll
+      for (int t = 0; t < kChunkSteps; ++t)
+        if (first + t >= st_end) rows[t] = zero_row;
     }
     std::uint32_t a[kChunkSteps][4];
     const auto gather = [&](int t) {
@@ -256,6 +304,31 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
   for (; br < br_end; ++br) flush();  // the last block row, and empty ones after it
 }
 
+// B (cols x k, 16-bit, rows 16-byte aligned) as a TMA tensor whose boxes are 256 rows of 16
+// columns, swizzled in 32-byte spans (the staged layout), zeros outside B.
+CUtensorMap slice_boxes(const HalfBits* b, std::int64_t cols, int k) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    FK_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                   cudaEnableDefault, &found));
+    FK_CHECK(found == cudaDriverEntryPointSuccess && fn != nullptr,
+             "staged tensor-core SpMM: the driver has no cuTensorMapEncodeTiled");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(cols)};
+  const cuuint64_t strides[1] = {cuuint64_t(k) * 2};
+  const cuuint32_t box[2] = {kSliceK, kBoxRows}, steps[2] = {1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<HalfBits*>(b),
+                            dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_32B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  FK_CHECK(r == CUDA_SUCCESS, "staged tensor-core SpMM: cuTensorMapEncodeTiled failed (" << int(r)
+                                                                                        << ")");
+  return map;
+}
+
 template <class T, int V, bool kVec8>
 void launch(const Context& ctx, const StagedVectorCsrView& s, const HalfBits* b, int k, float* c) {
   const auto kernel = staged_kernel<T, V, kVec8>;
@@ -275,14 +348,16 @@ void launch(const Context& ctx, const StagedVectorCsrView& s, const HalfBits* b,
                                1, kMaxBlocks / slices);
   const unsigned grid = static_cast<unsigned>(per_slice * slices);
   const std::size_t smem = std::size_t(stage_bytes(s.cols)) + std::size_t(warps) * ring_bytes(V);
-  kernel<<<grid, warps * kWarpSize, smem, stream_of(ctx)>>>(s, b, k, slices, c);
+  CUtensorMap tmap = {};
+  if constexpr (kVec8) tmap = slice_boxes(b, s.cols, k);
+  kernel<<<grid, warps * kWarpSize, smem, stream_of(ctx)>>>(s, b, k, slices, c, tmap);
   FK_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
 void launch_v(const Context& ctx, const StagedVectorCsrView& s, const HalfBits* b, int k,
               float* c) {
-  const bool vec = k % 8 == 0 && reinterpret_cast<std::uintptr_t>(b) % 16 == 0 &&
+  const bool vec = s.cols > 0 && k % 8 == 0 && reinterpret_cast<std::uintptr_t>(b) % 16 == 0 &&
                    reinterpret_cast<std::uintptr_t>(c) % 8 == 0;
   const auto go = [&](auto v) {
     constexpr int kV = decltype(v)::value;
@@ -322,7 +397,7 @@ StagedVectorCsr::StagedVectorCsr(const HostVectorCsr& e, Precision precision)
   const TcSteps steps = deal_tc_steps(e);
   const std::int64_t n = steps.steps();
   // The kernel indexes steps and staged rows' bytes in 32 bits; row numbers 2r + (bit 2 of r) of
-  // staged rows r = column + 1 must fit 16 bits (more rows would not fit in shared memory anyway).
+  // staged rows r <= N must fit 16 bits (more rows would not fit in shared memory anyway).
   FK_CHECK(n * kStepSlots * e.v < (std::int64_t(1) << 31) && e.cols < 32767,
            "staged tensor-core SpMM: " << n << " steps of " << e.cols << " columns are too many");
   std::vector<std::uint16_t> rows(static_cast<std::size_t>(n * kStepSlots));
@@ -333,7 +408,7 @@ StagedVectorCsr::StagedVectorCsr(const HostVectorCsr& e, Precision precision)
   for (std::int64_t st = 0; st < n; ++st)
     for (int slot = 0; slot < kStepSlots; ++slot) {
       const std::int64_t j = steps.slot_vector[st * kStepSlots + slot];
-      const int r = j >= 0 ? e.col_idx[j] + 1 : 0;
+      const std::int64_t r = j >= 0 ? e.col_idx[j] : e.cols;
       rows[st * kStepSlots + slot] = std::uint16_t(2 * r + ((r >> 2) & 1));
       if (j < 0) continue;
       const int q = (slot % 8) / 2, i = slot % 2 + 2 * (slot / 8);

@@ -56,8 +56,9 @@ struct StagedVectorCsrView {
   // kernel's warps share out: the first block row of each part, and its first step.
   const std::int64_t* part_block_row = nullptr;
   const std::int32_t* part_step = nullptr;
-  const std::uint16_t* step_rows = nullptr;  // steps x 16: each slot's staged row, c + 1 for column c,
-                                             // 0 (a zero row) for an empty slot
+  // steps x 16: each slot's staged row r as 2r + (bit 2 of r), r = c for column c and r = cols (a
+  // zero row) for an empty slot
+  const std::uint16_t* step_rows = nullptr;
   const HalfBits* step_vals = nullptr;       // steps x v x 16: the values of each slot, row by row
 };
 

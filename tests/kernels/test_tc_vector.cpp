@@ -14,6 +14,8 @@
 // both precisions. GPU tests skip without a device.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -280,9 +282,9 @@ TEST(TcVector, RawKernelsMisalignedAndEmpty) {
 }
 
 // The staged kernel (B's 16-column slices in shared memory) on its own: every V, K below, at and
-// past a slice and ragged, 16-byte aligned or not; a padded general matrix; a B row that no
-// vector reads full of infinities (the padding slots read a zero row, never a real one); and
-// bit-identical results on a second run.
+// past a slice and ragged, 16-byte aligned or not; a padded general matrix; the first and last B
+// rows, which no vector reads, full of infinities (padding slots and the ring's entries past a
+// warp's last step read a zero row, never a real one); and bit-identical results on a second run.
 TEST(TcVector, RawStagedKernel) {
   FK_REQUIRE_GPU();
   Context ctx(DeviceKind::kGpu);
@@ -294,7 +296,9 @@ TEST(TcVector, RawStagedKernel) {
       HostCsr s = general ? test::random_pattern(7 * v + 3, 301, rng,
                                                  [&](std::int64_t) { return std::int64_t(rng.below(60)); })
                           : vector_structured(13 * v - 1, 301, v, 70, rng);
-      const std::int64_t unused = s.cols++;  // a last column that no entry has
+      for (auto& col : s.col_idx) ++col;  // a first column that no entry has
+      s.cols += 2;                          // and a last one
+      const std::array<std::int64_t, 2> unused{0, s.cols - 1};
       const HostVectorCsr e = to_vector_csr(s.view(), v);
       const tc::StagedVectorCsr staged(e, p);
       for (int k : {1, 8, 16, 24, 64, 70, 256})
@@ -303,7 +307,8 @@ TEST(TcVector, RawStagedKernel) {
                        " K " + std::to_string(k) + " offset " + std::to_string(offset));
           std::vector<float> b = test::random_dense(s.cols * k, rng);
           std::vector<HalfBits> bh = to_half(b, p);
-          for (int t = 0; t < k; ++t) bh[unused * k + t] = float_to_half(INFINITY, p);
+          for (const std::int64_t row : unused)
+            for (int t = 0; t < k; ++t) bh[row * k + t] = float_to_half(INFINITY, p);
           bh.insert(bh.begin(), offset, HalfBits(0));
           DeviceBuffer<HalfBits> db(bh);
           DeviceBuffer<float> dc(s.rows * k + offset);
@@ -313,7 +318,8 @@ TEST(TcVector, RawStagedKernel) {
           ctx.synchronize();
           std::vector<float> got = dc.to_host();
           got.erase(got.begin(), got.begin() + offset);
-          for (int t = 0; t < k; ++t) b[unused * k + t] = 0;  // read by no vector, so it adds nothing
+          for (const std::int64_t row : unused)  // read by no vector, so they add nothing
+            for (int t = 0; t < k; ++t) b[row * k + t] = 0;
           EXPECT_EQ(check(got, host_spmm(s, rounded(s.vals, p), rounded(b, p), k, Op::kNoTrans), 1e-4), "");
           tc::spmm_staged(ctx, p, staged.view(), {db.data() + offset, s.cols, k}, c);
           std::vector<float> again = dc.to_host();
