@@ -1,6 +1,7 @@
 // The staged tensor-core SpMM: C = S·B on the column-vector encoding with a 16-column slice of B
 // held in shared memory (fp16/bf16 operands, fp32 accumulation). Used by cuda.spmm.tc_v* where
-// the slice fits (N + 1 rows of 32 bytes in a block's shared memory).
+// the slice fits (N + 1 rows of 32 bytes, rounded up to 256 rows, in a block's shared
+// memory).
 //
 // Why: the gather kernel (spmm_tc_vector.cu) reads each stored vector's B row from L2 and uses it
 // for only V rows of C; with random columns no register tile can reuse it more, so at V = 4 it
