@@ -21,8 +21,8 @@
 // lane (g, q) = (lane / 4, lane % 4), g < V, reads the values, and one m16n8k16 mma computes
 //     C_sliceᵀ (16 x 8 rows) += B_selᵀ (16 x 16 vectors) · S_stepᵀ (16 vectors x 8 rows).
 // Staged row r (B's row r) has its two 16-byte halves at pieces 2r + (h ^ bit 2 of r), so the eight
-// rows of an ldmatrix matrix fall in distinct bank groups when they differ mod 8 (the dealer's aim);
-// the host stores each row number as 2r + (bit 2 of r), from which a lane's address is one
+// rows of an ldmatrix matrix fall in distinct bank groups when they differ mod 8 (the dealer's
+// aim); the host stores each row number as 2r + (bit 2 of r), from which a lane's address is one
 // multiply-add and one xor. A block row's C rows are written when its last step is done. Staged row
 // N is zero: padding slots read it and add 0 even where B holds infinities.
 //
@@ -50,8 +50,8 @@ namespace {
 
 // One block per SM (it holds the SM's shared memory) of at most 16 warps. On an H200 24 warps took
 // 0.99x the time of 16 and 32 warps 1.03x (docs/benchmarks/checks/tc-staged-ab); with ldmatrix
-// (86 registers a thread at 16 warps) 24 and 32 warps spill and took 1.11x and 1.7x on an H100.
-// 16 leave room for the rings beside a slice of 4096 rows.
+// (86 registers a thread at 16 warps, 104 since the TMA copy) 24 and 32 warps spill and took 1.11x
+// and 1.7x on an H100. 16 leave room for the rings beside a slice of 4096 rows.
 constexpr int kMaxWarps = 16;
 constexpr int kMinWarps = 8;  // fewer would leave the SM idle: then the slice does not "fit"
 constexpr int kSliceK = 16;
@@ -61,8 +61,8 @@ constexpr int kRingChunks = 2;  // chunks in flight per warp (double buffering)
 constexpr int kBatchSteps = 4;  // steps whose mmas run together
 constexpr std::int64_t kParts = StagedVectorCsr::kParts;
 
-constexpr int kBoxRows = 256;        // rows per TMA copy (the most a box may have)
-constexpr int kStageAlign = 1024;    // the swizzle repeats every 256 bytes; TMA wants 128
+constexpr int kBoxRows = 256;      // rows per TMA copy (the most a box may have)
+constexpr int kStageAlign = 1024;  // the swizzle repeats every 256 bytes; TMA wants 128
 // Rows 0..N (row N zero), rounded up to whole boxes, and room for the mbarrier and alignment.
 constexpr std::int64_t stage_bytes(std::int64_t cols) {
   return (cols + kBoxRows) / kBoxRows * kBoxRows * kRowBytes + kStageAlign;
@@ -175,10 +175,10 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
   const std::int64_t br_begin = s.part_block_row[p0], br_end = s.part_block_row[p1];
   const int st_begin = s.part_step[p0], st_end = s.part_step[p1];
 
-  // 3. A ring of kRingChunks chunks of kChunkSteps steps (staged rows, then values) per warp; entries
-  //    past st_end are zero-filled, and their row numbers 0 (B's row 0) replaced by the zero row's
-  //    below (a 16-byte global array of zero-row numbers, read by every warp at its run's end,
-  //    cost about 10 us a call on an H100: one address for all SMs).
+  // 3. A ring of kRingChunks chunks of kChunkSteps steps (staged rows, then values) per warp.
+  //    Entries past st_end are zero-filled, and their row numbers 0 (B's row 0) replaced by the
+  //    zero row's below (a 16-byte global array of zero-row numbers, read by every warp at its
+  //    run's end, cost about 10 us a call on an H100: one address for all SMs).
   constexpr int kColBytes = kChunkSteps * kStepSlots * 2,
                 kValBytes = kChunkSteps * kStepSlots * 2 * V;
   constexpr int kChunkBytes = kColBytes + kValBytes;
@@ -341,12 +341,12 @@ CUtensorMap slice_boxes(const HalfBits* b, std::int64_t cols, int k) {
   const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(cols)};
   const cuuint64_t strides[1] = {cuuint64_t(k) * 2};
   const cuuint32_t box[2] = {kSliceK, kBoxRows}, steps[2] = {1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<HalfBits*>(b),
-                            dims, strides, box, steps, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            CU_TENSOR_MAP_SWIZZLE_32B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  FK_CHECK(r == CUDA_SUCCESS, "staged tensor-core SpMM: cuTensorMapEncodeTiled failed (" << int(r)
-                                                                                        << ")");
+  const CUresult r =
+      encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<HalfBits*>(b), dims, strides, box,
+             steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  FK_CHECK(r == CUDA_SUCCESS,
+           "staged tensor-core SpMM: cuTensorMapEncodeTiled failed (" << int(r) << ")");
   return map;
 }
 
