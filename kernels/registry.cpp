@@ -302,22 +302,42 @@ std::int64_t slice_rows_for(const Context& ctx, const CsrView& s, int k, const S
   return transposed_slice_rows(s.rows, k, double(s.nnz) / double(s.cols), l2_bytes(ctx));
 }
 
-// An SpMM plan prepared at width kk > k (auto_spmm_width: the next multiple of 4) run on copies of
-// B and C with kk columns, so that the kernels' rows are 16-byte aligned. B's pad columns are
-// zeroed once and never written; C's are computed and dropped.
+// A rows x k operand's copy at kk >= k columns, so that a plan prepared at width kk gets 16-byte
+// aligned rows (auto_spmm_width, auto_sddmm_width). The pad columns are zeroed once; `load` never
+// writes them, so they add 0 x 0 to every dot product.
+class PaddedOperand {
+ public:
+  PaddedOperand(std::int64_t rows, int k, int kk)
+      : rows_(rows), k_(k), kk_(kk), buf_(std::max<std::int64_t>(rows * kk, 1)) {
+    buf_.fill_bytes(0);
+  }
+  DenseView<const float> load(const Context& ctx, const float* x) {  // x: rows x k
+    copy_block(ctx, rows_, k_, x, k_, buf_.data(), kk_);
+    return {buf_.data(), rows_, kk_};
+  }
+  DenseView<float> view() { return {buf_.data(), rows_, kk_}; }
+  void store(const Context& ctx, float* x) const {  // the first k columns into x: rows x k
+    copy_block(ctx, rows_, k_, buf_.data(), kk_, x, k_);
+  }
+
+ private:
+  std::int64_t rows_;
+  int k_, kk_;
+  DeviceBuffer<float> buf_;
+};
+
+// An SpMM plan prepared at width kk > k, run on padded copies of B and C (C's pad columns are
+// computed and dropped).
 class PaddedWidthSpmmPlan : public SpmmPlan {
  public:
   PaddedWidthSpmmPlan(std::unique_ptr<SpmmPlan> inner, int k, int kk, std::int64_t b_rows,
                       std::int64_t c_rows)
       : inner_(std::move(inner)),
         k_(k),
-        kk_(kk),
         b_rows_(b_rows),
         c_rows_(c_rows),
-        b_(std::max<std::int64_t>(b_rows * kk, 1)),
-        c_(std::max<std::int64_t>(c_rows * kk, 1)) {
-    b_.fill_bytes(0);
-  }
+        b_(b_rows, k, kk),
+        c_(c_rows, k, kk) {}
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) override {
@@ -325,34 +345,28 @@ class PaddedWidthSpmmPlan : public SpmmPlan {
              "SpMM: B must be " << b_rows_ << " x " << k_ << " and C " << c_rows_ << " x " << k_
                                 << ", got B " << b.rows << " x " << b.cols << " and C " << c.rows
                                 << " x " << c.cols);
-    copy_block(ctx, b_rows_, k_, b.data, k_, b_.data(), kk_);
-    inner_->run(ctx, vals, {b_.data(), b_rows_, kk_}, {c_.data(), c_rows_, kk_});
-    copy_block(ctx, c_rows_, k_, c_.data(), kk_, c.data, k_);
+    inner_->run(ctx, vals, b_.load(ctx, b.data), c_.view());
+    c_.store(ctx, c.data);
   }
 
  private:
   std::unique_ptr<SpmmPlan> inner_;
-  int k_, kk_;
+  int k_;
   std::int64_t b_rows_, c_rows_;
-  DeviceBuffer<float> b_, c_;
+  PaddedOperand b_, c_;
 };
 
-// The SDDMM counterpart: A and B copied into zero-padded kk-column buffers (the pad columns add
-// 0 x 0 to every dot product); the outputs, one per nonzero, need no copy.
+// The SDDMM counterpart: A and B padded; the outputs, one per nonzero, need no copy.
 class PaddedWidthSddmmPlan : public SddmmPlan {
  public:
   PaddedWidthSddmmPlan(std::unique_ptr<SddmmPlan> inner, int k, int kk, std::int64_t a_rows,
                        std::int64_t b_rows)
       : inner_(std::move(inner)),
         k_(k),
-        kk_(kk),
         a_rows_(a_rows),
         b_rows_(b_rows),
-        a_(std::max<std::int64_t>(a_rows * kk, 1)),
-        b_(std::max<std::int64_t>(b_rows * kk, 1)) {
-    a_.fill_bytes(0);
-    b_.fill_bytes(0);
-  }
+        a_(a_rows, k, kk),
+        b_(b_rows, k, kk) {}
 
   void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b,
            const float* s_vals, float* out) override {
@@ -360,16 +374,14 @@ class PaddedWidthSddmmPlan : public SddmmPlan {
              "SDDMM: A must be " << a_rows_ << " x " << k_ << " and B " << b_rows_ << " x " << k_
                                  << ", got A " << a.rows << " x " << a.cols << " and B " << b.rows
                                  << " x " << b.cols);
-    copy_block(ctx, a_rows_, k_, a.data, k_, a_.data(), kk_);
-    copy_block(ctx, b_rows_, k_, b.data, k_, b_.data(), kk_);
-    inner_->run(ctx, {a_.data(), a_rows_, kk_}, {b_.data(), b_rows_, kk_}, s_vals, out);
+    inner_->run(ctx, a_.load(ctx, a.data), b_.load(ctx, b.data), s_vals, out);
   }
 
  private:
   std::unique_ptr<SddmmPlan> inner_;
-  int k_, kk_;
+  int k_;
   std::int64_t a_rows_, b_rows_;
-  DeviceBuffer<float> a_, b_;
+  PaddedOperand a_, b_;
 };
 #endif
 
