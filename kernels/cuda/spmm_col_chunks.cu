@@ -5,12 +5,12 @@
 // kernel, cuSPARSE's included, gathers one B row per nonzero through L2 and is bound by L2's
 // bandwidth (docs/benchmarks/checks/large-l2-ncu): L1 keeps a third of the gathers at best. Yet a
 // panel of 512 consecutive rows uses each of its distinct columns 3-6 times on those matrices
-// (nytimes 3.7, netflix 6.1, ml-20m 3.3; 1024 rows: 5.3, 12.1, 5.7). So a thread block takes a panel and a 32-column slice of
-// K, and goes through the panel's distinct columns (sorted) in chunks of kChunk: it copies the
-// chunk's B rows (128 bytes each) into shared memory once, and every row of the panel then adds
-// the nonzeros that fall in the chunk, reading B from shared memory. Each distinct (panel, column)
-// crosses L2 once per slice instead of once per nonzero; the shared-memory reads (one 128-byte row
-// per nonzero and slice) are what bound it then.
+// (nytimes 3.7, netflix 6.1, ml-20m 3.3; 1024 rows: 5.3, 12.1, 5.7). So a thread block takes a
+// panel and a 32-column slice of K, and goes through the panel's distinct columns (sorted) in
+// chunks of kChunk: it copies the chunk's B rows (128 bytes each) into shared memory once, and
+// every row of the panel then adds the nonzeros that fall in the chunk, reading B from shared
+// memory. Each distinct (panel, column) crosses L2 once per slice instead of once per nonzero; the
+// shared-memory reads (one 128-byte row per nonzero and slice) are what bound it then.
 //
 // Layout (prepare, on the host): per panel its distinct columns in ascending order (chunk c holds
 // entries [c * kChunk, (c + 1) * kChunk)); per nonzero a 16-bit index into its chunk; and per panel
@@ -56,17 +56,18 @@ constexpr int kSlice = 32;   // K columns per block (128-byte B rows in shared m
 constexpr int kChunk = 768;  // distinct columns per chunk: two chunk buffers take 192 KiB
 constexpr int kSmemBytes = 2 * kChunk * kSlice * static_cast<int>(sizeof(float));
 
-// acc[row] += cur, cur = 0, for a row index known only at run time (the accumulators stay in
-// registers: a predicated add per row rather than an indexed array in local memory).
-template <int R, int V>
-__device__ __forceinline__ void flush_row(float (&acc)[R][V], int row, float (&cur)[V]) {
-#pragma unroll
-  for (int r = 0; r < R; ++r)
-    if (r == row)
-#pragma unroll
-      for (int v = 0; v < V; ++v) acc[r][v] += cur[v];
-#pragma unroll
-  for (int v = 0; v < V; ++v) cur[v] = 0.f;
+// V floats from shared memory at a 32-bit shared-window address (a generic pointer costs an
+// address conversion per load on sm_90).
+template <int V>
+__device__ __forceinline__ void lds_vec(unsigned addr, float (&x)[V]) {
+  if constexpr (V == 4) {
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(x[0]), "=f"(x[1]), "=f"(x[2]), "=f"(x[3])
+                 : "r"(addr));
+  } else {
+    static_assert(V == 1, "vector width must be 1 or 4");
+    asm volatile("ld.shared.f32 %0, [%1];" : "=f"(x[0]) : "r"(addr));
+  }
 }
 
 // One block per (panel, 32-column slice of K). V = 4: K % 4 == 0 with 16-byte aligned B and C
@@ -78,7 +79,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                       const std::int32_t* __restrict__ cols,
                       const std::int64_t* __restrict__ seg_base,
                       const std::int32_t* __restrict__ seg, const std::uint16_t* __restrict__ code,
-                      const std::int32_t* __restrict__ order, const float* __restrict__ vals,
+                      const std::int32_t* __restrict__ order,
+                      const std::int32_t* __restrict__ row_at, const float* __restrict__ vals,
                       const float* __restrict__ b, float* __restrict__ c) {
   constexpr int G = kSlice / V;            // lanes per row
   constexpr int kGroups = kThreads / G;    // row groups per block
@@ -87,13 +89,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   static_assert(R <= G && (R & (R - 1)) == 0, "a group's lanes hold its rows' segment bounds");
   extern __shared__ float4 smem_raw[];                    // float4 for 16-byte alignment
   float* chunk_buf = reinterpret_cast<float*>(smem_raw);  // [2][kChunk][kSlice]
+  const unsigned chunk_smem = static_cast<unsigned>(__cvta_generic_to_shared(chunk_buf));
 
   const std::int64_t panel = blockIdx.x;
   const int ks0 = blockIdx.y * kSlice;
   const int lane = threadIdx.x & (kWarpSize - 1);
   const int gl = lane & (G - 1);
   const int gbase = lane & ~(G - 1);
-  const unsigned mask = group_mask<G>(lane);
   const int group = threadIdx.x / G;
   const int kk = ks0 + gl * V;
   const bool active = kk < k;
@@ -106,18 +108,18 @@ __global__ void __launch_bounds__(kThreads, 1)
   const std::int32_t* pseg = seg + seg_base[panel];
 
   // Copies chunk ch's B rows (this slice's columns of them) into buffer ch & 1.
+  // Thread t copies piece t % kPieces of staged rows t / kPieces, t / kPieces + kThreads / kPieces,
+  // ...
+  const int piece = threadIdx.x % kPieces;
+  const bool piece_in_k = ks0 + piece * V < k;  // pieces past K are zero-filled, never stored
+  const float* b_piece = b + (piece_in_k ? ks0 + piece * V : 0);
   auto stage = [&](int ch) {
-    float* dst = chunk_buf + (ch & 1) * (kChunk * kSlice);
-    const int h0 = ch * kChunk;
-    const int n = min(kChunk, ncols - h0);
-    for (int i = threadIdx.x; i < n * kPieces; i += kThreads) {
-      const int h = i / kPieces;
-      const int piece = i - h * kPieces;
-      const int col_k = ks0 + piece * V;
-      // Pieces past K are zero-filled: their lanes walk with the group but store nothing.
-      const bool in_k = col_k < k;
-      cp_async<V * 4>(dst + h * kSlice + piece * V,
-                      in_k ? b + std::int64_t(__ldg(cols + cb + h0 + h)) * k + col_k : b, in_k);
+    float* dst = chunk_buf + (ch & 1) * (kChunk * kSlice) + piece * V;
+    const std::int32_t* chunk_cols = cols + cb + ch * kChunk;
+    const int n = min(kChunk, ncols - ch * kChunk);
+    for (int h = threadIdx.x / kPieces; h < n; h += kThreads / kPieces) {
+      const std::int64_t col = piece_in_k ? __ldg(chunk_cols + h) : 0;
+      cp_async<V * 4>(dst + h * kSlice, b_piece + col * k, piece_in_k);
     }
     cp_async_commit();
   };
@@ -141,65 +143,67 @@ __global__ void __launch_bounds__(kThreads, 1)
       cp_async_wait<0>();
     }
     __syncthreads();  // chunk ch has landed for every thread's copies
-    const float* chunk_lane = chunk_buf + (ch & 1) * (kChunk * kSlice) + gl * V;
+    const unsigned chunk_lane = chunk_smem + unsigned(((ch & 1) * (kChunk * kSlice) + gl * V) * 4);
     // Row i's segment is [seg[ch][i], seg[ch + 1][i]); lane i of the group holds row i's bounds,
     // and the next chunk's end is loaded now, a chunk ahead of its use.
     const int seg_s = seg_e;
     seg_e = seg_e_next;
     if (ch + 1 < nchunks) seg_e_next = __ldg(pseg + std::int64_t(ch + 2) * kPanelRows + my_row);
-    // The group's R segments of this chunk, one after another, are T entries: entry t of row i
-    // (excl_i <= t < incl_i) is at position t + off_i. Lanes past R hold empty copies.
-    const int len = gl < R ? seg_e - seg_s : 0;
-    int incl = len;
+    // The first G nonzeros of every row are loaded before any is used, so the rows' load
+    // latencies overlap.
+    int cd[R];
+    float vv[R];
 #pragma unroll
-    for (int d = 1; d < G; d *= 2) {
-      const int up = __shfl_up_sync(mask, incl, d, G);
-      if (gl >= d) incl += up;
-    }
-    const int total = __shfl_sync(mask, incl, gbase + G - 1);
-    const int off = seg_s - (incl - len);
-    // Every lane of a group walks (the shuffles need the whole group), inactive ones included.
-    // A batch of G entries is loaded at once, each tagged with its row; the running sum `cur`
-    // goes into its row's accumulators when the row changes (rows come in order).
-    float cur[V];
-#pragma unroll
-    for (int v = 0; v < V; ++v) cur[v] = 0.f;
-    int cur_row = 0;
-    for (int t0 = 0; t0 < total; t0 += G) {
-      const int t = t0 + gl;
-      int row_of_t = 0;
-#pragma unroll
-      for (int r = 0; r < R - 1; ++r) row_of_t += t >= __shfl_sync(mask, incl, gbase + r);
-      const int pos_off = __shfl_sync(mask, off, gbase + row_of_t);
-      int word = 0;
-      float val = 0.f;
-      if (t < total) {
-        const std::int64_t pos = base + t + pos_off;
-        word = int(__ldg(code + pos)) | (row_of_t << 16);
-        val = ld_sparse(vals + (order ? base + ld_sparse(order + pos) : pos));
+    for (int i = 0; i < R; ++i) {
+      const int s0 = __shfl_sync(kFullMask, seg_s, gbase + i);
+      const int e0 = __shfl_sync(kFullMask, seg_e, gbase + i);
+      cd[i] = 0;
+      vv[i] = 0.f;
+      if (s0 + gl < e0) {
+        const std::int64_t pos = base + s0 + gl;
+        cd[i] = __ldg(code + pos);
+        vv[i] = ld_sparse(vals + (order ? base + ld_sparse(order + pos) : pos));
       }
-      const int n = total - t0 < G ? total - t0 : G;
-      for (int q = 0; q < n; ++q) {
-        const int w = __shfl_sync(mask, word, gbase + q);
-        const float a = __shfl_sync(mask, val, gbase + q);
-        const int row = w >> 16;
-        if (row != cur_row) {
-          flush_row<R, V>(acc, cur_row, cur);
-          cur_row = row;
+    }
+    // Every lane walks every row slot the same number of steps, the longest segment of the warp's
+    // groups (warp-uniform bounds: full-warp shuffles need no convergence checks); a group past
+    // its own segment's end adds nothing.
+#pragma unroll
+    for (int i = 0; i < R; ++i) {
+      const int s0 = __shfl_sync(kFullMask, seg_s, gbase + i);
+      const int len = __shfl_sync(kFullMask, seg_e, gbase + i) - s0;
+      const int longest = __reduce_max_sync(kFullMask, len);
+      for (int b0 = 0; b0 < longest; b0 += G) {
+        int my_code = cd[i];
+        float my_val = vv[i];
+        if (b0 > 0) {  // segments longer than G: the next G of them
+          my_code = 0;
+          my_val = 0.f;
+          if (b0 + gl < len) {
+            const std::int64_t pos = base + s0 + b0 + gl;
+            my_code = __ldg(code + pos);
+            my_val = ld_sparse(vals + (order ? base + ld_sparse(order + pos) : pos));
+          }
         }
-        float x[V];
-        ld_vec<V>(chunk_lane + (w & 0xffff) * kSlice, x);
+        const int n = longest - b0 < G ? longest - b0 : G;
+#pragma unroll 2
+        for (int q = 0; q < n; ++q) {
+          const int c0 = __shfl_sync(kFullMask, my_code, gbase + q);
+          const float a = __shfl_sync(kFullMask, my_val, gbase + q);
+          float x[V];
+          lds_vec<V>(chunk_lane + unsigned(c0 * kSlice * 4), x);
+          if (b0 + q < len)
 #pragma unroll
-        for (int v = 0; v < V; ++v) cur[v] = fmaf(a, x[v], cur[v]);
+            for (int v = 0; v < V; ++v) acc[i][v] = fmaf(a, x[v], acc[i][v]);
+        }
       }
     }
-    flush_row<R, V>(acc, cur_row, cur);
     __syncthreads();  // every group is done with buffer ch & 1 before chunk ch + 2 overwrites it
   }
   if (!active) return;
 #pragma unroll
   for (int i = 0; i < R; ++i) {
-    const std::int64_t row = r0 + i * kGroups + group;
+    const std::int64_t row = r0 + __ldg(row_at + r0 + i * kGroups + group);
     if (row < rows) stcs_vec<V>(c + row * k + kk, acc[i]);
   }
 }
@@ -211,8 +215,9 @@ struct ChunkLayout {
   std::vector<std::int64_t> seg_base{
       0};                         // per panel + 1: where its (chunks + 1) x kPanelRows table starts
   std::vector<std::int32_t> seg;  // seg[c][r]: row r's first nonzero of chunk c (panel-relative)
-  std::vector<std::uint16_t> code;  // per nonzero in walk order: its index in its chunk
-  std::vector<std::int32_t> order;  // walk order -> S's order (panel-relative); empty when sorted
+  std::vector<std::uint16_t> code;   // per nonzero in walk order: its index in its chunk
+  std::vector<std::int32_t> order;   // walk order -> S's order (panel-relative); empty when sorted
+  std::vector<std::int32_t> row_at;  // per panel and position: the panel-local row walked there
   std::int64_t max_chunks = 0;
 };
 
@@ -231,6 +236,7 @@ ChunkLayout build_layout(const std::vector<std::int64_t>& rp, const std::vector<
   std::vector<std::vector<std::int32_t>> pcols(static_cast<std::size_t>(panels));
   std::vector<std::vector<std::int32_t>> pseg(static_cast<std::size_t>(panels));
   L.code.assign(static_cast<std::size_t>(nnz), 0);
+  L.row_at.assign(static_cast<std::size_t>(panels * kPanelRows), 0);
   if (!sorted) L.order.assign(static_cast<std::size_t>(nnz), 0);
   std::int64_t longest_panel = 0;
 #pragma omp parallel reduction(max : longest_panel)
@@ -257,10 +263,21 @@ ChunkLayout build_layout(const std::vector<std::int64_t>& rp, const std::vector<
       const std::int64_t chunks = ceil_div(static_cast<std::int64_t>(pc.size()), kChunk);
       auto& ps = pseg[static_cast<std::size_t>(p)];
       ps.assign(static_cast<std::size_t>((chunks + 1) * kPanelRows), 0);
-      for (std::int64_t i = 0; i < kPanelRows; ++i) {
+      // Rows take positions in order of length, so that the groups that walk together (positions
+      // 4w .. 4w + 3 of a slot: one warp) have about equal segments, and every warp gets one
+      // such quadruple per slot.
+      auto len_of = [&](std::int64_t i) {
         const std::int64_t r = ra + i;
+        return r < rb && rp[r + 1] - rp[r] <= threshold ? rp[r + 1] - rp[r] : std::int64_t(0);
+      };
+      std::int32_t* pos_row = L.row_at.data() + p * kPanelRows;
+      std::iota(pos_row, pos_row + kPanelRows, std::int32_t(0));
+      std::stable_sort(pos_row, pos_row + kPanelRows,
+                       [&](std::int32_t x, std::int32_t y) { return len_of(x) > len_of(y); });
+      for (std::int64_t i = 0; i < kPanelRows; ++i) {  // i: the position (the table's column)
+        const std::int64_t r = ra + pos_row[i];
         const std::int64_t begin = r < rb ? rp[r] : rp[rb];
-        const std::int64_t end = r < rb && rp[r + 1] - rp[r] <= threshold ? rp[r + 1] : begin;
+        const std::int64_t end = begin + len_of(pos_row[i]);
         walk.resize(static_cast<std::size_t>(end - begin));
         std::iota(walk.begin(), walk.end(), static_cast<std::int32_t>(0));
         if (!sorted)
@@ -317,6 +334,7 @@ class ColChunksPlan : public SpmmPlan {
     seg_ = DeviceBuffer<std::int32_t>(L.seg);
     code_ = DeviceBuffer<std::uint16_t>(L.code);
     if (!L.order.empty()) order_ = DeviceBuffer<std::int32_t>(L.order);
+    row_at_ = DeviceBuffer<std::int32_t>(L.row_at);
     log_debug() << "cuda.spmm.col_chunks: " << panels_ << " panels of " << kPanelRows << " rows, "
                 << L.cols.size() << " distinct (panel, column) pairs for " << s.nnz
                 << " nonzeros, up to " << L.max_chunks << " chunks of " << kChunk << " a panel, "
@@ -342,7 +360,8 @@ class ColChunksPlan : public SpmmPlan {
     auto launch = [&](auto kernel) {
       kernel<<<grid, kThreads, kSmemBytes, stream_of(ctx)>>>(
           s_.rows, k_, s_.row_ptr, col_base_.data(), cols_.data(), seg_base_.data(), seg_.data(),
-          code_.data(), order_.size() ? order_.data() : nullptr, vals, b.data, c.data);
+          code_.data(), order_.size() ? order_.data() : nullptr, row_at_.data(), vals, b.data,
+          c.data);
     };
     if (vec4_ok(k_, b.data, c.data)) {
       launch(col_chunks_kernel<4>);
@@ -359,7 +378,7 @@ class ColChunksPlan : public SpmmPlan {
   std::int64_t panels_ = 0;
   LongRows long_rows_;
   DeviceBuffer<std::int64_t> col_base_, seg_base_;
-  DeviceBuffer<std::int32_t> cols_, seg_, order_;
+  DeviceBuffer<std::int32_t> cols_, seg_, order_, row_at_;
   DeviceBuffer<std::uint16_t> code_;
 };
 
