@@ -42,7 +42,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/cuda/cp_async.cuh"
 #include "kernels/cuda/tc_common.cuh"
 #include "kernels/tc_steps.hpp"
 
@@ -78,6 +77,17 @@ int warps_for(std::int64_t optin, std::int64_t cols, int v) {
   const std::int64_t left = optin - stage_bytes(cols);
   const std::int64_t warps = left > 0 ? std::min<std::int64_t>(kMaxWarps, left / ring_bytes(v)) : 0;
   return warps >= kMinWarps ? int(warps) : 0;
+}
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool valid) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem),
+               "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
 __device__ __forceinline__ void wait_phase0(std::uint32_t bar) {
@@ -148,7 +158,7 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
     for (int i = threadIdx.x; i < pieces; i += blockDim.x) {
       const int r = i / 2, h = (i % 2) ^ ((r >> 2) & 1);  // piece i holds half h of staged row r
       const bool valid = r < s.cols && k0 + 8 * h < k;
-      cp_async<16>(stage + i, valid ? b + std::int64_t(r) * k + k0 + 8 * h : b, valid);
+      cp_async16(stage + i, valid ? b + std::int64_t(r) * k + k0 + 8 * h : b, valid);
     }
   } else {
     for (int i = threadIdx.x; i < pieces; i += blockDim.x) {
@@ -184,14 +194,14 @@ __global__ void __launch_bounds__(kMaxWarps* kWarpSize, 1)
     unsigned char* slot = ring + (fetched % kRingChunks) * kChunkBytes;
     if (lane < kColBytes / 16) {
       const bool valid = first + lane / 2 < st_end;  // a piece is half a step's rows
-      cp_async<16>(slot + lane * 16, valid ? rows_src : s.step_rows, valid);
+      cp_async16(slot + lane * 16, valid ? rows_src : s.step_rows, valid);
     }
 #pragma unroll
     for (int j = 0; j < (kValBytes / 16 + kWarpSize - 1) / kWarpSize; ++j) {
       const int p = lane + j * kWarpSize;
       if (p >= kValBytes / 16) break;
       const bool valid = first + p / (2 * V) < st_end;  // 2V pieces a step
-      cp_async<16>(slot + kColBytes + p * 16, valid ? vals_src + j * kWarpSize * 8 : s.step_vals,
+      cp_async16(slot + kColBytes + p * 16, valid ? vals_src + j * kWarpSize * 8 : s.step_vals,
                  valid);
     }
     cp_async_commit();  // also when empty: each chunk is one group
