@@ -603,7 +603,7 @@ bool vdl_team_pays(const KernelProblem& p) {
 // (kernels/registry.cpp, SlicedTransposePlan; docs/benchmarks/checks/sliced-transpose, H200,
 // 2026-11-26). netflix's transpose (17770 rows of 5655) at K = 128, 256, 512: sliced nnz_vsr 7.06,
 // 14.36, 34.2 ms against row_split's 11.07, 20.81, 40.47 unsliced (row_split sliced: 8.2, 18.7,
-// 52.3). ml-20m's (rows of 748) gained only 0.97-1.12x from the switch, so it keeps row_split;
+// 52.3). ml-20m's (rows of 748) gained only 0.97-1.12x from the switch then and kept row_split;
 // nytimes's transposes already ran nnz_vsr and are sliced too (1.14-1.47x at K = 128-512). Out of
 // sample (same H200): even transposes (uniform 2M x 20000, clustered 1M x 10000; cv < 0.5) ran
 // sliced nnz_vsr at 0.84-1.29x cuSPARSE against row_csc's 1.20-1.56x, and worst with 60-120 slices
@@ -613,8 +613,13 @@ bool vdl_team_pays(const KernelProblem& p) {
 // From K = 64 since 2026-11-26 (H100, docs/benchmarks/checks/nnz-vsr-chunks-h100): sliced nnz_vsr
 // against row_split, the pick before, on netflix 1.36x (1.035x on the H200 in the 22dff74 report)
 // and on the three power-law transposes of the out-of-sample set 1.19x, 0.99x and 1.13x.
+// Rows of mean 700 and up since 2026-11-26 (1000 before; H100, docs/benchmarks/checks/
+// sliced-transpose): since nnz_vsr's chunks shrink, sliced nnz_vsr beat row_split on ml-20m at
+// K = 128 and 256 by 1.14x and 1.11x (1.13x and 1.07x on the H200 report of 66efd42; 1.03x and
+// 0.98x at K = 512), and out of sample on three generated ratings transposes of rows of 733-900 by
+// 1.07-1.57x on all 10 problems that moved (K = 64-512).
 constexpr int kGpuSlicedTransposedMinK = 64;
-constexpr double kGpuSlicedTransposedMinMean = 1000.0;
+constexpr double kGpuSlicedTransposedMinMean = 700.0;
 constexpr std::int64_t kGpuL2Bytes = std::int64_t(50) * 1024 * 1024;
 bool sliced_nnz_vsr_pays(const KernelProblem& p) {
   // The rules see Sᵀ: its columns are S's rows, the rows of B.
