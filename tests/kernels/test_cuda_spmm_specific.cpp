@@ -837,7 +837,8 @@ TEST(CudaSpmmSpecific, AutoSlicedTransposedProduct) {
     EXPECT_EQ(pick(k, 17770, 5655, 0.97, 480189), "cuda.spmm.nnz_vsr") << k;
   EXPECT_NE(pick(32, 17770, 5655, 0.97, 480189), "cuda.spmm.nnz_vsr");
   // ml-20m's transpose (rows of 748) from K = 128, where its B (138493 x K) outgrows L2.
-  for (int k : {128, 256, 512}) EXPECT_EQ(pick(k, 26744, 748, 1.58, 138493), "cuda.spmm.nnz_vsr") << k;
+  for (int k : {128, 256, 512})
+    EXPECT_EQ(pick(k, 26744, 748, 1.58, 138493), "cuda.spmm.nnz_vsr") << k;
   EXPECT_NE(pick(64, 26744, 748, 1.58, 138493), "cuda.spmm.nnz_vsr");
   EXPECT_NE(pick(256, 26744, 500, 1.58, 138493), "cuda.spmm.nnz_vsr");  // rows too short
   EXPECT_NE(pick(128, 17770, 5655, 0.97, 60000), "cuda.spmm.nnz_vsr");  // B fits in L2

@@ -14,9 +14,8 @@
 // both precisions. GPU tests skip without a device.
 #include <gtest/gtest.h>
 
-#include <array>
-
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
