@@ -7,10 +7,11 @@
 
 namespace fk::cuda_spmm {
 
-void check_shapes(const char* variant, const CsrView& s, int k, DenseView<const float> b, DenseView<float> c) {
+void check_shapes(const char* variant, const CsrView& s, int k, DenseView<const float> b,
+                  DenseView<float> c) {
   FK_CHECK(b.rows == s.cols && b.cols == k && c.rows == s.rows && c.cols == k,
-           variant << ": shape mismatch: S " << s.rows << "x" << s.cols << ", B " << b.rows << "x" << b.cols << ", C "
-                   << c.rows << "x" << c.cols << ", K " << k);
+           variant << ": shape mismatch: S " << s.rows << "x" << s.cols << ", B " << b.rows << "x"
+                   << b.cols << ", C " << c.rows << "x" << c.cols << ", K " << k);
   FK_CHECK((b.data != nullptr || b.size() == 0) && (c.data != nullptr || c.size() == 0),
            variant << ": null dense operand");
 }
@@ -23,19 +24,22 @@ const float* resolve_values(const char* variant, const CsrView& s, const float* 
 }
 
 bool vec4_ok(int k, const void* b, const void* c) {
-  return k % 4 == 0 && reinterpret_cast<std::uintptr_t>(b) % 16 == 0 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
+  return k % 4 == 0 && reinterpret_cast<std::uintptr_t>(b) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
 }
 
 std::vector<std::int64_t> download_row_ptr(const CsrView& s) {
   std::vector<std::int64_t> h(static_cast<std::size_t>(s.rows) + 1);
-  FK_CUDA_CHECK(cudaMemcpy(h.data(), s.row_ptr, h.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
+  FK_CUDA_CHECK(
+      cudaMemcpy(h.data(), s.row_ptr, h.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost));
   return h;
 }
 
 std::vector<std::int32_t> download_col_idx(const CsrView& s) {
   std::vector<std::int32_t> h(static_cast<std::size_t>(s.nnz));
   if (s.nnz > 0)
-    FK_CUDA_CHECK(cudaMemcpy(h.data(), s.col_idx, h.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+    FK_CUDA_CHECK(
+        cudaMemcpy(h.data(), s.col_idx, h.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
   return h;
 }
 
@@ -100,10 +104,12 @@ namespace {
 constexpr int kLongThreads = 256;
 
 // A warp per listed row, lanes along K.
-__global__ void zero_rows_kernel(const std::int64_t* __restrict__ rows, std::int64_t n, int k, float* __restrict__ c) {
+__global__ void zero_rows_kernel(const std::int64_t* __restrict__ rows, std::int64_t n, int k,
+                                 float* __restrict__ c) {
   const int lane = threadIdx.x & (kWarpSize - 1);
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / kWarpSize);
-  for (std::int64_t r = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / kWarpSize; r < n; r += warps) {
+  for (std::int64_t r = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / kWarpSize; r < n;
+       r += warps) {
     float* crow = c + rows[r] * k;
     for (int t = lane; t < k; t += kWarpSize) crow[t] = 0.f;
   }
@@ -117,9 +123,9 @@ template <int V>
 __global__ void __launch_bounds__(kLongThreads)
     long_rows_kernel(std::int64_t num_segments, const std::int64_t* __restrict__ seg_row,
                      const std::int64_t* __restrict__ seg_begin, std::int64_t segment,
-                     const std::int64_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
-                     const float* __restrict__ vals, const float* __restrict__ b, float* __restrict__ c, int k,
-                     int g) {
+                     const std::int64_t* __restrict__ row_ptr,
+                     const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
+                     const float* __restrict__ b, float* __restrict__ c, int k, int g) {
   __shared__ float red[kLongThreads * V];
   const int tid = threadIdx.x;
   const int gl = tid & (g - 1);  // lane along K
@@ -174,7 +180,8 @@ void zero_rows(const Context& ctx, const std::int64_t* rows, std::int64_t n, int
   FK_CUDA_CHECK_LAUNCH();
 }
 
-LongRows::LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t threshold, std::int64_t segment)
+LongRows::LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t threshold,
+                   std::int64_t segment)
     : threshold_(threshold), segment_(segment) {
   FK_CHECK(segment >= 1, "long-row split needs a positive segment length");
   const std::int64_t m = static_cast<std::int64_t>(row_ptr.size()) - 1;
@@ -196,20 +203,20 @@ LongRows::LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t thresh
   seg_begin_ = DeviceBuffer<std::int64_t>(seg_begin);
 }
 
-void LongRows::run(const Context& ctx, const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals,
-                   const float* b, float* c, int k) const {
+void LongRows::run(const Context& ctx, const std::int64_t* row_ptr, const std::int32_t* col_idx,
+                   const float* vals, const float* b, float* c, int k) const {
   if (rows_.size() == 0) return;
   zero_rows(ctx, rows_.data(), rows_.size(), k, c);
   const std::int64_t segments = seg_row_.size();
   const unsigned grid = grid_for(segments, 1);
   if (vec4_ok(k, b, c)) {
     const int g = std::min(32, pow2_ceil(k / 4));
-    long_rows_kernel<4><<<grid, kLongThreads, 0, stream_of(ctx)>>>(segments, seg_row_.data(), seg_begin_.data(),
-                                                                   segment_, row_ptr, col_idx, vals, b, c, k, g);
+    long_rows_kernel<4><<<grid, kLongThreads, 0, stream_of(ctx)>>>(
+        segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, vals, b, c, k, g);
   } else {
     const int g = std::min(32, pow2_ceil(k));
-    long_rows_kernel<1><<<grid, kLongThreads, 0, stream_of(ctx)>>>(segments, seg_row_.data(), seg_begin_.data(),
-                                                                   segment_, row_ptr, col_idx, vals, b, c, k, g);
+    long_rows_kernel<1><<<grid, kLongThreads, 0, stream_of(ctx)>>>(
+        segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, vals, b, c, k, g);
   }
   FK_CUDA_CHECK_LAUNCH();
 }

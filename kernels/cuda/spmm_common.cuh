@@ -35,7 +35,8 @@ inline unsigned grid_for(std::int64_t items, std::int64_t items_per_block) {
 // ---- host-side checks shared by every plan ------------------------------------------------------
 
 // Throws fk::Error when B or C do not fit S (M x N) and K, naming the variant.
-void check_shapes(const char* variant, const CsrView& s, int k, DenseView<const float> b, DenseView<float> c);
+void check_shapes(const char* variant, const CsrView& s, int k, DenseView<const float> b,
+                  DenseView<float> c);
 // The values to multiply with: `vals` when given, else S's own (an error when S has none).
 const float* resolve_values(const char* variant, const CsrView& s, const float* vals);
 // 16-byte vector loads and stores apply: K % 4 == 0 and both dense bases 16-byte aligned.
@@ -75,8 +76,8 @@ class LongRows {
   std::int64_t count() const { return rows_.size(); }
   // Computes the long rows of C = S·B on ctx's stream. All pointers are device pointers: row_ptr
   // (M + 1), col_idx and vals (nnz, S's order), b (N x k), c (M x k), row-major.
-  void run(const Context& ctx, const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals,
-           const float* b, float* c, int k) const;
+  void run(const Context& ctx, const std::int64_t* row_ptr, const std::int32_t* col_idx,
+           const float* vals, const float* b, float* c, int k) const;
 
  private:
   std::int64_t threshold_ = kMinThreshold;
@@ -198,7 +199,8 @@ struct KMap {
   static constexpr int V = V_;
   static constexpr int T = T_;
   static constexpr int kTile = G * V * T;
-  static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "lanes per group: a power of two up to a warp");
+  static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0,
+                "lanes per group: a power of two up to a warp");
   static_assert(V == 1 || V == 4, "vector width 1 (any K) or 4 (K % 4 == 0, 16-byte aligned)");
   static_assert(T >= 1 && T <= 4, "at most 4 vectors per lane keep the accumulators in registers");
 };

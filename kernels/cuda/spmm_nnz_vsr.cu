@@ -42,18 +42,20 @@ __global__ void fill_row_ids_kernel(std::int64_t rows, const std::int64_t* __res
                                     std::int32_t* __restrict__ row_of) {
   const int lane = threadIdx.x & (kWarpSize - 1);
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / kWarpSize);
-  for (std::int64_t r = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / kWarpSize; r < rows; r += warps) {
+  for (std::int64_t r = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / kWarpSize; r < rows;
+       r += warps) {
     const std::int64_t end = row_ptr[r + 1];
-    for (std::int64_t j = row_ptr[r] + lane; j < end; j += kWarpSize) row_of[j] = static_cast<std::int32_t>(r);
+    for (std::int64_t j = row_ptr[r] + lane; j < end; j += kWarpSize)
+      row_of[j] = static_cast<std::int32_t>(r);
   }
 }
 
 template <int G, int V, int T>
 __global__ void __launch_bounds__(kThreads)
     nnz_vsr_kernel(std::int64_t nnz, int k, int num_tiles, std::int64_t chunk_len,
-                   std::int64_t num_chunks,
-                   const std::int32_t* __restrict__ row_of, const std::int32_t* __restrict__ col_idx,
-                   const float* __restrict__ vals, const float* __restrict__ b, float* __restrict__ c) {
+                   std::int64_t num_chunks, const std::int32_t* __restrict__ row_of,
+                   const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
+                   const float* __restrict__ b, float* __restrict__ c) {
   constexpr int R = kWarpSize / G;  // nonzero slots per step
   constexpr int kTile = G * V * T;
   constexpr int U = G < 4 ? G : 4;  // steps whose B rows are loaded before the first scan
@@ -172,7 +174,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
               for (int t = 0; t < T; ++t)
 #pragma unroll
-                for (int v = 0; v < V; ++v) carry[t][v] = __shfl_sync(kFullMask, p[u][t][v], (R - 1) * G + gl);
+                for (int v = 0; v < V; ++v)
+                  carry[t][v] = __shfl_sync(kFullMask, p[u][t][v], (R - 1) * G + gl);
             }
           }
         }
@@ -204,13 +207,15 @@ class NnzVsrPlan : public SpmmPlan {
     }
   }
 
-  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
+  void run(const Context& ctx, const float* vals, DenseView<const float> b,
+           DenseView<float> c) override {
     constexpr const char* kName = "cuda.spmm.nnz_vsr";
     check_shapes(kName, s_, k_, b, c);
     vals = resolve_values(kName, s_, vals);
     if (s_.rows == 0) return;
     if (zero_all_) {
-      FK_CUDA_CHECK(cudaMemsetAsync(c.data, 0, static_cast<std::size_t>(c.size()) * sizeof(float), stream_of(ctx)));
+      FK_CUDA_CHECK(cudaMemsetAsync(c.data, 0, static_cast<std::size_t>(c.size()) * sizeof(float),
+                                    stream_of(ctx)));
     } else {
       zero_rows(ctx, zero_rows_.data(), zero_rows_.size(), k_, c.data);
     }
@@ -220,8 +225,9 @@ class NnzVsrPlan : public SpmmPlan {
       using M = decltype(map);
       const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
       prefer_l1<nnz_vsr_kernel<M::G, M::V, M::T>>();
-      nnz_vsr_kernel<M::G, M::V, M::T><<<grid_for(chunks, kThreads / kWarpSize), kThreads, 0, stream_of(ctx)>>>(
-          s_.nnz, k_, tiles, chunk_, chunks, row_of_.data(), s_.col_idx, vals, b.data, c.data);
+      nnz_vsr_kernel<M::G, M::V, M::T>
+          <<<grid_for(chunks, kThreads / kWarpSize), kThreads, 0, stream_of(ctx)>>>(
+              s_.nnz, k_, tiles, chunk_, chunks, row_of_.data(), s_.col_idx, vals, b.data, c.data);
       FK_CUDA_CHECK_LAUNCH();
     });
   }
@@ -239,17 +245,20 @@ class NnzVsrSpmm : public SpmmVariant {
  public:
   const char* name() const override { return "cuda.spmm.nnz_vsr"; }
   const char* summary() const override {
-    return "nonzero split (equal chunks per warp) with shuffle segment reduction; atomics only on rows "
+    return "nonzero split (equal chunks per warp) with shuffle segment reduction; atomics only on "
+           "rows "
            "crossing chunks";
   }
   Backend backend() const override { return Backend::kCuda; }
   std::string why_not(const KernelProblem& p) const override {
     if (p.sparse.rows > INT32_MAX)
-      return "nnz_vsr keeps a 32-bit row index per nonzero; S has " + std::to_string(p.sparse.rows) + " rows";
+      return "nnz_vsr keeps a 32-bit row index per nonzero; S has " +
+             std::to_string(p.sparse.rows) + " rows";
     return {};
   }
   std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
-    FK_CHECK(s.rows <= INT32_MAX, "cuda.spmm.nnz_vsr: " << s.rows << " rows exceed its 32-bit row index");
+    FK_CHECK(s.rows <= INT32_MAX,
+             "cuda.spmm.nnz_vsr: " << s.rows << " rows exceed its 32-bit row index");
     return std::make_unique<NnzVsrPlan>(ctx, s, k);
   }
 };

@@ -23,8 +23,9 @@ constexpr int kThreads = 128;
 template <int G, int V, int T>
 __global__ void __launch_bounds__(kThreads)
     row_csc_kernel(std::int64_t rows, int k, int num_tiles, std::int64_t long_threshold,
-                   const std::int64_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
-                   const float* __restrict__ vals, const float* __restrict__ b, float* __restrict__ c) {
+                   const std::int64_t* __restrict__ row_ptr,
+                   const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
+                   const float* __restrict__ b, float* __restrict__ c) {
   constexpr int kTile = G * V * T;
   constexpr int kGroupsPerBlock = kThreads / G;
   const int lane = threadIdx.x & (kWarpSize - 1);
@@ -60,7 +61,8 @@ class RowCscPlan : public SpmmPlan {
  public:
   RowCscPlan(const CsrView& s, int k) : s_(s), k_(k), long_rows_(download_row_ptr(s)) {}
 
-  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
+  void run(const Context& ctx, const float* vals, DenseView<const float> b,
+           DenseView<float> c) override {
     constexpr const char* kName = "cuda.spmm.row_csc";
     check_shapes(kName, s_, k_, b, c);
     vals = resolve_values(kName, s_, vals);
@@ -88,7 +90,8 @@ class RowCscSpmm : public SpmmVariant {
  public:
   const char* name() const override { return "cuda.spmm.row_csc"; }
   const char* summary() const override {
-    return "row split, lanes along K, sparse row chunks cached in registers and shuffled (GE-SpMM CRC)";
+    return "row split, lanes along K, sparse row chunks cached in registers and shuffled (GE-SpMM "
+           "CRC)";
   }
   Backend backend() const override { return Backend::kCuda; }
   std::unique_ptr<SpmmPlan> prepare(const Context&, const CsrView& s, int k) const override {

@@ -40,10 +40,11 @@ constexpr int kMaxNarrowK = 16;  // whole B rows per lane
 
 template <int K, int V>
 __global__ void __launch_bounds__(kThreads)
-    vdl_kernel(std::int64_t rows, int g, std::int64_t long_threshold, const std::int64_t* __restrict__ row_ptr,
-               const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
-               const float* __restrict__ b, float* __restrict__ c) {
-  static_assert(K >= 1 && K <= kMaxNarrowK && K % V == 0, "K must be a multiple of the vector width");
+    vdl_kernel(std::int64_t rows, int g, std::int64_t long_threshold,
+               const std::int64_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
+               const float* __restrict__ vals, const float* __restrict__ b, float* __restrict__ c) {
+  static_assert(K >= 1 && K <= kMaxNarrowK && K % V == 0,
+                "K must be a multiple of the vector width");
   constexpr int kVecs = K / V;  // vectors per B row
   const int lane = threadIdx.x & (kWarpSize - 1);
   const int gl = lane & (g - 1);
@@ -74,7 +75,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int i = 0; i < kVecs; ++i)
 #pragma unroll
-        for (int v = 0; v < V; ++v) acc[i * V + v] = fmaf(a1, x1[i][v], fmaf(a0, x0[i][v], acc[i * V + v]));
+        for (int v = 0; v < V; ++v)
+          acc[i * V + v] = fmaf(a1, x1[i][v], fmaf(a0, x0[i][v], acc[i * V + v]));
     }
     if (j < end) {
       const float a0 = ld_sparse(vals + j);
@@ -116,19 +118,20 @@ __global__ void __launch_bounds__(kThreads)
 // must fill the GPU with warps.
 template <int G, int V, int T, int C, int U, int kMinBlocks>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
-    vdl_wide_kernel(std::int64_t rows, int k, std::int64_t long_threshold, const std::int64_t* __restrict__ row_ptr,
+    vdl_wide_kernel(std::int64_t rows, int k, std::int64_t long_threshold,
+                    const std::int64_t* __restrict__ row_ptr,
                     const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
                     const float* __restrict__ b, float* __restrict__ c) {
-  constexpr int R = kWarpSize / G;           // sub-groups per warp
-  constexpr int kSpan = C * kWarpSize;       // nonzeros per iteration
-  constexpr int kSteps = kSpan / R;          // of which each sub-group takes
+  constexpr int R = kWarpSize / G;      // sub-groups per warp
+  constexpr int kSpan = C * kWarpSize;  // nonzeros per iteration
+  constexpr int kSteps = kSpan / R;     // of which each sub-group takes
   static_assert(kSteps % U == 0, "U must divide a sub-group's nonzeros per iteration");
   const int lane = threadIdx.x & (kWarpSize - 1);
   const int gl = lane & (G - 1);
   const int sub = lane / G;
   const std::int64_t warps = std::int64_t(gridDim.x) * (kThreads / kWarpSize);
-  for (std::int64_t row = (std::int64_t(blockIdx.x) * kThreads + threadIdx.x) / kWarpSize; row < rows;
-       row += warps) {
+  for (std::int64_t row = (std::int64_t(blockIdx.x) * kThreads + threadIdx.x) / kWarpSize;
+       row < rows; row += warps) {
     const std::int64_t begin = row_ptr[row];
     const std::int64_t end = row_ptr[row + 1];
     if (end - begin > long_threshold) continue;  // LongRows computes it
@@ -215,18 +218,18 @@ constexpr std::int64_t kFewRows = 4096;
 constexpr double kLongRowMean = 64.0;
 
 template <int G, int V, int T>
-void launch_vdl_wide(const Context& ctx, bool few_long, std::int64_t rows, int k, std::int64_t long_threshold,
-                     const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals, const float* b,
-                     float* c) {
+void launch_vdl_wide(const Context& ctx, bool few_long, std::int64_t rows, int k,
+                     std::int64_t long_threshold, const std::int64_t* row_ptr,
+                     const std::int32_t* col_idx, const float* vals, const float* b, float* c) {
   const unsigned grid = grid_for(rows, kThreads / kWarpSize);
   if (few_long) {
     prefer_l1<vdl_wide_kernel<G, V, T, 2, 16, 1>>();
-    vdl_wide_kernel<G, V, T, 2, 16, 1><<<grid, kThreads, 0, stream_of(ctx)>>>(rows, k, long_threshold, row_ptr,
-                                                                              col_idx, vals, b, c);
+    vdl_wide_kernel<G, V, T, 2, 16, 1><<<grid, kThreads, 0, stream_of(ctx)>>>(
+        rows, k, long_threshold, row_ptr, col_idx, vals, b, c);
   } else {
     prefer_l1<vdl_wide_kernel<G, V, T, 1, 8, 8>>();
-    vdl_wide_kernel<G, V, T, 1, 8, 8><<<grid, kThreads, 0, stream_of(ctx)>>>(rows, k, long_threshold, row_ptr,
-                                                                             col_idx, vals, b, c);
+    vdl_wide_kernel<G, V, T, 1, 8, 8><<<grid, kThreads, 0, stream_of(ctx)>>>(
+        rows, k, long_threshold, row_ptr, col_idx, vals, b, c);
   }
   FK_CUDA_CHECK_LAUNCH();
 }
@@ -245,7 +248,8 @@ constexpr int kTeamLoads = 8;
 
 template <int K, int V, int T>
 __global__ void __launch_bounds__(kTeamBlock)
-    vdl_team_kernel(std::int64_t rows, std::int64_t long_threshold, const std::int64_t* __restrict__ row_ptr,
+    vdl_team_kernel(std::int64_t rows, std::int64_t long_threshold,
+                    const std::int64_t* __restrict__ row_ptr,
                     const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
                     const float* __restrict__ b, float* __restrict__ c) {
   static_assert(T % kWarpSize == 0 && kTeamBlock % T == 0 && K % V == 0, "team shape");
@@ -349,8 +353,8 @@ constexpr int kTeamSharedPercent = 8;
 
 template <int K, int V, int T>
 void launch_vdl_team_t(const Context& ctx, std::int64_t rows, std::int64_t long_threshold,
-                       const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals, const float* b,
-                       float* c) {
+                       const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals,
+                       const float* b, float* c) {
   prefer_l1<vdl_team_kernel<K, V, T>, kTeamSharedPercent>();
   vdl_team_kernel<K, V, T><<<grid_for(rows, kTeamBlock / T), kTeamBlock, 0, stream_of(ctx)>>>(
       rows, long_threshold, row_ptr, col_idx, vals, b, c);
@@ -359,8 +363,8 @@ void launch_vdl_team_t(const Context& ctx, std::int64_t rows, std::int64_t long_
 
 template <int K, int V>
 void launch_vdl_team(const Context& ctx, int lanes, std::int64_t rows, std::int64_t long_threshold,
-                     const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals, const float* b,
-                     float* c) {
+                     const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals,
+                     const float* b, float* c) {
   switch (lanes) {
     case 32:
       return launch_vdl_team_t<K, V, 32>(ctx, rows, long_threshold, row_ptr, col_idx, vals, b, c);
@@ -374,16 +378,20 @@ void launch_vdl_team(const Context& ctx, int lanes, std::int64_t rows, std::int6
 }
 
 template <int K>
-void launch_vdl(const Context& ctx, int vec, int team, std::int64_t rows, int g, std::int64_t long_threshold,
-                const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals, const float* b,
-                float* c) {
+void launch_vdl(const Context& ctx, int vec, int team, std::int64_t rows, int g,
+                std::int64_t long_threshold, const std::int64_t* row_ptr,
+                const std::int32_t* col_idx, const float* vals, const float* b, float* c) {
   if constexpr (K <= kMaxTeamK) {
     if (team > 0) {
       if constexpr (K % 4 == 0) {
-        if (vec == 4) return launch_vdl_team<K, 4>(ctx, team, rows, long_threshold, row_ptr, col_idx, vals, b, c);
+        if (vec == 4)
+          return launch_vdl_team<K, 4>(ctx, team, rows, long_threshold, row_ptr, col_idx, vals, b,
+                                       c);
       }
       if constexpr (K % 2 == 0) {
-        if (vec >= 2) return launch_vdl_team<K, 2>(ctx, team, rows, long_threshold, row_ptr, col_idx, vals, b, c);
+        if (vec >= 2)
+          return launch_vdl_team<K, 2>(ctx, team, rows, long_threshold, row_ptr, col_idx, vals, b,
+                                       c);
       }
       return launch_vdl_team<K, 1>(ctx, team, rows, long_threshold, row_ptr, col_idx, vals, b, c);
     }
@@ -393,7 +401,8 @@ void launch_vdl(const Context& ctx, int vec, int team, std::int64_t rows, int g,
   if constexpr (K % 4 == 0) {
     if (vec == 4) {
       prefer_l1<vdl_kernel<K, 4>>();
-      vdl_kernel<K, 4><<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
+      vdl_kernel<K, 4>
+          <<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
       FK_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -401,24 +410,28 @@ void launch_vdl(const Context& ctx, int vec, int team, std::int64_t rows, int g,
   if constexpr (K % 2 == 0) {
     if (vec >= 2) {
       prefer_l1<vdl_kernel<K, 2>>();
-      vdl_kernel<K, 2><<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
+      vdl_kernel<K, 2>
+          <<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
       FK_CUDA_CHECK_LAUNCH();
       return;
     }
   }
   prefer_l1<vdl_kernel<K, 1>>();
-  vdl_kernel<K, 1><<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
+  vdl_kernel<K, 1>
+      <<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
   FK_CUDA_CHECK_LAUNCH();
 }
 
 template <int... Ks>
-void dispatch_vdl(int k, std::integer_sequence<int, Ks...>, const Context& ctx, int vec, int team, std::int64_t rows, int g,
-                  std::int64_t long_threshold, const std::int64_t* row_ptr, const std::int32_t* col_idx,
-                  const float* vals, const float* b, float* c) {
+void dispatch_vdl(int k, std::integer_sequence<int, Ks...>, const Context& ctx, int vec, int team,
+                  std::int64_t rows, int g, std::int64_t long_threshold,
+                  const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals,
+                  const float* b, float* c) {
   bool done = false;
-  ((k == Ks + 1 && !done
-        ? (launch_vdl<Ks + 1>(ctx, vec, team, rows, g, long_threshold, row_ptr, col_idx, vals, b, c), done = true)
-        : false),
+  ((k == Ks + 1 && !done ? (launch_vdl<Ks + 1>(ctx, vec, team, rows, g, long_threshold, row_ptr,
+                                               col_idx, vals, b, c),
+                            done = true)
+                         : false),
    ...);
   FK_CHECK(done, "cuda.spmm.vdl: no kernel for K = " << k);
 }
@@ -454,14 +467,16 @@ class VdlPlan : public SpmmPlan {
   VdlPlan(const Context& ctx, const CsrView& s, int k) : s_(s), k_(k) {
     const std::vector<std::int64_t> row_ptr = download_row_ptr(s);
     long_rows_ = LongRows(row_ptr);
-    const double mean = s.rows > 0 ? double(row_ptr.back() - row_ptr.front()) / double(s.rows) : 0.0;
+    const double mean =
+        s.rows > 0 ? double(row_ptr.back() - row_ptr.front()) / double(s.rows) : 0.0;
     few_long_ = s.rows < kFewRows && mean >= kLongRowMean;
     const int sms = ctx.gpu().props.multiProcessorCount;
     g_ = fill_lanes(lanes_for(row_ptr), mean, s.rows, sms);
     team_ = few_long_ && k <= kMaxTeamK ? team_lanes(mean, s.rows, sms) : 0;
   }
 
-  void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
+  void run(const Context& ctx, const float* vals, DenseView<const float> b,
+           DenseView<float> c) override {
     constexpr const char* kName = "cuda.spmm.vdl";
     check_shapes(kName, s_, k_, b, c);
     vals = resolve_values(kName, s_, vals);
@@ -470,12 +485,13 @@ class VdlPlan : public SpmmPlan {
     const auto addr_c = reinterpret_cast<std::uintptr_t>(c.data);
     const int vec = ((addr_b | addr_c) % 16 == 0) ? 4 : ((addr_b | addr_c) % 8 == 0) ? 2 : 1;
     if (k_ <= kMaxNarrowK) {
-      dispatch_vdl(k_, std::make_integer_sequence<int, kMaxNarrowK>{}, ctx, vec, team_, s_.rows, g_, long_rows_.threshold(),
-                   s_.row_ptr, s_.col_idx, vals, b.data, c.data);
+      dispatch_vdl(k_, std::make_integer_sequence<int, kMaxNarrowK>{}, ctx, vec, team_, s_.rows, g_,
+                   long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
     } else {
       const bool vec4 = vec == 4 && k_ % 4 == 0;
       auto wide = [&](auto launch) {
-        launch(ctx, few_long_, s_.rows, k_, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
+        launch(ctx, few_long_, s_.rows, k_, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals,
+               b.data, c.data);
       };
       if (vec4 && k_ <= 32) {
         wide(launch_vdl_wide<8, 4, 1>);
@@ -503,7 +519,8 @@ class VdlSpmm : public SpmmVariant {
  public:
   const char* name() const override { return "cuda.spmm.vdl"; }
   const char* summary() const override {
-    return "small K (<= 64): lanes or lane groups split each row's nonzeros, vector B-row loads, shuffle reduction";
+    return "small K (<= 64): lanes or lane groups split each row's nonzeros, vector B-row loads, "
+           "shuffle reduction";
   }
   Backend backend() const override { return Backend::kCuda; }
   std::string why_not(const KernelProblem& p) const override {
