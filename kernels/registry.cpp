@@ -165,8 +165,9 @@ void check_pattern(const CsrView& s, int k) {
 
 // C = Sᵀ·B through a transposed copy of the pattern: the inner plan runs on Sᵀ (N x M); values
 // given in S's order are gathered through `perm` into Sᵀ's order before each run (on a GPU by a
-// ValueGather, which keeps the reads of an S larger than L2 local). The copy lives where S does: a
-// GPU context transposes on the device (no round trip through the host).
+// ValueGather, which keeps the reads of an S larger than L2 local), or, on a GPU where S's values
+// are small enough and the inner plan can, read through `perm` by the inner plan's kernels. The
+// copy lives where S does: a GPU context transposes on the device (no round trip through the host).
 class CachedTransposePlan : public SpmmPlan {
  public:
   CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner,
@@ -198,6 +199,9 @@ class CachedTransposePlan : public SpmmPlan {
     const std::int64_t nnz = nnz_;
     if (ctx.is_gpu()) {
 #if FK_WITH_CUDA
+      // Plans that can read the values through the permutation skip the gather (and its launch).
+      if (const std::int32_t* perm = dev_gather_.read_through_index())
+        if (inner_->run_permuted(ctx, vals, perm, b, c)) return;
       dev_gather_.run(ctx, vals, dev_vals_.data());
 #endif
       inner_->run(ctx, dev_vals_.data(), b, c);

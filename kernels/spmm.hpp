@@ -7,6 +7,7 @@
 //                  variant transposes natively.
 // Values are given at run time, in S's CSR order, so one plan serves every set of values on the
 // same pattern (apps recompute values each iteration).
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,15 @@ class SpmmPlan {
   // b, c as described above; all on the plan's side.
   virtual void run(const Context& ctx, const float* vals, DenseView<const float> b,
                    DenseView<float> c) = 0;
+  // The same with the value of S's entry j read as vals[perm[j]] (perm: nnz positions into vals,
+  // both on the plan's side): how Sᵀ·B from a cached transpose hands a plan on Sᵀ the values in
+  // S's order without gathering them first. Returns false, having done nothing, where the plan
+  // has no such path (the default); the caller then gathers the values and calls run().
+  virtual bool run_permuted(const Context& /*ctx*/, const float* /*vals*/,
+                            const std::int32_t* /*perm*/, DenseView<const float> /*b*/,
+                            DenseView<float> /*c*/) {
+    return false;
+  }
 };
 
 class SpmmVariant : public VariantInfo {

@@ -267,6 +267,8 @@ ValueGather::ValueGather(const Context& ctx, DeviceBuffer<std::int64_t> perm, in
     windowed_ = build_gather<std::int32_t>(stream, perm, window_bits, windowed_, &src32_, &dst32_);
   else
     windowed_ = build_gather<std::int64_t>(stream, perm, window_bits, windowed_, &src64_, &dst64_);
+  read_through_ = !windowed_ && src32_.size() > 0 &&
+                  n_ * std::int64_t(sizeof(float)) <= std::int64_t(ctx.gpu().props.l2CacheSize) / 4;
   FK_CUDA_CHECK(cudaStreamSynchronize(stream));  // perm is freed on return
 }
 

@@ -39,10 +39,19 @@ class ValueGather {
   void run(const Context& ctx, const float* src, float* dst) const;
   std::int64_t size() const { return n_; }
   bool windowed() const { return windowed_; }
+  // The source position of every entry (perm) in 32 bits, on the device, for a caller that reads
+  // src through it instead of gathering (SpmmPlan::run_permuted); null where that does not pay:
+  // unless src fits in a quarter of L2, its scattered reads go to DRAM in the reader's critical
+  // path. Measured on an H100 (Sᵀ·B, K = 1-512, docs/benchmarks/checks/permuted-values): `auto`
+  // 1.05-1.29x faster per matrix on the SuiteSparse and DLMC matrices, nips and a minibatch shape
+  // of 942K nonzeros (3.8 MB of values), but up to 1.7x slower on 20M nonzeros (80 MB) before
+  // this bound, which gathers there as before.
+  const std::int32_t* read_through_index() const { return read_through_ ? src32_.data() : nullptr; }
 
  private:
   std::int64_t n_ = 0;
   bool windowed_ = false;
+  bool read_through_ = false;  // read_through_index() is not null
   // src_*[i] is read into dst position dst_*[i] (dst_* empty when not windowed: position i).
   DeviceBuffer<std::int32_t> src32_, dst32_;
   DeviceBuffer<std::int64_t> src64_, dst64_;

@@ -119,12 +119,12 @@ __global__ void zero_rows_kernel(const std::int64_t* __restrict__ rows, std::int
 // g lanes; lanes own V-float vectors along K (tile g * V columns), nonzero groups take every
 // (kLongThreads / g)-th nonzero of the segment. Partial tiles are tree-reduced in shared memory and
 // added to C with one atomic per vector.
-template <int V>
+template <int V, typename Vals>
 __global__ void __launch_bounds__(kLongThreads)
     long_rows_kernel(std::int64_t num_segments, const std::int64_t* __restrict__ seg_row,
                      const std::int64_t* __restrict__ seg_begin, std::int64_t segment,
                      const std::int64_t* __restrict__ row_ptr,
-                     const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
+                     const std::int32_t* __restrict__ col_idx, Vals vals,
                      const float* __restrict__ b, float* __restrict__ c, int k, int g) {
   __shared__ float red[kLongThreads * V];
   const int tid = threadIdx.x;
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(kLongThreads)
       for (int v = 0; v < V; ++v) acc[v] = 0.f;
       if (active) {
         for (std::int64_t j = jb + ng; j < je; j += groups) {
-          const float a = ld_sparse(vals + j);
+          const float a = vals(j);
           float x[V];
           ldg_vec<V>(b + std::int64_t(ld_sparse(col_idx + j)) * k + kk, x);
 #pragma unroll
@@ -204,21 +204,31 @@ LongRows::LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t thresh
 }
 
 void LongRows::run(const Context& ctx, const std::int64_t* row_ptr, const std::int32_t* col_idx,
-                   const float* vals, const float* b, float* c, int k) const {
+                   const float* vals, const float* b, float* c, int k,
+                   const std::int32_t* val_perm) const {
   if (rows_.size() == 0) return;
   zero_rows(ctx, rows_.data(), rows_.size(), k, c);
   const std::int64_t segments = seg_row_.size();
   const unsigned grid = grid_for(segments, 1);
-  if (vec4_ok(k, b, c)) {
-    const int g = std::min(32, pow2_ceil(k / 4));
-    long_rows_kernel<4><<<grid, kLongThreads, 0, stream_of(ctx)>>>(
-        segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, vals, b, c, k, g);
-  } else {
-    const int g = std::min(32, pow2_ceil(k));
-    long_rows_kernel<1><<<grid, kLongThreads, 0, stream_of(ctx)>>>(
-        segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, vals, b, c, k, g);
-  }
-  FK_CUDA_CHECK_LAUNCH();
+  auto launch = [&](auto values) {
+    using Vals = decltype(values);
+    if (vec4_ok(k, b, c)) {
+      const int g = std::min(32, pow2_ceil(k / 4));
+      long_rows_kernel<4, Vals><<<grid, kLongThreads, 0, stream_of(ctx)>>>(
+          segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, values, b, c, k,
+          g);
+    } else {
+      const int g = std::min(32, pow2_ceil(k));
+      long_rows_kernel<1, Vals><<<grid, kLongThreads, 0, stream_of(ctx)>>>(
+          segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, values, b, c, k,
+          g);
+    }
+    FK_CUDA_CHECK_LAUNCH();
+  };
+  if (val_perm)
+    launch(PermutedValues{vals, val_perm});
+  else
+    launch(PlainValues{vals});
 }
 
 }  // namespace fk::cuda_spmm

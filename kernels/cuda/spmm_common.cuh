@@ -75,9 +75,11 @@ class LongRows {
   std::int64_t threshold() const { return threshold_; }
   std::int64_t count() const { return rows_.size(); }
   // Computes the long rows of C = S·B on ctx's stream. All pointers are device pointers: row_ptr
-  // (M + 1), col_idx and vals (nnz, S's order), b (N x k), c (M x k), row-major.
+  // (M + 1), col_idx and vals (nnz, S's order), b (N x k), c (M x k), row-major. With val_perm
+  // (nnz), entry j's value is vals[val_perm[j]] (PermutedValues).
   void run(const Context& ctx, const std::int64_t* row_ptr, const std::int32_t* col_idx,
-           const float* vals, const float* b, float* c, int k) const;
+           const float* vals, const float* b, float* c, int k,
+           const std::int32_t* val_perm = nullptr) const;
 
  private:
   std::int64_t threshold_ = kMinThreshold;
@@ -117,6 +119,31 @@ __device__ __forceinline__ float ld_sparse(const float* p) {
   asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
   return v;
 }
+
+// S's value j as a kernel reads it. Kernels take the reader as a template parameter: PlainValues
+// reads values stored in the pattern's own order; PermutedValues serves Sᵀ·B from a cached
+// transpose (kernels/registry.cpp), whose entry j is S's value perm[j], straight from the values in
+// S's order. That spares each run a gather kernel of its own: on small problems a launch and a
+// round trip to memory are much of the time (bcsstk13 at K = 1: vdl's Sᵀ·B took 10.4 µs against
+// its S·B's 5.9 on the same pattern, H100, h100-f18bd8a).
+struct PlainValues {
+  const float* vals;
+  __device__ __forceinline__ float operator()(std::int64_t j) const { return ld_sparse(vals + j); }
+};
+struct PermutedValues {
+  const float* vals;         // in S's order
+  const std::int32_t* perm;  // per entry of the pattern the kernel walks: its position in vals
+  __device__ __forceinline__ float operator()(std::int64_t j) const {
+    return ld_sparse(vals + ld_sparse(perm + j));
+  }
+};
+// The permuted read puts a second dependent load on the path to each value. The row kernels whose
+// groups walk a row in chunks (row_csc, row_split) wait on that path once per chunk; with fewer
+// than 8 lanes a group (K < 32) they walked long transposed rows 1.2-1.6x slower than with the
+// gathered values (K = 1 and 4 on the DLMC layers' and nips's transposes), and from K = 32 they
+// ran 0.8-1.36x, faster on the short-row transposes that `auto` gives them (H100,
+// docs/benchmarks/checks/permuted-values). Below this K they gather first.
+constexpr int kPermutedMinK = 32;
 
 // V consecutive floats (V = 1, 2, 4) through the read-only path; p is V*4-byte aligned.
 template <int V>
@@ -238,14 +265,13 @@ void dispatch_kmap(int k, bool vec4, F&& f) {
 // flight before the first FMA.
 constexpr int kRowChunkUnroll = 4;
 
-// acc[t][v] += sum over nonzeros j in [begin, end) of vals[j] * B[col_idx[j], kbase + t*G*V + v],
+// acc[t][v] += sum over nonzeros j in [begin, end) of vals(j) * B[col_idx[j], kbase + t*G*V + v],
 // for the G lanes of one group (all lanes of the group call it with the same begin and end).
-template <int G, int V, int T>
+template <int G, int V, int T, typename Vals>
 __device__ __forceinline__ void accumulate_row_chunk(std::int64_t begin, std::int64_t end, int k,
                                                      int kbase, unsigned mask, int gl,
                                                      const std::int32_t* __restrict__ col_idx,
-                                                     const float* __restrict__ vals,
-                                                     const float* __restrict__ b,
+                                                     const Vals& vals, const float* __restrict__ b,
                                                      float (&acc)[T][V]) {
   // Absolute source lanes (group base + q) rather than shuffle widths: the width form made ptxas
   // spill for G < 32.
@@ -256,7 +282,7 @@ __device__ __forceinline__ void accumulate_row_chunk(std::int64_t begin, std::in
     float my_val = 0.f;
     if (j0 + gl < end) {
       my_col = ld_sparse(col_idx + j0 + gl);
-      my_val = ld_sparse(vals + j0 + gl);
+      my_val = vals(j0 + gl);
     }
     const int n = static_cast<int>(end - j0 < G ? end - j0 : G);
     int q = 0;

@@ -50,12 +50,12 @@ __global__ void fill_row_ids_kernel(std::int64_t rows, const std::int64_t* __res
   }
 }
 
-template <int G, int V, int T>
+template <int G, int V, int T, typename Vals>
 __global__ void __launch_bounds__(kThreads)
     nnz_vsr_kernel(std::int64_t nnz, int k, int num_tiles, std::int64_t chunk_len,
                    std::int64_t num_chunks, const std::int32_t* __restrict__ row_of,
-                   const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
-                   const float* __restrict__ b, float* __restrict__ c) {
+                   const std::int32_t* __restrict__ col_idx, Vals vals, const float* __restrict__ b,
+                   float* __restrict__ c) {
   constexpr int R = kWarpSize / G;  // nonzero slots per step
   constexpr int kTile = G * V * T;
   constexpr int U = G < 4 ? G : 4;  // steps whose B rows are loaded before the first scan
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kThreads)
         if (j0 + lane < je) {
           my_row = ld_sparse(row_of + j0 + lane);
           my_col = ld_sparse(col_idx + j0 + lane);
-          my_val = ld_sparse(vals + j0 + lane);
+          my_val = vals(j0 + lane);
         }
         const int n = static_cast<int>(je - j0 < kWarpSize ? je - j0 : kWarpSize);
         // Step s covers nonzeros s*R .. s*R + R - 1 of the 32 loaded; slot q takes s*R + q.
@@ -209,9 +209,22 @@ class NnzVsrPlan : public SpmmPlan {
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) override {
-    constexpr const char* kName = "cuda.spmm.nnz_vsr";
     check_shapes(kName, s_, k_, b, c);
     vals = resolve_values(kName, s_, vals);
+    launch(ctx, PlainValues{vals}, b, c);
+  }
+  bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
+                    DenseView<const float> b, DenseView<float> c) override {
+    check_shapes(kName, s_, k_, b, c);
+    launch(ctx, PermutedValues{vals, perm}, b, c);
+    return true;
+  }
+
+ private:
+  static constexpr const char* kName = "cuda.spmm.nnz_vsr";
+
+  template <typename Vals>
+  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c) {
     if (s_.rows == 0) return;
     if (zero_all_) {
       FK_CUDA_CHECK(cudaMemsetAsync(c.data, 0, static_cast<std::size_t>(c.size()) * sizeof(float),
@@ -224,7 +237,7 @@ class NnzVsrPlan : public SpmmPlan {
     dispatch_kmap(k_, vec4_ok(k_, b.data, c.data), [&](auto map) {
       using M = decltype(map);
       const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
-      prefer_l1<nnz_vsr_kernel<M::G, M::V, M::T>>();
+      prefer_l1<nnz_vsr_kernel<M::G, M::V, M::T, Vals>>();
       nnz_vsr_kernel<M::G, M::V, M::T>
           <<<grid_for(chunks, kThreads / kWarpSize), kThreads, 0, stream_of(ctx)>>>(
               s_.nnz, k_, tiles, chunk_, chunks, row_of_.data(), s_.col_idx, vals, b.data, c.data);
@@ -232,7 +245,6 @@ class NnzVsrPlan : public SpmmPlan {
     });
   }
 
- private:
   CsrView s_;
   int k_;
   std::int64_t chunk_;  // nonzeros per warp item

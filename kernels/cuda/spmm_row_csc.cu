@@ -20,12 +20,12 @@ using namespace cuda_spmm;
 
 constexpr int kThreads = 128;
 
-template <int G, int V, int T>
+template <int G, int V, int T, typename Vals>
 __global__ void __launch_bounds__(kThreads)
     row_csc_kernel(std::int64_t rows, int k, int num_tiles, std::int64_t long_threshold,
                    const std::int64_t* __restrict__ row_ptr,
-                   const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
-                   const float* __restrict__ b, float* __restrict__ c) {
+                   const std::int32_t* __restrict__ col_idx, Vals vals, const float* __restrict__ b,
+                   float* __restrict__ c) {
   constexpr int kTile = G * V * T;
   constexpr int kGroupsPerBlock = kThreads / G;
   const int lane = threadIdx.x & (kWarpSize - 1);
@@ -63,24 +63,38 @@ class RowCscPlan : public SpmmPlan {
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) override {
-    constexpr const char* kName = "cuda.spmm.row_csc";
     check_shapes(kName, s_, k_, b, c);
     vals = resolve_values(kName, s_, vals);
+    launch(ctx, PlainValues{vals}, b, c, nullptr);
+  }
+  bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
+                    DenseView<const float> b, DenseView<float> c) override {
+    if (k_ < kPermutedMinK) return false;
+    check_shapes(kName, s_, k_, b, c);
+    launch(ctx, PermutedValues{vals, perm}, b, c, perm);
+    return true;
+  }
+
+ private:
+  static constexpr const char* kName = "cuda.spmm.row_csc";
+
+  template <typename Vals>
+  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
+              const std::int32_t* perm) {
     if (s_.rows == 0) return;
     const bool vec4 = vec4_ok(k_, b.data, c.data);
     dispatch_kmap(k_, vec4, [&](auto map) {
       using M = decltype(map);
       const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
       const unsigned grid = grid_for(s_.rows, kThreads / M::G);
-      prefer_l1<row_csc_kernel<M::G, M::V, M::T>>();
+      prefer_l1<row_csc_kernel<M::G, M::V, M::T, Vals>>();
       row_csc_kernel<M::G, M::V, M::T><<<grid, kThreads, 0, stream_of(ctx)>>>(
           s_.rows, k_, tiles, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
       FK_CUDA_CHECK_LAUNCH();
     });
-    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals, b.data, c.data, k_);
+    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm);
   }
 
- private:
   CsrView s_;
   int k_;
   LongRows long_rows_;

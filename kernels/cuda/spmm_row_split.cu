@@ -26,11 +26,11 @@ constexpr int kThreads = 256;
 constexpr double kNonzerosPerGroup = 32.0;
 constexpr int kSharedPercent = 16;
 
-template <int G, int V>
+template <int G, int V, typename Vals>
 __global__ void __launch_bounds__(kThreads)
     row_split_kernel(std::int64_t rows, int k, int split, std::int64_t long_threshold,
                      const std::int64_t* __restrict__ row_ptr,
-                     const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
+                     const std::int32_t* __restrict__ col_idx, Vals vals,
                      const float* __restrict__ b, float* __restrict__ c) {
   constexpr int kTile = G * V;
   constexpr int kGroups = kThreads / G;
@@ -107,9 +107,24 @@ class RowSplitPlan : public SpmmPlan {
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) override {
-    constexpr const char* kName = "cuda.spmm.row_split";
     check_shapes(kName, s_, k_, b, c);
     vals = resolve_values(kName, s_, vals);
+    launch(ctx, PlainValues{vals}, b, c, nullptr);
+  }
+  bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
+                    DenseView<const float> b, DenseView<float> c) override {
+    if (k_ < kPermutedMinK) return false;
+    check_shapes(kName, s_, k_, b, c);
+    launch(ctx, PermutedValues{vals, perm}, b, c, perm);
+    return true;
+  }
+
+ private:
+  static constexpr const char* kName = "cuda.spmm.row_split";
+
+  template <typename Vals>
+  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
+              const std::int32_t* perm) {
     if (s_.rows == 0 || k_ == 0) return;
     dispatch_kmap</*kOneVector=*/true>(k_, vec4_ok(k_, b.data, c.data), [&](auto map) {
       using M = decltype(map);
@@ -120,15 +135,14 @@ class RowSplitPlan : public SpmmPlan {
       const dim3 grid(grid_for(s_.rows, rows_per_block),
                       static_cast<unsigned>(ceil_div(k_, M::kTile)));
       // 8 blocks of 4 KiB per SM: 32 KiB of shared memory, about 14% of the H100/H200's 228 KiB.
-      prefer_l1<row_split_kernel<M::G, M::V>, kSharedPercent>();
+      prefer_l1<row_split_kernel<M::G, M::V, Vals>, kSharedPercent>();
       row_split_kernel<M::G, M::V><<<grid, kThreads, 0, stream_of(ctx)>>>(
           s_.rows, k_, split, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
       FK_CUDA_CHECK_LAUNCH();
     });
-    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals, b.data, c.data, k_);
+    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm);
   }
 
- private:
   CsrView s_;
   int k_;
   int sms_;

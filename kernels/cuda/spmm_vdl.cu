@@ -38,11 +38,11 @@ constexpr int kThreads = 128;
 constexpr int kMaxK = 64;        // the variant
 constexpr int kMaxNarrowK = 16;  // whole B rows per lane
 
-template <int K, int V>
+template <int K, int V, typename Vals>
 __global__ void __launch_bounds__(kThreads)
     vdl_kernel(std::int64_t rows, int g, std::int64_t long_threshold,
                const std::int64_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
-               const float* __restrict__ vals, const float* __restrict__ b, float* __restrict__ c) {
+               Vals vals, const float* __restrict__ b, float* __restrict__ c) {
   static_assert(K >= 1 && K <= kMaxNarrowK && K % V == 0,
                 "K must be a multiple of the vector width");
   constexpr int kVecs = K / V;  // vectors per B row
@@ -62,8 +62,8 @@ __global__ void __launch_bounds__(kThreads)
     std::int64_t j = begin + gl;
     // Two nonzeros per lane per step: both B rows are requested before the first FMA.
     for (; j + g < end; j += 2 * g) {
-      const float a0 = ld_sparse(vals + j);
-      const float a1 = ld_sparse(vals + j + g);
+      const float a0 = vals(j);
+      const float a1 = vals(j + g);
       const float* b0 = b + std::int64_t(ld_sparse(col_idx + j)) * K;
       const float* b1 = b + std::int64_t(ld_sparse(col_idx + j + g)) * K;
       float x0[kVecs][V], x1[kVecs][V];
@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kThreads)
           acc[i * V + v] = fmaf(a1, x1[i][v], fmaf(a0, x0[i][v], acc[i * V + v]));
     }
     if (j < end) {
-      const float a0 = ld_sparse(vals + j);
+      const float a0 = vals(j);
       const float* b0 = b + std::int64_t(ld_sparse(col_idx + j)) * K;
 #pragma unroll
       for (int i = 0; i < kVecs; ++i) {
@@ -116,11 +116,11 @@ __global__ void __launch_bounds__(kThreads)
 // were loaded during the previous iteration, one pair per lane; U B rows per sub-group are loaded
 // before their FMAs. kMinBlocks caps the registers (blocks per SM) for the configuration that
 // must fill the GPU with warps.
-template <int G, int V, int T, int C, int U, int kMinBlocks>
+template <int G, int V, int T, int C, int U, int kMinBlocks, typename Vals>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     vdl_wide_kernel(std::int64_t rows, int k, std::int64_t long_threshold,
                     const std::int64_t* __restrict__ row_ptr,
-                    const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
+                    const std::int32_t* __restrict__ col_idx, Vals vals,
                     const float* __restrict__ b, float* __restrict__ c) {
   constexpr int R = kWarpSize / G;      // sub-groups per warp
   constexpr int kSpan = C * kWarpSize;  // nonzeros per iteration
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     for (int h = 0; h < C; ++h) {
       const std::int64_t j = begin + h * kWarpSize + lane;
       next_col[h] = j < end ? ld_sparse(col_idx + j) : 0;
-      next_val[h] = j < end ? ld_sparse(vals + j) : 0.f;
+      next_val[h] = j < end ? vals(j) : 0.f;
     }
     for (std::int64_t j0 = begin; j0 < end; j0 += kSpan) {
       int my_col[C];
@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
         const std::int64_t j = j0 + kSpan + h * kWarpSize + lane;
         if (j < end) {
           next_col[h] = ld_sparse(col_idx + j);
-          next_val[h] = ld_sparse(vals + j);
+          next_val[h] = vals(j);
         }
       }
       const int n = static_cast<int>(end - j0 < kSpan ? end - j0 : kSpan);
@@ -217,17 +217,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 constexpr std::int64_t kFewRows = 4096;
 constexpr double kLongRowMean = 64.0;
 
-template <int G, int V, int T>
+template <int G, int V, int T, typename Vals>
 void launch_vdl_wide(const Context& ctx, bool few_long, std::int64_t rows, int k,
                      std::int64_t long_threshold, const std::int64_t* row_ptr,
-                     const std::int32_t* col_idx, const float* vals, const float* b, float* c) {
+                     const std::int32_t* col_idx, Vals vals, const float* b, float* c) {
   const unsigned grid = grid_for(rows, kThreads / kWarpSize);
   if (few_long) {
-    prefer_l1<vdl_wide_kernel<G, V, T, 2, 16, 1>>();
+    prefer_l1<vdl_wide_kernel<G, V, T, 2, 16, 1, Vals>>();
     vdl_wide_kernel<G, V, T, 2, 16, 1><<<grid, kThreads, 0, stream_of(ctx)>>>(
         rows, k, long_threshold, row_ptr, col_idx, vals, b, c);
   } else {
-    prefer_l1<vdl_wide_kernel<G, V, T, 1, 8, 8>>();
+    prefer_l1<vdl_wide_kernel<G, V, T, 1, 8, 8, Vals>>();
     vdl_wide_kernel<G, V, T, 1, 8, 8><<<grid, kThreads, 0, stream_of(ctx)>>>(
         rows, k, long_threshold, row_ptr, col_idx, vals, b, c);
   }
@@ -246,11 +246,11 @@ constexpr int kMaxTeamK = 4;
 constexpr int kTeamBlock = 256;
 constexpr int kTeamLoads = 8;
 
-template <int K, int V, int T>
+template <int K, int V, int T, typename Vals>
 __global__ void __launch_bounds__(kTeamBlock)
     vdl_team_kernel(std::int64_t rows, std::int64_t long_threshold,
                     const std::int64_t* __restrict__ row_ptr,
-                    const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
+                    const std::int32_t* __restrict__ col_idx, Vals vals,
                     const float* __restrict__ b, float* __restrict__ c) {
   static_assert(T % kWarpSize == 0 && kTeamBlock % T == 0 && K % V == 0, "team shape");
   constexpr int kRowsPerBlock = kTeamBlock / T;
@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(kTeamBlock)
       for (int u = 0; u < kTeamLoads; ++u) {
         const std::int64_t jj = j + std::int64_t(u) * T;
         col[u] = jj < end ? ld_sparse(col_idx + jj) : 0;
-        a[u] = jj < end ? ld_sparse(vals + jj) : 0.f;
+        a[u] = jj < end ? vals(jj) : 0.f;
       }
       float x[kTeamLoads][kVecs][V];
 #pragma unroll
@@ -351,19 +351,19 @@ int team_lanes(double mean, std::int64_t rows, int sms) {
 // full SM of its blocks (with the smallest one the driver sizes shared memory for one block).
 constexpr int kTeamSharedPercent = 8;
 
-template <int K, int V, int T>
+template <int K, int V, int T, typename Vals>
 void launch_vdl_team_t(const Context& ctx, std::int64_t rows, std::int64_t long_threshold,
-                       const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals,
+                       const std::int64_t* row_ptr, const std::int32_t* col_idx, Vals vals,
                        const float* b, float* c) {
-  prefer_l1<vdl_team_kernel<K, V, T>, kTeamSharedPercent>();
+  prefer_l1<vdl_team_kernel<K, V, T, Vals>, kTeamSharedPercent>();
   vdl_team_kernel<K, V, T><<<grid_for(rows, kTeamBlock / T), kTeamBlock, 0, stream_of(ctx)>>>(
       rows, long_threshold, row_ptr, col_idx, vals, b, c);
   FK_CUDA_CHECK_LAUNCH();
 }
 
-template <int K, int V>
+template <int K, int V, typename Vals>
 void launch_vdl_team(const Context& ctx, int lanes, std::int64_t rows, std::int64_t long_threshold,
-                     const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals,
+                     const std::int64_t* row_ptr, const std::int32_t* col_idx, Vals vals,
                      const float* b, float* c) {
   switch (lanes) {
     case 32:
@@ -377,10 +377,10 @@ void launch_vdl_team(const Context& ctx, int lanes, std::int64_t rows, std::int6
   }
 }
 
-template <int K>
+template <int K, typename Vals>
 void launch_vdl(const Context& ctx, int vec, int team, std::int64_t rows, int g,
                 std::int64_t long_threshold, const std::int64_t* row_ptr,
-                const std::int32_t* col_idx, const float* vals, const float* b, float* c) {
+                const std::int32_t* col_idx, Vals vals, const float* b, float* c) {
   if constexpr (K <= kMaxTeamK) {
     if (team > 0) {
       if constexpr (K % 4 == 0) {
@@ -400,7 +400,7 @@ void launch_vdl(const Context& ctx, int vec, int team, std::int64_t rows, int g,
   cudaStream_t stream = stream_of(ctx);
   if constexpr (K % 4 == 0) {
     if (vec == 4) {
-      prefer_l1<vdl_kernel<K, 4>>();
+      prefer_l1<vdl_kernel<K, 4, Vals>>();
       vdl_kernel<K, 4>
           <<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
       FK_CUDA_CHECK_LAUNCH();
@@ -409,23 +409,23 @@ void launch_vdl(const Context& ctx, int vec, int team, std::int64_t rows, int g,
   }
   if constexpr (K % 2 == 0) {
     if (vec >= 2) {
-      prefer_l1<vdl_kernel<K, 2>>();
+      prefer_l1<vdl_kernel<K, 2, Vals>>();
       vdl_kernel<K, 2>
           <<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
       FK_CUDA_CHECK_LAUNCH();
       return;
     }
   }
-  prefer_l1<vdl_kernel<K, 1>>();
+  prefer_l1<vdl_kernel<K, 1, Vals>>();
   vdl_kernel<K, 1>
       <<<grid, kThreads, 0, stream>>>(rows, g, long_threshold, row_ptr, col_idx, vals, b, c);
   FK_CUDA_CHECK_LAUNCH();
 }
 
-template <int... Ks>
+template <typename Vals, int... Ks>
 void dispatch_vdl(int k, std::integer_sequence<int, Ks...>, const Context& ctx, int vec, int team,
                   std::int64_t rows, int g, std::int64_t long_threshold,
-                  const std::int64_t* row_ptr, const std::int32_t* col_idx, const float* vals,
+                  const std::int64_t* row_ptr, const std::int32_t* col_idx, Vals vals,
                   const float* b, float* c) {
   bool done = false;
   ((k == Ks + 1 && !done ? (launch_vdl<Ks + 1>(ctx, vec, team, rows, g, long_threshold, row_ptr,
@@ -477,9 +477,23 @@ class VdlPlan : public SpmmPlan {
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) override {
-    constexpr const char* kName = "cuda.spmm.vdl";
     check_shapes(kName, s_, k_, b, c);
     vals = resolve_values(kName, s_, vals);
+    launch(ctx, PlainValues{vals}, b, c, nullptr);
+  }
+  bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
+                    DenseView<const float> b, DenseView<float> c) override {
+    check_shapes(kName, s_, k_, b, c);
+    launch(ctx, PermutedValues{vals, perm}, b, c, perm);
+    return true;
+  }
+
+ private:
+  static constexpr const char* kName = "cuda.spmm.vdl";
+
+  template <typename Vals>
+  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
+              const std::int32_t* perm) {
     if (s_.rows == 0) return;
     const auto addr_b = reinterpret_cast<std::uintptr_t>(b.data);
     const auto addr_c = reinterpret_cast<std::uintptr_t>(c.data);
@@ -489,24 +503,24 @@ class VdlPlan : public SpmmPlan {
                    long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
     } else {
       const bool vec4 = vec == 4 && k_ % 4 == 0;
-      auto wide = [&](auto launch) {
-        launch(ctx, few_long_, s_.rows, k_, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals,
-               b.data, c.data);
-      };
+      const std::int64_t threshold = long_rows_.threshold();
       if (vec4 && k_ <= 32) {
-        wide(launch_vdl_wide<8, 4, 1>);
+        launch_vdl_wide<8, 4, 1>(ctx, few_long_, s_.rows, k_, threshold, s_.row_ptr, s_.col_idx,
+                                 vals, b.data, c.data);
       } else if (vec4) {
-        wide(launch_vdl_wide<16, 4, 1>);
+        launch_vdl_wide<16, 4, 1>(ctx, few_long_, s_.rows, k_, threshold, s_.row_ptr, s_.col_idx,
+                                  vals, b.data, c.data);
       } else if (k_ <= 32) {
-        wide(launch_vdl_wide<32, 1, 1>);
+        launch_vdl_wide<32, 1, 1>(ctx, few_long_, s_.rows, k_, threshold, s_.row_ptr, s_.col_idx,
+                                  vals, b.data, c.data);
       } else {
-        wide(launch_vdl_wide<32, 1, 2>);
+        launch_vdl_wide<32, 1, 2>(ctx, few_long_, s_.rows, k_, threshold, s_.row_ptr, s_.col_idx,
+                                  vals, b.data, c.data);
       }
     }
-    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals, b.data, c.data, k_);
+    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm);
   }
 
- private:
   CsrView s_;
   int k_;
   int g_ = 1;

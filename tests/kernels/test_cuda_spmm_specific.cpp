@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <numeric>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -982,6 +984,71 @@ TEST(CudaSpmmSpecific, GiantRow) {
     return r == 1777 ? std::int64_t(600000) : std::int64_t(rng.below(20));
   });
   EXPECT_GT(check_all("giant row", s, {1, 8, 33, 64}, rng, seed, /*both_ops=*/false), 0);
+}
+
+// The same shape transposed: its column of 600,000 nonzeros is a giant row of Sᵀ·B's cached
+// transpose, which LongRows computes with S's values read through the permutation
+// (SpmmPlan::run_permuted) by the variants that read them so.
+TEST(CudaSpmmSpecific, GiantColumn) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  const HostCsr rows = test::random_pattern(3000, 700000, rng, [&](std::int64_t r) {
+    return r == 1777 ? std::int64_t(600000) : std::int64_t(rng.below(20));
+  });
+  const HostCsr s = transpose(rows.view());
+  EXPECT_GT(check_all("giant column", s, {1, 8, 33, 64}, rng, seed), 0);
+}
+
+// SpmmPlan::run_permuted, which Sᵀ·B's cached transpose calls instead of gathering S's values
+// into Sᵀ's order: with entry j's value read as vals[perm[j]] a plan must compute what run()
+// computes on the gathered values, long rows (LongRows) included, for every K mapping.
+TEST(CudaSpmmSpecific, RunPermutedEqualsRunOnGatheredValues) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  Context ctx(DeviceKind::kGpu);
+  const HostCsr s = test::random_pattern(2000, 9000, rng, [&](std::int64_t r) {
+    return r == 3 ? std::int64_t(8000) : std::int64_t(rng.below(60));  // row 3: LongRows
+  });
+  const std::int64_t nnz = s.nnz();
+  std::vector<std::int32_t> perm(static_cast<std::size_t>(nnz));
+  std::iota(perm.begin(), perm.end(), 0);
+  for (std::size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[rng.below(i)]);
+  const std::vector<float> vals = test::random_dense(nnz, rng);
+  std::vector<float> gathered(vals.size());
+  for (std::size_t j = 0; j < gathered.size(); ++j)
+    gathered[j] = vals[static_cast<std::size_t>(perm[j])];
+  const DeviceCsr ds(s);
+  const DeviceBuffer<float> dv(vals), dg(gathered);
+  const DeviceBuffer<std::int32_t> dp(perm);
+  std::set<std::string> offered;
+  for (int k : {1, 4, 8, 17, 32, 64, 128, 300}) {
+    const HostDense<float> b = random_matrix(s.cols, k, rng);
+    const Expected e = host_spmm(s, gathered, b, Op::kNoTrans);
+    DeviceBuffer<float> db(s.cols * k), dc(s.rows * k);
+    db.upload(b.data(), b.size());
+    const DenseView<const float> vb{db.data(), s.cols, k};
+    const DenseView<float> vc{dc.data(), s.rows, k};
+    for (const std::string& v : kCudaSpmm) {
+      if (!applies(v, s, k, Op::kNoTrans)) continue;
+      SCOPED_TRACE(v + ", K=" + std::to_string(k) +
+                   " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+      const std::unique_ptr<SpmmPlan> plan = find_spmm_variant(v).prepare(ctx, ds.view(), k);
+      dc.fill_bytes(0xff);  // NaN
+      plan->run(ctx, dg.data(), vb, vc);
+      ctx.synchronize();
+      EXPECT_EQ(compare(dc.to_host(), e, k), "") << "run() on the gathered values";
+      dc.fill_bytes(0xff);
+      if (!plan->run_permuted(ctx, dv.data(), dp.data(), vb, vc)) continue;
+      ctx.synchronize();
+      EXPECT_EQ(compare(dc.to_host(), e, k), "") << "run_permuted()";
+      offered.insert(v);
+    }
+  }
+  // The variants whose kernels read values through the permutation (the rest gather first).
+  EXPECT_EQ(offered, (std::set<std::string>{"cuda.spmm.nnz_vsr", "cuda.spmm.row_csc",
+                                            "cuda.spmm.row_split", "cuda.spmm.vdl"}));
 }
 
 // cuda.spmm.panel cuts S's columns into panels that fit in shared memory: 120,000 columns make 3
