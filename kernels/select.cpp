@@ -213,18 +213,13 @@ constexpr double kGpuSmallNnz = 250e3;
 // * K = 1: vdl's parallel reduction beat cuSPARSE (SpMM with one column) 1.1-1.3x on small
 //   matrices of even rows up to a mean of 128 (DLMC layers, bcsstk13, delaunay_n14), but not on
 //   longer rows (DLMC 256 rows of 230: 0.8-0.93x; means 460-1152: 0.5x), uneven ones (hep-th, cv
-//   1.14: 0.84x) or large matrices. That still holds for Sᵀ·x; S·x has its own rule since, below.
-//   For Sᵀ·B the bar is cuSPARSE's transposed product, slower on few columns: vdl on the
-//   transpose wins up to a mean of 256 (512 rows of 205: 1.4-1.6x).
+//   1.14: 0.84x) or large matrices. S·x has its own rule since, below; Sᵀ·x too (the rule after).
 constexpr double kGpuVdlSpmvMaxMean = 128.0;
-constexpr double kGpuVdlSpmvTransposedMaxMean = 256.0;
 // One row per warp (or lane group) waits on the longest row: MovieLens 100K's users (longest row
 // 7x the mean of 106) ran vdl 0.75x cuSPARSE at K = 1 and 0.79x at K = 32 (H200, d5fe23e); the
 // DLMC layers, bcsstk13 and delaunay_n14 that it wins on have longest rows of 2-4.4x the mean
 // (their short rows' cv reaches 0.9, so the bound is on the longest row, not on cv).
-constexpr double kGpuVdlSpmvMaxCv = 1.0;
 constexpr double kGpuVdlMaxRowOverMean = 6.0;
-constexpr double kGpuVdlSpmvMaxRows = 16384.0;
 // * S·x (not Sᵀ·x) since vdl's lane groups fill small grids (e269c78): short rows' groups widen
 //   until the GPU is full, so neither the row count nor a moderate spread costs vdl what it did
 //   above. H100, docs/benchmarks/checks/vdl-spmv-h100: 1.24-1.94x cuSPARSE on 12 matrices of up to
@@ -547,15 +542,47 @@ struct SpmmShape {
 
 // The rules that come from the small and medium matrices (DLMC, MovieLens 100K, kos, generated
 // ones; "Small problems" above). nullptr where none applies and the general rules decide.
+// Sᵀ·B at K <= 4 on up to a million nonzeros, since the cached transpose's kernels read S's
+// values through its permutation instead of gathering them first (the gather's launch had cost
+// our kernels 3-4 µs a run, which cuSPARSE's transposed product does not pay). Measured on an
+// H100 (2026-11-26, docs/benchmarks/checks/permuted-values: sweep-h100.csv.gz, all 59 DLMC rn50
+// layers, bcsstk13, delaunay_n14, hep-th and nips at K = 1 and 4; oos-h100.csv.gz, kos,
+// MovieLens 100K and eleven generated matrices at K = 1, 2 and 4): vdl was within 10% of the best
+// variant on 59 and 60 of the sweep's 63 problems, cuSPARSE 1.14-9.8x slower than the best. vdl
+// waits on long rows where nnz_vsr splits them: skewed transposes (nips: cv 2.5, 2.3x), a row of
+// 400 or more that is 2.5 means long on at most 1024 rows (DLMC layers of 256-1024 rows: vdl
+// 1.07-1.35x slower) or 6 means on more rows (MovieLens 100K's items: 1.21-1.33x). Rules before
+// this one sent these problems to cuSPARSE or panel (0.44-1.0x cuSPARSE on the second set).
+// Skewed transposes past kGpuSkewRowCv (no such matrix in either set) keep the rules below.
+constexpr int kGpuTransposedNarrowMaxK = 4;
+constexpr double kGpuTransposedNarrowMaxNnz = 1e6;
+constexpr double kGpuTransposedNarrowSkewCv = 1.5;
+constexpr double kGpuTransposedNarrowLongRow = 400.0;
+constexpr double kGpuTransposedNarrowFewRows = 1024.0;
+constexpr double kGpuTransposedNarrowFewRowsLongOverMean = 2.5;
+constexpr double kGpuTransposedNarrowLongOverMean = 6.0;
+const SpmmVariant* choose_transposed_narrow(const std::vector<const SpmmVariant*>& all,
+                                            const KernelProblem& p) {
+  if (!p.transposed || p.k > kGpuTransposedNarrowMaxK ||
+      double(p.sparse.nnz) > kGpuTransposedNarrowMaxNnz || p.sparse.row_cv > kGpuSkewRowCv)
+    return nullptr;
+  const double longest = double(p.sparse.row_max);
+  const double long_over_mean = double(p.sparse.rows) <= kGpuTransposedNarrowFewRows
+                                    ? kGpuTransposedNarrowFewRowsLongOverMean
+                                    : kGpuTransposedNarrowLongOverMean;
+  const bool waits_on_long_rows =
+      p.sparse.row_cv > kGpuTransposedNarrowSkewCv ||
+      (longest >= kGpuTransposedNarrowLongRow && longest >= long_over_mean * p.sparse.row_mean);
+  return first_applicable(
+      all, {waits_on_long_rows ? "cuda.spmm.nnz_vsr" : "cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
+}
+
 const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                          const KernelProblem& p, const SpmmShape& f) {
   if (p.k == 1 && !p.transposed && double(p.sparse.nnz) <= kGpuVdlSpmvEvenMaxNnz &&
       f.rows <= kGpuVdlSpmvEvenMaxRows && f.mean <= kGpuVdlSpmvMaxMean &&
       p.sparse.row_cv <= kGpuVdlSpmvEvenMaxCv &&
       double(p.sparse.row_max) <= kGpuVdlSpmvEvenMaxRowOverMean * f.mean)
-    return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
-  if (p.k == 1 && p.transposed && f.small && f.mean <= kGpuVdlSpmvTransposedMaxMean &&
-      p.sparse.row_cv <= kGpuVdlSpmvMaxCv && f.rows <= kGpuVdlSpmvMaxRows && f.bounded_longest)
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (f.skewed && f.small)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
@@ -661,6 +688,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
   if (vdl_team_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.vdl"}, p)) return v;
+  if (const SpmmVariant* v = choose_transposed_narrow(all, p)) return v;
   if (sliced_nnz_vsr_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.nnz_vsr"}, p)) return v;
   // S·B: row_split before dense (it won on the DLMC 0.5 layer up to K = 128); Sᵀ·B: dense first,

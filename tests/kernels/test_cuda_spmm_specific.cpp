@@ -325,7 +325,7 @@ TEST(CudaSpmmSpecific, AutoPanelAtSmallK) {
       {netflix, false, true, true, true, true, true},
       {nytimes, true, false, false, true, true, false},
       {ml20m, false, true, true, true, true, false},
-      {nips, false, false, false, true, true, false},
+      {nips, false, false, false, false, false, false},  // Sᵀ·B: nnz_vsr since values read through
       {uniform, false, true, true, true, true, true},
       {wide, true, false, false, true, true, false},  // K = 2-4: 4-7 panels
       {clustered, false, false, false, true, true, false},
@@ -483,7 +483,9 @@ TEST(CudaSpmmSpecific, AutoOnSmallMatrices) {
   const Case cases[] = {
       {"SpMV, 1024 rows of 25.6", 1, false, 1024, 25.6, "cuda.spmm.vdl"},
       {"SpMV, 256 rows of 230 (vdl's team kernel)", 1, false, 256, 230.4, "cuda.spmm.vdl"},
-      {"transposed SpMV, 512 rows of 205", 1, true, 512, 204.8, "cuda.spmm.vdl"},
+      // (rule_problem's longest row is 4 means: nnz_vsr, as on the DLMC layer of 512 rows of 205
+      // whose longest is 2.9 means, 1.27x faster than vdl since values are read through)
+      {"transposed SpMV, 512 rows of 205", 1, true, 512, 204.8, "cuda.spmm.nnz_vsr"},
       {"K = 4, 512 rows of 461 (vdl's team kernel)", 4, false, 512, 460.8, "cuda.spmm.vdl"},
       {"K = 4, nips (1500 rows of 499)", 4, false, 1500, 499, "cuda.spmm.vdl"},
       {"K = 32, 512 rows of 12.8 (was row_csc)", 32, false, 512, 12.8, "cuda.spmm.vdl"},
@@ -507,7 +509,8 @@ TEST(CudaSpmmSpecific, AutoOnSmallMatrices) {
 
 // S·B at K <= 4 on fewer than 4096 even rows of mean >= 64 goes to vdl (its team kernel), ahead of
 // cuSPARSE and panel; at K = 1 (where the older rules say cuSPARSE) not past those bounds, not on
-// uneven rows, not for Sᵀ·B (H100, the 59 DLMC layers and generated matrices). Needs no device.
+// uneven rows (H100, the 59 DLMC layers and generated matrices); Sᵀ·x has its own rule. Needs no
+// device.
 TEST(CudaSpmmSpecific, AutoTeamsOnFewLongRowsAtSmallK) {
   auto pick = [](int k, std::int64_t rows, double mean, double cv, bool transposed = false,
                  std::int64_t row_max = 0) {
@@ -589,7 +592,53 @@ TEST(CudaSpmmSpecific, AutoOnSpmvOfBoundedRows) {
   EXPECT_NE(pick(50000, 10, 0.46, 179), "cuda.spmm.vdl");    // longest 18 means: 0.79x
   EXPECT_NE(pick(50000, 10, 1.37, 1122), "cuda.spmm.vdl");   // power law: 0.20x
   EXPECT_NE(pick(20000, 10, 1.6, 100), "cuda.spmm.vdl");     // cv past the bound
-  EXPECT_NE(pick(8361, 3.77, 1.14, 50, /*transposed=*/true), "cuda.spmm.vdl");
+  // Sᵀ·x since values are read through (choose_transposed_narrow): hep-th's transpose 1.65x
+  // cuSPARSE with vdl, H100.
+  EXPECT_EQ(pick(8361, 3.77, 1.14, 50, /*transposed=*/true), "cuda.spmm.vdl");
+}
+
+// Sᵀ·B at K <= 4 on up to a million nonzeros (choose_transposed_narrow in kernels/select.cpp):
+// vdl, but nnz_vsr where a long row would hold vdl's warps (H100, 2026-11-26,
+// docs/benchmarks/checks/permuted-values; the row statistics of the matrices measured there).
+// Needs no device.
+TEST(CudaSpmmSpecific, AutoForTransposedProductAtSmallK) {
+  struct Case {
+    const char* what;
+    std::int64_t rows;  // of Sᵀ
+    double mean, cv;
+    std::int64_t longest;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"bcsstk13", 2003, 41.9, 0.54, 96, "cuda.spmm.vdl"},
+      {"hep-th", 8361, 3.8, 1.14, 50, "cuda.spmm.vdl"},
+      {"DLMC final_dense", 2048, 100, 0.31, 442, "cuda.spmm.vdl"},  // 4.4 means on 2048 rows
+      {"DLMC 0.5 layer", 2304, 128, 0.10, 179, "cuda.spmm.vdl"},
+      {"a 4096 x 102660 minibatch", 102660, 9.2, 0.33, 30, "cuda.spmm.vdl"},
+      {"DLMC 256 rows of 102, longest 451", 256, 102.4, 0.39, 451, "cuda.spmm.nnz_vsr"},
+      {"DLMC 512 rows of 205, longest 594", 512, 204.8, 0.24, 594, "cuda.spmm.nnz_vsr"},
+      {"DLMC 512 rows of 205, longest 471 (2.3 means)", 512, 204.8, 0.16, 471, "cuda.spmm.vdl"},
+      {"MovieLens 100K's items", 1682, 59.5, 1.35, 583, "cuda.spmm.nnz_vsr"},
+      {"nips (skewed)", 12419, 60.3, 2.5, 1500, "cuda.spmm.nnz_vsr"},
+  };
+  for (const Case& c : cases) {
+    for (int k : {1, 2, 4}) {
+      KernelProblem p = test::rule_problem(k, c.rows, c.mean, c.cv);
+      p.sparse.row_max = c.longest;
+      p.transposed = true;
+      EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), c.want)
+          << c.what << ", K=" << k;
+    }
+  }
+  // Not S·B, not past a million nonzeros.
+  KernelProblem p = test::rule_problem(1, 1682, 59.5, 1.35);
+  p.sparse.row_max = 583;
+  EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, p).name(), "cuda.spmm.nnz_vsr") << "S·B";
+  KernelProblem large = test::rule_problem(1, 102660, 20, 0.33);
+  large.sparse.row_max = 60;
+  large.transposed = true;
+  EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, large).name(), "cuda.spmm.vdl")
+      << "2M nonzeros";
 }
 
 // MovieLens 100K (100,000 ratings; 943 users of mean 106, longest 737; 1682 items of mean 59, cv
