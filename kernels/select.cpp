@@ -288,6 +288,11 @@ bool small_transpose_of_few_rows(const KernelProblem& p) {
          p.sparse.row_mean >= kGpuSmallTransposedMinMean;
 }
 
+// Sᵀ·B whose kernels read S's values through the cached transpose's permutation rather than
+// gathering them first (ValueGather::read_through_index: values within a quarter of L2, 3.3M on
+// an H100 or H200), as far as measured (docs/benchmarks/checks/permuted-values: up to 942K).
+constexpr double kGpuTransposedNarrowMaxNnz = 1e6;
+
 // Dense-ish S: cuBLAS SGEMM on a dense copy (cuda.spmm.dense), measured on an H200 against auto's
 // earlier picks and cuSPARSE over the DLMC layers at every sparsity on file (0.5-0.98) and
 // generated uniform matrices of 1-30% density (docs/benchmarks/checks/dense-spmm, sweep 1):
@@ -335,6 +340,24 @@ bool dense_spmm_pays(const KernelProblem& p) {
           double(p.sparse.row_max) >= kGpuDenseSpmmLongRow &&
           double(p.sparse.row_max) >= kGpuDenseSpmmLongRowOverMean * p.sparse.row_mean) ||
          (d >= kGpuDenseSpmmLowDensity && small_transpose_of_few_rows(p));
+}
+
+// The long-row branch of dense_spmm_pays was measured when our Sᵀ·B kernels gathered S's values
+// first. On the transposes whose values they now read through (up to a million nonzeros), nnz_vsr
+// beat dense where a row of 400 or more is 3 means long (final_dense, 2048 rows of 100, longest
+// 442): 1.23-1.43x at K = 64-128 and even at 256 on the H100 sweep and the report of 58f1f54
+// (docs/benchmarks/checks/permuted-values; nnz_vsr was already 1.23-1.28x faster at K = 128 in the
+// H100 and H200 reports before), and within 10% at 512.
+const SpmmVariant* choose_transposed_read_through_long_rows(
+    const std::vector<const SpmmVariant*>& all, const KernelProblem& p) {
+  if (!p.transposed || p.k < kGpuDenseSpmmTransposedMinK ||
+      double(p.sparse.nnz) > kGpuTransposedNarrowMaxNnz ||
+      p.sparse.density < kGpuDenseSpmmLowDensity)
+    return nullptr;
+  if (double(p.sparse.row_max) >= kGpuDenseSpmmLongRow &&
+      double(p.sparse.row_max) >= kGpuDenseSpmmLongRowOverMean * p.sparse.row_mean)
+    return first_applicable(all, {"cuda.spmm.nnz_vsr"}, p);
+  return nullptr;
 }
 
 // Few long even rows, S·B: cuda.spmm.row_split (a row's nonzeros split across up to 8 groups of
@@ -555,7 +578,6 @@ struct SpmmShape {
 // this one sent these problems to cuSPARSE or panel (0.44-1.0x cuSPARSE on the second set).
 // Skewed transposes past kGpuSkewRowCv (no such matrix in either set) keep the rules below.
 constexpr int kGpuTransposedNarrowMaxK = 4;
-constexpr double kGpuTransposedNarrowMaxNnz = 1e6;
 constexpr double kGpuTransposedNarrowSkewCv = 1.5;
 constexpr double kGpuTransposedNarrowLongRow = 400.0;
 constexpr double kGpuTransposedNarrowFewRows = 1024.0;
@@ -702,6 +724,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   // checks/short-rows-refit).
   if (uneven_nnz_vsr_pays(p) && !panel_pays(p))
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
+  if (const SpmmVariant* v = choose_transposed_read_through_long_rows(all, p)) return v;
   if (dense_spmm_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.dense"}, p)) return v;
   if (row_split)

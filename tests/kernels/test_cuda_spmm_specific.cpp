@@ -687,7 +687,12 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   for (int k : {256, 512})
     EXPECT_EQ(pick(problem(k, false, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
   for (int k : {1, 4}) EXPECT_NE(pick(problem(k, false, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
-  for (int k : {64, 256}) EXPECT_EQ(pick(problem(k, true, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
+  KernelProblem layer05 = problem(64, true, 256, 2304, 0.5);
+  layer05.sparse.row_max = 179;  // its transpose's rows are even (rule_problem's default: 4 means)
+  for (int k : {64, 256}) {
+    layer05.k = k;
+    EXPECT_EQ(pick(layer05), "cuda.spmm.dense") << k;
+  }
   EXPECT_NE(pick(problem(32, true, 256, 2304, 0.5)), "cuda.spmm.dense");
   for (int k : {128, 512})
     EXPECT_EQ(pick(problem(k, false, 4096, 4096, 0.3)), "cuda.spmm.dense") << k;
@@ -701,7 +706,8 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   // Sᵀ·B of the 0.9 DLMC layers (density just under 0.1): a 1024 x 256 layer's transpose has 256
   // rows of 102 (dense from K = 128 until row_split's small-transpose rule took it: 1.2-1.3x
   // faster), a 256 x 2304 layer's 2304 of 26 (never); final_dense's transpose has a row of 442,
-  // 4.4x its mean (dense from K = 64), bottleneck_2_block_group4_1_1's at most 204 (never).
+  // 4.4x its mean (dense from K = 64 until its values were read through the permutation; nnz_vsr
+  // since), bottleneck_2_block_group4_1_1's at most 204 (never).
   const double d09 = 0.0999;
   KernelProblem tall = problem(128, true, 1024, 256, d09);
   tall.sparse.row_max = 160;
@@ -712,7 +718,10 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   for (int k : {64, 256}) EXPECT_NE(pick(problem(k, true, 256, 2304, d09)), "cuda.spmm.dense") << k;
   KernelProblem final_dense = problem(64, true, 1000, 2048, d09);
   final_dense.sparse.row_max = 442;
-  EXPECT_EQ(pick(final_dense), "cuda.spmm.dense");
+  for (int k : {64, 128, 256, 512}) {
+    final_dense.k = k;
+    EXPECT_EQ(pick(final_dense), "cuda.spmm.nnz_vsr") << k;
+  }
   KernelProblem group4 = problem(128, true, 512, 4608, d09);
   group4.sparse.row_max = 204;
   EXPECT_NE(pick(group4), "cuda.spmm.dense");
