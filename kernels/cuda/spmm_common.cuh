@@ -145,6 +145,37 @@ struct PermutedValues {
 // docs/benchmarks/checks/permuted-values). Below this K they gather first.
 constexpr int kPermutedMinK = 32;
 
+// The run() / run_permuted() pair of a plan whose kernels take the value reader as a template
+// parameter. Derived defines kName, kPermutedFromK (the K from which reading through the
+// permutation pays; below it run_permuted declines and the caller gathers) and a public
+//   template <typename Vals>
+//   void launch(const Context&, Vals, DenseView<const float> b, DenseView<float> c,
+//               const std::int32_t* perm);  // perm: null for PlainValues; shapes already checked
+template <typename Derived>
+class ValueReaderPlan : public SpmmPlan {
+ public:
+  ValueReaderPlan(const CsrView& s, int k) : s_(s), k_(k) {}
+  void run(const Context& ctx, const float* vals, DenseView<const float> b,
+           DenseView<float> c) final {
+    check_shapes(Derived::kName, s_, k_, b, c);
+    self().launch(ctx, PlainValues{resolve_values(Derived::kName, s_, vals)}, b, c, nullptr);
+  }
+  bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
+                    DenseView<const float> b, DenseView<float> c) final {
+    if (k_ < Derived::kPermutedFromK) return false;
+    check_shapes(Derived::kName, s_, k_, b, c);
+    self().launch(ctx, PermutedValues{vals, perm}, b, c, perm);
+    return true;
+  }
+
+ protected:
+  CsrView s_;
+  int k_;
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+};
+
 // V consecutive floats (V = 1, 2, 4) through the read-only path; p is V*4-byte aligned.
 template <int V>
 __device__ __forceinline__ void ldg_vec(const float* __restrict__ p, float (&x)[V]) {

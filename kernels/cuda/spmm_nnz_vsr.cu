@@ -185,10 +185,10 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-class NnzVsrPlan : public SpmmPlan {
+class NnzVsrPlan : public ValueReaderPlan<NnzVsrPlan> {
  public:
   NnzVsrPlan(const Context& ctx, const CsrView& s, int k)
-      : s_(s), k_(k), chunk_(chunk_for(s.nnz, ctx.gpu().props.multiProcessorCount)) {
+      : ValueReaderPlan(s, k), chunk_(chunk_for(s.nnz, ctx.gpu().props.multiProcessorCount)) {
     if (s.rows == 0) return;
     const std::vector<std::int64_t> row_ptr = download_row_ptr(s);
     // Rows no warp writes plainly: empty ones, and ones whose nonzeros cross a chunk boundary.
@@ -207,24 +207,12 @@ class NnzVsrPlan : public SpmmPlan {
     }
   }
 
-  void run(const Context& ctx, const float* vals, DenseView<const float> b,
-           DenseView<float> c) override {
-    check_shapes(kName, s_, k_, b, c);
-    vals = resolve_values(kName, s_, vals);
-    launch(ctx, PlainValues{vals}, b, c);
-  }
-  bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
-                    DenseView<const float> b, DenseView<float> c) override {
-    check_shapes(kName, s_, k_, b, c);
-    launch(ctx, PermutedValues{vals, perm}, b, c);
-    return true;
-  }
-
- private:
   static constexpr const char* kName = "cuda.spmm.nnz_vsr";
+  static constexpr int kPermutedFromK = 1;
 
   template <typename Vals>
-  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c) {
+  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
+              const std::int32_t* /*perm*/) {
     if (s_.rows == 0) return;
     if (zero_all_) {
       FK_CUDA_CHECK(cudaMemsetAsync(c.data, 0, static_cast<std::size_t>(c.size()) * sizeof(float),
@@ -245,8 +233,7 @@ class NnzVsrPlan : public SpmmPlan {
     });
   }
 
-  CsrView s_;
-  int k_;
+ private:
   std::int64_t chunk_;  // nonzeros per warp item
   bool zero_all_ = false;
   DeviceBuffer<std::int64_t> zero_rows_;

@@ -57,26 +57,12 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-class RowCscPlan : public SpmmPlan {
+class RowCscPlan : public ValueReaderPlan<RowCscPlan> {
  public:
-  RowCscPlan(const CsrView& s, int k) : s_(s), k_(k), long_rows_(download_row_ptr(s)) {}
+  RowCscPlan(const CsrView& s, int k) : ValueReaderPlan(s, k), long_rows_(download_row_ptr(s)) {}
 
-  void run(const Context& ctx, const float* vals, DenseView<const float> b,
-           DenseView<float> c) override {
-    check_shapes(kName, s_, k_, b, c);
-    vals = resolve_values(kName, s_, vals);
-    launch(ctx, PlainValues{vals}, b, c, nullptr);
-  }
-  bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
-                    DenseView<const float> b, DenseView<float> c) override {
-    if (k_ < kPermutedMinK) return false;
-    check_shapes(kName, s_, k_, b, c);
-    launch(ctx, PermutedValues{vals, perm}, b, c, perm);
-    return true;
-  }
-
- private:
   static constexpr const char* kName = "cuda.spmm.row_csc";
+  static constexpr int kPermutedFromK = kPermutedMinK;
 
   template <typename Vals>
   void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
@@ -95,8 +81,7 @@ class RowCscPlan : public SpmmPlan {
     long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm);
   }
 
-  CsrView s_;
-  int k_;
+ private:
   LongRows long_rows_;
 };
 

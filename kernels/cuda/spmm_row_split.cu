@@ -98,29 +98,17 @@ int split_for(double mean, std::int64_t rows, int g, int groups, int tiles, int 
   return split;
 }
 
-class RowSplitPlan : public SpmmPlan {
+class RowSplitPlan : public ValueReaderPlan<RowSplitPlan> {
  public:
   RowSplitPlan(const Context& ctx, const CsrView& s, int k)
-      : s_(s), k_(k), sms_(ctx.gpu().props.multiProcessorCount), long_rows_(download_row_ptr(s)) {
+      : ValueReaderPlan(s, k),
+        sms_(ctx.gpu().props.multiProcessorCount),
+        long_rows_(download_row_ptr(s)) {
     mean_ = s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0;
   }
 
-  void run(const Context& ctx, const float* vals, DenseView<const float> b,
-           DenseView<float> c) override {
-    check_shapes(kName, s_, k_, b, c);
-    vals = resolve_values(kName, s_, vals);
-    launch(ctx, PlainValues{vals}, b, c, nullptr);
-  }
-  bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
-                    DenseView<const float> b, DenseView<float> c) override {
-    if (k_ < kPermutedMinK) return false;
-    check_shapes(kName, s_, k_, b, c);
-    launch(ctx, PermutedValues{vals, perm}, b, c, perm);
-    return true;
-  }
-
- private:
   static constexpr const char* kName = "cuda.spmm.row_split";
+  static constexpr int kPermutedFromK = kPermutedMinK;
 
   template <typename Vals>
   void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
@@ -143,8 +131,7 @@ class RowSplitPlan : public SpmmPlan {
     long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm);
   }
 
-  CsrView s_;
-  int k_;
+ private:
   int sms_;
   double mean_ = 0;
   LongRows long_rows_;

@@ -462,9 +462,9 @@ int fill_lanes(int g, double mean, std::int64_t rows, int sms) {
   return g;
 }
 
-class VdlPlan : public SpmmPlan {
+class VdlPlan : public ValueReaderPlan<VdlPlan> {
  public:
-  VdlPlan(const Context& ctx, const CsrView& s, int k) : s_(s), k_(k) {
+  VdlPlan(const Context& ctx, const CsrView& s, int k) : ValueReaderPlan(s, k) {
     const std::vector<std::int64_t> row_ptr = download_row_ptr(s);
     long_rows_ = LongRows(row_ptr);
     const double mean =
@@ -475,21 +475,8 @@ class VdlPlan : public SpmmPlan {
     team_ = few_long_ && k <= kMaxTeamK ? team_lanes(mean, s.rows, sms) : 0;
   }
 
-  void run(const Context& ctx, const float* vals, DenseView<const float> b,
-           DenseView<float> c) override {
-    check_shapes(kName, s_, k_, b, c);
-    vals = resolve_values(kName, s_, vals);
-    launch(ctx, PlainValues{vals}, b, c, nullptr);
-  }
-  bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
-                    DenseView<const float> b, DenseView<float> c) override {
-    check_shapes(kName, s_, k_, b, c);
-    launch(ctx, PermutedValues{vals, perm}, b, c, perm);
-    return true;
-  }
-
- private:
   static constexpr const char* kName = "cuda.spmm.vdl";
+  static constexpr int kPermutedFromK = 1;
 
   template <typename Vals>
   void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
@@ -521,8 +508,7 @@ class VdlPlan : public SpmmPlan {
     long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm);
   }
 
-  CsrView s_;
-  int k_;
+ private:
   int g_ = 1;
   bool few_long_ = false;  // few rows, long on average: the deeper-pipelined wide kernel
   int team_ = 0;           // K <= 4 on few long rows: lanes per row of the team kernel

@@ -1032,15 +1032,20 @@ TEST(CudaSpmmSpecific, ZipfColumnsFillAsptTiles) {
   EXPECT_GT(check_all("zipf 5000x4000", s, {1, 4, 6, 32, 36, 64, 256}, rng, seed), 0);
 }
 
-// One row of 600,000 nonzeros among short rows: split into ~300 segments across blocks (float4
-// and scalar lanes, one and two K tiles).
+// One row of 600,000 nonzeros among 3000 short rows over 700,000 columns.
+HostCsr giant_row_pattern(Rng& rng) {
+  return test::random_pattern(3000, 700000, rng, [&](std::int64_t r) {
+    return r == 1777 ? std::int64_t(600000) : std::int64_t(rng.below(20));
+  });
+}
+
+// The giant row is split into ~300 segments across blocks (float4 and scalar lanes, one and two
+// K tiles).
 TEST(CudaSpmmSpecific, GiantRow) {
   FK_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   Rng rng(seed);
-  const HostCsr s = test::random_pattern(3000, 700000, rng, [&](std::int64_t r) {
-    return r == 1777 ? std::int64_t(600000) : std::int64_t(rng.below(20));
-  });
+  const HostCsr s = giant_row_pattern(rng);
   EXPECT_GT(check_all("giant row", s, {1, 8, 33, 64}, rng, seed, /*both_ops=*/false), 0);
 }
 
@@ -1051,10 +1056,7 @@ TEST(CudaSpmmSpecific, GiantColumn) {
   FK_REQUIRE_GPU();
   const std::uint64_t seed = test_seed();
   Rng rng(seed);
-  const HostCsr rows = test::random_pattern(3000, 700000, rng, [&](std::int64_t r) {
-    return r == 1777 ? std::int64_t(600000) : std::int64_t(rng.below(20));
-  });
-  const HostCsr s = transpose(rows.view());
+  const HostCsr s = transpose(giant_row_pattern(rng).view());
   EXPECT_GT(check_all("giant column", s, {1, 8, 33, 64}, rng, seed), 0);
 }
 
