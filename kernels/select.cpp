@@ -441,6 +441,33 @@ bool row_split_small_transpose_pays(const KernelProblem& p) {
          double(p.sparse.row_max) < kGpuVdlMaxRowOverMean * p.sparse.row_mean;
 }
 
+// Small transposes of at most 1024 rows (mean >= 10, longest within 6 means) at 20% density and
+// more, the range row_split_small_transpose_pays leaves to the dense rules, which below a million
+// nonzeros and 40% density had them run row_csc: on seven generated such matrices (60K-900K
+// nonzeros, 300-1024 transposed rows of 200-900; H100, 2026-11-26, docs/benchmarks/checks/
+// permuted-values, oos2-h100.csv.gz) row_csc ran 1.1-5.7x slower than the best, while row_split
+// was within 10% of the best on 7 and 6 of them at K = 64 and 128 and dense on 6 and 7 at K = 256
+// and 512. From 40% density the dense rule keeps them (a 400-row transpose at 50%: dense 1.12-1.69x
+// faster than row_split at K >= 128, docs/benchmarks/checks/short-rows-refit).
+constexpr double kGpuFewRowDenseTransposeMinDensity = 0.2;
+constexpr int kGpuFewRowDenseTransposeDenseMinK = 256;
+const SpmmVariant* choose_few_row_dense_ish_transpose(const std::vector<const SpmmVariant*>& all,
+                                                      const KernelProblem& p) {
+  if (!p.transposed || p.k < kGpuRowSplitSmallTransposedMinK ||
+      double(p.sparse.nnz) > kGpuTransposedNarrowMaxNnz ||
+      double(p.sparse.rows) > kGpuRowSplitSmallTransposedMaxRows ||
+      p.sparse.row_mean < kGpuRowSplitSmallTransposedMinMean ||
+      p.sparse.density < kGpuFewRowDenseTransposeMinDensity ||
+      p.sparse.density >= kGpuDenseSpmmDensity ||
+      double(p.sparse.row_max) >= kGpuVdlMaxRowOverMean * p.sparse.row_mean)
+    return nullptr;
+  return first_applicable(
+      all,
+      {p.k >= kGpuFewRowDenseTransposeDenseMinK ? "cuda.spmm.dense" : "cuda.spmm.row_split",
+       "cuda.spmm.row_split"},
+      p);
+}
+
 bool row_split_pays(const KernelProblem& p) {
   if (row_split_small_pays(p)) return true;
   if (p.transposed)
@@ -725,6 +752,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   if (uneven_nnz_vsr_pays(p) && !panel_pays(p))
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (const SpmmVariant* v = choose_transposed_read_through_long_rows(all, p)) return v;
+  if (const SpmmVariant* v = choose_few_row_dense_ish_transpose(all, p)) return v;
   if (dense_spmm_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.dense"}, p)) return v;
   if (row_split)

@@ -446,6 +446,16 @@ TEST(CudaSpmmSpecific, AutoRowSplitOnSmallTransposesOfFewRows) {
   }
   EXPECT_NE(pick(32, 512, 205, 4608, 2), "cuda.spmm.row_split");
   EXPECT_NE(pick(128, 512, 6, 4608, 2), "cuda.spmm.row_split");  // rows of 6
+  // 20-40% dense (choose_few_row_dense_ish_transpose): row_split below K = 256, dense from it
+  // (generated 700 x 1500 at 29% and 1000 x 3000 at 23%, H100).
+  for (int k : {64, 128}) {
+    EXPECT_EQ(pick(k, 700, 429, 1500, 1.2), "cuda.spmm.row_split") << k;
+    EXPECT_EQ(pick(k, 1000, 700, 3000, 1.3), "cuda.spmm.row_split") << k;
+  }
+  for (int k : {256, 512}) {
+    EXPECT_EQ(pick(k, 700, 429, 1500, 1.2), "cuda.spmm.dense") << k;
+    EXPECT_EQ(pick(k, 1000, 700, 3000, 1.3), "cuda.spmm.dense") << k;
+  }
 }
 
 // S·B on small uneven rows of mean >= 40 (cv >= 0.5) from 100K to 500K nonzeros goes to nnz_vsr at
