@@ -345,7 +345,7 @@ bool dense_spmm_pays(const KernelProblem& p) {
 // The long-row branch of dense_spmm_pays was measured when our Sᵀ·B kernels gathered S's values
 // first. On the transposes whose values they now read through (up to a million nonzeros), nnz_vsr
 // beat dense where a row of 400 or more is 3 means long (final_dense, 2048 rows of 100, longest
-// 442): 1.23-1.43x at K = 64-128 and even at 256 on the H100 sweep and the report of 58f1f54
+// 442): 1.21-1.48x at K = 64-128 and even at 256 on the H100 sweep and the report of 58f1f54
 // (docs/benchmarks/checks/permuted-values; nnz_vsr was already 1.23-1.28x faster at K = 128 in the
 // H100 and H200 reports before), and within 10% at 512.
 const SpmmVariant* choose_transposed_read_through_long_rows(
@@ -590,8 +590,6 @@ struct SpmmShape {
   bool few_long;         // few rows, long for the K range (kGpuFewRows)
 };
 
-// The rules that come from the small and medium matrices (DLMC, MovieLens 100K, kos, generated
-// ones; "Small problems" above). nullptr where none applies and the general rules decide.
 // Sᵀ·B at K <= 4 on up to a million nonzeros, since the cached transpose's kernels read S's
 // values through its permutation instead of gathering them first (the gather's launch had cost
 // our kernels 3-4 µs a run, which cuSPARSE's transposed product does not pay). Measured on an
@@ -626,6 +624,8 @@ const SpmmVariant* choose_transposed_narrow(const std::vector<const SpmmVariant*
       all, {waits_on_long_rows ? "cuda.spmm.nnz_vsr" : "cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
 }
 
+// The rules that come from the small and medium matrices (DLMC, MovieLens 100K, kos, generated
+// ones; "Small problems" above). nullptr where none applies and the general rules decide.
 const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                          const KernelProblem& p, const SpmmShape& f) {
   if (p.k == 1 && !p.transposed && double(p.sparse.nnz) <= kGpuVdlSpmvEvenMaxNnz &&
