@@ -326,6 +326,19 @@ constexpr double kGpuDenseSpmmLowDensity =
     0.095;  // 10%, less the rounding of "0.9 sparsity" layers
 constexpr double kGpuDenseSpmmLongRow = 400.0;
 constexpr double kGpuDenseSpmmLongRowOverMean = 3.0;
+// Sᵀ·B at K >= 64 from 10% density whose transpose has a row of 400 or more, 3 means long. Where
+// the plan gathers S's values (above kGpuTransposedNarrowMaxNnz), dense: row kernels wait on such
+// rows. Where our kernels read the values through the permutation instead, nnz_vsr, which splits
+// them (choose_gpu_spmm, with the uneven rule): it beat dense on final_dense's transpose (2048
+// rows of 100, longest 442) 1.21-1.48x at K = 64-128 and even at 256 on the H100 sweep and the
+// report of 58f1f54 (docs/benchmarks/checks/permuted-values; nnz_vsr was already 1.23-1.28x faster
+// at K = 128 in the H100 and H200 reports before), and within 10% at 512.
+bool long_transposed_rows(const KernelProblem& p) {
+  return p.transposed && p.k >= kGpuDenseSpmmTransposedMinK &&
+         p.sparse.density >= kGpuDenseSpmmLowDensity &&
+         double(p.sparse.row_max) >= kGpuDenseSpmmLongRow &&
+         double(p.sparse.row_max) >= kGpuDenseSpmmLongRowOverMean * p.sparse.row_mean;
+}
 bool dense_spmm_pays(const KernelProblem& p) {
   const double d = p.sparse.density;
   if (!p.transposed)
@@ -336,28 +349,8 @@ bool dense_spmm_pays(const KernelProblem& p) {
   return (d >= kGpuDenseSpmmDensity && p.k >= kGpuDenseSpmmTransposedMinK) ||
          (large && d >= kGpuDenseSpmmMidDensity && p.k >= kGpuDenseSpmmTransposedMinK) ||
          (large && d >= kGpuDenseSpmmLowDensity && p.k >= kGpuDenseSpmmMidMinK) ||
-         (d >= kGpuDenseSpmmLowDensity && p.k >= kGpuDenseSpmmTransposedMinK &&
-          double(p.sparse.row_max) >= kGpuDenseSpmmLongRow &&
-          double(p.sparse.row_max) >= kGpuDenseSpmmLongRowOverMean * p.sparse.row_mean) ||
+         (long_transposed_rows(p) && double(p.sparse.nnz) > kGpuTransposedNarrowMaxNnz) ||
          (d >= kGpuDenseSpmmLowDensity && small_transpose_of_few_rows(p));
-}
-
-// The long-row branch of dense_spmm_pays was measured when our Sᵀ·B kernels gathered S's values
-// first. On the transposes whose values they now read through (up to a million nonzeros), nnz_vsr
-// beat dense where a row of 400 or more is 3 means long (final_dense, 2048 rows of 100, longest
-// 442): 1.21-1.48x at K = 64-128 and even at 256 on the H100 sweep and the report of 58f1f54
-// (docs/benchmarks/checks/permuted-values; nnz_vsr was already 1.23-1.28x faster at K = 128 in the
-// H100 and H200 reports before), and within 10% at 512.
-const SpmmVariant* choose_transposed_read_through_long_rows(
-    const std::vector<const SpmmVariant*>& all, const KernelProblem& p) {
-  if (!p.transposed || p.k < kGpuDenseSpmmTransposedMinK ||
-      double(p.sparse.nnz) > kGpuTransposedNarrowMaxNnz ||
-      p.sparse.density < kGpuDenseSpmmLowDensity)
-    return nullptr;
-  if (double(p.sparse.row_max) >= kGpuDenseSpmmLongRow &&
-      double(p.sparse.row_max) >= kGpuDenseSpmmLongRowOverMean * p.sparse.row_mean)
-    return first_applicable(all, {"cuda.spmm.nnz_vsr"}, p);
-  return nullptr;
 }
 
 // Few long even rows, S·B: cuda.spmm.row_split (a row's nonzeros split across up to 8 groups of
@@ -749,9 +742,10 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   // them (nnz_vsr does not: DLMC bottleneck_2_block_group4_2_1's transpose, longest 8.3 means, ran
   // nnz_vsr 1.08-1.43x faster than dense at K = 64-512, H100, h100-4c0764c and
   // checks/short-rows-refit).
-  if (uneven_nnz_vsr_pays(p) && !panel_pays(p))
+  // Likewise long transposed rows whose values the kernels read through the permutation.
+  const bool read_through = double(p.sparse.nnz) <= kGpuTransposedNarrowMaxNnz;
+  if ((uneven_nnz_vsr_pays(p) || (long_transposed_rows(p) && read_through)) && !panel_pays(p))
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
-  if (const SpmmVariant* v = choose_transposed_read_through_long_rows(all, p)) return v;
   if (const SpmmVariant* v = choose_few_row_dense_ish_transpose(all, p)) return v;
   if (dense_spmm_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.dense"}, p)) return v;
