@@ -145,12 +145,16 @@ struct PermutedValues {
 // docs/benchmarks/checks/permuted-values). Below this K they gather first.
 constexpr int kPermutedMinK = 32;
 
+// A reader's permutation, for host code that passes it on (LongRows::run): null when plain.
+inline const std::int32_t* perm_of(const PlainValues&) { return nullptr; }
+inline const std::int32_t* perm_of(const PermutedValues& v) { return v.perm; }
+
 // The run() / run_permuted() pair of a plan whose kernels take the value reader as a template
 // parameter. Derived defines kName, kPermutedFromK (the K from which reading through the
 // permutation pays; below it run_permuted declines and the caller gathers) and a public
 //   template <typename Vals>
-//   void launch(const Context&, Vals, DenseView<const float> b, DenseView<float> c,
-//               const std::int32_t* perm);  // perm: null for PlainValues; shapes already checked
+//   void launch(const Context&, Vals, DenseView<const float> b, DenseView<float> c);
+// (shapes already checked).
 template <typename Derived>
 class ValueReaderPlan : public SpmmPlan {
  public:
@@ -158,13 +162,13 @@ class ValueReaderPlan : public SpmmPlan {
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) final {
     check_shapes(Derived::kName, s_, k_, b, c);
-    self().launch(ctx, PlainValues{resolve_values(Derived::kName, s_, vals)}, b, c, nullptr);
+    self().launch(ctx, PlainValues{resolve_values(Derived::kName, s_, vals)}, b, c);
   }
   bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
                     DenseView<const float> b, DenseView<float> c) final {
     if (k_ < Derived::kPermutedFromK) return false;
     check_shapes(Derived::kName, s_, k_, b, c);
-    self().launch(ctx, PermutedValues{vals, perm}, b, c, perm);
+    self().launch(ctx, PermutedValues{vals, perm}, b, c);
     return true;
   }
 

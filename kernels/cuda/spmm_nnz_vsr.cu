@@ -211,8 +211,7 @@ class NnzVsrPlan : public ValueReaderPlan<NnzVsrPlan> {
   static constexpr int kPermutedFromK = 1;
 
   template <typename Vals>
-  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
-              const std::int32_t* /*perm*/) {
+  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c) {
     if (s_.rows == 0) return;
     if (zero_all_) {
       FK_CUDA_CHECK(cudaMemsetAsync(c.data, 0, static_cast<std::size_t>(c.size()) * sizeof(float),

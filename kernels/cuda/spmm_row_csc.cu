@@ -65,8 +65,7 @@ class RowCscPlan : public ValueReaderPlan<RowCscPlan> {
   static constexpr int kPermutedFromK = kPermutedMinK;
 
   template <typename Vals>
-  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
-              const std::int32_t* perm) {
+  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c) {
     if (s_.rows == 0) return;
     const bool vec4 = vec4_ok(k_, b.data, c.data);
     dispatch_kmap(k_, vec4, [&](auto map) {
@@ -78,7 +77,7 @@ class RowCscPlan : public ValueReaderPlan<RowCscPlan> {
           s_.rows, k_, tiles, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
       FK_CUDA_CHECK_LAUNCH();
     });
-    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm);
+    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm_of(vals));
   }
 
  private:

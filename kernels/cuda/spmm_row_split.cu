@@ -111,8 +111,7 @@ class RowSplitPlan : public ValueReaderPlan<RowSplitPlan> {
   static constexpr int kPermutedFromK = kPermutedMinK;
 
   template <typename Vals>
-  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
-              const std::int32_t* perm) {
+  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c) {
     if (s_.rows == 0 || k_ == 0) return;
     dispatch_kmap</*kOneVector=*/true>(k_, vec4_ok(k_, b.data, c.data), [&](auto map) {
       using M = decltype(map);
@@ -128,7 +127,7 @@ class RowSplitPlan : public ValueReaderPlan<RowSplitPlan> {
           s_.rows, k_, split, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
       FK_CUDA_CHECK_LAUNCH();
     });
-    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm);
+    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm_of(vals));
   }
 
  private:

@@ -479,8 +479,7 @@ class VdlPlan : public ValueReaderPlan<VdlPlan> {
   static constexpr int kPermutedFromK = 1;
 
   template <typename Vals>
-  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c,
-              const std::int32_t* perm) {
+  void launch(const Context& ctx, Vals vals, DenseView<const float> b, DenseView<float> c) {
     if (s_.rows == 0) return;
     const auto addr_b = reinterpret_cast<std::uintptr_t>(b.data);
     const auto addr_c = reinterpret_cast<std::uintptr_t>(c.data);
@@ -505,7 +504,7 @@ class VdlPlan : public ValueReaderPlan<VdlPlan> {
                                   vals, b.data, c.data);
       }
     }
-    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm);
+    long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm_of(vals));
   }
 
  private:
