@@ -461,6 +461,45 @@ const SpmmVariant* choose_few_row_dense_ish_transpose(const std::vector<const Sp
       p);
 }
 
+// Transposes of more than 1024 even rows at 40% density and more whose values the kernels read
+// through the permutation (at most a million nonzeros), the dense rule's domain from K = 64 until
+// this rule: cuBLAS's work grows with the zeros and the row kernels' does not, so dense pays only
+// on long rows. H100, 2026-11-26 (docs/benchmarks/checks/dense-ish-transposes): on eight generated
+// such transposes (dense-ish-h100.csv.gz) and three on record (the DLMC 0.5 layer's, 2304 rows of
+// 128, and two in checks/permuted-values/oos2-h100.csv.gz) dense was within 10% of the best on 3,
+// 5 and 9 of the 11 at K = 64, 128 and 256. The best: at K = 64 row_split up to about 4000 rows
+// (row_csc 1.08-2.1x slower) and row_csc on 4608-7000 (row_split 1.04-1.16x slower), dense only
+// on rows of 350 and more; at K = 128 row_csc on rows of up to 240, dense from 275; at K = 256
+// dense, except row_csc on rows of 100 and less (dense 1.13-1.28x slower). The first version of
+// this rule split K = 64 by row length instead; a second set of nine (dense-ish-oos-h100.csv.gz)
+// had it within 10% on 26 of 27 and showed the row count deciding at K = 64 (in sample since).
+constexpr double kGpuManyRowDenseTransposeCscMinRows = 4500.0;  // K = 64: row_csc from it
+constexpr double kGpuManyRowDenseTransposeDenseMean = 350.0;    // K = 64: dense from it
+constexpr double kGpuManyRowDenseTransposeCscMaxMean = 250.0;   // K = 128: row_csc below it
+constexpr double kGpuManyRowDenseTransposeShortMean = 110.0;    // K = 256: row_csc below it
+constexpr int kGpuManyRowDenseTransposeMaxK = 256;
+const SpmmVariant* choose_many_row_dense_transpose(const std::vector<const SpmmVariant*>& all,
+                                                   const KernelProblem& p) {
+  if (!p.transposed || p.k < kGpuDenseSpmmTransposedMinK || p.k > kGpuManyRowDenseTransposeMaxK ||
+      double(p.sparse.nnz) > kGpuTransposedNarrowMaxNnz ||
+      double(p.sparse.rows) <= kGpuRowSplitSmallTransposedMaxRows ||
+      p.sparse.density < kGpuDenseSpmmDensity ||
+      double(p.sparse.row_max) >= kGpuVdlMaxRowOverMean * p.sparse.row_mean)
+    return nullptr;
+  const double mean = p.sparse.row_mean;
+  const char* pick = "cuda.spmm.dense";
+  if (p.k <= kGpuDenseSpmmTransposedMinK) {
+    if (mean < kGpuManyRowDenseTransposeDenseMean)
+      pick = double(p.sparse.rows) >= kGpuManyRowDenseTransposeCscMinRows ? "cuda.spmm.row_csc"
+                                                                          : "cuda.spmm.row_split";
+  } else if (p.k < kGpuFewRowDenseTransposeDenseMinK) {
+    if (mean < kGpuManyRowDenseTransposeCscMaxMean) pick = "cuda.spmm.row_csc";
+  } else if (mean < kGpuManyRowDenseTransposeShortMean) {
+    pick = "cuda.spmm.row_csc";
+  }
+  return first_applicable(all, {pick, "cuda.spmm.dense"}, p);
+}
+
 bool row_split_pays(const KernelProblem& p) {
   if (row_split_small_pays(p)) return true;
   if (p.transposed)
@@ -747,6 +786,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   if ((uneven_nnz_vsr_pays(p) || (long_transposed_rows(p) && read_through)) && !panel_pays(p))
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (const SpmmVariant* v = choose_few_row_dense_ish_transpose(all, p)) return v;
+  if (const SpmmVariant* v = choose_many_row_dense_transpose(all, p)) return v;
   if (dense_spmm_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.dense"}, p)) return v;
   if (row_split)

@@ -678,7 +678,7 @@ TEST(CudaSpmmSpecific, AutoOnMovieLens100k) {
 }
 
 // Dense-ish S goes to cuBLAS on a dense copy where that measured faster (H200): the DLMC 0.5 layer
-// (256 x 2304) from K = 256 for S·B (row_split below that) and K = 64 for Sᵀ·B, a 4096 x 4096
+// (256 x 2304) from K = 256 for S·B (row_split below that) and Sᵀ·B, a 4096 x 4096
 // matrix at 30% from K = 128 (and K = 64 for Sᵀ·B), not the DLMC 0.8 layer (20%), and never when
 // the copy would pass the variant's size limit. Needs no device.
 TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
@@ -697,12 +697,10 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   for (int k : {256, 512})
     EXPECT_EQ(pick(problem(k, false, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
   for (int k : {1, 4}) EXPECT_NE(pick(problem(k, false, 256, 2304, 0.5)), "cuda.spmm.dense") << k;
-  KernelProblem layer05 = problem(64, true, 256, 2304, 0.5);
+  // Its transpose (2304 even rows of 128): choose_many_row_dense_transpose, below.
+  KernelProblem layer05 = problem(256, true, 256, 2304, 0.5);
   layer05.sparse.row_max = 179;  // its transpose's rows are even (rule_problem's default: 4 means)
-  for (int k : {64, 256}) {
-    layer05.k = k;
-    EXPECT_EQ(pick(layer05), "cuda.spmm.dense") << k;
-  }
+  EXPECT_EQ(pick(layer05), "cuda.spmm.dense");
   EXPECT_NE(pick(problem(32, true, 256, 2304, 0.5)), "cuda.spmm.dense");
   for (int k : {128, 512})
     EXPECT_EQ(pick(problem(k, false, 4096, 4096, 0.3)), "cuda.spmm.dense") << k;
@@ -735,6 +733,38 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   KernelProblem group4 = problem(128, true, 512, 4608, d09);
   group4.sparse.row_max = 204;
   EXPECT_NE(pick(group4), "cuda.spmm.dense");
+}
+
+// Sᵀ·B on transposes of more than 1024 even rows at 40% density and more, up to a million
+// nonzeros (choose_many_row_dense_transpose; H100, 2026-11-26, checks/dense-ish-transposes): at
+// K = 64 row_split up to 4500 rows, row_csc from it, dense on rows of 350 and more; at K = 128
+// row_csc on rows shorter than 250, else dense; at K = 256 dense unless the rows are shorter than
+// 110. Not on 1024 rows or fewer, below 40%, past a million nonzeros or at K = 32 and 512. Needs no
+// device.
+TEST(CudaSpmmSpecific, AutoOnManyRowDenseIshTransposes) {
+  auto pick = [](int k, std::int64_t s_rows, std::int64_t s_cols, double density) {
+    KernelProblem p = test::rule_problem(k, s_cols, density * double(s_rows), 0.05);
+    p.sparse.row_max = std::int64_t(1.2 * density * double(s_rows));
+    p.sparse.cols = s_rows;
+    p.sparse.density = density;
+    p.transposed = true;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  // The DLMC 0.5 layer (256 x 2304) and generated ones of the second out-of-sample set.
+  EXPECT_EQ(pick(64, 256, 2304, 0.5), "cuda.spmm.row_split");
+  EXPECT_EQ(pick(128, 256, 2304, 0.5), "cuda.spmm.row_csc");
+  EXPECT_EQ(pick(256, 256, 2304, 0.5), "cuda.spmm.dense");
+  EXPECT_EQ(pick(64, 170, 5200, 0.5), "cuda.spmm.row_csc");  // 5200 rows of 85
+  EXPECT_EQ(pick(256, 170, 5200, 0.5), "cuda.spmm.row_csc");
+  EXPECT_EQ(pick(64, 750, 1300, 0.75), "cuda.spmm.dense");   // 1300 rows of 562
+  EXPECT_EQ(pick(128, 640, 1400, 0.45), "cuda.spmm.dense");  // rows of 288
+  EXPECT_EQ(pick(64, 640, 1400, 0.45), "cuda.spmm.row_split");
+  // Outside it: 1024 rows, 30% density, K = 32 and 512.
+  EXPECT_NE(pick(128, 400, 1024, 0.5), "cuda.spmm.row_csc");
+  EXPECT_EQ(pick(128, 400, 1024, 0.5), "cuda.spmm.dense");
+  EXPECT_NE(pick(64, 256, 2304, 0.3), "cuda.spmm.dense");
+  EXPECT_NE(pick(32, 256, 2304, 0.5), "cuda.spmm.row_split");
+  EXPECT_EQ(pick(512, 256, 2304, 0.5), "cuda.spmm.dense");
 }
 
 // Few long even rows go to row_split in S·B where it measured faster (H200, DLMC and generated):
