@@ -656,6 +656,26 @@ const SpmmVariant* choose_transposed_narrow(const std::vector<const SpmmVariant*
       all, {waits_on_long_rows ? "cuda.spmm.nnz_vsr" : "cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
 }
 
+// Sᵀ·B at K = 29-32 on transposes of at most 1024 even rows of mean >= 50 (up to a million
+// nonzeros, so the values are read through the permutation): row_split, whose 8-lane groups fill
+// at this K and whose split rows fill the GPU, where vdl gives a row to one group. H100,
+// 2026-11-26: on the sweep of all 59 DLMC layers (checks/permuted-values, sweep-h100.csv.gz)
+// row_split was within 3% of the best on all 17 such transposes (128-1024 rows of 51-205) and
+// vdl 1.16-1.68x behind on 8; out of sample on ten generated ones (checks/transposed-k32, 200-1024
+// rows of 75-1100) row_split was within 4% of the best on all ten at K = 32 and vdl 1.19-1.68x
+// behind on five. At K = 24 the same set ran vdl or nnz_vsr fastest (row_split up to 1.44x behind),
+// and on more than 1024 rows neither kernel led consistently, hence the bounds.
+constexpr int kGpuTransposedSplitMinK = 29;
+constexpr int kGpuTransposedSplitMaxK = 32;
+constexpr double kGpuTransposedSplitMinMean = 50.0;
+bool row_split_transposed_k32_pays(const KernelProblem& p) {
+  return p.transposed && p.k >= kGpuTransposedSplitMinK && p.k <= kGpuTransposedSplitMaxK &&
+         double(p.sparse.nnz) <= kGpuTransposedNarrowMaxNnz &&
+         double(p.sparse.rows) <= kGpuRowSplitSmallTransposedMaxRows &&
+         p.sparse.row_mean >= kGpuTransposedSplitMinMean &&
+         double(p.sparse.row_max) < kGpuVdlMaxRowOverMean * p.sparse.row_mean;
+}
+
 // The rules that come from the small and medium matrices (DLMC, MovieLens 100K, kos, generated
 // ones; "Small problems" above). nullptr where none applies and the general rules decide.
 const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& all,
@@ -770,6 +790,8 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   if (vdl_team_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.vdl"}, p)) return v;
   if (const SpmmVariant* v = choose_transposed_narrow(all, p)) return v;
+  if (row_split_transposed_k32_pays(p))
+    if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.row_split"}, p)) return v;
   if (sliced_nnz_vsr_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.nnz_vsr"}, p)) return v;
   // S·B: row_split before dense (it won on the DLMC 0.5 layer up to K = 128); Sᵀ·B: dense first,

@@ -444,7 +444,9 @@ TEST(CudaSpmmSpecific, AutoRowSplitOnSmallTransposesOfFewRows) {
     EXPECT_NE(pick(k, 2048, 98, 10000, 1.4), "cuda.spmm.row_split") << k;  // 2048 rows
     EXPECT_NE(pick(k, 400, 300, 600, 1.1), "cuda.spmm.row_split") << k;    // 50% dense
   }
-  EXPECT_NE(pick(32, 512, 205, 4608, 2), "cuda.spmm.row_split");
+  EXPECT_NE(pick(16, 512, 205, 4608, 2), "cuda.spmm.row_split");
+  EXPECT_EQ(pick(32, 512, 205, 4608, 2),
+            "cuda.spmm.row_split");  // AutoRowSplitOnFewRowTransposesAtK32
   EXPECT_NE(pick(128, 512, 6, 4608, 2), "cuda.spmm.row_split");  // rows of 6
   // 20-40% dense (choose_few_row_dense_ish_transpose): row_split below K = 256, dense from it
   // (generated 700 x 1500 at 29% and 1000 x 3000 at 23%, H100).
@@ -735,6 +737,28 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   EXPECT_NE(pick(group4), "cuda.spmm.dense");
 }
 
+// Sᵀ·B at K = 29-32 on transposes of at most 1024 even rows of mean >= 50 goes to row_split
+// (row_split_transposed_k32_pays; H100, 2026-11-26, checks/transposed-k32): DLMC 0.9 layers'
+// transposes of 256-1024 rows of 102-205, and generated ones of 200-1000 rows. Not at K = 24 or
+// 64, not on rows of 25 or on 1600 rows. Needs no device.
+TEST(CudaSpmmSpecific, AutoRowSplitOnFewRowTransposesAtK32) {
+  auto pick = [](int k, std::int64_t t_rows, double t_mean, std::int64_t s_rows) {
+    KernelProblem p = test::rule_problem(k, t_rows, t_mean, 0.1);
+    p.sparse.row_max = std::int64_t(1.3 * t_mean);
+    p.sparse.cols = s_rows;
+    p.sparse.density = t_mean / double(s_rows);
+    p.transposed = true;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  EXPECT_EQ(pick(32, 512, 204.8, 2048), "cuda.spmm.row_split");  // DLMC 0.9 group4_1_1
+  EXPECT_EQ(pick(32, 256, 102.4, 1024), "cuda.spmm.row_split");  // DLMC 0.9 group3_1_1
+  EXPECT_EQ(pick(32, 300, 400, 2000), "cuda.spmm.row_split");
+  EXPECT_EQ(pick(30, 1000, 600, 6000), "cuda.spmm.row_split");
+  EXPECT_NE(pick(24, 300, 400, 2000), "cuda.spmm.row_split");
+  EXPECT_NE(pick(32, 512, 25.6, 5000), "cuda.spmm.row_split");
+  EXPECT_NE(pick(32, 1600, 210, 700), "cuda.spmm.row_split");
+}
+
 // Sᵀ·B on transposes of more than 1024 even rows at 40% density and more, up to a million
 // nonzeros (choose_many_row_dense_transpose; H100, 2026-11-26, checks/dense-ish-transposes): at
 // K = 64 row_split up to 4500 rows, row_csc from it, dense on rows of 350 and more; at K = 128
@@ -798,8 +822,9 @@ TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
   EXPECT_EQ(pick(32, 1500, 700), "cuda.spmm.vdl");
   EXPECT_NE(pick(128, 1024, 500, 6.0), split);  // skewed rows
   EXPECT_NE(pick(128, 4096, 500), split);
-  EXPECT_NE(pick(32, 512, 460.8, 0.3, true),
-            split);  // (K >= 64: AutoRowSplitOnSmallTransposesOfFewRows)
+  // Sᵀ·B on few rows: AutoRowSplitOnFewRowTransposesAtK32 and (K >= 64)
+  // AutoRowSplitOnSmallTransposesOfFewRows.
+  EXPECT_EQ(pick(32, 512, 460.8, 0.3, true), split);
   EXPECT_NE(pick(16, 256, 1152), split);
   // Sᵀ·B: the item x user transposes of netflix and ml-20m, not nytimes's 102660 words.
   for (int k : {32, 256, 512}) {
