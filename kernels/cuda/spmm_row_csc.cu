@@ -9,6 +9,7 @@
 // per step for memory-level parallelism. Rows longer than LongRows' threshold are skipped here and
 // split across blocks with atomics (LongRows), so a giant row does not serialize on one warp.
 #include <memory>
+#include <type_traits>
 
 #include "kernels/cuda/cuda_variants.hpp"
 #include "kernels/cuda/spmm_common.cuh"
@@ -19,8 +20,14 @@ namespace {
 using namespace cuda_spmm;
 
 constexpr int kThreads = 128;
+constexpr std::int64_t kFillThreadsPerSm = 2048;  // an H100/H200 SM's resident threads
+constexpr int kMaxGridY = 65535;
 
-template <int G, int V, int T, typename Vals>
+// kTilesInGrid: this block computes K tile blockIdx.y of its rows (few rows: the grid spreads the
+// tiles); otherwise a group runs all of a row's tiles back to back. Two instantiations rather
+// than a run-time choice: the loop over tiles with a bound read from gridDim ran nips's 12419
+// transposed rows (no tiles in the grid) 1.18x slower at K = 300-512 (H100, 2026-11-26).
+template <int G, int V, int T, bool kTilesInGrid, typename Vals>
 __global__ void __launch_bounds__(kThreads)
     row_csc_kernel(std::int64_t rows, int k, int num_tiles, std::int64_t long_threshold,
                    const std::int64_t* __restrict__ row_ptr,
@@ -39,7 +46,8 @@ __global__ void __launch_bounds__(kThreads)
     if (end - begin > long_threshold) continue;  // LongRows computes it
     // K tiles of one row run back to back on the same group, so the row's (col, val) are re-read
     // from L2 rather than DRAM.
-    for (int tile = 0; tile < num_tiles; ++tile) {
+    const int tile_end = kTilesInGrid ? int(blockIdx.y) + 1 : num_tiles;
+    for (int tile = kTilesInGrid ? int(blockIdx.y) : 0; tile < tile_end; ++tile) {
       const int kbase = tile * kTile + gl * V;  // vector t of this lane starts at kbase + t * G * V
       float acc[T][V];
 #pragma unroll
@@ -59,7 +67,10 @@ __global__ void __launch_bounds__(kThreads)
 
 class RowCscPlan : public ValueReaderPlan<RowCscPlan> {
  public:
-  RowCscPlan(const CsrView& s, int k) : ValueReaderPlan(s, k), long_rows_(download_row_ptr(s)) {}
+  RowCscPlan(const Context& ctx, const CsrView& s, int k)
+      : ValueReaderPlan(s, k),
+        sms_(ctx.gpu().props.multiProcessorCount),
+        long_rows_(download_row_ptr(s)) {}
 
   static constexpr const char* kName = "cuda.spmm.row_csc";
   static constexpr int kPermutedFromK = kPermutedMinK;
@@ -71,16 +82,29 @@ class RowCscPlan : public ValueReaderPlan<RowCscPlan> {
     dispatch_kmap(k_, vec4, [&](auto map) {
       using M = decltype(map);
       const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
-      const unsigned grid = grid_for(s_.rows, kThreads / M::G);
-      prefer_l1<row_csc_kernel<M::G, M::V, M::T, Vals>>();
-      row_csc_kernel<M::G, M::V, M::T><<<grid, kThreads, 0, stream_of(ctx)>>>(
-          s_.rows, k_, tiles, long_rows_.threshold(), s_.row_ptr, s_.col_idx, vals, b.data, c.data);
+      // Rows too few to fill the GPU (their groups' threads under kFillThreadsPerSm per SM): one
+      // block per K tile (grid.y) instead of a group walking the row once per tile.
+      const bool tiles_in_grid = tiles > 1 && tiles <= kMaxGridY &&
+                                 s_.rows * M::G < std::int64_t(sms_) * kFillThreadsPerSm;
+      const dim3 grid(grid_for(s_.rows, kThreads / M::G), tiles_in_grid ? tiles : 1);
+      auto run = [&](auto in_grid) {
+        constexpr bool kInGrid = decltype(in_grid)::value;
+        prefer_l1<row_csc_kernel<M::G, M::V, M::T, kInGrid, Vals>>();
+        row_csc_kernel<M::G, M::V, M::T, kInGrid>
+            <<<grid, kThreads, 0, stream_of(ctx)>>>(s_.rows, k_, tiles, long_rows_.threshold(),
+                                                    s_.row_ptr, s_.col_idx, vals, b.data, c.data);
+      };
+      if (tiles_in_grid)
+        run(std::true_type{});
+      else
+        run(std::false_type{});
       FK_CUDA_CHECK_LAUNCH();
     });
     long_rows_.run(ctx, s_.row_ptr, s_.col_idx, vals.vals, b.data, c.data, k_, perm_of(vals));
   }
 
  private:
+  int sms_;
   LongRows long_rows_;
 };
 
@@ -92,8 +116,8 @@ class RowCscSpmm : public SpmmVariant {
            "CRC)";
   }
   Backend backend() const override { return Backend::kCuda; }
-  std::unique_ptr<SpmmPlan> prepare(const Context&, const CsrView& s, int k) const override {
-    return std::make_unique<RowCscPlan>(s, k);
+  std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
+    return std::make_unique<RowCscPlan>(ctx, s, k);
   }
 };
 
