@@ -24,9 +24,10 @@ constexpr std::int64_t kFillThreadsPerSm = 2048;  // an H100/H200 SM's resident 
 constexpr int kMaxGridY = 65535;
 
 // kTilesInGrid: this block computes K tile blockIdx.y of its rows (few rows: the grid spreads the
-// tiles); otherwise a group runs all of a row's tiles back to back. Two instantiations rather
-// than a run-time choice: the loop over tiles with a bound read from gridDim ran nips's 12419
-// transposed rows (no tiles in the grid) 1.18x slower at K = 300-512 (H100, 2026-11-26).
+// tiles); otherwise a group runs all of a row's tiles back to back. Two instantiations rather than
+// a run-time choice: with the tile loop's bounds read from gridDim, nips's 12419 transposed rows
+// (tiles not in the grid) ran 1.19x slower at K = 300-512 (H100); with two, 1.00x (H200,
+// 2026-11-26, docs/benchmarks/checks/row-csc-tiles).
 template <int G, int V, int T, bool kTilesInGrid, typename Vals>
 __global__ void __launch_bounds__(kThreads)
     row_csc_kernel(std::int64_t rows, int k, int num_tiles, std::int64_t long_threshold,
