@@ -757,6 +757,32 @@ bool sliced_nnz_vsr_pays(const KernelProblem& p) {
          transposed_slice_rows(p.sparse.cols, p.k, p.sparse.row_mean, kGpuL2Bytes) > 0;
 }
 
+// S·B at 256 < K <= 512 on 1000-8192 rows of mean <= 100 whose consecutive rows share columns
+// (neighbour_share >= 0.3: banded, clustered, meshes): row_csc, whose rows run with their K tiles
+// across the grid there (kernels/cuda/spmm_row_csc.cu: fewer rows than fill the GPU) and whose
+// groups of neighbouring rows hit one another's rows of B in L1. H100, 2026-11-26
+// (docs/benchmarks/checks/local-rows-k512): on six generated banded and clustered matrices of
+// 1000-7000 rows (set A) row_csc was the fastest or within 8% at K = 300, 512 and 1024, cuSPARSE,
+// which auto ran, 1.04-1.89x slower; bcsstk13 (neighbour share 0.61) ran it 1.26-1.27x faster than
+// cuSPARSE at K = 512 (checks/row-csc-tiles and the H200 report of bcde07e). At K = 1024 the
+// banded matrix of 1000 rows of 100 ran cuSPARSE 1.08x faster, uniform columns (share 0.01) ran
+// cuSPARSE as fast or faster, and few-row DLMC layers ran row_csc 1.2-3.6x slower than the best
+// at K = 512, hence the bounds.
+constexpr int kGpuLocalRowsCscMinK = 257;
+constexpr int kGpuLocalRowsCscMaxK = 512;
+constexpr double kGpuLocalRowsCscMinRows = 1000.0;
+constexpr double kGpuLocalRowsCscMaxRows = 8192.0;  // row_csc's tiles in the grid on an H100/H200
+constexpr double kGpuLocalRowsCscMaxMean = 100.0;
+constexpr double kGpuLocalRowsCscMinShare = 0.3;
+bool row_csc_local_rows_pays(const KernelProblem& p) {
+  const double rows = double(p.sparse.rows);
+  return !p.transposed && p.k >= kGpuLocalRowsCscMinK && p.k <= kGpuLocalRowsCscMaxK &&
+         rows >= kGpuLocalRowsCscMinRows && rows <= kGpuLocalRowsCscMaxRows &&
+         p.sparse.row_mean <= kGpuLocalRowsCscMaxMean &&
+         p.sparse.neighbour_share >= kGpuLocalRowsCscMinShare &&
+         double(p.sparse.row_max) < kGpuVdlMaxRowOverMean * p.sparse.row_mean;
+}
+
 // Medium matrices (100K to 4.3M nonzeros) whose longest row is at least 6 means: nnz_vsr, S·B and
 // Sᵀ·B, any K > 1. Since its chunks shrink until its warps fill the GPU (7ab95a8; from 4.3M
 // nonzeros = 512 x 64 warps x 132 SMs they are whole) nnz_vsr has no fixed cost left, and its equal
@@ -799,6 +825,8 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   const bool row_split = row_split_pays(p);
   if ((row_split && !p.transposed) || row_split_small_transpose_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.row_split"}, p)) return v;
+  if (row_csc_local_rows_pays(p))
+    if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.row_csc"}, p)) return v;
   // Before dense, whose rule for Sᵀ·B on transposes of long rows stood for row kernels waiting on
   // them (nnz_vsr does not: DLMC bottleneck_2_block_group4_2_1's transpose, longest 8.3 means, ran
   // nnz_vsr 1.08-1.43x faster than dense at K = 64-512, H100, h100-4c0764c and

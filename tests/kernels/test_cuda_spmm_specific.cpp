@@ -737,6 +737,27 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   EXPECT_NE(pick(group4), "cuda.spmm.dense");
 }
 
+// S·B at 256 < K <= 512 on 1000-8192 rows of mean <= 100 whose neighbouring rows share columns
+// goes to row_csc (row_csc_local_rows_pays; H100, 2026-11-26, checks/local-rows-k512): bcsstk13
+// and generated banded and clustered matrices. Not on uniform columns, few rows, K = 256 or 1024.
+// Needs no device.
+TEST(CudaSpmmSpecific, AutoRowCscOnLocalRowsAtWideK) {
+  auto pick = [](int k, std::int64_t rows, double mean, double share) {
+    KernelProblem p = test::rule_problem(k, rows, mean, 0.3);
+    p.sparse.row_max = std::int64_t(2.3 * mean);
+    p.sparse.neighbour_share = share;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  const std::string csc = "cuda.spmm.row_csc";
+  EXPECT_EQ(pick(512, 2003, 41.9, 0.61), csc);  // bcsstk13
+  EXPECT_EQ(pick(300, 6000, 50, 0.49), csc);    // banded
+  EXPECT_EQ(pick(512, 4000, 50, 0.41), csc);    // clustered
+  EXPECT_NE(pick(512, 4000, 50, 0.01), csc);    // uniform columns
+  EXPECT_NE(pick(512, 512, 50, 0.5), csc);      // few rows
+  EXPECT_NE(pick(256, 2003, 41.9, 0.61), csc);
+  EXPECT_NE(pick(1024, 2003, 41.9, 0.61), csc);
+}
+
 // Sᵀ·B at K = 29-32 on transposes of at most 1024 even rows of mean >= 50 goes to row_split
 // (row_split_transposed_k32_pays; H100, 2026-11-26, checks/transposed-k32): DLMC 0.9 layers'
 // transposes of 256-1024 rows of 102-205, and generated ones of 200-1000 rows. Not at K = 24 or
