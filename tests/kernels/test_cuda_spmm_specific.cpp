@@ -941,6 +941,24 @@ TEST(CudaSpmmSpecific, RowsAcrossChunkBoundaries) {
   EXPECT_GT(check_all("chunk boundaries", s, {1, 3, 4, 31, 32, 33, 128, 256}, rng, seed), 0);
 }
 
+// row_csc's two ways of covering K > 256 (kernels/cuda/spmm_row_csc.cu), as an H100 or H200 (132
+// SMs) takes them: 600 and 4000 rows, one block column per K tile; 12000 rows, a group running
+// its row's tiles back to back. Every variant is checked (check_all), at K with a tail tile and
+// with whole tiles.
+TEST(CudaSpmmSpecific, RowCscTilePathsByRowCount) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test_seed();
+  Rng rng(seed);
+  for (std::int64_t rows : {600, 4000, 12000}) {
+    const HostCsr s = test::random_pattern(rows, 700, rng, [&](std::int64_t r) {
+      return r % 97 == 5 ? std::int64_t(0) : std::int64_t(1 + rng.below(rows == 600 ? 200 : 40));
+    });
+    EXPECT_GT(check_all(std::to_string(rows) + " rows", s, {260, 512}, rng, seed,
+                        /*both_ops=*/false),
+              0);
+  }
+}
+
 // vdl's team kernel (K <= 4 on fewer than 4096 rows of mean >= 64): row means that give 32, 64,
 // 128 and 256 lanes per row, 37 rows (a block's last team idle), an empty row, rows longer than
 // one step of a team, a row above LongRows' threshold, and operands off 16-byte alignment.
