@@ -218,4 +218,17 @@ inline KernelProblem rule_problem(int k, std::int64_t rows, double mean, double 
   return p;
 }
 
+// The same for Sᵀ·B, whose rules see Sᵀ: t_rows rows of mean t_mean over S's s_rows rows (Sᵀ's
+// columns), the longest longest_over_mean means long.
+inline KernelProblem transposed_rule_problem(int k, std::int64_t t_rows, double t_mean,
+                                             std::int64_t s_rows, double longest_over_mean,
+                                             double cv) {
+  KernelProblem p = rule_problem(k, t_rows, t_mean, cv);
+  p.sparse.row_max = std::int64_t(longest_over_mean * t_mean);
+  p.sparse.cols = s_rows;
+  p.sparse.density = t_mean / double(s_rows);
+  p.transposed = true;
+  return p;
+}
+
 }  // namespace fk::test

@@ -431,12 +431,10 @@ TEST(CudaSpmmSpecific, AutoNnzVsrOnUnevenMediumMatrices) {
 // rows, dense-ish matrices or below K = 64. Needs no device.
 TEST(CudaSpmmSpecific, AutoRowSplitOnSmallTransposesOfFewRows) {
   auto pick = [](int k, std::int64_t t_rows, double t_mean, std::int64_t s_rows, double longest) {
-    KernelProblem p = test::rule_problem(k, t_rows, t_mean, 0.3);
-    p.sparse.row_max = std::int64_t(longest * t_mean);
-    p.sparse.cols = s_rows;
-    p.sparse.density = double(p.sparse.nnz) / (double(t_rows) * double(s_rows));
-    p.transposed = true;
-    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+    return std::string(
+        choose_spmm_variant(DeviceKind::kGpu,
+                            test::transposed_rule_problem(k, t_rows, t_mean, s_rows, longest, 0.3))
+            .name());
   };
   for (int k : {64, 128, 256, 512}) {
     EXPECT_EQ(pick(k, 512, 205, 4608, 2), "cuda.spmm.row_split") << k;     // a DLMC 0.9 layer
@@ -764,12 +762,10 @@ TEST(CudaSpmmSpecific, AutoRowCscOnLocalRowsAtWideK) {
 // 64, not on rows of 25 or on 1600 rows. Needs no device.
 TEST(CudaSpmmSpecific, AutoRowSplitOnFewRowTransposesAtK32) {
   auto pick = [](int k, std::int64_t t_rows, double t_mean, std::int64_t s_rows) {
-    KernelProblem p = test::rule_problem(k, t_rows, t_mean, 0.1);
-    p.sparse.row_max = std::int64_t(1.3 * t_mean);
-    p.sparse.cols = s_rows;
-    p.sparse.density = t_mean / double(s_rows);
-    p.transposed = true;
-    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+    return std::string(
+        choose_spmm_variant(DeviceKind::kGpu,
+                            test::transposed_rule_problem(k, t_rows, t_mean, s_rows, 1.3, 0.1))
+            .name());
   };
   EXPECT_EQ(pick(32, 512, 204.8, 2048), "cuda.spmm.row_split");  // DLMC 0.9 group4_1_1
   EXPECT_EQ(pick(32, 256, 102.4, 1024), "cuda.spmm.row_split");  // DLMC 0.9 group3_1_1
@@ -787,13 +783,13 @@ TEST(CudaSpmmSpecific, AutoRowSplitOnFewRowTransposesAtK32) {
 // 110. Not on 1024 rows or fewer, below 40%, past a million nonzeros or at K = 32 and 512. Needs no
 // device.
 TEST(CudaSpmmSpecific, AutoOnManyRowDenseIshTransposes) {
+  // S of s_rows x s_cols at this density: Sᵀ has s_cols rows of density x s_rows.
   auto pick = [](int k, std::int64_t s_rows, std::int64_t s_cols, double density) {
-    KernelProblem p = test::rule_problem(k, s_cols, density * double(s_rows), 0.05);
-    p.sparse.row_max = std::int64_t(1.2 * density * double(s_rows));
-    p.sparse.cols = s_rows;
-    p.sparse.density = density;
-    p.transposed = true;
-    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+    return std::string(
+        choose_spmm_variant(
+            DeviceKind::kGpu,
+            test::transposed_rule_problem(k, s_cols, density * double(s_rows), s_rows, 1.2, 0.05))
+            .name());
   };
   // The DLMC 0.5 layer (256 x 2304) and generated ones of the second out-of-sample set.
   EXPECT_EQ(pick(64, 256, 2304, 0.5), "cuda.spmm.row_split");
