@@ -20,7 +20,6 @@ namespace {
 using namespace cuda_spmm;
 
 constexpr int kThreads = 128;
-constexpr std::int64_t kFillThreadsPerSm = 2048;  // an H100/H200 SM's resident threads
 constexpr int kMaxGridY = 65535;
 
 // kTilesInGrid: this block computes K tile blockIdx.y of its rows (few rows: the grid spreads the
@@ -70,7 +69,8 @@ class RowCscPlan : public ValueReaderPlan<RowCscPlan> {
  public:
   RowCscPlan(const Context& ctx, const CsrView& s, int k)
       : ValueReaderPlan(s, k),
-        sms_(ctx.gpu().props.multiProcessorCount),
+        resident_threads_(std::int64_t(ctx.gpu().props.multiProcessorCount) *
+                          ctx.gpu().props.maxThreadsPerMultiProcessor),
         long_rows_(download_row_ptr(s)) {}
 
   static constexpr const char* kName = "cuda.spmm.row_csc";
@@ -83,10 +83,11 @@ class RowCscPlan : public ValueReaderPlan<RowCscPlan> {
     dispatch_kmap(k_, vec4, [&](auto map) {
       using M = decltype(map);
       const int tiles = static_cast<int>(ceil_div(k_, M::kTile));
-      // Rows too few to fill the GPU (their groups' threads under kFillThreadsPerSm per SM): one
-      // block per K tile (grid.y) instead of a group walking the row once per tile.
-      const bool tiles_in_grid = tiles > 1 && tiles <= kMaxGridY &&
-                                 s_.rows * M::G < std::int64_t(sms_) * kFillThreadsPerSm;
+      // Rows too few to fill the GPU (their groups' threads fewer than it holds resident: 2048 per
+      // SM on an H100/H200): one block per K tile (grid.y) instead of a group walking the row once
+      // per tile.
+      const bool tiles_in_grid =
+          tiles > 1 && tiles <= kMaxGridY && s_.rows * M::G < resident_threads_;
       const dim3 grid(grid_for(s_.rows, kThreads / M::G), tiles_in_grid ? tiles : 1);
       auto run = [&](auto in_grid) {
         constexpr bool kInGrid = decltype(in_grid)::value;
@@ -105,7 +106,7 @@ class RowCscPlan : public ValueReaderPlan<RowCscPlan> {
   }
 
  private:
-  int sms_;
+  std::int64_t resident_threads_;  // SMs x resident threads per SM
   LongRows long_rows_;
 };
 
