@@ -24,7 +24,6 @@ std::unique_ptr<SpmmVariant> make_cuda_spmm_aspt();      // spmm_aspt.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_cusparse();  // spmm_cusparse.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_dense();     // spmm_dense.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_panel();     // spmm_panel.cu
-std::unique_ptr<SpmmVariant> make_cuda_spmm_shared_b();  // spmm_shared_b.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_tc(int v);    // spmm_tc_vector.cu (v = 1, 2, 4, 8)
 // --- end SpMM variants ---
 }  // namespace fk

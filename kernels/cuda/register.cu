@@ -21,7 +21,6 @@ void register_cuda_variants(Registry& r) {
   r.spmm.push_back(make_cuda_spmm_cusparse());
   r.spmm.push_back(make_cuda_spmm_dense());
   r.spmm.push_back(make_cuda_spmm_panel());
-  r.spmm.push_back(make_cuda_spmm_shared_b());
   for (int v : {1, 2, 4, 8}) r.spmm.push_back(make_cuda_spmm_tc(v));
   // --- end SpMM variants ---
   (void)r;

@@ -35,8 +35,7 @@ namespace {
 
 const std::vector<std::string> kCudaSpmm = {
     "cuda.spmm.row_csc", "cuda.spmm.row_split", "cuda.spmm.vdl",   "cuda.spmm.nnz_vsr",
-    "cuda.spmm.aspt",    "cuda.spmm.cusparse",  "cuda.spmm.dense", "cuda.spmm.panel",
-    "cuda.spmm.shared_b"};
+    "cuda.spmm.aspt",    "cuda.spmm.cusparse",  "cuda.spmm.dense", "cuda.spmm.panel"};
 
 std::uint64_t test_seed() {
   if (const char* s = std::getenv("FK_TEST_SEED")) return std::strtoull(s, nullptr, 10);
@@ -956,52 +955,6 @@ TEST(CudaSpmmSpecific, RowCscTilePathsByRowCount) {
   }
 }
 
-// shared_b's slice widths at the column counts where they change (1776 columns take 32 floats per
-// B row within 222 KiB, 1777 take 16, then 8 and 4; 14209 columns do not fit), K below, at and
-// past one slice with and without float4 access, teams of 1 to 32 warps per row (few long rows
-// take large teams), and its split of slices x rows over the blocks: 3 rows (most blocks idle),
-// 5000 rows with empty and long rows (a block's share ends inside a slice and the next block's
-// starts there).
-TEST(CudaSpmmSpecific, SharedBSliceWidthsAndShares) {
-  const SpmmVariant& variant = find_spmm_variant("cuda.spmm.shared_b");
-  KernelProblem p = test::rule_problem(64, 100, 10);
-  p.sparse.cols = 14208;
-  EXPECT_EQ(variant.why_not(p), "");
-  p.sparse.cols = 14209;
-  EXPECT_NE(variant.why_not(p).find("14208"), std::string::npos);
-  p.transposed = true;  // Sᵀ's columns are S's rows: the plan stages B's rows = S's rows
-  p.sparse.cols = 100;
-  EXPECT_EQ(variant.why_not(p), "");
-
-  FK_REQUIRE_GPU();
-  const std::uint64_t seed = test_seed();
-  Rng rng(seed);
-  Context ctx(DeviceKind::kGpu);
-  struct Shape {
-    std::int64_t rows, cols, mean;
-  };
-  for (const Shape& shape : {Shape{3, 1776, 40}, Shape{700, 1777, 40}, Shape{5000, 3553, 40}, Shape{400, 7105, 40},
-                             Shape{90, 14208, 40}, Shape{40, 1700, 1200}, Shape{130, 3000, 300}}) {
-    const HostCsr s = test::random_pattern(shape.rows, shape.cols, rng, [&](std::int64_t r) -> std::int64_t {
-      if (r % 11 == 4) return 0;
-      if (r == 7) return std::min<std::int64_t>(shape.cols, 3000);
-      return std::int64_t(1 + rng.below(std::uint64_t(2 * shape.mean)));
-    });
-    for (int k : {1, 3, 4, 12, 32, 33, 100, 128, 300}) {
-      for (Op op : {Op::kNoTrans, Op::kTrans}) {
-        if (!applies("cuda.spmm.shared_b", s, k, op)) continue;
-        SCOPED_TRACE(std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + " K=" + std::to_string(k) +
-                     (op == Op::kNoTrans ? " S*B" : " S^T*B") + " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
-        GpuCase g(ctx, s, k, op, "cuda.spmm.shared_b");
-        const HostDense<float> b = random_matrix(g.in_rows(), k, rng);
-        const std::vector<float> v1 = test::random_dense(s.nnz(), rng), v2 = test::random_dense(s.nnz(), rng);
-        EXPECT_EQ(compare(g.run(&v1, b), host_spmm(s, v1, b, op), k), "");
-        EXPECT_EQ(compare(g.run_twice(v1, v2, b), host_spmm(s, v2, b, op), k), "") << "second run";
-      }
-    }
-  }
-}
-
 // vdl's team kernel (K <= 4 on fewer than 4096 rows of mean >= 64): row means that give 32, 64,
 // 128 and 256 lanes per row, 37 rows (a block's last team idle), an empty row, rows longer than
 // one step of a team, a row above LongRows' threshold, and operands off 16-byte alignment.
@@ -1255,8 +1208,7 @@ TEST(CudaSpmmSpecific, RunPermutedEqualsRunOnGatheredValues) {
   }
   // The variants whose kernels read values through the permutation (the rest gather first).
   EXPECT_EQ(offered, (std::set<std::string>{"cuda.spmm.nnz_vsr", "cuda.spmm.row_csc",
-                                            "cuda.spmm.row_split", "cuda.spmm.shared_b",
-                                            "cuda.spmm.vdl"}));
+                                            "cuda.spmm.row_split", "cuda.spmm.vdl"}));
 }
 
 // cuda.spmm.panel cuts S's columns into panels that fit in shared memory: 120,000 columns make 3
