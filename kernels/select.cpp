@@ -500,8 +500,31 @@ const SpmmVariant* choose_many_row_dense_transpose(const std::vector<const SpmmV
   return first_applicable(all, {pick, "cuda.spmm.dense"}, p);
 }
 
+// S·B at 128 < K <= 512 on 384-768 even rows of mean >= 450 and more than 4096 columns: row_split
+// (unless dense pays). The rule of that window without the column bound came out on 2026-11-25
+// (checks/row-split: a clustered 512 x 4096 ran 0.74-0.79x cuSPARSE, a uniform 640 x 3000
+// 0.83-0.92x); row_split has filled a wave of the GPU since (0918fb5). Rerun with it (H100,
+// 2026-11-26, docs/benchmarks/checks/row-split-wide, set "fit": the 59 DLMC layers, SuiteSparse,
+// nips, 16 generated): in the window it ran 1.03-1.21x cuSPARSE on the seven matrices of more than
+// 4096 columns (the three 512 x 4608 layers 1.07-1.16x, uniform 700 x 5000 1.13-1.18x) and 0.67-0.88x
+// on the two of 3000-4096 (B small enough for cuSPARSE's reuse); 256-row layers lost at K = 512
+// (0.66-0.98x), 1024 rows and more 0.26-1.18x.
+constexpr int kGpuRowSplitWideMaxK = 512;
+constexpr double kGpuRowSplitWideMinRows = 384.0;
+constexpr double kGpuRowSplitWideMaxRows = 768.0;
+constexpr double kGpuRowSplitWideMinMean = 450.0;
+constexpr double kGpuRowSplitWideMinCols = 4096.0;
+bool row_split_wide_pays(const KernelProblem& p) {
+  const double rows = double(p.sparse.rows);
+  return !p.transposed && p.k > kGpuRowSplitMaxK && p.k <= kGpuRowSplitWideMaxK &&
+         rows >= kGpuRowSplitWideMinRows && rows <= kGpuRowSplitWideMaxRows &&
+         p.sparse.row_mean >= kGpuRowSplitWideMinMean &&
+         double(p.sparse.cols) > kGpuRowSplitWideMinCols &&
+         p.sparse.row_cv <= kGpuRowSplitMaxCv && !dense_spmm_pays(p);
+}
+
 bool row_split_pays(const KernelProblem& p) {
-  if (row_split_small_pays(p)) return true;
+  if (row_split_small_pays(p) || row_split_wide_pays(p)) return true;
   if (p.transposed)
     return p.k >= kGpuRowSplitTransposedMinK &&
            double(p.sparse.rows) <= kGpuRowSplitTransposedMaxRows &&

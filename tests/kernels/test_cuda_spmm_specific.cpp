@@ -756,6 +756,29 @@ TEST(CudaSpmmSpecific, AutoRowCscOnLocalRowsAtWideK) {
   EXPECT_NE(pick(1024, 2003, 41.9, 0.61), csc);
 }
 
+// S·B at 128 < K <= 512 on 384-768 even rows of mean >= 450 and more than 4096 columns goes to
+// row_split (row_split_wide_pays; H100, 2026-11-26, checks/row-split-wide): the DLMC 512 x 4608
+// layers and generated matrices like them. Not on 4096 columns or fewer (B small enough for
+// cuSPARSE), 256 or 1024 rows, or K = 1024. Needs no device.
+TEST(CudaSpmmSpecific, AutoRowSplitOnFewLongRowsAtWideK) {
+  auto pick = [](int k, std::int64_t rows, std::int64_t cols, double mean) {
+    KernelProblem p = test::rule_problem(k, rows, mean, 0.15);
+    p.sparse.cols = cols;
+    p.sparse.density = mean / double(cols);
+    p.sparse.row_max = std::int64_t(2 * mean);
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  const std::string split = "cuda.spmm.row_split";
+  EXPECT_EQ(pick(256, 512, 4608, 460.8), split);  // DLMC 0.9 bottleneck_2_block_group4_2_1
+  EXPECT_EQ(pick(512, 512, 4608, 460.8), split);
+  EXPECT_EQ(pick(300, 700, 5000, 500), split);
+  EXPECT_NE(pick(512, 512, 4096, 512), split);  // a clustered 512 x 4096 ran 0.67-0.79x cuSPARSE
+  EXPECT_NE(pick(256, 640, 3000, 500), split);
+  EXPECT_NE(pick(512, 256, 4608, 586), split);  // 256-row layers lose at K = 512
+  EXPECT_NE(pick(512, 1024, 8192, 800), split);
+  EXPECT_NE(pick(1024, 512, 4608, 460.8), split);
+}
+
 // Sᵀ·B at K = 29-32 on transposes of at most 1024 even rows of mean >= 50 goes to row_split
 // (row_split_transposed_k32_pays; H100, 2026-11-26, checks/transposed-k32): DLMC 0.9 layers'
 // transposes of 256-1024 rows of 102-205, and generated ones of 200-1000 rows. Not at K = 24 or
