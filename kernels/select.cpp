@@ -500,8 +500,8 @@ const SpmmVariant* choose_many_row_dense_transpose(const std::vector<const SpmmV
   return first_applicable(all, {pick, "cuda.spmm.dense"}, p);
 }
 
-// S·B at 128 < K <= 512 on 384-768 even rows of mean >= 450 and more than 4096 columns: row_split
-// (unless dense pays). The rule of that window without the column bound came out on 2026-11-25
+// S·B at 128 < K <= 512 on 384-768 even rows of mean >= 450 and more than 4096 columns: row_split,
+// after dense (uniform 512 x 8192 and 768 x 16384 ran dense faster still). The rule of that window without the column bound came out on 2026-11-25
 // (checks/row-split: a clustered 512 x 4096 ran 0.74-0.79x cuSPARSE, a uniform 640 x 3000
 // 0.83-0.92x); row_split has filled a wave of the GPU since (0918fb5). Rerun with it (H100,
 // 2026-11-26, docs/benchmarks/checks/row-split-wide, set "fit": the 59 DLMC layers, SuiteSparse,
@@ -519,12 +519,11 @@ bool row_split_wide_pays(const KernelProblem& p) {
   return !p.transposed && p.k > kGpuRowSplitMaxK && p.k <= kGpuRowSplitWideMaxK &&
          rows >= kGpuRowSplitWideMinRows && rows <= kGpuRowSplitWideMaxRows &&
          p.sparse.row_mean >= kGpuRowSplitWideMinMean &&
-         double(p.sparse.cols) > kGpuRowSplitWideMinCols &&
-         p.sparse.row_cv <= kGpuRowSplitMaxCv && !dense_spmm_pays(p);
+         double(p.sparse.cols) > kGpuRowSplitWideMinCols && p.sparse.row_cv <= kGpuRowSplitMaxCv;
 }
 
 bool row_split_pays(const KernelProblem& p) {
-  if (row_split_small_pays(p) || row_split_wide_pays(p)) return true;
+  if (row_split_small_pays(p)) return true;
   if (p.transposed)
     return p.k >= kGpuRowSplitTransposedMinK &&
            double(p.sparse.rows) <= kGpuRowSplitTransposedMaxRows &&
@@ -862,7 +861,7 @@ const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
   if (const SpmmVariant* v = choose_many_row_dense_transpose(all, p)) return v;
   if (dense_spmm_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.dense"}, p)) return v;
-  if (row_split)
+  if (row_split || row_split_wide_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.row_split"}, p)) return v;
   // The even long transposes that row_split leaves: vdl up to K = 64, row_csc above.
   if (p.transposed && p.k >= kGpuRowSplitTransposedMinK &&

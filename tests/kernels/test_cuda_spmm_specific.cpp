@@ -832,8 +832,9 @@ TEST(CudaSpmmSpecific, AutoOnManyRowDenseIshTransposes) {
 }
 
 // Few long even rows go to row_split in S·B where it measured faster (H200, DLMC and generated):
-// from K = 17 on rows of mean >= 600, above K = 64 from a mean of 400, never above K = 128, nor
-// for skewed rows or more than 2048 rows; and for Sᵀ·B on transposes of up to 30000 rows of mean
+// from K = 17 on rows of mean >= 600, above K = 64 from a mean of 400, above K = 128 only on
+// 384-768 rows of more than 4096 columns (AutoRowSplitOnFewLongRowsAtWideK), never for skewed
+// rows or more than 2048 rows; and for Sᵀ·B on transposes of up to 30000 rows of mean
 // >= 500 from K = 32. Since its groups fill the GPU (H100), also every matrix of at most 1024 even
 // rows of mean >= 40 at K = 32-128, and of at most 256 rows of mean <= 700 at K = 256. Needs no
 // device.
