@@ -322,8 +322,8 @@ void bench_sddmm(const Matrix& m, int k, const Options& o, Results& res) {
   const fk::CsrView sv = m.s.view();
   fk::Rng rng(1234 + k);
   fk::HostDense<float> a(m.s.rows, k), b(m.s.cols, k);
-  a.storage() = random_vec(a.size(), rng);
-  b.storage() = random_vec(b.size(), rng);
+  a.assign_values(random_vec(a.size(), rng));
+  b.assign_values(random_vec(b.size(), rng));
   const std::vector<float> scale = random_vec(m.s.nnz(), rng);
   std::vector<float> want(m.s.nnz()), bound(m.s.nnz());
   {
@@ -384,20 +384,20 @@ void bench_spmm(const Matrix& m, int k, const Options& o, Results& res) {
   const fk::CsrView sv = m.s.view();
   fk::Rng rng(4321 + k);
   fk::HostDense<float> b(m.s.cols, k);
-  b.storage() = random_vec(b.size(), rng);
+  b.assign_values(random_vec(b.size(), rng));
   const std::vector<float> vals = random_vec(std::max<std::int64_t>(1, m.s.nnz()), rng);
   std::vector<float> want, bound;
   {
     auto ref = fk::make_spmm_plan(ctx, sv, k, fk::Op::kNoTrans, "ref.spmm");
     fk::HostDense<float> c(m.s.rows, k);
     ref.run(ctx, vals.data(), b.view(), c.view());
-    want = c.storage();
+    want = c.values();
     fk::HostDense<float> ab = b;
     for (auto& x : ab.storage()) x = std::fabs(x);
     std::vector<float> av(vals);
     for (auto& x : av) x = std::fabs(x);
     ref.run(ctx, av.data(), ab.view(), c.view());
-    bound = c.storage();
+    bound = c.values();
   }
   struct Entry {
     std::string label;
@@ -446,8 +446,8 @@ void bench_spmm(const Matrix& m, int k, const Options& o, Results& res) {
   info.aspt_prep_ms = es[2].prep_ms;
   info.heavy_share = fk::aspt::build_aspt_tiling(sv, fk::aspt::resolve_params({}, m.s.rows, m.s.cols, m.s.nnz(), k, omp_get_max_threads()))
                          .heavy_fraction();
-  for (auto& e : es) info.max_err = std::max(info.max_err, err_vs(e.c.storage(), want, bound));
-  info.max_err = std::max(info.max_err, err_vs(ec_store.storage(), want, bound));
+  for (auto& e : es) info.max_err = std::max(info.max_err, err_vs(e.c.values(), want, bound));
+  info.max_err = std::max(info.max_err, err_vs(ec_store.values(), want, bound));
 }
 
 // ---- report --------------------------------------------------------------------------------------

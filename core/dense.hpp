@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/aligned_vector.hpp"
 #include "core/error.hpp"
 
 namespace fk {
@@ -22,7 +23,7 @@ struct DenseView {
   operator DenseView<const T>() const { return {data, rows, cols}; }  // NOLINT: implicit by design
 };
 
-// Owning row-major host matrix.
+// Owning row-major host matrix; its first element is 64-byte aligned (core/aligned_vector.hpp).
 template <typename T>
 class HostDense {
  public:
@@ -39,8 +40,16 @@ class HostDense {
   const T& operator()(std::int64_t r, std::int64_t c) const { return data_[r * cols_ + c]; }
   T* row(std::int64_t r) { return data_.data() + r * cols_; }
   const T* row(std::int64_t r) const { return data_.data() + r * cols_; }
-  std::vector<T>& storage() { return data_; }
-  const std::vector<T>& storage() const { return data_; }
+  AlignedVector<T>& storage() { return data_; }
+  const AlignedVector<T>& storage() const { return data_; }
+  // The elements in row-major order as a plain std::vector (a copy).
+  std::vector<T> values() const { return std::vector<T>(data_.begin(), data_.end()); }
+  // Replaces the elements, row-major; `v` must hold exactly rows x cols of them.
+  void assign_values(const std::vector<T>& v) {
+    FK_CHECK(static_cast<std::int64_t>(v.size()) == size(),
+             v.size() << " values for a " << rows_ << " x " << cols_ << " matrix");
+    data_.assign(v.begin(), v.end());
+  }
 
   DenseView<T> view() { return {data_.data(), rows_, cols_}; }
   DenseView<const T> view() const { return {data_.data(), rows_, cols_}; }
@@ -52,7 +61,7 @@ class HostDense {
   }
   std::int64_t rows_ = 0;
   std::int64_t cols_ = 0;
-  std::vector<T> data_;
+  AlignedVector<T> data_;
 };
 
 }  // namespace fk

@@ -54,8 +54,9 @@ inline TempDir::TempDir() {
 }
 
 // max_j |got_j - want_j| / max(1, max_j |want_j|) — relative to the scale of the answer, and NaN
-// (an unwritten poisoned output) always fails.
-inline double max_rel_error(const std::vector<float>& got, const std::vector<float>& want) {
+// (an unwritten poisoned output) always fails. Got and Want: float vectors of any allocator.
+template <typename Got, typename Want>
+double max_rel_error(const Got& got, const Want& want) {
   if (got.size() != want.size()) return INFINITY;
   double scale = 1.0, err = 0.0;
   for (float w : want) scale = std::max(scale, std::fabs(double(w)));

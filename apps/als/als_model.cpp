@@ -132,8 +132,8 @@ AlsModel load_als_model(const std::string& dir) {
     throw InputError(dir + "/user_bias.npy", 0, "length differs from the user count");
   if (ib.size() != m.items.rows())
     throw InputError(dir + "/item_bias.npy", 0, "length differs from the item count");
-  m.user_bias = ub.storage();
-  m.item_bias = ib.storage();
+  m.user_bias = ub.values();
+  m.item_bias = ib.values();
   m.user_ids = read_ids(dir + "/user_ids.csv", m.users.rows());
   m.item_ids = read_ids(dir + "/item_ids.csv", m.items.rows());
   const HostDense<std::int32_t> pairs = io::read_npy_i32(dir + "/train_pairs.npy");

@@ -126,7 +126,7 @@ SpmmCheck::SpmmCheck(const CsrView& o, DenseView<const float> b, std::int64_t nn
   HostDense<float> c(sub.rows, k_);
   const float no_values = 0;  // the oracle wants a values pointer even when there is no nonzero
   plan->run(host, sub.vals.empty() ? &no_values : sub.vals.data(), b, c.view());
-  ref_ = std::move(c.storage());
+  ref_ = c.values();
 
   mag_.assign(static_cast<std::size_t>(sub.rows) * k_, 0.0);
 #pragma omp parallel for schedule(dynamic, 16)

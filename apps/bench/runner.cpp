@@ -45,7 +45,7 @@ class Floats {
     if (gpu_) {
       dev_ = DeviceBuffer<float>(values);
     } else {
-      host_ = values;
+      host_.assign(values.begin(), values.end());
     }
   }
   float* data() { return gpu_ ? dev_.data() : host_.data(); }
@@ -58,26 +58,25 @@ class Floats {
       std::fill(host_.begin(), host_.end(), std::numeric_limits<float>::quiet_NaN());
     }
   }
-  // The values on the host (downloaded on the GPU; the caller synchronizes the context first).
-  const std::vector<float>& fetch() {
-    if (!gpu_) return host_;
-    scratch_.resize(static_cast<std::size_t>(dev_.size()));
-    dev_.download(scratch_.data(), dev_.size());
-    return scratch_;
+  // A copy of the values on the host (downloaded on the GPU; the caller synchronizes the context first).
+  std::vector<float> fetch() {
+    if (!gpu_) return std::vector<float>(host_.begin(), host_.end());
+    std::vector<float> out(static_cast<std::size_t>(dev_.size()));
+    dev_.download(out.data(), dev_.size());
+    return out;
   }
 
  private:
   bool gpu_;
-  std::vector<float> host_;
+  AlignedVector<float> host_;  // 64-byte aligned, as the apps' HostDense operands are
   DeviceBuffer<float> dev_;
-  std::vector<float> scratch_;
 };
 
 // A dense row-major operand on the context's side.
 class Dense {
  public:
   Dense(const Context& ctx, const HostDense<float>& host)
-      : rows_(host.rows()), cols_(host.cols()), values_(ctx, host.storage()) {}
+      : rows_(host.rows()), cols_(host.cols()), values_(ctx, host.values()) {}
   DenseView<const float> view() { return {values_.data(), rows_, cols_}; }
 
  private:

@@ -1,14 +1,16 @@
 #pragma once
-// What every app's CpuOps shares: memory as std::vector on the host, CSR matrices as HostCsr, and
-// sums with a fixed summation order. An app's CpuOps derives from HostOps and adds its own math;
-// its engine (a template over the Ops) then sees the same alloc/upload/download/make_csr/view/fill
-// on the CPU as on the GPU (apps/common/device_ops.cuh).
+// What every app's CpuOps shares: memory as 64-byte aligned vectors on the host
+// (core/aligned_vector.hpp), CSR matrices as HostCsr, and sums with a fixed summation order. An
+// app's CpuOps derives from HostOps and adds its own math; its engine (a template over the Ops)
+// then sees the same alloc/upload/download/make_csr/view/fill on the CPU as on the GPU
+// (apps/common/device_ops.cuh).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <utility>
 #include <vector>
 
+#include "core/aligned_vector.hpp"
 #include "core/context.hpp"
 #include "core/csr.hpp"
 #include "core/error.hpp"
@@ -18,7 +20,7 @@ namespace fk::app {
 class HostOps {
  public:
   template <class T>
-  using Buffer = std::vector<T>;
+  using Buffer = AlignedVector<T>;
   using Csr = HostCsr;
 
   HostOps() = default;

@@ -82,7 +82,7 @@ AlsHyper hyper_for(int factors, bool biases, bool implicit, Solver solver, int c
   return h;
 }
 
-std::vector<float> flat(const HostDense<float>& m) { return m.storage(); }
+std::vector<float> flat(const HostDense<float>& m) { return m.values(); }
 
 struct TinyCase {
   bool biases, implicit;

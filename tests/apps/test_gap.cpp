@@ -273,8 +273,8 @@ TEST(GapMath, GpuAgreesWithCpu) {
     }
     return err / scale;
   };
-  EXPECT_LT(rel(gpu->lambda().storage(), cpu->lambda().storage()), 1e-3);
-  EXPECT_LT(rel(gpu->x().storage(), cpu->x().storage()), 1e-3);
+  EXPECT_LT(rel(gpu->lambda().values(), cpu->lambda().values()), 1e-3);
+  EXPECT_LT(rel(gpu->x().values(), cpu->x().values()), 1e-3);
   const ModelSums sc = cpu->evaluate(), sg = gpu->evaluate();
   EXPECT_NEAR(sg.train_log_rate, sc.train_log_rate, 1e-4 * std::fabs(sc.train_log_rate));
   EXPECT_NEAR(sg.rate_sum, sc.rate_sum, 1e-4 * sc.rate_sum);

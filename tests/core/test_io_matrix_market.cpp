@@ -82,7 +82,7 @@ TEST(IoMatrixMarket, ArrayIsColumnMajorInTheFile) {
   const HostDense<float> d = io::read_matrix_market_array(p);
   ASSERT_EQ(d.rows(), 2);
   ASSERT_EQ(d.cols(), 3);
-  EXPECT_EQ(d.storage(), (std::vector<float>{1, 3, 5, 2, 4, 6}));
+  EXPECT_EQ(d.values(), (std::vector<float>{1, 3, 5, 2, 4, 6}));
 }
 
 TEST(IoMatrixMarket, RoundTripsEveryAwkwardProblemExactly) {

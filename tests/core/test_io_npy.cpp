@@ -96,8 +96,8 @@ TEST(IoNpy, RoundTripsEveryDtypeAndShape) {
   const auto vb = io::read_npy_f32(dir.file("v.npy"));
   EXPECT_EQ(vb.rows(), 1000);
   EXPECT_EQ(vb.cols(), 1);
-  EXPECT_EQ(vb.storage(), v);
-  EXPECT_EQ(io::read_npy_i32(dir.file("w.npy")).storage(), w);
+  EXPECT_EQ(vb.values(), v);
+  EXPECT_EQ(io::read_npy_i32(dir.file("w.npy")).values(), w);
   EXPECT_EQ(io::read_npy_header(dir.file("w.npy")).descr, "<i4");
 }
 
@@ -110,7 +110,7 @@ TEST(IoNpy, ReadsVersion2AndFortranOrder) {
                    raw(std::vector<float>{1, 4, 2, 5, 3, 6})));
   const auto m = io::read_npy_f32(p);
   EXPECT_EQ(m.rows(), 2);
-  EXPECT_EQ(m.storage(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(m.values(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
 }
 
 TEST(IoNpy, BadFilesAreInputErrorsNamingTheFile) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/csr.hpp"
+#include "core/dense.hpp"
 #include "core/random.hpp"
 #include "kernels/variant.hpp"
 #include "../test_util.hpp"
@@ -147,6 +148,13 @@ inline std::vector<float> random_dense(std::int64_t n, Rng& rng) {
   return v;
 }
 
+// A rows x cols matrix with entries uniform in [-1, 1) (random_dense's draws, row-major).
+inline HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
+  HostDense<float> m(rows, cols);
+  m.assign_values(random_dense(rows * cols, rng));
+  return m;
+}
+
 // ---- Conformance helpers (shared by the SDDMM and SpMM conformance tests) ----------------------
 
 // The seed of one test run: $FK_TEST_SEED when set (to replay a failure), else fresh from the
@@ -161,8 +169,9 @@ inline std::uint64_t fresh_seed() {
   return std::hash<std::string>{}(name) ^ (now * 0x9e3779b97f4a7c15ULL) ^ (++counter << 32);
 }
 
-// Elementwise |x|.
-inline std::vector<float> abs_values(std::vector<float> v) {
+// Elementwise |x| (V: a float vector of any allocator).
+template <typename V>
+V abs_values(V v) {
   for (float& x : v) x = std::fabs(x);
   return v;
 }
@@ -174,9 +183,9 @@ inline std::vector<float> abs_values(std::vector<float> v) {
 //     |got - want| <= tol * bound,  bound = sum_t |x_t y_t|  (computed by ref.* on |inputs|),
 // with tol = 1e-5. An error relative to |want| alone would be wrong: the sum may cancel to ~0.
 // Returns "" when every element passes (non-finite values, e.g. a poisoned output never written,
-// always fail), else the count of failures and the worst few.
-inline std::string check_within_bound(const std::vector<float>& got, const std::vector<float>& want,
-                                      const std::vector<float>& bound, double tol = 1e-5) {
+// always fail), else the count of failures and the worst few. Float vectors of any allocator.
+template <typename Got, typename Want, typename Bound>
+std::string check_within_bound(const Got& got, const Want& want, const Bound& bound, double tol = 1e-5) {
   if (got.size() != want.size() || bound.size() != want.size())
     return "size " + std::to_string(got.size()) + " but expected " + std::to_string(want.size());
   std::int64_t bad = 0;

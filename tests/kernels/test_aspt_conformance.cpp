@@ -133,11 +133,7 @@ TEST(AsptTiling, DefaultsFollowTheCaches) {
   EXPECT_EQ(aspt::resolve_params(largest, 512, 4608, 235929, 256, 2, big).tile_cols, 512);
 }
 
-HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
-  HostDense<float> m(rows, cols);
-  m.storage() = test::random_dense(rows * cols, rng);
-  return m;
-}
+using test::random_matrix;
 
 TEST(AsptKernels, SddmmWithForcedTilesMatchesReference) {
   const std::uint64_t seed = test::fresh_seed();

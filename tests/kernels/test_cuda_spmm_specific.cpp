@@ -42,11 +42,7 @@ std::uint64_t test_seed() {
   return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
-HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
-  HostDense<float> m(rows, cols);
-  m.storage() = test::random_dense(rows * cols, rng);
-  return m;
-}
+using test::random_matrix;
 
 // want = op(S)·B in double; bound = op(|S|)·|B|; terms = number of products per output row.
 struct Expected {

@@ -40,15 +40,15 @@ TEST(ReferenceSpmm, TinyExactBothOps) {
   auto plan = make_spmm_plan(cpu, t.s.view(), 2, Op::kNoTrans, "ref.spmm");
   plan.run(cpu, nullptr, t.b.view(), c.view());
   // row 0: 2*[1 0] + 1*[1 1] = [3 1]; row 1: 0; row 2: -1*[0 1] = [0 -1]
-  EXPECT_EQ(c.storage(), (std::vector<float>{3, 1, 0, 0, 0, -1}));
+  EXPECT_EQ(c.values(), (std::vector<float>{3, 1, 0, 0, 0, -1}));
   auto tplan = make_spmm_plan(cpu, t.s.view(), 2, Op::kTrans, "ref.spmm");
   tplan.run(cpu, nullptr, t.a.view(), c.view());
   // Sᵀ = [[2 0 0], [0 0 -1], [1 0 0]]: rows [2 4], [-5 -6], [1 2]
-  EXPECT_EQ(c.storage(), (std::vector<float>{2, 4, -5, -6, 1, 2}));
+  EXPECT_EQ(c.values(), (std::vector<float>{2, 4, -5, -6, 1, 2}));
   // Values supplied at run time replace S's own.
   std::vector<float> ones(3, 1.0f);
   tplan.run(cpu, ones.data(), t.a.view(), c.view());
-  EXPECT_EQ(c.storage(), (std::vector<float>{1, 2, 5, 6, 1, 2}));
+  EXPECT_EQ(c.values(), (std::vector<float>{1, 2, 5, 6, 1, 2}));
 }
 
 TEST(Registry, UnknownAndMisplacedVariantsAreErrors) {

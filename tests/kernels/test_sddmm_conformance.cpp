@@ -89,11 +89,7 @@ Expected reference(const HostCsr& s, int k, const HostDense<float>& a, const Hos
   return e;
 }
 
-HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
-  HostDense<float> m(rows, cols);
-  m.storage() = test::random_dense(rows * cols, rng);
-  return m;
-}
+using test::random_matrix;
 
 class SddmmConformance : public ::testing::TestWithParam<std::string> {
  protected:

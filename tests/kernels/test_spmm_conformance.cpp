@@ -67,14 +67,14 @@ class SpmmRunner {
     if (!ctx_.is_gpu()) {
       HostDense<float> c(out_rows(), k_, std::numeric_limits<float>::quiet_NaN());  // poisoned
       plan_.run(ctx_, vals ? vals->data() : nullptr, b.view(), c.view());
-      return c.storage();
+      return c.values();
     }
     DeviceDense<float> db(b), dc(out_rows(), k_);
     DeviceBuffer<float> dvals = vals ? DeviceBuffer<float>(*vals) : DeviceBuffer<float>();
     dc.fill_bytes(0xFF);  // all-ones bytes: NaN
     plan_.run(ctx_, vals ? dvals.data() : nullptr, db.view(), dc.view());
     ctx_.synchronize();
-    return dc.to_host().storage();
+    return dc.to_host().values();
   }
 
  private:
@@ -96,12 +96,12 @@ Expected reference(const HostCsr& s, int k, Op op, const std::vector<float>& val
   HostDense<float> c(op == Op::kNoTrans ? s.rows : s.cols, k);
   plan.run(cpu, vals.data(), b.view(), c.view());
   Expected e;
-  e.want = c.storage();
+  e.want = c.values();
   HostDense<float> ab = b;
   ab.storage() = test::abs_values(b.storage());
   const std::vector<float> av = test::abs_values(vals);
   plan.run(cpu, av.data(), ab.view(), c.view());
-  e.bound = c.storage();
+  e.bound = c.values();
   return e;
 }
 
@@ -109,11 +109,7 @@ Expected reference(const HostCsr& s, int k, Op op, const std::vector<float>& val
 // pointer even when S has no nonzeros, and an empty vector's data() may be null.
 std::vector<float> random_values(std::int64_t nnz, Rng& rng) { return test::random_dense(std::max<std::int64_t>(nnz, 1), rng); }
 
-HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
-  HostDense<float> m(rows, cols);
-  m.storage() = test::random_dense(rows * cols, rng);
-  return m;
-}
+using test::random_matrix;
 
 class SpmmConformance : public ::testing::TestWithParam<std::string> {
  protected:
