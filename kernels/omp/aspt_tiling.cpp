@@ -112,6 +112,7 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
   t.params = params;
   t.row_ptr.assign(s.row_ptr, s.row_ptr + s.rows + 1);
   t.heavy_end.resize(static_cast<std::size_t>(s.rows));
+  t.in_place.assign(static_cast<std::size_t>(s.rows), 1);
   const std::int64_t panels = (s.rows + params.panel_rows - 1) / params.panel_rows;
   std::vector<std::vector<std::int32_t>> panel_heavy(static_cast<std::size_t>(panels));
 
@@ -190,7 +191,7 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
       for (std::int64_t r = r0; r < r1; ++r) {
         const std::int64_t b = s.row_ptr[r], e = s.row_ptr[r + 1];
         hv.clear();
-        std::int64_t light = e;  // light entries are written from the back, then reversed
+        std::int64_t light = e;  // light entries are written from the back, so they keep S's order
         for (std::int64_t j = e - 1; j >= b; --j) {
           const std::int32_t c = s.col_idx[j];
           if (!heavy.empty() && std::binary_search(heavy.begin(), heavy.end(), c)) {
@@ -208,6 +209,11 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
         }
         t.heavy_end[r] = b + std::int64_t(hv.size());
         heavy_nnz += std::int64_t(hv.size());
+        for (std::int64_t j = b; j < t.heavy_end[r]; ++j)
+          if (t.perm[j] != j) {  // light entries keep their order, so the heavy part decides
+            t.in_place[r] = 0;
+            break;
+          }
       }
     }
   }
@@ -225,7 +231,7 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
   const bool plain = t.heavy_ptr.back() == 0 && t.col_idx.empty() && t.perm.empty();
   FK_CHECK((plain ||
             (std::int64_t(t.col_idx.size()) == s.nnz && std::int64_t(t.perm.size()) == s.nnz)) &&
-               std::int64_t(t.heavy_end.size()) == s.rows &&
+               std::int64_t(t.heavy_end.size()) == s.rows && std::int64_t(t.in_place.size()) == s.rows &&
                std::int64_t(t.row_ptr.size()) == s.rows + 1,
            "ASpT array sizes wrong");
   auto perm_at = [&](std::int64_t j) { return plain ? j : t.perm[j]; };
@@ -259,6 +265,11 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
       FK_CHECK(t.row_ptr[r] == s.row_ptr[r], "row offsets differ at row " << r);
       FK_CHECK(t.heavy_end[r] >= s.row_ptr[r] && t.heavy_end[r] <= s.row_ptr[r + 1], "heavy_end out of row " << r);
       heavy_total += t.heavy_end[r] - s.row_ptr[r];
+      bool identity = true;
+      for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j) identity = identity && perm_at(j) == j;
+      FK_CHECK(bool(t.in_place[r]) == identity, "row " << r << " marked in_place " << int(t.in_place[r])
+                                                         << " but its permutation is " << (identity ? "" : "not ")
+                                                         << "the identity");
       for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j) {
         const std::int64_t src = perm_at(j);
         FK_CHECK(src >= s.row_ptr[r] && src < s.row_ptr[r + 1], "perm leaves row " << r << " at entry " << j);

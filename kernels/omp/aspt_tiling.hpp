@@ -24,7 +24,10 @@
 // [row_ptr[r], row_ptr[r+1]) and inside it the heavy entries come first (sorted by column, hence
 // grouped by tile), then the light ones in S's order. `perm` maps every reordered entry back to
 // its position in S, so values in S's order are read through it and SDDMM results are written
-// through it (outputs stay in S's CSR order).
+// through it (outputs stay in S's CSR order). A row that the reordering leaves as it was (no heavy
+// entry, or S's row sorted with its heavy entries first, as in most rows of a matrix whose every
+// column is heavy) is marked `in_place`: its values are read and its results written in S's order
+// directly, without the gather through `perm`.
 //
 // Example (panel_rows = 2, heavy_threshold = 2): rows {0: cols 5 1 3}, {1: cols 3 7 5}. Columns 3
 // and 5 occur twice in the panel, so heavy_cols = [3 5]; row 0 becomes [3 5 | 1] with
@@ -96,6 +99,8 @@ struct AsptTiling {
   // Per row: entries [row_ptr[r], heavy_end[r]) are heavy (ascending column), the rest light.
   // A row without heavy entries is stored exactly as in S (perm[j] == j on its range).
   std::vector<std::int64_t> heavy_end;  // rows entries
+  // Per row: 1 when perm is the identity on the row (its entries are S's, in S's order).
+  std::vector<char> in_place;  // rows entries
   // Reordered entries (nnz each): original column index, and position in S. Both empty when no
   // panel has a heavy column: then every row is S's row and users read S's columns.
   std::vector<std::int32_t> col_idx;

@@ -9,8 +9,8 @@
 //   2. light part: row by row, as in plain CSR (the A row stays in L1 across its entries).
 // Light parts of very long rows are cut into segments that every thread shares after the panels,
 // so one huge row does not serialise the run (SDDMM outputs are independent, no combining needed).
-// Results go through the tiling's permutation, so `out` is in S's CSR order. Dot products use the
-// 4-wide register-blocked kernel of kernels/omp/simd.hpp.
+// Results go through the tiling's permutation (directly, for rows it leaves in place), so `out` is
+// in S's CSR order. Dot products use the 4-wide register-blocked kernel of kernels/omp/simd.hpp.
 #include <memory>
 #include <vector>
 
@@ -78,22 +78,22 @@ class OmpSddmmAsptPlan : public SddmmPlan {
             const std::int64_t j0 = cursor[r - r0], he = t.heavy_end[r];
             std::int64_t j1 = j0;
             while (j1 < he && cols[j1] <= last_col) ++j1;
-            if (j1 > j0) omp_simd::sddmm_entries(a.row(r), bd, ldb, k, cols + j0, perm + j0, j0, j1 - j0, s_vals, out);
+            const std::int64_t* pr = t.in_place[r] ? nullptr : perm + j0;  // nullptr: results in S's order
+            if (j1 > j0) omp_simd::sddmm_entries(a.row(r), bd, ldb, k, cols + j0, pr, j0, j1 - j0, s_vals, out);
             cursor[r - r0] = j1;
           }
         }
         for (std::int64_t r = r0; r < r1; ++r) {
           if (long_row_[r]) continue;
           const std::int64_t j0 = t.heavy_end[r], j1 = t.row_ptr[r + 1];
-          // A row without heavy entries is S's row unchanged: no permutation to read.
-          const std::int64_t* pr = j0 == t.row_ptr[r] ? nullptr : perm + j0;
+          const std::int64_t* pr = t.in_place[r] ? nullptr : perm + j0;
           if (j1 > j0) omp_simd::sddmm_entries(a.row(r), bd, ldb, k, cols + j0, pr, j0, j1 - j0, s_vals, out);
         }
       }
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t i = 0; i < nseg; ++i) {
         const Segment& g = segments_[i];
-        const std::int64_t* pr = t.heavy_end[g.row] == t.row_ptr[g.row] ? nullptr : perm + g.begin;
+        const std::int64_t* pr = t.in_place[g.row] ? nullptr : perm + g.begin;
         omp_simd::sddmm_entries(a.row(g.row), bd, ldb, k, cols + g.begin, pr, g.begin, g.end - g.begin, s_vals, out);
       }
     }

@@ -2,8 +2,8 @@
 //
 // prepare() builds the panel/tile analysis (kernels/omp/aspt_tiling.hpp). run(), per panel
 // (dynamic schedule, one panel at a time per thread):
-//   0. gathers the values of rows with heavy entries into the tiling's entry order (values arrive
-//      in S's order; rows without heavy entries are S's rows unchanged and are read in place);
+//   0. gathers the values of reordered rows into the tiling's entry order (values arrive in S's
+//      order; rows the tiling marks in_place are read where they are);
 //   1. heavy part: tile by tile, every row of the panel adds its entries in the tile to its C row,
 //      so the tile's B rows (sized for L2) are read from memory once per panel and reused from
 //      cache by the panel's other rows, while the panel's C rows stay in L2 between tiles;
@@ -60,7 +60,7 @@ class OmpSpmmAsptPlan : public SpmmPlan {
         for (std::int64_t r = r0; r < r1; ++r) {
           cursor[r - r0] = t.row_ptr[r];
           written[r - r0] = 0;
-          if (t.heavy_end[r] > t.row_ptr[r])  // reordered row: gather its values
+          if (!t.in_place[r])  // reordered row: gather its values
             for (std::int64_t j = t.row_ptr[r]; j < t.row_ptr[r + 1]; ++j) rv[j] = vals[perm[j]];
         }
         for (std::int64_t tile = h0; tile < h1; tile += tile_cols) {
@@ -70,15 +70,15 @@ class OmpSpmmAsptPlan : public SpmmPlan {
             std::int64_t j1 = j0;
             while (j1 < he && cols[j1] <= last_col) ++j1;
             if (j1 == j0) continue;
-            omp_simd::spmm_row(cols + j0, rv + j0, j1 - j0, bd, ldb, k, c.row(r), written[r - r0]);
+            const float* v = t.in_place[r] ? vals : rv;
+            omp_simd::spmm_row(cols + j0, v + j0, j1 - j0, bd, ldb, k, c.row(r), written[r - r0]);
             written[r - r0] = 1;
             cursor[r - r0] = j1;
           }
         }
         for (std::int64_t r = r0; r < r1; ++r) {
           const std::int64_t j0 = t.heavy_end[r], j1 = t.row_ptr[r + 1];
-          // A row without heavy entries is S's row unchanged: its values are read in place.
-          const float* v = j0 == t.row_ptr[r] ? vals : rv;
+          const float* v = t.in_place[r] ? vals : rv;
           if (j1 > j0 || !written[r - r0])
             omp_simd::spmm_row(cols + j0, v + j0, j1 - j0, bd, ldb, k, c.row(r), written[r - r0]);
         }

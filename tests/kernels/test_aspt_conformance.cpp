@@ -2,10 +2,14 @@
 // parameters: the tiling's invariants on every awkward problem and parameter extreme, the worked
 // example of the header, and the ASpT SDDMM/SpMM kernels with forced small panels and tiles (so
 // that rows cross several tiles, panels end mid-matrix and every column can be heavy) against
-// ref.*, with fresh random inputs and poisoned outputs.
+// ref.*, with fresh random inputs and poisoned outputs. Every problem runs twice: as generated
+// (unsorted rows, so heavy entries move) and with sorted rows, where most tiled rows stay in
+// place and are read and written without the permutation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "kernels/omp/aspt_tiling.hpp"
 #include "kernels/omp/omp_variants.hpp"
@@ -33,6 +37,30 @@ std::vector<AsptParams> parameter_sets() {
   return {forced(1, 1, 1), forced(3, 2, 2), forced(8, 2, 5), forced(16, 3, 64), forced(64, 2, 1 << 20)};
 }
 
+// The awkward problems, each followed by a copy whose rows are sorted by column (values moved along).
+std::vector<test::Problem> problems_in_both_orders(std::uint64_t seed) {
+  std::vector<test::Problem> out;
+  for (auto& prob : test::awkward_problems(seed)) {
+    test::Problem sorted = prob;
+    sorted.name += " (rows sorted)";
+    HostCsr& s = sorted.s;
+    std::vector<std::pair<std::int32_t, float>> row;
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+      row.clear();
+      for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j)
+        row.emplace_back(s.col_idx[j], s.vals.empty() ? 0.0f : s.vals[j]);
+      std::sort(row.begin(), row.end());
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        s.col_idx[s.row_ptr[r] + std::int64_t(i)] = row[i].first;
+        if (!s.vals.empty()) s.vals[s.row_ptr[r] + std::int64_t(i)] = row[i].second;
+      }
+    }
+    out.push_back(std::move(prob));
+    out.push_back(std::move(sorted));
+  }
+  return out;
+}
+
 TEST(AsptTiling, WorkedExampleFromTheHeader) {
   HostCsr s;
   s.rows = 2;
@@ -44,8 +72,17 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
   EXPECT_EQ(t.col_idx, (std::vector<std::int32_t>{3, 5, 1, 3, 5, 7}));
   EXPECT_EQ(t.perm, (std::vector<std::int64_t>{2, 0, 1, 3, 5, 4}));
   EXPECT_EQ(t.heavy_end, (std::vector<std::int64_t>{2, 5}));
+  EXPECT_EQ(t.in_place, (std::vector<char>{0, 0}));
   EXPECT_EQ(t.heavy_nnz, 4);
   aspt::check_aspt_tiling(t, s.view());
+  // With S's rows sorted, {1 3 5} and {3 5 7}, row 1's heavy 3 5 already lead in order: the
+  // reordering leaves it in place; row 0 becomes [3 5 | 1].
+  HostCsr sorted = s;
+  sorted.col_idx = {1, 3, 5, 3, 5, 7};
+  const auto ts = aspt::build_aspt_tiling(sorted.view(), forced(2, 2, 1));
+  EXPECT_EQ(ts.perm, (std::vector<std::int64_t>{1, 2, 0, 3, 4, 5}));
+  EXPECT_EQ(ts.in_place, (std::vector<char>{0, 1}));
+  aspt::check_aspt_tiling(ts, sorted.view());
   // The cache rule: columns 3 and 5 are used every min(6 nonzeros / 2 uses, 4 columns) = 3 B rows
   // of 4 bytes = 12 bytes. A cache holding fewer keeps them heavy; one holding 12 serves them row
   // by row, and the panel stays plain CSR rows in S's order: with no heavy column anywhere the
@@ -71,7 +108,7 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
 TEST(AsptTiling, InvariantsOnEveryProblemAndParameterSet) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("replay: FK_TEST_SEED=" + std::to_string(seed));
-  for (const auto& prob : test::awkward_problems(seed)) {
+  for (const auto& prob : problems_in_both_orders(seed)) {
     std::vector<AsptParams> sets = parameter_sets();
     for (int k : {1, 32, 1000})
       sets.push_back(aspt::resolve_params({}, prob.s.rows, prob.s.cols, prob.s.nnz(), k, 2));
@@ -141,7 +178,7 @@ TEST(AsptKernels, SddmmWithForcedTilesMatchesReference) {
   Context cpu(DeviceKind::kCpu);
   for (const auto& params : parameter_sets()) {
     const auto variant = make_omp_sddmm_aspt_with(params);
-    for (const auto& prob : test::awkward_problems(seed)) {
+    for (const auto& prob : problems_in_both_orders(seed)) {
       for (int k : {1, 7, 33, 130}) {
         if (double(prob.s.rows + prob.s.cols) * k > 4e5 || double(prob.s.nnz()) * k > 2e6) continue;
         SCOPED_TRACE(prob.name + " K=" + std::to_string(k) + " panel_rows " + std::to_string(params.panel_rows) +
@@ -175,7 +212,7 @@ TEST(AsptKernels, SpmmWithForcedTilesMatchesReference) {
   Context cpu(DeviceKind::kCpu);
   for (const auto& params : parameter_sets()) {
     const auto variant = make_omp_spmm_aspt_with(params);
-    for (const auto& prob : test::awkward_problems(seed)) {
+    for (const auto& prob : problems_in_both_orders(seed)) {
       for (int k : {1, 7, 33, 130}) {
         if (double(prob.s.rows + prob.s.cols) * k > 4e5 || double(prob.s.nnz()) * k > 2e6) continue;
         SCOPED_TRACE(prob.name + " K=" + std::to_string(k) + " panel_rows " + std::to_string(params.panel_rows) +
