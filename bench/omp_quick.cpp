@@ -2,11 +2,13 @@
 // `auto` choice and Eigen's sparse x dense product. Not part of the test suite; it produced the
 // numbers in docs/benchmarks/cpu-notes.md.
 //
-//   omp_quick [--quick] [--sweep] [--dlmc-all] [--only SUBSTRING] [--k 32,128] [--rounds N]
-//             [--sample-ms MS] [--csv FILE]
+//   omp_quick [--quick] [--sweep] [--shares 0.5,-1] [--dlmc-all] [--only SUBSTRING] [--op spmm|sddmm]
+//             [--k 32,128] [--rounds N] [--sample-ms MS] [--csv FILE]
 //   omp_quick --report FILE...
 //
-// --quick: synthetic matrices 4x smaller; --sweep: also time a grid of ASpT parameters;
+// --quick: synthetic matrices 4x smaller; --sweep: also time a grid of ASpT parameters; --shares:
+// also time ASpT with these min_heavy_share values (labels aspt[share X]; -1: no such rule);
+// --op: only that operation;
 // --dlmc-all: every DLMC matrix instead of a sample; --only: matrices whose name or group contains
 // SUBSTRING; --csv: append the raw results to FILE instead of printing tables; --report: print the
 // tables from one or more such files, keeping the best time of each (case, contender) over all
@@ -62,7 +64,8 @@ struct Matrix {
 
 struct Options {
   bool quick = false, sweep = false, dlmc_all = false;
-  std::string only, csv;
+  std::string only, csv, op;
+  std::vector<double> shares;
   std::vector<std::string> reports;
   std::vector<int> ks{32, 128, 256};
   int rounds = 7;
@@ -300,6 +303,18 @@ double best(const Contender& c) {
   return *std::min_element(v.begin(), v.end());
 }
 
+// ASpT with each --shares value as AsptParams::min_heavy_share, the rest resolved as by default.
+template <typename Make>
+void add_shares(const Options& o, Make make) {
+  for (double share : o.shares) {
+    fk::aspt::AsptParams p;
+    p.min_heavy_share = share;
+    std::ostringstream label;
+    label << "aspt[share " << share << "]";
+    make(label.str(), p);
+  }
+}
+
 // ASpT parameter grid for --sweep: panel rows x tile bytes x the B bytes that row-by-row order
 // keeps in cache (AsptParams::cached_b_bytes), with the default threshold of 2.
 template <typename Make>
@@ -355,11 +370,12 @@ void bench_sddmm(const Matrix& m, int k, const Options& o, Results& res) {
   no_tiles.heavy_threshold = std::int64_t(1) << 40;  // nothing is heavy: row-wise, same dot kernels
   own.push_back(fk::make_omp_sddmm_aspt_with(no_tiles));
   add("aspt[no tiles]", *own.back());
-  if (o.sweep)
-    add_sweep(k, [&](const std::string& label, const fk::aspt::AsptParams& p) {
-      own.push_back(fk::make_omp_sddmm_aspt_with(p));
-      add(label, *own.back());
-    });
+  auto add_own = [&](const std::string& label, const fk::aspt::AsptParams& p) {
+    own.push_back(fk::make_omp_sddmm_aspt_with(p));
+    add(label, *own.back());
+  };
+  if (o.sweep) add_sweep(k, add_own);
+  add_shares(o, add_own);
   std::vector<Contender> cs;
   for (auto& e : es)
     cs.push_back({e.label, [&, p = e.plan.get(), out = e.out.data()] { p->run(ctx, a.view(), b.view(), scale.data(), out); }, {}, {}});
@@ -413,11 +429,12 @@ void bench_spmm(const Matrix& m, int k, const Options& o, Results& res) {
     es.push_back({label, std::move(plan), w.milliseconds(), fk::HostDense<float>(m.s.rows, k)});
   };
   for (const char* n : {"omp.spmm.rows", "omp.spmm.nnz_balanced", "omp.spmm.aspt"}) add(n, fk::find_spmm_variant(n));
-  if (o.sweep)
-    add_sweep(k, [&](const std::string& label, const fk::aspt::AsptParams& p) {
-      own.push_back(fk::make_omp_spmm_aspt_with(p));
-      add(label, *own.back());
-    });
+  auto add_own = [&](const std::string& label, const fk::aspt::AsptParams& p) {
+    own.push_back(fk::make_omp_spmm_aspt_with(p));
+    add(label, *own.back());
+  };
+  if (o.sweep) add_sweep(k, add_own);
+  add_shares(o, add_own);
   // Eigen: a row-major sparse map over our row offsets and values; Eigen wants inner indices of
   // the offsets' type, so the 32-bit column indices are widened once (not timed).
   std::vector<std::int64_t> cols64(m.s.col_idx.begin(), m.s.col_idx.end());
@@ -554,6 +571,11 @@ int main(int argc, char** argv) {
     else if (a == "--sweep") o.sweep = true;
     else if (a == "--dlmc-all") o.dlmc_all = true;
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
+    else if (a == "--op" && i + 1 < argc) o.op = argv[++i];
+    else if (a == "--shares" && i + 1 < argc) {
+      std::stringstream ss(argv[++i]);
+      for (std::string t; std::getline(ss, t, ',');) o.shares.push_back(std::stod(t));
+    }
     else if (a == "--rounds" && i + 1 < argc) o.rounds = std::atoi(argv[++i]);
     else if (a == "--sample-ms" && i + 1 < argc) o.sample_ms = std::atof(argv[++i]);
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
@@ -564,8 +586,8 @@ int main(int argc, char** argv) {
       std::stringstream ss(argv[++i]);
       for (std::string t; std::getline(ss, t, ',');) o.ks.push_back(std::stoi(t));
     } else {
-      std::cerr << "usage: omp_quick [--quick] [--sweep] [--dlmc-all] [--only SUBSTRING] [--k 32,128] [--rounds N]\n"
-                   "                 [--sample-ms MS] [--csv FILE]\n"
+      std::cerr << "usage: omp_quick [--quick] [--sweep] [--shares 0.5,-1] [--dlmc-all] [--only SUBSTRING]\n"
+                   "                 [--op spmm|sddmm] [--k 32,128] [--rounds N] [--sample-ms MS] [--csv FILE]\n"
                    "       omp_quick --report FILE...\n";
       return 2;
     }
@@ -580,8 +602,10 @@ int main(int argc, char** argv) {
   const auto ms = matrices(o);
   for (const auto& m : ms) {
     if (!o.only.empty() && m.name.find(o.only) == std::string::npos && m.group.find(o.only) == std::string::npos) continue;
-    for (int k : o.ks) bench_sddmm(m, k, o, res);
-    for (int k : o.ks) bench_spmm(m, k, o, res);
+    if (o.op != "spmm")
+      for (int k : o.ks) bench_sddmm(m, k, o, res);
+    if (o.op != "sddmm")
+      for (int k : o.ks) bench_spmm(m, k, o, res);
   }
   if (!o.csv.empty()) {
     write_csv(o.csv, res);

@@ -36,6 +36,11 @@ constexpr std::int64_t kFullReuseRowBytes = 512;
 // Heavy entries per (row, tile) of a tiled panel, on average: a synthetic clustered matrix and a
 // uniform one (2-4 per pair) ran 10-17% slower tiled; DLMC layers at K = 256 (about 40) gain 1.8x.
 constexpr std::int64_t kMinTileRowNnz = 8;
+// Share of a panel's entries in heavy columns below which it stays untiled (AsptParams::
+// min_heavy_share). On the DLMC sample at K = 128 the two layers whose panels were 46% and 54%
+// heavy ran 0.89x and 0.95x the row split tiled, those at 77-100% 1.06-1.93x
+// (docs/benchmarks/checks/aspt-heavy-share, where this value was checked on held-out layers).
+constexpr double kMinHeavyShare = 0.6;
 // Column counts by index (a 4-byte counter per column and thread) up to this many columns; a sort
 // of each panel's columns beyond. On a uniform 4096 x 102660 matrix of 950K nonzeros (an LDA
 // minibatch's shape) the counting halved the tiling's cost (26 -> 14 ms on 2 threads).
@@ -49,12 +54,16 @@ bool is_heavy(std::int64_t count, std::int64_t panel_nnz, std::int64_t distinct,
   return gap * double(p.b_row_bytes) > double(p.cached_b_bytes);
 }
 
-// The panel rule: heavy entries per (row, tile) pair of a panel with `rows` rows and `heavy_cols`
-// heavy columns reach min_tile_row_nnz.
-bool panel_dense_enough(std::int64_t heavy_entries, std::int64_t rows, std::int64_t heavy_cols, const AsptParams& p) {
-  if (p.min_tile_row_nnz < 0 || heavy_cols == 0) return true;
+// The panel rules for a panel with `rows` rows and `panel_nnz` entries, `heavy_entries` of them
+// in its `heavy_cols` heavy columns: heavy entries per (row, tile) pair reach min_tile_row_nnz, and
+// their share of the panel reaches min_heavy_share.
+bool panel_dense_enough(std::int64_t heavy_entries, std::int64_t panel_nnz, std::int64_t rows, std::int64_t heavy_cols,
+                        const AsptParams& p) {
+  if (heavy_cols == 0) return true;
   const std::int64_t tiles = (heavy_cols + p.tile_cols - 1) / p.tile_cols;
-  return double(heavy_entries) >= double(p.min_tile_row_nnz) * double(rows) * double(tiles);
+  if (p.min_tile_row_nnz >= 0 && double(heavy_entries) < double(p.min_tile_row_nnz) * double(rows) * double(tiles))
+    return false;
+  return p.min_heavy_share < 0 || double(heavy_entries) >= p.min_heavy_share * double(panel_nnz);
 }
 
 }  // namespace
@@ -93,17 +102,19 @@ AsptParams resolve_params(AsptParams p, std::int64_t rows, std::int64_t cols, st
   if (p.b_row_bytes <= 0) p.b_row_bytes = row_bytes;
   if (p.cached_b_bytes <= 0) p.cached_b_bytes = l2 * std::max<std::int64_t>(1, kFullReuseRowBytes / row_bytes);
   if (p.min_tile_row_nnz == 0) p.min_tile_row_nnz = kMinTileRowNnz;
+  if (p.min_heavy_share == 0) p.min_heavy_share = kMinHeavyShare;
   return p;
 }
 
 AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
   FK_CHECK(params.panel_rows >= 1 && params.heavy_threshold >= 1 && params.tile_cols >= 1 && params.b_row_bytes >= 1 &&
-               params.cached_b_bytes >= 1 && params.min_tile_row_nnz != 0,
+               params.cached_b_bytes >= 1 && params.min_tile_row_nnz != 0 && params.min_heavy_share != 0,
            "ASpT parameters must be resolved (panel_rows " << params.panel_rows << ", heavy_threshold "
                                                            << params.heavy_threshold << ", tile_cols " << params.tile_cols
                                                            << ", b_row_bytes " << params.b_row_bytes << ", cached_b_bytes "
                                                            << params.cached_b_bytes << ", min_tile_row_nnz "
-                                                           << params.min_tile_row_nnz << ")");
+                                                           << params.min_tile_row_nnz << ", min_heavy_share "
+                                                           << params.min_heavy_share << ")");
   FK_CHECK(s.nnz == 0 || s.col_idx != nullptr, "ASpT tiling needs the column indices of S");
   AsptTiling t;
   t.rows = s.rows;
@@ -163,7 +174,7 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
         }
       std::sort(heavy.begin(),
                 heavy.end());  // ascending columns (the index path finds them unordered)
-      if (!panel_dense_enough(heavy_entries, r1 - r0, std::int64_t(heavy.size()), params))
+      if (!panel_dense_enough(heavy_entries, j1 - j0, r1 - r0, std::int64_t(heavy.size()), params))
         heavy.clear();
     }
   }
@@ -260,7 +271,8 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
         candidate_entries += n;
       }
     }
-    const bool tiled = panel_dense_enough(candidate_entries, t.panel_end(p) - t.panel_begin(p), candidates, t.params);
+    const bool tiled =
+        panel_dense_enough(candidate_entries, panel_nnz, t.panel_end(p) - t.panel_begin(p), candidates, t.params);
     for (std::int64_t r = t.panel_begin(p); r < t.panel_end(p); ++r) {
       FK_CHECK(t.row_ptr[r] == s.row_ptr[r], "row offsets differ at row " << r);
       FK_CHECK(t.heavy_end[r] >= s.row_ptr[r] && t.heavy_end[r] <= s.row_ptr[r + 1], "heavy_end out of row " << r);

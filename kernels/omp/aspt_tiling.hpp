@@ -18,7 +18,9 @@
 // (d * b_row_bytes <= cached_b_bytes) gets no heavy column and stays plain CSR rows. Finally a
 // panel is tiled only when its heavy entries average at least min_tile_row_nnz per (row, tile)
 // pair: scattered heavy columns (2-3 uses each) make pieces of one or two entries per row and
-// tile whose bookkeeping costs more than the B rows they save.
+// tile whose bookkeeping costs more than the B rows they save; and only when its heavy entries are
+// at least min_heavy_share of its entries: where the cache rule leaves much of a panel light, B
+// barely exceeds the cache, and tiles cost more than the few B rows they keep from being refetched.
 //
 // Only entries are reordered, never rows and never column indices: row r keeps S's range
 // [row_ptr[r], row_ptr[r+1]) and inside it the heavy entries come first (sorted by column, hence
@@ -49,6 +51,7 @@ struct AsptParams {
   std::int64_t b_row_bytes = 0;      // bytes of one B row (K floats)
   std::int64_t cached_b_bytes = 0;   // B bytes row-by-row order keeps in cache (1: no such limit)
   std::int64_t min_tile_row_nnz = 0; // least heavy entries per (row, tile) of a tiled panel (< 0: none)
+  double min_heavy_share = 0;        // least share of a tiled panel's entries that are heavy (< 0: none)
   // What resolve_params sizes tile_cols for: a row's entries per tile at S's density (0: 16;
   // kLargestTiles: as large as the cache bounds allow).
   double tile_row_entries = 0;
@@ -81,8 +84,8 @@ CoreCaches host_core_caches();
 // tiles of about tile_row_entries (default 16) entries per row at S's density (nnz / (rows x
 // cols)), between the L1 and a quarter of the L2 in B bytes (at least 8 columns); panels whose
 // C (or A) rows take 256 KiB (16..512 rows), at least two per thread; a threshold of 2 (a B row
-// loaded for a tile is used at least twice) and min_tile_row_nnz = 8. Explicit (non-zero) fields
-// are kept; all results are >= 1.
+// loaded for a tile is used at least twice), min_tile_row_nnz = 8 and min_heavy_share = 0.6.
+// Explicit (non-zero) fields are kept; all results are >= 1 (min_heavy_share: > 0).
 AsptParams resolve_params(AsptParams requested, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                           int k, int threads, const CoreCaches& caches = host_core_caches());
 
@@ -117,7 +120,7 @@ struct AsptTiling {
 // (every field >= 1). Parallel over panels with OpenMP; cost O(nnz) when S has up to 2^21
 // columns (counted by index), O(nnz log(panel nnz)) beyond.
 // Plain ASpT (threshold only, no cache rules, e.g. for a GPU): resolve, then set
-// cached_b_bytes = 1 and min_tile_row_nnz = -1.
+// cached_b_bytes = 1, min_tile_row_nnz = -1 and min_heavy_share = -1.
 AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params);
 
 // Throws fk::Error when `t` violates the invariants above for pattern `s` (used by the tests).

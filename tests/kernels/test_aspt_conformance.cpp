@@ -27,14 +27,17 @@ AsptParams forced(std::int64_t panel_rows, std::int64_t threshold, std::int64_t 
   p.tile_cols = tile_cols;
   p.b_row_bytes = 4;
   p.cached_b_bytes = 1;     // no cache rule: every column reaching the threshold is heavy
-  p.min_tile_row_nnz = -1;  // and every panel with a heavy column is tiled
+  p.min_tile_row_nnz = -1;  // and every panel with a heavy column is tiled,
+  p.min_heavy_share = -1;   // however few of its entries are heavy
   return p;
 }
 
 // Parameter extremes: one-row panels, threshold 1 (every column heavy), one-column tiles, and
-// sizes that do not divide the problems' shapes.
+// sizes that do not divide the problems' shapes; and a share rule that tiles only some panels.
 std::vector<AsptParams> parameter_sets() {
-  return {forced(1, 1, 1), forced(3, 2, 2), forced(8, 2, 5), forced(16, 3, 64), forced(64, 2, 1 << 20)};
+  AsptParams half_heavy = forced(4, 2, 3);
+  half_heavy.min_heavy_share = 0.5;
+  return {forced(1, 1, 1), forced(3, 2, 2), forced(8, 2, 5), forced(16, 3, 64), forced(64, 2, 1 << 20), half_heavy};
 }
 
 // The awkward problems, each followed by a copy whose rows are sorted by column (values moved along).
@@ -103,6 +106,13 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
   p.min_tile_row_nnz = 3;
   EXPECT_EQ(aspt::build_aspt_tiling(s.view(), p).heavy_nnz, 0);
   aspt::check_aspt_tiling(aspt::build_aspt_tiling(s.view(), p), s.view());
+  // The share rule: the 4 heavy entries are 2/3 of the panel's 6.
+  p = forced(2, 2, 2);
+  p.min_heavy_share = 0.6;
+  EXPECT_EQ(aspt::build_aspt_tiling(s.view(), p).heavy_nnz, 4);
+  p.min_heavy_share = 0.7;
+  EXPECT_EQ(aspt::build_aspt_tiling(s.view(), p).heavy_nnz, 0);
+  aspt::check_aspt_tiling(aspt::build_aspt_tiling(s.view(), p), s.view());
 }
 
 TEST(AsptTiling, InvariantsOnEveryProblemAndParameterSet) {
@@ -132,6 +142,7 @@ TEST(AsptTiling, ResolvedParametersArePositive) {
         EXPECT_GE(p.b_row_bytes, 4);
         EXPECT_GE(p.cached_b_bytes, 1);
         EXPECT_GE(p.min_tile_row_nnz, 1);
+        EXPECT_GT(p.min_heavy_share, 0);
       }
   AsptParams explicit_p = forced(5, 3, 7);
   const auto kept = aspt::resolve_params(explicit_p, 1000, 1000, 5000, 64, 2);
