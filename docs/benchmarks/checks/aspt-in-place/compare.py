@@ -24,4 +24,5 @@ for op in ['SpMM', 'SDDMM']:
         ab.append(min(A) / min(B)); ra.append(rows_a / min(A)); rb.append(rows_b / min(B))
         print(f"{op:5} {k[1]:34} K={k[2]:>3} A {' '.join('%.3f' % x for x in A)}  B {' '.join('%.3f' % x for x in B)}"
               f"  A/B {ab[-1]:.3f}  rows/aspt A {ra[-1]:.2f} B {rb[-1]:.2f}")
-    print(f"{op} geometric means: A/B {geo(ab):.3f}, rows/aspt A {geo(ra):.3f} B {geo(rb):.3f}")
+    if ab:
+        print(f"{op} geometric means: A/B {geo(ab):.3f}, rows/aspt A {geo(ra):.3f} B {geo(rb):.3f}")
