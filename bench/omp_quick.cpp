@@ -2,12 +2,14 @@
 // `auto` choice and Eigen's sparse x dense product. Not part of the test suite; it produced the
 // numbers in docs/benchmarks/cpu-notes.md.
 //
-//   omp_quick [--quick] [--sweep] [--shares 0.5,-1] [--dlmc-all] [--only SUBSTRING] [--op spmm|sddmm]
-//             [--k 32,128] [--rounds N] [--sample-ms MS] [--csv FILE]
+//   omp_quick [--quick] [--sweep] [--shares 0.5,-1] [--control] [--dlmc-all] [--only SUBSTRING]
+//             [--op spmm|sddmm] [--k 32,128] [--rounds N] [--sample-ms MS] [--csv FILE]
 //   omp_quick --report FILE...
 //
 // --quick: synthetic matrices 4x smaller; --sweep: also time a grid of ASpT parameters; --shares:
 // also time ASpT with these min_heavy_share values (labels aspt[share X]; -1: no such rule);
+// --control: also time a second, separately prepared copy of the default ASpT plan (aspt[control]),
+// so that each run shows how far identical code strays (the report adds aspt[control]/aspt);
 // --op: only that operation;
 // --dlmc-all: every DLMC matrix instead of a sample; --only: matrices whose name or group contains
 // SUBSTRING; --csv: append the raw results to FILE instead of printing tables; --report: print the
@@ -63,7 +65,7 @@ struct Matrix {
 };
 
 struct Options {
-  bool quick = false, sweep = false, dlmc_all = false;
+  bool quick = false, sweep = false, dlmc_all = false, control = false;
   std::string only, csv, op;
   std::vector<double> shares;
   std::vector<std::string> reports;
@@ -366,6 +368,7 @@ void bench_sddmm(const Matrix& m, int k, const Options& o, Results& res) {
   };
   add("omp.sddmm.rows", fk::find_sddmm_variant("omp.sddmm.rows"));
   add("omp.sddmm.aspt", fk::find_sddmm_variant("omp.sddmm.aspt"));
+  if (o.control) add("aspt[control]", fk::find_sddmm_variant("omp.sddmm.aspt"));
   fk::aspt::AsptParams no_tiles;
   no_tiles.heavy_threshold = std::int64_t(1) << 40;  // nothing is heavy: row-wise, same dot kernels
   own.push_back(fk::make_omp_sddmm_aspt_with(no_tiles));
@@ -429,6 +432,7 @@ void bench_spmm(const Matrix& m, int k, const Options& o, Results& res) {
     es.push_back({label, std::move(plan), w.milliseconds(), fk::HostDense<float>(m.s.rows, k)});
   };
   for (const char* n : {"omp.spmm.rows", "omp.spmm.nnz_balanced", "omp.spmm.aspt"}) add(n, fk::find_spmm_variant(n));
+  if (o.control) add("aspt[control]", fk::find_spmm_variant("omp.spmm.aspt"));
   auto add_own = [&](const std::string& label, const fk::aspt::AsptParams& p) {
     own.push_back(fk::make_omp_spmm_aspt_with(p));
     add(label, *own.back());
@@ -497,6 +501,7 @@ void report(Results& res) {
     rt.add("SDDMM rows/aspt, " + gk, rows / aspt);
     rt.add("SDDMM aspt[no tiles]/aspt, " + gk, notiles / aspt);
     rt.add("SDDMM auto/best, " + gk, auto_ms / best_v);
+    if (c.ms.count("aspt[control]")) rt.add("SDDMM aspt[control]/aspt, " + gk, c.ms.at("aspt[control]") / aspt);
     if (auto_ms / best_v > rt.worst_auto) {
       rt.worst_auto = auto_ms / best_v;
       rt.worst_auto_case = "SDDMM " + key.matrix + " K=" + std::to_string(key.k);
@@ -521,6 +526,7 @@ void report(Results& res) {
     rt.add("SpMM rows/nnz_balanced, " + gk, rows / bal);
     rt.add("SpMM eigen/auto, " + gk, eigen / auto_ms);
     rt.add("SpMM auto/best, " + gk, auto_ms / best_v);
+    if (c.ms.count("aspt[control]")) rt.add("SpMM aspt[control]/aspt, " + gk, c.ms.at("aspt[control]") / aspt);
     if (auto_ms / best_v > rt.worst_auto) {
       rt.worst_auto = auto_ms / best_v;
       rt.worst_auto_case = "SpMM " + key.matrix + " K=" + std::to_string(key.k);
@@ -570,6 +576,7 @@ int main(int argc, char** argv) {
     if (a == "--quick") o.quick = true;
     else if (a == "--sweep") o.sweep = true;
     else if (a == "--dlmc-all") o.dlmc_all = true;
+    else if (a == "--control") o.control = true;
     else if (a == "--only" && i + 1 < argc) o.only = argv[++i];
     else if (a == "--op" && i + 1 < argc) o.op = argv[++i];
     else if (a == "--shares" && i + 1 < argc) {
@@ -586,7 +593,7 @@ int main(int argc, char** argv) {
       std::stringstream ss(argv[++i]);
       for (std::string t; std::getline(ss, t, ',');) o.ks.push_back(std::stoi(t));
     } else {
-      std::cerr << "usage: omp_quick [--quick] [--sweep] [--shares 0.5,-1] [--dlmc-all] [--only SUBSTRING]\n"
+      std::cerr << "usage: omp_quick [--quick] [--sweep] [--shares 0.5,-1] [--control] [--dlmc-all] [--only SUBSTRING]\n"
                    "                 [--op spmm|sddmm] [--k 32,128] [--rounds N] [--sample-ms MS] [--csv FILE]\n"
                    "       omp_quick --report FILE...\n";
       return 2;
