@@ -182,6 +182,10 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
   for (std::int64_t p = 0; p < panels; ++p)
     t.heavy_ptr[p + 1] = t.heavy_ptr[p] + std::int64_t(panel_heavy[p].size());
 
+  t.piece_ptr.assign(static_cast<std::size_t>(panels) + 1, 0);
+  for (std::int64_t p = 0; p < panels; ++p)
+    t.piece_ptr[p + 1] = t.piece_ptr[p] + (t.panel_end(p) - t.panel_begin(p)) * t.num_tiles(p);
+
   // No heavy column anywhere: every row is S's row (col_idx and perm stay empty).
   std::int64_t heavy_nnz = 0;
   if (t.heavy_ptr.back() == 0) {
@@ -231,6 +235,21 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
   t.heavy_cols.reserve(static_cast<std::size_t>(t.heavy_ptr.back()));
   for (auto& h : panel_heavy) t.heavy_cols.insert(t.heavy_cols.end(), h.begin(), h.end());
   t.heavy_nnz = heavy_nnz;
+
+  // Pass 3: each row's piece of each tile.
+  t.piece_end.resize(static_cast<std::size_t>(t.piece_ptr.back()));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t p = 0; p < panels; ++p) {
+    const std::int64_t r0 = t.panel_begin(p), r1 = t.panel_end(p), h0 = t.heavy_ptr[p], h1 = t.heavy_ptr[p + 1];
+    for (std::int64_t r = r0; r < r1; ++r) {
+      std::int64_t j = t.row_ptr[r];
+      for (std::int64_t ti = 0; ti < t.num_tiles(p); ++ti) {
+        const std::int32_t last_col = t.heavy_cols[std::min(h1, h0 + (ti + 1) * params.tile_cols) - 1];
+        while (j < t.heavy_end[r] && t.col_idx[j] <= last_col) ++j;
+        t.piece_end[t.piece_ptr[p] + ti * (r1 - r0) + (r - r0)] = j;
+      }
+    }
+  }
   return t;
 }
 
@@ -301,6 +320,26 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
     }
   }
   FK_CHECK(heavy_total == t.heavy_nnz, "heavy_nnz " << t.heavy_nnz << " but rows hold " << heavy_total);
+  FK_CHECK(std::int64_t(t.piece_ptr.size()) == t.num_panels() + 1 && t.piece_ptr[0] == 0 &&
+               std::int64_t(t.piece_end.size()) == t.piece_ptr.back(),
+           "ASpT piece arrays sized wrong");
+  for (std::int64_t p = 0; p < t.num_panels(); ++p) {
+    const std::int64_t r0 = t.panel_begin(p), rows = t.panel_end(p) - r0, tiles = t.num_tiles(p);
+    FK_CHECK(t.piece_ptr[p + 1] - t.piece_ptr[p] == rows * tiles, "panel " << p << " has the wrong number of pieces");
+    for (std::int64_t r = r0; r < r0 + rows; ++r) {
+      std::int64_t begin = t.row_ptr[r];
+      for (std::int64_t ti = 0; ti < tiles; ++ti) {
+        const std::int64_t end = t.piece_end[t.piece_ptr[p] + ti * rows + (r - r0)];
+        const std::int64_t c0 = t.heavy_cols[t.heavy_ptr[p] + ti * t.params.tile_cols];
+        const std::int64_t c1 = t.heavy_cols[std::min(t.heavy_ptr[p + 1], t.heavy_ptr[p] + (ti + 1) * t.params.tile_cols) - 1];
+        FK_CHECK(end >= begin && end <= t.heavy_end[r], "piece of row " << r << " in tile " << ti << " out of order");
+        for (std::int64_t j = begin; j < end; ++j)
+          FK_CHECK(t.col_idx[j] >= c0 && t.col_idx[j] <= c1, "entry " << j << " of row " << r << " outside tile " << ti);
+        begin = end;
+      }
+      FK_CHECK(tiles == 0 || begin == t.heavy_end[r], "row " << r << "'s pieces miss heavy entries");
+    }
+  }
 }
 
 }  // namespace fk::aspt

@@ -99,6 +99,12 @@ struct AsptTiling {
   // Tile t of panel p covers heavy columns [heavy_ptr[p] + t*tile_cols, min(+tile_cols, heavy_ptr[p+1])).
   std::vector<std::int64_t> heavy_ptr;   // num_panels() + 1 entries
   std::vector<std::int32_t> heavy_cols;  // heavy_ptr.back() entries
+  // Where each row's entries of each tile end, so the kernels need not search for them: for a
+  // tiled panel p of R rows and T tiles, piece_end[piece_ptr[p] + t * R + (r - panel_begin(p))] is
+  // the end of row r's heavy entries in tile t (they start where tile t - 1's end, or at row_ptr[r]
+  // for t = 0). At most one entry per 8 heavy nonzeros (the panel rule's min_tile_row_nnz).
+  std::vector<std::int64_t> piece_ptr;  // num_panels() + 1 entries
+  std::vector<std::int64_t> piece_end;  // piece_ptr.back() entries
   // Per row: entries [row_ptr[r], heavy_end[r]) are heavy (ascending column), the rest light.
   // A row without heavy entries is stored exactly as in S (perm[j] == j on its range).
   std::vector<std::int64_t> heavy_end;  // rows entries
@@ -113,6 +119,9 @@ struct AsptTiling {
   std::int64_t num_panels() const { return static_cast<std::int64_t>(heavy_ptr.size()) - 1; }
   std::int64_t panel_begin(std::int64_t p) const { return p * params.panel_rows; }
   std::int64_t panel_end(std::int64_t p) const { return std::min(rows, (p + 1) * params.panel_rows); }
+  std::int64_t num_tiles(std::int64_t p) const {
+    return (heavy_ptr[p + 1] - heavy_ptr[p] + params.tile_cols - 1) / params.tile_cols;
+  }
   double heavy_fraction() const { return nnz > 0 ? double(heavy_nnz) / double(nnz) : 0.0; }
 };
 

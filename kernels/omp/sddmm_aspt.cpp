@@ -50,7 +50,7 @@ class OmpSddmmAsptPlan : public SddmmPlan {
            float* out) override {
     omp_common::check_sddmm_shapes(s_, k_, a, b, out, "omp.sddmm.aspt");
     const aspt::AsptTiling& t = tiling_;
-    const std::int64_t panels = t.num_panels(), tile_cols = t.params.tile_cols, k = k_;
+    const std::int64_t panels = t.num_panels(), k = k_;
     const std::int64_t nseg = static_cast<std::int64_t>(segments_.size());
     // Without heavy columns the tiling keeps no reordered copy: every row is S's row.
     const std::int32_t* cols = t.col_idx.empty() ? s_.col_idx : t.col_idx.data();
@@ -59,7 +59,6 @@ class OmpSddmmAsptPlan : public SddmmPlan {
     const std::int64_t ldb = b.cols;
 #pragma omp parallel
     {
-      std::vector<std::int64_t> cursor(static_cast<std::size_t>(t.params.panel_rows));
 #pragma omp for schedule(dynamic, 1) nowait
       for (std::int64_t p = 0; p < panels; ++p) {
         const std::int64_t r0 = t.panel_begin(p), r1 = t.panel_end(p);
@@ -71,16 +70,13 @@ class OmpSddmmAsptPlan : public SddmmPlan {
           }
           continue;
         }
-        for (std::int64_t r = r0; r < r1; ++r) cursor[r - r0] = t.row_ptr[r];
-        for (std::int64_t tile = h0; tile < h1; tile += tile_cols) {
-          const std::int32_t last_col = t.heavy_cols[std::min(h1, tile + tile_cols) - 1];
+        const std::int64_t rows = r1 - r0;
+        for (std::int64_t ti = 0; ti < t.num_tiles(p); ++ti) {
+          const std::int64_t* ends = t.piece_end.data() + t.piece_ptr[p] + ti * rows;  // this tile's pieces
           for (std::int64_t r = r0; r < r1; ++r) {
-            const std::int64_t j0 = cursor[r - r0], he = t.heavy_end[r];
-            std::int64_t j1 = j0;
-            while (j1 < he && cols[j1] <= last_col) ++j1;
+            const std::int64_t j0 = ti == 0 ? t.row_ptr[r] : ends[r - r0 - rows], j1 = ends[r - r0];
             const std::int64_t* pr = t.in_place[r] ? nullptr : perm + j0;  // nullptr: results in S's order
             if (j1 > j0) omp_simd::sddmm_entries(a.row(r), bd, ldb, k, cols + j0, pr, j0, j1 - j0, s_vals, out);
-            cursor[r - r0] = j1;
           }
         }
         for (std::int64_t r = r0; r < r1; ++r) {

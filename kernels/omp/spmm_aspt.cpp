@@ -35,7 +35,7 @@ class OmpSpmmAsptPlan : public SpmmPlan {
   void run(const Context&, const float* vals, DenseView<const float> b, DenseView<float> c) override {
     vals = omp_common::check_spmm_shapes(s_, k_, vals, b, c, "omp.spmm.aspt");
     const aspt::AsptTiling& t = tiling_;
-    const std::int64_t panels = t.num_panels(), tile_cols = t.params.tile_cols, k = k_;
+    const std::int64_t panels = t.num_panels(), k = k_;
     const std::int32_t* cols = t.col_idx.data();
     const std::int64_t* perm = t.perm.data();
     float* rv = vals_.data();
@@ -43,7 +43,6 @@ class OmpSpmmAsptPlan : public SpmmPlan {
     const std::int64_t ldb = b.cols;
 #pragma omp parallel
     {
-      std::vector<std::int64_t> cursor(static_cast<std::size_t>(t.params.panel_rows));
       std::vector<char> written(static_cast<std::size_t>(t.params.panel_rows));
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t p = 0; p < panels; ++p) {
@@ -58,22 +57,19 @@ class OmpSpmmAsptPlan : public SpmmPlan {
           continue;
         }
         for (std::int64_t r = r0; r < r1; ++r) {
-          cursor[r - r0] = t.row_ptr[r];
           written[r - r0] = 0;
           if (!t.in_place[r])  // reordered row: gather its values
             for (std::int64_t j = t.row_ptr[r]; j < t.row_ptr[r + 1]; ++j) rv[j] = vals[perm[j]];
         }
-        for (std::int64_t tile = h0; tile < h1; tile += tile_cols) {
-          const std::int32_t last_col = t.heavy_cols[std::min(h1, tile + tile_cols) - 1];
+        const std::int64_t rows = r1 - r0;
+        for (std::int64_t ti = 0; ti < t.num_tiles(p); ++ti) {
+          const std::int64_t* ends = t.piece_end.data() + t.piece_ptr[p] + ti * rows;  // this tile's pieces
           for (std::int64_t r = r0; r < r1; ++r) {
-            const std::int64_t j0 = cursor[r - r0], he = t.heavy_end[r];
-            std::int64_t j1 = j0;
-            while (j1 < he && cols[j1] <= last_col) ++j1;
+            const std::int64_t j0 = ti == 0 ? t.row_ptr[r] : ends[r - r0 - rows], j1 = ends[r - r0];
             if (j1 == j0) continue;
             const float* v = t.in_place[r] ? vals : rv;
             omp_simd::spmm_row(cols + j0, v + j0, j1 - j0, bd, ldb, k, c.row(r), written[r - r0]);
             written[r - r0] = 1;
-            cursor[r - r0] = j1;
           }
         }
         for (std::int64_t r = r0; r < r1; ++r) {

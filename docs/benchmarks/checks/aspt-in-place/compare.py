@@ -13,7 +13,7 @@ geo = lambda v: math.exp(sum(map(math.log, v)) / len(v))
 for op in ['SpMM', 'SDDMM']:
     ab, ra, rb = [], [], []
     for k in sorted(t):
-        if k[0] != op or 'aspt' not in k[3] or 'no tiles' in k[3]:
+        if k[0] != op or k[3] != 'omp.' + op.lower() + '.aspt':  # not aspt[no tiles], aspt[control], ...
             continue
         d = t[k]
         A = [d[n] for n in runs if n[0] == 'A']
