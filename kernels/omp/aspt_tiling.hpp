@@ -102,7 +102,7 @@ struct AsptTiling {
   // Where each row's entries of each tile end, so the kernels need not search for them: for a
   // tiled panel p of R rows and T tiles, piece_end[piece_ptr[p] + t * R + (r - panel_begin(p))] is
   // the end of row r's heavy entries in tile t (they start where tile t - 1's end, or at row_ptr[r]
-  // for t = 0). At most one entry per 8 heavy nonzeros (the panel rule's min_tile_row_nnz).
+  // for t = 0). At most one entry per min_tile_row_nnz heavy nonzeros (8 by default).
   std::vector<std::int64_t> piece_ptr;  // num_panels() + 1 entries
   std::vector<std::int64_t> piece_end;  // piece_ptr.back() entries
   // Per row: entries [row_ptr[r], heavy_end[r]) are heavy (ascending column), the rest light.
