@@ -7,7 +7,6 @@
 // place and are read and written without the permutation.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <limits>
 #include <utility>
 
@@ -46,18 +45,7 @@ std::vector<test::Problem> problems_in_both_orders(std::uint64_t seed) {
   for (auto& prob : test::awkward_problems(seed)) {
     test::Problem sorted = prob;
     sorted.name += " (rows sorted)";
-    HostCsr& s = sorted.s;
-    std::vector<std::pair<std::int32_t, float>> row;
-    for (std::int64_t r = 0; r < s.rows; ++r) {
-      row.clear();
-      for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j)
-        row.emplace_back(s.col_idx[j], s.vals.empty() ? 0.0f : s.vals[j]);
-      std::sort(row.begin(), row.end());
-      for (std::size_t i = 0; i < row.size(); ++i) {
-        s.col_idx[s.row_ptr[r] + std::int64_t(i)] = row[i].first;
-        if (!s.vals.empty()) s.vals[s.row_ptr[r] + std::int64_t(i)] = row[i].second;
-      }
-    }
+    sort_columns(sorted.s);
     out.push_back(std::move(prob));
     out.push_back(std::move(sorted));
   }
