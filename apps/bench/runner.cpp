@@ -41,13 +41,16 @@ class Floats {
       host_.assign(static_cast<std::size_t>(n), 0.0f);
     }
   }
-  Floats(const Context& ctx, const std::vector<float>& values) : gpu_(ctx.is_gpu()) {
+  // A copy of n host floats.
+  Floats(const Context& ctx, const float* values, std::int64_t n) : Floats(ctx, n) {
     if (gpu_) {
-      dev_ = DeviceBuffer<float>(values);
-    } else {
-      host_.assign(values.begin(), values.end());
+      dev_.upload(values, n);
+    } else if (n > 0) {
+      std::copy(values, values + n, host_.begin());
     }
   }
+  Floats(const Context& ctx, const std::vector<float>& values)
+      : Floats(ctx, values.data(), static_cast<std::int64_t>(values.size())) {}
   float* data() { return gpu_ ? dev_.data() : host_.data(); }
   std::int64_t size() const { return gpu_ ? dev_.size() : static_cast<std::int64_t>(host_.size()); }
   // Every element NaN (0xFF bytes are a NaN), so an element a variant never writes fails the check.
@@ -76,7 +79,7 @@ class Floats {
 class Dense {
  public:
   Dense(const Context& ctx, const HostDense<float>& host)
-      : rows_(host.rows()), cols_(host.cols()), values_(ctx, host.values()) {}
+      : rows_(host.rows()), cols_(host.cols()), values_(ctx, host.data(), host.size()) {}
   DenseView<const float> view() { return {values_.data(), rows_, cols_}; }
 
  private:
