@@ -329,7 +329,7 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
     for (std::int64_t r = r0; r < r0 + rows; ++r) {
       std::int64_t begin = t.row_ptr[r];
       for (std::int64_t ti = 0; ti < tiles; ++ti) {
-        const std::int64_t end = t.piece_end[t.piece_ptr[p] + ti * rows + (r - r0)];
+        const std::int64_t end = t.piece_ends(p, ti)[r - r0];
         const std::int64_t c0 = t.heavy_cols[t.heavy_ptr[p] + ti * t.params.tile_cols];
         const std::int64_t c1 = t.heavy_cols[std::min(t.heavy_ptr[p + 1], t.heavy_ptr[p] + (ti + 1) * t.params.tile_cols) - 1];
         FK_CHECK(end >= begin && end <= t.heavy_end[r], "piece of row " << r << " in tile " << ti << " out of order");

@@ -122,6 +122,10 @@ struct AsptTiling {
   std::int64_t num_tiles(std::int64_t p) const {
     return (heavy_ptr[p + 1] - heavy_ptr[p] + params.tile_cols - 1) / params.tile_cols;
   }
+  // Where the rows of panel p end their pieces of tile ti, indexed by r - panel_begin(p).
+  const std::int64_t* piece_ends(std::int64_t p, std::int64_t ti) const {
+    return piece_end.data() + piece_ptr[p] + ti * (panel_end(p) - panel_begin(p));
+  }
   double heavy_fraction() const { return nnz > 0 ? double(heavy_nnz) / double(nnz) : 0.0; }
 };
 

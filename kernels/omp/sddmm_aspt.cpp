@@ -70,11 +70,10 @@ class OmpSddmmAsptPlan : public SddmmPlan {
           }
           continue;
         }
-        const std::int64_t rows = r1 - r0;
         for (std::int64_t ti = 0; ti < t.num_tiles(p); ++ti) {
-          const std::int64_t* ends = t.piece_end.data() + t.piece_ptr[p] + ti * rows;  // this tile's pieces
+          const std::int64_t *ends = t.piece_ends(p, ti), *starts = ti > 0 ? t.piece_ends(p, ti - 1) : nullptr;
           for (std::int64_t r = r0; r < r1; ++r) {
-            const std::int64_t j0 = ti == 0 ? t.row_ptr[r] : ends[r - r0 - rows], j1 = ends[r - r0];
+            const std::int64_t j0 = starts ? starts[r - r0] : t.row_ptr[r], j1 = ends[r - r0];
             const std::int64_t* pr = t.in_place[r] ? nullptr : perm + j0;  // nullptr: results in S's order
             if (j1 > j0) omp_simd::sddmm_entries(a.row(r), bd, ldb, k, cols + j0, pr, j0, j1 - j0, s_vals, out);
           }

@@ -61,11 +61,10 @@ class OmpSpmmAsptPlan : public SpmmPlan {
           if (!t.in_place[r])  // reordered row: gather its values
             for (std::int64_t j = t.row_ptr[r]; j < t.row_ptr[r + 1]; ++j) rv[j] = vals[perm[j]];
         }
-        const std::int64_t rows = r1 - r0;
         for (std::int64_t ti = 0; ti < t.num_tiles(p); ++ti) {
-          const std::int64_t* ends = t.piece_end.data() + t.piece_ptr[p] + ti * rows;  // this tile's pieces
+          const std::int64_t *ends = t.piece_ends(p, ti), *starts = ti > 0 ? t.piece_ends(p, ti - 1) : nullptr;
           for (std::int64_t r = r0; r < r1; ++r) {
-            const std::int64_t j0 = ti == 0 ? t.row_ptr[r] : ends[r - r0 - rows], j1 = ends[r - r0];
+            const std::int64_t j0 = starts ? starts[r - r0] : t.row_ptr[r], j1 = ends[r - r0];
             if (j1 == j0) continue;
             const float* v = t.in_place[r] ? vals : rv;
             omp_simd::spmm_row(cols + j0, v + j0, j1 - j0, bd, ldb, k, c.row(r), written[r - r0]);
