@@ -501,9 +501,10 @@ const SpmmVariant* choose_many_row_dense_transpose(const std::vector<const SpmmV
 }
 
 // S·B at 128 < K <= 512 on 384-768 even rows of mean >= 450 and more than 4096 columns: row_split,
-// after dense (uniform 512 x 8192 and 768 x 16384 ran dense faster still). The rule of that window without the column bound came out on 2026-11-25
-// (checks/row-split: a clustered 512 x 4096 ran 0.74-0.79x cuSPARSE, a uniform 640 x 3000
-// 0.83-0.92x); row_split has filled a wave of the GPU since (0918fb5). Rerun with it (H100,
+// after dense (uniform 512 x 8192 and 768 x 16384 ran dense faster still). The rule of that window
+// without the column bound came out on 2026-11-25 (checks/row-split: a clustered 512 x 4096 ran
+// 0.74-0.79x cuSPARSE, a uniform 640 x 3000 0.83-0.92x); row_split has filled a wave of the GPU
+// since (0918fb5). Rerun with it (H100,
 // 2026-11-26, docs/benchmarks/checks/row-split-wide, set "fit": the 59 DLMC layers, SuiteSparse,
 // nips, 16 generated): in the window it ran 1.03-1.21x cuSPARSE on the seven matrices of more than
 // 4096 columns (the three 512 x 4608 layers 1.07-1.16x, uniform 700 x 5000 1.13-1.18x) and 0.67-0.88x
