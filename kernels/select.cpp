@@ -833,8 +833,39 @@ bool uneven_nnz_vsr_pays(const KernelProblem& p) {
          double(p.sparse.row_max) >= kGpuUnevenLongestOverMean * p.sparse.row_mean;
 }
 
+// Sᵀ·B at K >= 256 that the rules give nnz_vsr, on 200K-5M nonzeros: cuSPARSE's non-transposed
+// CSR_ALG3 on the plan's cached transpose (cuda.spmm.cusparse_on_transpose). H100, 2026-11-27
+// (docs/benchmarks/checks/vendor-on-transpose): on the report's twelve matrices and sixteen more
+// (DLMC layers, kos, MovieLens 100K, generated), the ten such problems ran it faster than nnz_vsr
+// and than every other variant: DLMC final_dense 1.14x and 1.50x at K = 256 and 512, group4_2_1
+// 1.03x and 1.15x, nips 1.01x and 1.12x, kos 1.08x and 1.07x, a power-law 100K x 20K of 4M 1.17x
+// and 1.56x. Below 200K nonzeros its fixed cost loses (MovieLens 100K at K = 256: 0.71x); above 5M
+// (ml-20m, nytimes, netflix, the 1M x 1M power law) nnz_vsr, sliced where B outgrows L2, stays
+// ahead or even (0.59-1.02x at K = 256-512). Held out (nine matrices, 18 problems): 1.12x over
+// nnz_vsr in geometric mean, 0.92-1.79x (all of K = 512 faster, three of nine at K = 256 slower by
+// 4-8%), within 10% of the fastest variant on 17.
+constexpr int kGpuVendorOnTransposeMinK = 256;
+constexpr double kGpuVendorOnTransposeMinNnz = 2e5;
+constexpr double kGpuVendorOnTransposeMaxNnz = 5e6;
+bool vendor_on_transpose_pays(const KernelProblem& p, const SpmmVariant& pick) {
+  const double nnz = double(p.sparse.nnz);
+  return p.transposed && p.k >= kGpuVendorOnTransposeMinK && nnz >= kGpuVendorOnTransposeMinNnz &&
+         nnz <= kGpuVendorOnTransposeMaxNnz && std::string(pick.name()) == "cuda.spmm.nnz_vsr";
+}
+
+const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*>& all,
+                                            const KernelProblem& p);
+
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
+  const SpmmVariant* v = choose_gpu_spmm_by_shape(all, p);
+  if (v && vendor_on_transpose_pays(p, *v))
+    if (const SpmmVariant* w = first_applicable(all, {"cuda.spmm.cusparse_on_transpose"}, p)) return w;
+  return v;
+}
+
+const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*>& all,
+                                            const KernelProblem& p) {
   if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
   if (vdl_team_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.vdl"}, p)) return v;

@@ -22,8 +22,13 @@ std::unique_ptr<SpmmVariant> make_cuda_spmm_vdl();       // spmm_vdl.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_nnz_vsr();   // spmm_nnz_vsr.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_aspt();      // spmm_aspt.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_cusparse();  // spmm_cusparse.cu
+std::unique_ptr<SpmmVariant> make_cuda_spmm_cusparse_on_transpose();  // spmm_cusparse_on_transpose.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_dense();     // spmm_dense.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_panel();     // spmm_panel.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_tc(int v);    // spmm_tc_vector.cu (v = 1, 2, 4, 8)
 // --- end SpMM variants ---
+
+// cuSPARSE's S·B plan (the fastest non-transposed CSR algorithm, chosen in prepare), shared by
+// cuda.spmm.cusparse and cuda.spmm.cusparse_on_transpose (spmm_cusparse.cu).
+std::unique_ptr<SpmmPlan> make_cusparse_spmm_plan(const Context& ctx, const CsrView& s, int k);
 }  // namespace fk

@@ -19,6 +19,7 @@ void register_cuda_variants(Registry& r) {
   r.spmm.push_back(make_cuda_spmm_nnz_vsr());
   r.spmm.push_back(make_cuda_spmm_aspt());
   r.spmm.push_back(make_cuda_spmm_cusparse());
+  r.spmm.push_back(make_cuda_spmm_cusparse_on_transpose());
   r.spmm.push_back(make_cuda_spmm_dense());
   r.spmm.push_back(make_cuda_spmm_panel());
   for (int v : {1, 2, 4, 8}) r.spmm.push_back(make_cuda_spmm_tc(v));

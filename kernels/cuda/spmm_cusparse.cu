@@ -349,7 +349,7 @@ class CusparseSpmm : public SpmmVariant {
   }
   Backend backend() const override { return Backend::kCuda; }
   std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
-    return std::make_unique<CusparseSpmmPlan>(ctx, s, k, CUSPARSE_OPERATION_NON_TRANSPOSE);
+    return make_cusparse_spmm_plan(ctx, s, k);
   }
   // The vendor's native Sᵀ·B. Should no algorithm accept the transposed operation, the registry's
   // cached transpose serves it (with the non-transposed cuSPARSE plan) and a warning says so.
@@ -366,5 +366,9 @@ class CusparseSpmm : public SpmmVariant {
 }  // namespace
 
 std::unique_ptr<SpmmVariant> make_cuda_spmm_cusparse() { return std::make_unique<CusparseSpmm>(); }
+
+std::unique_ptr<SpmmPlan> make_cusparse_spmm_plan(const Context& ctx, const CsrView& s, int k) {
+  return std::make_unique<CusparseSpmmPlan>(ctx, s, k, CUSPARSE_OPERATION_NON_TRANSPOSE);
+}
 
 }  // namespace fk

@@ -35,7 +35,8 @@ namespace {
 
 const std::vector<std::string> kCudaSpmm = {
     "cuda.spmm.row_csc", "cuda.spmm.row_split", "cuda.spmm.vdl",   "cuda.spmm.nnz_vsr",
-    "cuda.spmm.aspt",    "cuda.spmm.cusparse",  "cuda.spmm.dense", "cuda.spmm.panel"};
+    "cuda.spmm.aspt",    "cuda.spmm.cusparse",  "cuda.spmm.dense", "cuda.spmm.panel",
+    "cuda.spmm.cusparse_on_transpose"};
 
 std::uint64_t test_seed() {
   if (const char* s = std::getenv("FK_TEST_SEED")) return std::strtoull(s, nullptr, 10);
@@ -399,10 +400,10 @@ TEST(CudaSpmmSpecific, AutoNnzVsrOnUnevenMediumMatrices) {
   };
   for (bool t : {false, true})
     for (int k : {4, 16, 32, 64, 128, 256, 512}) {  // (K <= 2 Sᵀ·B with few panels: panel's rule)
-      EXPECT_EQ(pick(k, 3000, 100, 2776, t), "cuda.spmm.nnz_vsr")
-          << "power-law 300K, K=" << k << " t=" << t;
-      EXPECT_EQ(pick(k, 50000, 30, 3365, t), "cuda.spmm.nnz_vsr")
-          << "power-law 1.5M, K=" << k << " t=" << t;
+      // (Sᵀ·B from K = 256: cuSPARSE on the cached transpose, AutoVendorOnTransposeAtWideK.)
+      const char* want = t && k >= 256 ? "cuda.spmm.cusparse_on_transpose" : "cuda.spmm.nnz_vsr";
+      EXPECT_EQ(pick(k, 3000, 100, 2776, t), want) << "power-law 300K, K=" << k << " t=" << t;
+      EXPECT_EQ(pick(k, 50000, 30, 3365, t), want) << "power-law 1.5M, K=" << k << " t=" << t;
     }
   EXPECT_NE(pick(32, 8361, 3.8, 50, false), "cuda.spmm.nnz_vsr");  // hep-th: 31K nonzeros
   EXPECT_NE(pick(32, 8361, 3.8, 50, true), "cuda.spmm.nnz_vsr");
@@ -417,8 +418,39 @@ TEST(CudaSpmmSpecific, AutoNnzVsrOnUnevenMediumMatrices) {
     dlmc.sparse.cols = 512;
     dlmc.sparse.density = 0.1;
     dlmc.transposed = true;
-    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, dlmc).name(), "cuda.spmm.nnz_vsr") << k;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, dlmc).name(),
+                 k >= 256 ? "cuda.spmm.cusparse_on_transpose" : "cuda.spmm.nnz_vsr")
+        << k;
   }
+}
+
+// Sᵀ·B at K >= 256 that the rules give nnz_vsr, on 200K-5M nonzeros, runs cuSPARSE's S·B on the
+// cached transpose (vendor_on_transpose_pays; H100, 2026-11-27, checks/vendor-on-transpose): not
+// S·B, not below K = 256, not under 200K or over 5M nonzeros, and not where another kernel was
+// picked. Needs no device.
+TEST(CudaSpmmSpecific, AutoVendorOnTransposeAtWideK) {
+  auto pick = [](int k, std::int64_t rows, double mean, std::int64_t row_max, bool transposed) {
+    KernelProblem p = test::rule_problem(k, rows, mean, 1.0);
+    p.sparse.row_max = row_max;
+    p.transposed = transposed;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  const std::string vendor = "cuda.spmm.cusparse_on_transpose";
+  for (int k : {256, 300, 512}) {
+    EXPECT_EQ(pick(k, 12419, 60.3, 1500, true), vendor) << "nips, K=" << k;
+    EXPECT_EQ(pick(k, 20000, 200, 20000, true), vendor) << "power-law 4M, K=" << k;
+    EXPECT_NE(pick(k, 12419, 60.3, 1500, false), vendor) << "S·B, K=" << k;
+    EXPECT_NE(pick(k, 1682, 59.5, 583, true), vendor) << "MovieLens 100K (100K), K=" << k;
+    EXPECT_NE(pick(k, 26744, 747.8, 20000, true), vendor) << "ml-20m (20M), K=" << k;
+  }
+  EXPECT_NE(pick(128, 12419, 60.3, 1500, true), vendor) << "K = 128";
+  // Where another kernel is the pick (short transposed rows: row_csc), it stays.
+  EXPECT_EQ(pick(512, 100000, 6, 18, true), "cuda.spmm.row_csc") << "short rows";
+  // Any other name for S·B: the variant declines it.
+  KernelProblem sb = test::rule_problem(256, 12419, 60.3, 1.0);
+  EXPECT_NE(find_spmm_variant("cuda.spmm.cusparse_on_transpose").why_not(sb), "");
+  sb.transposed = true;
+  EXPECT_EQ(find_spmm_variant("cuda.spmm.cusparse_on_transpose").why_not(sb), "");
 }
 
 // Sᵀ·B on small matrices whose transpose has at most 1024 rows of mean >= 10 (longest within 6
@@ -722,9 +754,10 @@ TEST(CudaSpmmSpecific, AutoOnDenseIshMatrices) {
   for (int k : {64, 256}) EXPECT_NE(pick(problem(k, true, 256, 2304, d09)), "cuda.spmm.dense") << k;
   KernelProblem final_dense = problem(64, true, 1000, 2048, d09);
   final_dense.sparse.row_max = 442;
-  for (int k : {64, 128, 256, 512}) {
+  for (int k : {64, 128, 256, 512}) {  // (from K = 256 cuSPARSE on the cached transpose)
     final_dense.k = k;
-    EXPECT_EQ(pick(final_dense), "cuda.spmm.nnz_vsr") << k;
+    EXPECT_EQ(pick(final_dense), k >= 256 ? "cuda.spmm.cusparse_on_transpose" : "cuda.spmm.nnz_vsr")
+        << k;
   }
   KernelProblem group4 = problem(128, true, 512, 4608, d09);
   group4.sparse.row_max = 204;
