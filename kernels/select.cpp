@@ -769,14 +769,24 @@ bool vdl_team_pays(const KernelProblem& p) {
 // K = 128 and 256 by 1.14x and 1.11x (1.13x and 1.07x on the H200 report of 66efd42; 1.03x and
 // 0.98x at K = 512), and out of sample on three generated ratings transposes of rows of 733-900 by
 // 1.07-1.57x on all 10 problems that moved (K = 64-512).
+// Even rows too (cv < 0.5) from K = 256 on at least 10000 transposed rows since 2026-11-27 (H100,
+// docs/benchmarks/checks/sliced-even-transposes): since nnz_vsr's chunks shrink, sliced nnz_vsr
+// beat row_csc, the pick before, 1.34-1.51x on uniform and clustered transposes of 10000-40000
+// rows of 1000-2000 at K = 256 and 512 (eight problems); not on 5000 rows (0.80-0.92x), nor where
+// the plan does not slice (over 64 slices: 0.92-0.94x), nor at K = 64-128 (0.66-1.64x).
 constexpr int kGpuSlicedTransposedMinK = 64;
 constexpr double kGpuSlicedTransposedMinMean = 700.0;
+constexpr int kGpuSlicedEvenTransposedMinK = 256;
+constexpr double kGpuSlicedEvenTransposedMinRows = 10000.0;
 constexpr std::int64_t kGpuL2Bytes = std::int64_t(50) * 1024 * 1024;
 bool sliced_nnz_vsr_pays(const KernelProblem& p) {
   // The rules see Sᵀ: its columns are S's rows, the rows of B.
+  const bool uneven = p.sparse.row_cv >= kGpuRowSplitTransposedMinCv;
+  const bool even_wide = p.k >= kGpuSlicedEvenTransposedMinK &&
+                         double(p.sparse.rows) >= kGpuSlicedEvenTransposedMinRows;
   return p.transposed && p.k >= kGpuSlicedTransposedMinK &&
-         p.sparse.row_mean >= kGpuSlicedTransposedMinMean &&
-         p.sparse.row_cv >= kGpuRowSplitTransposedMinCv && p.sparse.row_cv <= kGpuSkewRowCv &&
+         p.sparse.row_mean >= kGpuSlicedTransposedMinMean && (uneven || even_wide) &&
+         p.sparse.row_cv <= kGpuSkewRowCv &&
          transposed_slice_rows(p.sparse.cols, p.k, p.sparse.row_mean, kGpuL2Bytes) > 0;
 }
 

@@ -1038,7 +1038,8 @@ TEST(CudaSpmmSpecific, TeamsOfLanesOnFewLongRows) {
 
 // Sᵀ·B whose B outgrows L2 on transposes of very long uneven rows goes to nnz_vsr (which the plan
 // slices): netflix's transpose from K = 64, not at K = 32 (row_split 1.31x faster on the H200),
-// not ml-20m's shorter rows, not even rows, not past 64 slices. Needs no device.
+// not ml-20m's shorter rows, even rows only from K = 256 on many rows, not past 64 slices. Needs
+// no device.
 TEST(CudaSpmmSpecific, AutoSlicedTransposedProduct) {
   auto pick = [](int k, std::int64_t rows, double mean, double cv, std::int64_t cols) {
     KernelProblem p = test::rule_problem(k, rows, mean, cv);
@@ -1055,8 +1056,15 @@ TEST(CudaSpmmSpecific, AutoSlicedTransposedProduct) {
   EXPECT_NE(pick(64, 26744, 748, 1.58, 138493), "cuda.spmm.nnz_vsr");
   EXPECT_NE(pick(256, 26744, 500, 1.58, 138493), "cuda.spmm.nnz_vsr");  // rows too short
   EXPECT_NE(pick(128, 17770, 5655, 0.97, 60000), "cuda.spmm.nnz_vsr");  // B fits in L2
-  // Even transposes keep row_csc (out of sample: uniform 2M x 20000, 1.56x against 1.19x).
+  // Even transposes keep row_csc below K = 256 (out of sample: uniform 2M x 20000, 1.56x against
+  // 1.19x) and on fewer than 10000 rows; from K = 256 on 10000 rows or more, sliced nnz_vsr
+  // (checks/sliced-even-transposes: 1.10-1.43x row_csc held out), unless past 64 slices.
   EXPECT_EQ(pick(128, 20000, 3000, 0.02, 2000000), "cuda.spmm.row_csc");
+  for (int k : {256, 512}) {
+    EXPECT_EQ(pick(k, 30000, 1333, 0.03, 400000), "cuda.spmm.nnz_vsr") << "uniform 400K, K=" << k;
+    EXPECT_EQ(pick(k, 8000, 1500, 0.03, 150000), "cuda.spmm.row_csc") << "8000 rows, K=" << k;
+  }
+  EXPECT_EQ(pick(512, 25000, 1000, 0.03, 800000), "cuda.spmm.row_csc") << "98 slices";
   // More than 64 slices (netflix at K = 2048: B of 3.9 GB, 235 slices): not sliced nnz_vsr.
   EXPECT_NE(pick(2048, 17770, 5655, 0.97, 480189), "cuda.spmm.nnz_vsr");
 }
