@@ -857,9 +857,31 @@ bool uneven_nnz_vsr_pays(const KernelProblem& p) {
 constexpr int kGpuVendorOnTransposeMinK = 256;
 constexpr double kGpuVendorOnTransposeMinNnz = 2e5;
 constexpr double kGpuVendorOnTransposeMaxNnz = 5e6;
+// And at K = 32-64 on large transposes of long, not uniform rows (at least 4M nonzeros, rows of
+// mean >= 100, cv >= 0.1), whatever the rules gave: there ALG3's 32-column slices keep more of
+// the hot rows of B in L1 than our kernels' whole rows. In the same runs: ml-20m's transpose 1.08x
+// and 1.14x the pick (row_split) at K = 32 and 64, nytimes's 1.13x and 1.06x, netflix's 1.04x and
+// 1.03x, generated power-law and clustered transposes of 4M-30M nonzeros 1.01-1.38x; uniform ones
+// (cv 0.03) 0.92-1.05x, the 1M x 1M power law's rows of 20 0.70-0.93x, and from K = 128 it lost on
+// most (0.64-0.95x). Held out (six generated power-law and clustered transposes of 6M-40M
+// nonzeros, 12 problems): 1.11x the picks before (vdl, nnz_vsr) in geometric mean, 0.82-1.43x,
+// within 10% of the fastest variant on 10 of 12 (7 before).
+constexpr int kGpuVendorOnLargeTransposeMinK = 32;
+constexpr int kGpuVendorOnLargeTransposeMaxK = 64;
+constexpr double kGpuVendorOnLargeTransposeMinNnz = 4e6;
+constexpr double kGpuVendorOnLargeTransposeMinMean = 100.0;
+constexpr double kGpuVendorOnLargeTransposeMinCv = 0.1;
+constexpr double kGpuVendorOnLargeTransposeMaxDensity = 0.05;  // dense-ish ones: the dense rules
 bool vendor_on_transpose_pays(const KernelProblem& p, const SpmmVariant& pick) {
+  if (!p.transposed) return false;
   const double nnz = double(p.sparse.nnz);
-  return p.transposed && p.k >= kGpuVendorOnTransposeMinK && nnz >= kGpuVendorOnTransposeMinNnz &&
+  if (p.k >= kGpuVendorOnLargeTransposeMinK && p.k <= kGpuVendorOnLargeTransposeMaxK &&
+      nnz >= kGpuVendorOnLargeTransposeMinNnz &&
+      p.sparse.row_mean >= kGpuVendorOnLargeTransposeMinMean &&
+      p.sparse.row_cv >= kGpuVendorOnLargeTransposeMinCv &&
+      p.sparse.density <= kGpuVendorOnLargeTransposeMaxDensity)
+    return true;
+  return p.k >= kGpuVendorOnTransposeMinK && nnz >= kGpuVendorOnTransposeMinNnz &&
          nnz <= kGpuVendorOnTransposeMaxNnz && std::string(pick.name()) == "cuda.spmm.nnz_vsr";
 }
 

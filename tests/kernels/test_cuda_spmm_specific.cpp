@@ -253,15 +253,16 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
   const PickCase cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.vdl"},
                             {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.vdl"},
                             {"nips", 12419, 60, 2.5, "cuda.spmm.nnz_vsr"},
-                            {"netflix", 17770, 5654, 1.4, "cuda.spmm.row_split"},
-                            {"ml-20m", 26744, 748, 2.5, "cuda.spmm.row_split"},
-                            {"nytimes", 102660, 673, 6.0, "cuda.spmm.vdl"},
+                            {"netflix", 17770, 5654, 1.4, "cuda.spmm.cusparse_on_transpose"},
+                            {"ml-20m", 26744, 748, 2.5, "cuda.spmm.cusparse_on_transpose"},
+                            {"nytimes", 102660, 673, 6.0, "cuda.spmm.cusparse_on_transpose"},
                             {"power-law", 1000000, 20, 76, "cuda.spmm.nnz_vsr"},
                             {"delaunay_n14", 16384, 6, 0.25, "cuda.spmm.row_csc"},
                             {"hep-th", 8361, 3.8, 1.2, "cuda.spmm.vdl"}};
   expect_transposed_picks(32, cases);
-  // At K = 64 nytimes's skewed words go to nnz_vsr (1.23x vdl on an H100, 1.03x on the H200).
-  const PickCase at64[] = {{"nytimes", 102660, 673, 6.0, "cuda.spmm.nnz_vsr"}};
+  // At K = 64 nytimes's skewed words went to nnz_vsr (1.23x vdl on an H100, 1.03x on the H200);
+  // at 32 and 64 the large transposes of long rows now run cuSPARSE on the cached transpose.
+  const PickCase at64[] = {{"nytimes", 102660, 673, 6.0, "cuda.spmm.cusparse_on_transpose"}};
   expect_transposed_picks(64, at64);
 }
 
@@ -451,6 +452,31 @@ TEST(CudaSpmmSpecific, AutoVendorOnTransposeAtWideK) {
   EXPECT_NE(find_spmm_variant("cuda.spmm.cusparse_on_transpose").why_not(sb), "");
   sb.transposed = true;
   EXPECT_EQ(find_spmm_variant("cuda.spmm.cusparse_on_transpose").why_not(sb), "");
+}
+
+// Sᵀ·B at K = 32-64 on large transposes (>= 4M nonzeros) of long rows (mean >= 100) that are not
+// uniform (cv >= 0.1) and not dense-ish (<= 5%) runs cuSPARSE on the cached transpose, whatever the
+// rules gave (vendor_on_transpose_pays; H100, 2026-11-27, checks/vendor-on-transpose: 1.11x the
+// picks before on 12 held-out problems). Not S·B, not K = 16 or 128, not the 1M x 1M power law's
+// rows of 20, not uniform or dense-ish transposes, not under 4M nonzeros. Needs no device.
+TEST(CudaSpmmSpecific, AutoVendorOnLargeTransposesAtNarrowK) {
+  auto pick = [](int k, std::int64_t rows, double mean, double cv, bool transposed, double density) {
+    KernelProblem p = test::rule_problem(k, rows, mean, cv);
+    p.transposed = transposed;
+    p.sparse.density = density;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  const std::string vendor = "cuda.spmm.cusparse_on_transpose";
+  for (int k : {32, 48, 64}) {
+    EXPECT_EQ(pick(k, 26744, 748, 1.58, true, 0.005), vendor) << "ml-20m, K=" << k;
+    EXPECT_EQ(pick(k, 40000, 400, 0.19, true, 0.001), vendor) << "clustered, K=" << k;
+    EXPECT_NE(pick(k, 26744, 748, 1.58, false, 0.005), vendor) << "S·B, K=" << k;
+    EXPECT_NE(pick(k, 1000000, 20, 1.2, true, 2e-5), vendor) << "rows of 20, K=" << k;
+    EXPECT_NE(pick(k, 30000, 1333, 0.03, true, 0.003), vendor) << "uniform, K=" << k;
+    EXPECT_NE(pick(k, 4096, 1228, 0.5, true, 0.3), vendor) << "30% dense, K=" << k;
+    EXPECT_NE(pick(k, 12419, 60, 2.5, true, 0.005), vendor) << "nips (0.75M), K=" << k;
+  }
+  for (int k : {16, 128}) EXPECT_NE(pick(k, 26744, 748, 1.58, true, 0.005), vendor) << k;
 }
 
 // Sᵀ·B on small matrices whose transpose has at most 1024 rows of mean >= 10 (longest within 6
@@ -896,18 +922,19 @@ TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
   // AutoRowSplitOnSmallTransposesOfFewRows.
   EXPECT_EQ(pick(32, 512, 460.8, 0.3, true), split);
   EXPECT_NE(pick(16, 256, 1152), split);
-  // Sᵀ·B: the item x user transposes of netflix and ml-20m, not nytimes's 102660 words.
-  for (int k : {32, 256, 512}) {
+  // Sᵀ·B: the item x user transposes of netflix and ml-20m, not nytimes's 102660 words (at K = 32
+  // all three run cuSPARSE on the cached transpose: AutoVendorOnLargeTransposesAtNarrowK).
+  for (int k : {256, 512}) {
     EXPECT_EQ(pick(k, 17770, 5654.5, 0.97, true), split) << k;
     EXPECT_EQ(pick(k, 26744, 747.8, 1.58, true), split) << k;
     EXPECT_NE(pick(k, 102660, 673.0, 7.9, true), split) << k;
   }
   EXPECT_NE(pick(16, 17770, 5654.5, 0.97, true), split);
   // Even long transposes (generated, cv 0.02-0.17): vdl up to K = 64, row_csc above; a skewed one
-  // (power-law columns, cv 5.2) keeps row_split.
+  // (power-law columns, cv 5.2) kept row_split until cuSPARSE on the cached transpose took it.
   for (int k : {32, 64}) EXPECT_EQ(pick(k, 10000, 2000, 0.02, true), "cuda.spmm.vdl") << k;
   for (int k : {128, 256}) EXPECT_EQ(pick(k, 28000, 500, 0.17, true), "cuda.spmm.row_csc") << k;
-  EXPECT_EQ(pick(64, 20000, 1000, 5.2, true), split);
+  EXPECT_EQ(pick(64, 20000, 1000, 5.2, true), "cuda.spmm.cusparse_on_transpose");
   // Long even rows of a transpose with few rows: row_csc, not nnz_vsr (generated 3000 x 1500).
   for (int k : {128, 512}) EXPECT_EQ(pick(k, 1500, 300, 0.1, true), "cuda.spmm.row_csc") << k;
 }
@@ -1047,8 +1074,10 @@ TEST(CudaSpmmSpecific, AutoSlicedTransposedProduct) {
     p.sparse.cols = cols;
     return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
   };
-  for (int k : {64, 128, 256, 512})
+  for (int k : {128, 256, 512})
     EXPECT_EQ(pick(k, 17770, 5655, 0.97, 480189), "cuda.spmm.nnz_vsr") << k;
+  // (At K = 64: cuSPARSE on the cached transpose, AutoVendorOnLargeTransposesAtNarrowK.)
+  EXPECT_EQ(pick(64, 17770, 5655, 0.97, 480189), "cuda.spmm.cusparse_on_transpose");
   EXPECT_NE(pick(32, 17770, 5655, 0.97, 480189), "cuda.spmm.nnz_vsr");
   // ml-20m's transpose (rows of 748) from K = 128, where its B (138493 x K) outgrows L2.
   for (int k : {128, 256, 512})

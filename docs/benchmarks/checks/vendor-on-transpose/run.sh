@@ -5,7 +5,8 @@
 #   bash docs/benchmarks/checks/vendor-on-transpose/run.sh three A|B   # auto, cusparse, the new one; K = 1-512
 #   bash docs/benchmarks/checks/vendor-on-transpose/run.sh every A|B   # every variant; K = 32-512
 #   bash docs/benchmarks/checks/vendor-on-transpose/run.sh held-out    # set C, every variant; K = 256, 512
-# CSVs go to $OUT/<set>.csv (A.csv, B.csv, C.csv).
+#   bash docs/benchmarks/checks/vendor-on-transpose/run.sh held-out-large D  # set D, every variant; K = 32, 64
+# CSVs go to $OUT/<set>.csv (A.csv, B.csv, C.csv, D.csv).
 set -uo pipefail
 mode=$1 set=${2:-C}
 [[ -d .carry/bin ]] || tar xJf .carry/bin.tar.xz -C .carry
@@ -17,6 +18,7 @@ case $mode in
   three) ks=1,4,32,64,128,256,512 variants=(--variants auto,cuda.spmm.cusparse,cuda.spmm.cusparse_on_transpose) ;;
   every) ks=32,64,128,256,512 variants=() ;;
   held-out) ks=256,512 variants=() ;;
+  held-out-large) ks=32,64 variants=() ;;
 esac
 bench() {  # LABEL SOURCE...
   local label=$1; shift
@@ -30,6 +32,11 @@ if [[ $mode == held-out ]]; then  # set C: shapes the rule was not fitted on, ea
            powerlaw:rows=20000,cols=50000,nnz=2000000,seed=23 powerlaw:rows=300000,cols=100000,nnz=3000000,seed=24 \
            powerlaw:rows=10000,cols=5000,nnz=400000,seed=25 uniform:rows=100000,cols=10000,nnz=2000000,seed=27 \
            powerlaw:rows=5000,cols=3000,nnz=250000,seed=28; do bench "$g" --gen $g; done
+elif [[ $mode == held-out-large ]]; then  # set D: large transposes the K = 32-64 rule takes
+  for g in powerlaw:rows=300000,cols=50000,nnz=10000000,seed=51 clustered:rows=500000,cols=40000,nnz=16000000,seed=52 \
+           powerlaw:rows=1000000,cols=100000,nnz=30000000,seed=53 powerlaw:rows=200000,cols=60000,nnz=30000000,seed=54 \
+           clustered:rows=300000,cols=30000,nnz=6000000,seed=55 powerlaw:rows=2000000,cols=40000,nnz=40000000,param=0.5,seed=56; do
+    bench "$g" --gen $g; done
 elif [[ $set == A ]]; then  # the report's twelve matrices (scripts/bench_kernels.sh)
   for m in bcsstk13 delaunay_n14 hep-th; do bench $m --input $D/suitesparse/$m.mtx; done
   bench dlmc-0.9-group4_2_1 --input $M/0.9/bottleneck_2_block_group4_2_1.smtx
