@@ -858,8 +858,9 @@ constexpr int kGpuVendorOnTransposeMinK = 256;
 constexpr double kGpuVendorOnTransposeMinNnz = 2e5;
 constexpr double kGpuVendorOnTransposeMaxNnz = 5e6;
 // And at K = 32-64 on large transposes of long, not uniform rows (at least 4M nonzeros, rows of
-// mean >= 100, cv >= 0.1), whatever the rules gave: there ALG3's 32-column slices keep more of
-// the hot rows of B in L1 than our kernels' whole rows. In the same runs: ml-20m's transpose 1.08x
+// mean >= 100, cv >= 0.1), whatever the rules gave (probably since ALG3's 32-column slices keep
+// more hot rows of B in L1 than our whole-row gathers, as ncu showed for S·B in checks/large-l2-ncu;
+// not profiled here). In the same runs: ml-20m's transpose 1.08x
 // and 1.14x the pick (row_split) at K = 32 and 64, nytimes's 1.13x and 1.06x, netflix's 1.04x and
 // 1.03x, generated power-law and clustered transposes of 4M-30M nonzeros 1.01-1.38x; uniform ones
 // (cv 0.03) 0.92-1.05x, the 1M x 1M power law's rows of 20 0.70-0.93x, and from K = 128 it lost on
