@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iomanip>
 #include <limits>
 #include <memory>
@@ -588,12 +589,18 @@ RunSummary run_benchmark(const BenchOptions& options, const Context& ctx, const 
 }
 
 void print_variant_list(std::ostream& out) {
+  // The name column fits the longest name of both lists, plus two spaces.
+  std::size_t width = 0;
+  for (const auto* v : sddmm_variants()) width = std::max(width, std::strlen(v->name()));
+  for (const auto* v : spmm_variants()) width = std::max(width, std::strlen(v->name()));
+  const int name_width = static_cast<int>(width) + 2;
   auto print = [&](const char* title, const auto& all, const char* auto_note) {
     out << title << "\n";
     for (const auto* v : all)
-      out << "  " << std::left << std::setw(30) << v->name() << std::setw(11) << to_string(v->backend()) << v->summary()
-          << "\n";
-    out << "  " << std::left << std::setw(30) << "auto" << std::setw(11) << "-" << auto_note << "\n" << std::right;
+      out << "  " << std::left << std::setw(name_width) << v->name() << std::setw(11) << to_string(v->backend())
+          << v->summary() << "\n";
+    out << "  " << std::left << std::setw(name_width) << "auto" << std::setw(11) << "-" << auto_note << "\n"
+        << std::right;
   };
   print("SDDMM variants (name, backend, summary):", sddmm_variants(),
         "picked per problem by the rule table in kernels/select.cpp");
