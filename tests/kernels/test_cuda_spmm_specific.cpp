@@ -387,18 +387,22 @@ TEST(CudaSpmmSpecific, AutoOnMediumMatricesOfVeryShortRows) {
   EXPECT_EQ(pick(128, 1500000, 4, 1, true), "cuda.spmm.nnz_vsr");  // 6M nonzeros: 1.42x row_csc
 }
 
+// GPU `auto`'s pick for rows of the given mean (cv 1.0) whose longest has row_max nonzeros.
+std::string pick_by_longest_row(int k, std::int64_t rows, double mean, std::int64_t row_max,
+                                bool transposed) {
+  KernelProblem p = test::rule_problem(k, rows, mean, 1.0);
+  p.sparse.row_max = row_max;
+  p.transposed = transposed;
+  return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+}
+
 // Medium matrices (100K to 4.3M nonzeros) whose longest row is at least 6 means go to nnz_vsr for
 // both products at every K > 1 (kernels/select.cpp, uneven_nnz_vsr_pays; H100, 2026-11-26: within
 // 10% of the best on 121 of 139 out-of-sample problems against 66 with the rules before), not
 // below 100K nonzeros (hep-th: row kernels and cuSPARSE stay ahead), not from 4.3M (nnz_vsr's whole
 // chunks; the large rules decide) and not at K = 1. Needs no device.
 TEST(CudaSpmmSpecific, AutoNnzVsrOnUnevenMediumMatrices) {
-  auto pick = [](int k, std::int64_t rows, double mean, std::int64_t row_max, bool transposed) {
-    KernelProblem p = test::rule_problem(k, rows, mean, 1.0);
-    p.sparse.row_max = row_max;
-    p.transposed = transposed;
-    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
-  };
+  const auto pick = pick_by_longest_row;
   for (bool t : {false, true})
     for (int k : {4, 16, 32, 64, 128, 256, 512}) {  // (K <= 2 Sᵀ·B with few panels: panel's rule)
       // (Sᵀ·B from K = 256: cuSPARSE on the cached transpose, AutoVendorOnTransposeAtWideK.)
@@ -430,12 +434,7 @@ TEST(CudaSpmmSpecific, AutoNnzVsrOnUnevenMediumMatrices) {
 // S·B, not below K = 256, not under 200K or over 5M nonzeros, and not where another kernel was
 // picked. Needs no device.
 TEST(CudaSpmmSpecific, AutoVendorOnTransposeAtWideK) {
-  auto pick = [](int k, std::int64_t rows, double mean, std::int64_t row_max, bool transposed) {
-    KernelProblem p = test::rule_problem(k, rows, mean, 1.0);
-    p.sparse.row_max = row_max;
-    p.transposed = transposed;
-    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
-  };
+  const auto pick = pick_by_longest_row;
   const std::string vendor = "cuda.spmm.cusparse_on_transpose";
   for (int k : {256, 300, 512}) {
     EXPECT_EQ(pick(k, 12419, 60.3, 1500, true), vendor) << "nips, K=" << k;
