@@ -853,10 +853,14 @@ bool uneven_nnz_vsr_pays(const KernelProblem& p) {
 // (ml-20m, nytimes, netflix, the 1M x 1M power law) nnz_vsr, sliced where B outgrows L2, stays
 // ahead or even (0.59-1.02x at K = 256-512). Held out (nine matrices, 18 problems): 1.12x over
 // nnz_vsr in geometric mean, 0.92-1.79x (all of K = 512 faster, three of nine at K = 256 slower by
-// 4-8%), within 10% of the fastest variant on 17.
+// 4-8%), within 10% of the fastest variant on 17. Transposed rows of mean >= 30 only, the shortest
+// measured: fk-lda on the nytimes corpus (K = 256; minibatch transposes of 102660 rows of about 9)
+// ran 1.01x slower per pass with it than with nnz_vsr (H100, 0.2040-0.2054 against 0.2023-0.2025 s,
+// two alternating rounds).
 constexpr int kGpuVendorOnTransposeMinK = 256;
 constexpr double kGpuVendorOnTransposeMinNnz = 2e5;
 constexpr double kGpuVendorOnTransposeMaxNnz = 5e6;
+constexpr double kGpuVendorOnTransposeMinMean = 30.0;
 // And at K = 32-64 on large transposes of long, not uniform rows (at least 4M nonzeros, rows of
 // mean >= 100, cv >= 0.1), whatever the rules gave (probably since ALG3's 32-column slices keep
 // more hot rows of B in L1 than our whole-row gathers, as ncu showed for S·B in checks/large-l2-ncu;
@@ -883,7 +887,8 @@ bool vendor_on_transpose_pays(const KernelProblem& p, const SpmmVariant& pick) {
       p.sparse.density <= kGpuVendorOnLargeTransposeMaxDensity)
     return true;
   return p.k >= kGpuVendorOnTransposeMinK && nnz >= kGpuVendorOnTransposeMinNnz &&
-         nnz <= kGpuVendorOnTransposeMaxNnz && std::string(pick.name()) == "cuda.spmm.nnz_vsr";
+         nnz <= kGpuVendorOnTransposeMaxNnz && p.sparse.row_mean >= kGpuVendorOnTransposeMinMean &&
+         std::string(pick.name()) == "cuda.spmm.nnz_vsr";
 }
 
 const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*>& all,

@@ -431,8 +431,8 @@ TEST(CudaSpmmSpecific, AutoNnzVsrOnUnevenMediumMatrices) {
 
 // Sᵀ·B at K >= 256 that the rules give nnz_vsr, on 200K-5M nonzeros, runs cuSPARSE's S·B on the
 // cached transpose (vendor_on_transpose_pays; H100, 2026-11-27, checks/vendor-on-transpose): not
-// S·B, not below K = 256, not under 200K or over 5M nonzeros, and not where another kernel was
-// picked. Needs no device.
+// S·B, not below K = 256, not under 200K or over 5M nonzeros, not on transposed rows of mean under
+// 30, and not where another kernel was picked. Needs no device.
 TEST(CudaSpmmSpecific, AutoVendorOnTransposeAtWideK) {
   const auto pick = pick_by_longest_row;
   const std::string vendor = "cuda.spmm.cusparse_on_transpose";
@@ -444,6 +444,8 @@ TEST(CudaSpmmSpecific, AutoVendorOnTransposeAtWideK) {
     EXPECT_NE(pick(k, 26744, 747.8, 20000, true), vendor) << "ml-20m (20M), K=" << k;
   }
   EXPECT_NE(pick(128, 12419, 60.3, 1500, true), vendor) << "K = 128";
+  // fk-lda's nytimes minibatches: transposes of 102660 rows of about 9 (ran it 1.01x slower).
+  EXPECT_EQ(pick(256, 102660, 9.2, 4006, true), "cuda.spmm.nnz_vsr") << "rows of 9";
   // Where another kernel is the pick (short transposed rows: row_csc), it stays.
   EXPECT_EQ(pick(512, 100000, 6, 18, true), "cuda.spmm.row_csc") << "short rows";
   // Any other name for S·B: the variant declines it.
