@@ -863,14 +863,14 @@ constexpr double kGpuVendorOnTransposeMaxNnz = 5e6;
 constexpr double kGpuVendorOnTransposeMinMean = 30.0;
 // And at K = 32-64 on large transposes of long, not uniform rows (at least 4M nonzeros, rows of
 // mean >= 100, cv >= 0.1), whatever the rules gave (probably since ALG3's 32-column slices keep
-// more hot rows of B in L1 than our whole-row gathers, as ncu showed for S·B in checks/large-l2-ncu;
-// not profiled here). In the same runs: ml-20m's transpose 1.08x
-// and 1.14x the pick (row_split) at K = 32 and 64, nytimes's 1.13x and 1.06x, netflix's 1.04x and
-// 1.03x, generated power-law and clustered transposes of 4M-30M nonzeros 1.01-1.38x; uniform ones
-// (cv 0.03) 0.92-1.05x, the 1M x 1M power law's rows of 20 0.70-0.93x, and from K = 128 it lost on
-// most (0.64-0.95x). Held out (six generated power-law and clustered transposes of 6M-40M
-// nonzeros, 12 problems): 1.11x the picks before (vdl, nnz_vsr) in geometric mean, 0.82-1.43x,
-// within 10% of the fastest variant on 10 of 12 (7 before).
+// more hot rows of B in L1 than our whole-row gathers, as ncu showed for S·B in
+// checks/large-l2-ncu; not profiled here). In the same runs: ml-20m's transpose 1.08x and 1.14x the
+// pick (row_split) at K = 32 and 64, nytimes's 1.13x and 1.06x, netflix's 1.04x and 1.03x,
+// generated power-law and clustered transposes of 4M-30M nonzeros 1.01-1.38x; uniform ones (cv
+// 0.03) 0.92-1.05x, the 1M x 1M power law's rows of 20 0.70-0.93x, and from K = 128 it lost on most
+// (0.64-0.95x). Held out (six generated power-law and clustered transposes of 6M-40M nonzeros, 12
+// problems): 1.11x the picks before (vdl, nnz_vsr) in geometric mean, 0.82-1.43x, within 10% of the
+// fastest variant on 10 of 12 (7 before).
 constexpr int kGpuVendorOnLargeTransposeMinK = 32;
 constexpr int kGpuVendorOnLargeTransposeMaxK = 64;
 constexpr double kGpuVendorOnLargeTransposeMinNnz = 4e6;
@@ -894,17 +894,22 @@ bool vendor_on_transpose_pays(const KernelProblem& p, const SpmmVariant& pick) {
 const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*>& all,
                                             const KernelProblem& p);
 
+// Tensor-core picks first (low precision, column-vector structure), then the shape rules, then
+// the two vendor-on-transpose rules above, which may replace the shape rules' pick for Sᵀ·B.
+
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
+  if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
   const SpmmVariant* v = choose_gpu_spmm_by_shape(all, p);
   if (v && vendor_on_transpose_pays(p, *v))
-    if (const SpmmVariant* w = first_applicable(all, {"cuda.spmm.cusparse_on_transpose"}, p)) return w;
+    if (const SpmmVariant* w = first_applicable(all, {"cuda.spmm.cusparse_on_transpose"}, p))
+      return w;
   return v;
 }
 
+// The fp32 rules by the shape of S (or Sᵀ); choose_gpu_spmm has taken the tensor-core picks.
 const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*>& all,
                                             const KernelProblem& p) {
-  if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
   if (vdl_team_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.vdl"}, p)) return v;
   if (const SpmmVariant* v = choose_transposed_narrow(all, p)) return v;
