@@ -861,6 +861,13 @@ constexpr int kGpuVendorOnTransposeMinK = 256;
 constexpr double kGpuVendorOnTransposeMinNnz = 2e5;
 constexpr double kGpuVendorOnTransposeMaxNnz = 5e6;
 constexpr double kGpuVendorOnTransposeMinMean = 30.0;
+bool vendor_on_wide_transpose_pays(const KernelProblem& p, const SpmmVariant& pick) {
+  const double nnz = double(p.sparse.nnz);
+  return p.transposed && p.k >= kGpuVendorOnTransposeMinK && nnz >= kGpuVendorOnTransposeMinNnz &&
+         nnz <= kGpuVendorOnTransposeMaxNnz && p.sparse.row_mean >= kGpuVendorOnTransposeMinMean &&
+         std::string(pick.name()) == "cuda.spmm.nnz_vsr";
+}
+
 // And at K = 32-64 on large transposes of long, not uniform rows (at least 4M nonzeros, rows of
 // mean >= 100, cv >= 0.1), whatever the rules gave (probably since ALG3's 32-column slices keep
 // more hot rows of B in L1 than our whole-row gathers, as ncu showed for S·B in
@@ -877,18 +884,13 @@ constexpr double kGpuVendorOnLargeTransposeMinNnz = 4e6;
 constexpr double kGpuVendorOnLargeTransposeMinMean = 100.0;
 constexpr double kGpuVendorOnLargeTransposeMinCv = 0.1;
 constexpr double kGpuVendorOnLargeTransposeMaxDensity = 0.05;  // dense-ish ones: the dense rules
-bool vendor_on_transpose_pays(const KernelProblem& p, const SpmmVariant& pick) {
-  if (!p.transposed) return false;
-  const double nnz = double(p.sparse.nnz);
-  if (p.k >= kGpuVendorOnLargeTransposeMinK && p.k <= kGpuVendorOnLargeTransposeMaxK &&
-      nnz >= kGpuVendorOnLargeTransposeMinNnz &&
-      p.sparse.row_mean >= kGpuVendorOnLargeTransposeMinMean &&
-      p.sparse.row_cv >= kGpuVendorOnLargeTransposeMinCv &&
-      p.sparse.density <= kGpuVendorOnLargeTransposeMaxDensity)
-    return true;
-  return p.k >= kGpuVendorOnTransposeMinK && nnz >= kGpuVendorOnTransposeMinNnz &&
-         nnz <= kGpuVendorOnTransposeMaxNnz && p.sparse.row_mean >= kGpuVendorOnTransposeMinMean &&
-         std::string(pick.name()) == "cuda.spmm.nnz_vsr";
+bool vendor_on_large_transpose_pays(const KernelProblem& p) {
+  return p.transposed && p.k >= kGpuVendorOnLargeTransposeMinK &&
+         p.k <= kGpuVendorOnLargeTransposeMaxK &&
+         double(p.sparse.nnz) >= kGpuVendorOnLargeTransposeMinNnz &&
+         p.sparse.row_mean >= kGpuVendorOnLargeTransposeMinMean &&
+         p.sparse.row_cv >= kGpuVendorOnLargeTransposeMinCv &&
+         p.sparse.density <= kGpuVendorOnLargeTransposeMaxDensity;
 }
 
 const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*>& all,
@@ -896,12 +898,11 @@ const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*
 
 // Tensor-core picks first (low precision, column-vector structure), then the shape rules, then
 // the two vendor-on-transpose rules above, which may replace the shape rules' pick for Sᵀ·B.
-
 const SpmmVariant* choose_gpu_spmm(const std::vector<const SpmmVariant*>& all,
                                    const KernelProblem& p) {
   if (const SpmmVariant* tc = tensor_core_pick(all, "spmm", p)) return tc;
   const SpmmVariant* v = choose_gpu_spmm_by_shape(all, p);
-  if (v && vendor_on_transpose_pays(p, *v))
+  if (v && (vendor_on_wide_transpose_pays(p, *v) || vendor_on_large_transpose_pays(p)))
     if (const SpmmVariant* w = first_applicable(all, {"cuda.spmm.cusparse_on_transpose"}, p))
       return w;
   return v;

@@ -430,7 +430,7 @@ TEST(CudaSpmmSpecific, AutoNnzVsrOnUnevenMediumMatrices) {
 }
 
 // Sᵀ·B at K >= 256 that the rules give nnz_vsr, on 200K-5M nonzeros, runs cuSPARSE's S·B on the
-// cached transpose (vendor_on_transpose_pays; H100, 2026-11-27, checks/vendor-on-transpose): not
+// cached transpose (vendor_on_wide_transpose_pays; H100, 2026-11-27, checks/vendor-on-transpose): not
 // S·B, not below K = 256, not under 200K or over 5M nonzeros, not on transposed rows of mean under
 // 30, and not where another kernel was picked. Needs no device.
 TEST(CudaSpmmSpecific, AutoVendorOnTransposeAtWideK) {
@@ -457,7 +457,7 @@ TEST(CudaSpmmSpecific, AutoVendorOnTransposeAtWideK) {
 
 // Sᵀ·B at K = 32-64 on large transposes (>= 4M nonzeros) of long rows (mean >= 100) that are not
 // uniform (cv >= 0.1) and not dense-ish (<= 5%) runs cuSPARSE on the cached transpose, whatever the
-// rules gave (vendor_on_transpose_pays; H100, 2026-11-27, checks/vendor-on-transpose: 1.11x the
+// rules gave (vendor_on_large_transpose_pays; H100, 2026-11-27, checks/vendor-on-transpose: 1.11x the
 // picks before on 12 held-out problems). Not S·B, not K = 16 or 128, not the 1M x 1M power law's
 // rows of 20, not uniform or dense-ish transposes, not under 4M nonzeros. Needs no device.
 TEST(CudaSpmmSpecific, AutoVendorOnLargeTransposesAtNarrowK) {
