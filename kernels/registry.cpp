@@ -405,6 +405,13 @@ const SddmmVariant& find_sddmm_variant(const std::string& name) {
 const SpmmVariant& find_spmm_variant(const std::string& name) {
   return find_variant(spmm_variants(), name, "SpMM");
 }
+const std::vector<const RatioSpmmVariant*>& ratio_spmm_variants() {
+  static const auto all = pointers(registry().ratio_spmm);
+  return all;
+}
+const RatioSpmmVariant& find_ratio_spmm_variant(const std::string& name) {
+  return find_variant(ratio_spmm_variants(), name, "ratio SpMM");
+}
 
 PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
                               const std::string& variant, Precision precision) {
@@ -424,6 +431,26 @@ PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
   if (kk != k)
     out.plan = std::make_unique<PaddedWidthSddmmPlan>(std::move(out.plan), k, kk, s.rows, s.cols);
 #endif
+  ctx.synchronize();
+  out.prepare_seconds = clock.seconds();
+  return out;
+}
+
+PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int k,
+                                       const std::string& variant) {
+  check_pattern(s, k);
+  const KernelProblem problem{pattern_features(ctx, s), k};
+  PreparedRatioSpmm out;
+  if (variant == "auto") {
+    out.variant = choose_ratio_spmm_variant(ctx.device(), problem);
+    if (!out.variant) return out;  // the unfused pair is the better choice
+    log_debug() << "ratio SpMM auto chose " << out.variant->name();
+  } else {
+    out.variant = &resolve<RatioSpmmVariant>(ctx, ratio_spmm_variants(), variant, problem,
+                                             "ratio SpMM", nullptr);
+  }
+  Stopwatch clock;
+  out.plan = out.variant->prepare(ctx, s, k);
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();
   return out;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -12,6 +13,7 @@ namespace fk {
 struct Registry {
   std::vector<std::unique_ptr<SddmmVariant>> sddmm;
   std::vector<std::unique_ptr<SpmmVariant>> spmm;
+  std::vector<std::unique_ptr<RatioSpmmVariant>> ratio_spmm;
 };
 
 void register_reference_variants(Registry& r);  // kernels/reference/register.cpp

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 #include "kernels/transposed_slices.hpp"
@@ -1078,6 +1079,14 @@ const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& p
   }
   FK_CHECK(v != nullptr, "no SpMM variant applies on the " << to_string(device));
   return *v;
+}
+
+// The fused ratio SpMM wherever one applies: it reads each B row once where the SDDMM → divide →
+// SpMM pair reads it twice and passes over the nonzeros three times (docs/benchmarks/ratio-spmm.md).
+const RatioSpmmVariant* choose_ratio_spmm_variant(DeviceKind device, const KernelProblem& p) {
+  const auto& all = ratio_spmm_variants();
+  if (device == DeviceKind::kGpu) return first_applicable(all, {"cuda.ratio_spmm.fused"}, p);
+  return first_applicable(all, {"omp.ratio_spmm.rows"}, p);
 }
 
 }  // namespace fk

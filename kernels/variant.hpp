@@ -37,6 +37,8 @@ class VariantInfo {
   virtual Backend backend() const = 0;
   // Empty when the variant applies to the problem; otherwise a reason a person can read.
   virtual std::string why_not(const KernelProblem& /*problem*/) const { return {}; }
+  // True for variants that round their operands to 16 bits (the tensor-core ones).
+  virtual bool half_precision() const { return false; }
 };
 
 }  // namespace fk

@@ -2,6 +2,7 @@
 // Factories of the CUDA variants (one per .cu file in this folder). CUDA builds only.
 #include <memory>
 
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -27,6 +28,7 @@ std::unique_ptr<SpmmVariant> make_cuda_spmm_dense();     // spmm_dense.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_panel();     // spmm_panel.cu
 std::unique_ptr<SpmmVariant> make_cuda_spmm_tc(int v);    // spmm_tc_vector.cu (v = 1, 2, 4, 8)
 // --- end SpMM variants ---
+std::unique_ptr<RatioSpmmVariant> make_cuda_ratio_spmm_fused();  // ratio_spmm_fused.cu
 
 // cuSPARSE's S·B plan (the fastest non-transposed CSR algorithm, chosen in prepare), shared by
 // cuda.spmm.cusparse and cuda.spmm.cusparse_on_transpose (spmm_cusparse.cu).

@@ -24,6 +24,7 @@ void register_cuda_variants(Registry& r) {
   r.spmm.push_back(make_cuda_spmm_panel());
   for (int v : {1, 2, 4, 8}) r.spmm.push_back(make_cuda_spmm_tc(v));
   // --- end SpMM variants ---
+  r.ratio_spmm.push_back(make_cuda_ratio_spmm_fused());
   (void)r;
 }
 }  // namespace fk

@@ -147,6 +147,7 @@ class TcVariant : public Base {
     return "tensor cores (mma.sync fp16/bf16, fp32 accumulation) on a V x 1 column-vector encoding (SC'21)";
   }
   Backend backend() const override { return Backend::kCuda; }
+  bool half_precision() const override { return true; }
   std::string why_not(const KernelProblem& p) const override {
     if (p.precision == Precision::kF32) return "takes fp16 or bf16 operands (ask for --precision fp16|bf16)";
     return {};

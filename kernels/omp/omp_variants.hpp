@@ -2,6 +2,7 @@
 // Factories of the OpenMP variants (one per file in this folder).
 #include <memory>
 
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -22,4 +23,5 @@ std::unique_ptr<SpmmVariant> make_omp_spmm_nnz_balanced();
 std::unique_ptr<SpmmVariant> make_omp_spmm_aspt();
 std::unique_ptr<SpmmVariant> make_omp_spmm_aspt_with(const aspt::AsptParams& params);  // see above
 // --- end SpMM variants ---
+std::unique_ptr<RatioSpmmVariant> make_omp_ratio_spmm_rows();
 }  // namespace fk

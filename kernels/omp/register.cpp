@@ -12,6 +12,7 @@ void register_omp_variants(Registry& r) {
   r.spmm.push_back(make_omp_spmm_nnz_balanced());
   r.spmm.push_back(make_omp_spmm_aspt());
   // --- end SpMM variants ---
+  r.ratio_spmm.push_back(make_omp_ratio_spmm_rows());
   (void)r;
 }
 }  // namespace fk

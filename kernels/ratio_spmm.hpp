@@ -1,0 +1,62 @@
+#pragma once
+// Ratio SpMM: SDDMM → divide → SpMM as one pass over the nonzeros (FusedMM, Rahman et al.,
+// IPDPS'21). For S sparse (M x N, CSR) with values v, A (M x K), B (N x K) and C (M x K), all
+// dense row-major float32:
+//
+//   C[i,:] = Σ_{j in row i} r_j · B[c_j,:],   r_j = v_j / (A[i,:] · B[c_j,:] + eps)
+//
+// The ratio r is never written: each B row is read once for its dot product and its update. This
+// is the inner step of Poisson/KL factorizations (LDA's E-step: counts over the model's
+// probabilities of them, times the topic rows), which otherwise run an SDDMM, a division pass and
+// an SpMM, reading every B row twice.
+//
+//   auto p = make_ratio_spmm_plan(ctx, s, k);      // "auto" may give no plan: then run the pair
+//   if (p.plan) p.run(ctx, vals, a, b, eps, c);
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dense.hpp"
+#include "kernels/variant.hpp"
+
+namespace fk {
+
+class RatioSpmmPlan {
+ public:
+  virtual ~RatioSpmmPlan() = default;
+  // vals: nnz values in S's order (nullptr: S's own); a: M x K, b: N x K, c: M x K (overwritten).
+  // All on the plan's side. eps >= 0 keeps zero dot products finite.
+  virtual void run(const Context& ctx, const float* vals, DenseView<const float> a,
+                   DenseView<const float> b, float eps, DenseView<float> c) = 0;
+};
+
+class RatioSpmmVariant : public VariantInfo {
+ public:
+  // `s` is on the variant's side and must outlive the plan.
+  virtual std::unique_ptr<RatioSpmmPlan> prepare(const Context& ctx, const CsrView& s,
+                                                 int k) const = 0;
+};
+
+const std::vector<const RatioSpmmVariant*>& ratio_spmm_variants();
+// Throws fk::Error listing the known names when `name` is not registered.
+const RatioSpmmVariant& find_ratio_spmm_variant(const std::string& name);
+// The fused variant `auto` runs on `device`, or nullptr where the separate SDDMM → divide → SpMM
+// pair is the better choice (kernels/select.cpp).
+const RatioSpmmVariant* choose_ratio_spmm_variant(DeviceKind device, const KernelProblem& problem);
+
+struct PreparedRatioSpmm {
+  std::unique_ptr<RatioSpmmPlan> plan;  // null: `auto` chose the unfused pair
+  const RatioSpmmVariant* variant = nullptr;
+  double prepare_seconds = 0;
+  void run(const Context& ctx, const float* vals, DenseView<const float> a,
+           DenseView<const float> b, float eps, DenseView<float> c) const {
+    plan->run(ctx, vals, a, b, eps, c);
+  }
+};
+
+// Validates the pattern, resolves `variant` ("auto" or a name; a named variant that does not apply
+// is an error that says why) and prepares it.
+PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int k,
+                                       const std::string& variant = "auto");
+
+}  // namespace fk

@@ -1,0 +1,58 @@
+// The ratio SpMM oracle: sequential, double dot products and accumulation.
+#include <memory>
+#include <vector>
+
+#include "kernels/reference/reference.hpp"
+
+namespace fk {
+namespace {
+
+class ReferenceRatioSpmmPlan : public RatioSpmmPlan {
+ public:
+  ReferenceRatioSpmmPlan(const CsrView& s, int k) : s_(s), k_(k) {}
+  void run(const Context&, const float* vals, DenseView<const float> a, DenseView<const float> b,
+           float eps, DenseView<float> c) override {
+    if (!vals) vals = s_.vals;
+    FK_CHECK(vals != nullptr, "ratio SpMM run without values");
+    FK_CHECK(a.rows == s_.rows && b.rows == s_.cols && c.rows == s_.rows && a.cols == k_ &&
+                 b.cols == k_ && c.cols == k_,
+             "ratio SpMM shape mismatch: S " << s_.rows << "x" << s_.cols << ", A " << a.rows << "x"
+                                             << a.cols << ", B " << b.rows << "x" << b.cols << ", C "
+                                             << c.rows << "x" << c.cols << ", K " << k_);
+    std::vector<double> acc(k_);
+    for (std::int64_t i = 0; i < s_.rows; ++i) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      const float* ar = a.row(i);
+      for (std::int64_t j = s_.row_ptr[i]; j < s_.row_ptr[i + 1]; ++j) {
+        const float* br = b.row(s_.col_idx[j]);
+        double dot = 0;
+        for (int t = 0; t < k_; ++t) dot += double(ar[t]) * double(br[t]);
+        const double r = double(vals[j]) / (dot + double(eps));
+        for (int t = 0; t < k_; ++t) acc[t] += r * double(br[t]);
+      }
+      for (int t = 0; t < k_; ++t) c(i, t) = static_cast<float>(acc[t]);
+    }
+  }
+
+ private:
+  CsrView s_;
+  int k_;
+};
+
+class ReferenceRatioSpmm : public RatioSpmmVariant {
+ public:
+  const char* name() const override { return "ref.ratio_spmm"; }
+  const char* summary() const override { return "sequential reference, double accumulation (the test oracle)"; }
+  Backend backend() const override { return Backend::kReference; }
+  std::unique_ptr<RatioSpmmPlan> prepare(const Context&, const CsrView& s, int k) const override {
+    return std::make_unique<ReferenceRatioSpmmPlan>(s, k);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<RatioSpmmVariant> make_reference_ratio_spmm() {
+  return std::make_unique<ReferenceRatioSpmm>();
+}
+
+}  // namespace fk

@@ -1,0 +1,251 @@
+// Ratio SpMM conformance: every registered variant against ref.ratio_spmm,
+// C[i,:] = Σ_j v_j / (A[i,:]·B[c_j,:] + eps) · B[c_j,:], on the awkward problems
+// (tests/kernels/problems.hpp) and the SuiteSparse files, with values given at run time and S's
+// own values, fresh random inputs and a NaN-poisoned C every run. A and B are positive, as in the
+// apps (probabilities and their exponentials), so the dot products are well away from zero and the
+// ratios well conditioned. Tolerance: 5e-5 x Σ_j |r_j| B[c_j,t] per output element (r_j the exact
+// ratio): float dot products of up to 1000 positive terms and the float sums of a row's updates
+// stay below that in any blocked or tree-shaped order. CUDA variants skip without a device.
+// FK_TEST_SEED=<seed> replays a failure's inputs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <limits>
+#include <sstream>
+
+#include "core/device_buffer.hpp"
+#include "core/io/matrix_market.hpp"
+#include "kernels/ratio_spmm.hpp"
+#include "problems.hpp"
+
+namespace fk {
+namespace {
+
+const std::vector<int> kWidths = {1, 2, 3, 5, 31, 32, 33, 64, 128, 256, 1000};
+constexpr double kTol = 5e-5;
+constexpr float kEps = 1e-6f;
+
+bool small_enough(const HostCsr& s, int k) {
+  return double(s.rows + s.cols) * k <= 4e6 && double(s.nnz()) * k <= 2.5e7;
+}
+
+// Entries uniform in [0.5, 1.5).
+HostDense<float> positive_matrix(std::int64_t rows, std::int64_t cols, Rng& rng) {
+  HostDense<float> m = test::random_matrix(rows, cols, rng);
+  for (float& x : m.storage()) x = 1.0f + 0.5f * x;
+  return m;
+}
+
+// One variant's plan, run where the variant runs (device copies for CUDA variants).
+class Runner {
+ public:
+  Runner(const RatioSpmmVariant& v, const HostCsr& s, int k) : ctx_(device_of(v.backend())), s_(s), k_(k) {
+    if (ctx_.is_gpu()) {
+      dev_s_ = DeviceCsr(s);
+      plan_ = make_ratio_spmm_plan(ctx_, dev_s_.view(), k, v.name());
+    } else {
+      plan_ = make_ratio_spmm_plan(ctx_, s.view(), k, v.name());
+    }
+  }
+
+  std::vector<float> run(const std::vector<float>* vals, const HostDense<float>& a,
+                         const HostDense<float>& b, float eps) {
+    if (!ctx_.is_gpu()) {
+      HostDense<float> c(s_.rows, k_, std::numeric_limits<float>::quiet_NaN());
+      plan_.run(ctx_, vals ? vals->data() : nullptr, a.view(), b.view(), eps, c.view());
+      return c.values();
+    }
+    DeviceDense<float> da(a), db(b), dc(s_.rows, k_);
+    DeviceBuffer<float> dvals = vals ? DeviceBuffer<float>(*vals) : DeviceBuffer<float>();
+    dc.fill_bytes(0xFF);  // NaN
+    plan_.run(ctx_, vals ? dvals.data() : nullptr, da.view(), db.view(), eps, dc.view());
+    ctx_.synchronize();
+    return dc.to_host().values();
+  }
+
+ private:
+  Context ctx_;
+  const HostCsr& s_;
+  int k_;
+  DeviceCsr dev_s_;
+  PreparedRatioSpmm plan_;
+};
+
+// want = ref(vals); bound = ref(|vals|) = Σ_j |r_j| B[c_j,:] (A and B positive).
+struct Expected {
+  std::vector<float> want, bound;
+};
+Expected reference(const HostCsr& s, int k, const std::vector<float>& vals, const HostDense<float>& a,
+                   const HostDense<float>& b, float eps) {
+  Context cpu(DeviceKind::kCpu);
+  auto plan = make_ratio_spmm_plan(cpu, s.view(), k, "ref.ratio_spmm");
+  HostDense<float> c(s.rows, k);
+  plan.run(cpu, vals.data(), a.view(), b.view(), eps, c.view());
+  Expected e;
+  e.want = c.values();
+  const std::vector<float> av = test::abs_values(vals);
+  plan.run(cpu, av.data(), a.view(), b.view(), eps, c.view());
+  e.bound = c.values();
+  return e;
+}
+
+std::vector<float> random_values(std::int64_t nnz, Rng& rng) {
+  return test::random_dense(std::max<std::int64_t>(nnz, 1), rng);
+}
+
+class RatioSpmmConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    variant_ = &find_ratio_spmm_variant(GetParam());
+    if (variant_->backend() == Backend::kCuda) FK_REQUIRE_GPU();
+    seed_ = test::fresh_seed();
+    rng_ = Rng(seed_);
+  }
+
+  void check_problem(const std::string& name, const HostCsr& s, const std::vector<int>& widths) {
+    for (int k : widths) {
+      if (!small_enough(s, k)) continue;
+      const std::string why = variant_->why_not(KernelProblem{features(s.view()), k});
+      if (!why.empty()) {
+        skipped_.push_back(name + " K=" + std::to_string(k) + ": " + why);
+        continue;
+      }
+      SCOPED_TRACE(describe(name, k));
+      try {
+        Runner runner(*variant_, s, k);
+        {
+          const std::vector<float> vals = random_values(s.nnz(), rng_);
+          const HostDense<float> a = positive_matrix(s.rows, k, rng_), b = positive_matrix(s.cols, k, rng_);
+          const Expected e = reference(s, k, vals, a, b, kEps);
+          const std::string bad = test::check_within_bound(runner.run(&vals, a, b, kEps), e.want, e.bound, kTol);
+          EXPECT_TRUE(bad.empty()) << "run-time values: " << bad;
+        }
+        if (!s.vals.empty()) {
+          const HostDense<float> a = positive_matrix(s.rows, k, rng_), b = positive_matrix(s.cols, k, rng_);
+          const Expected e = reference(s, k, s.vals, a, b, 0.5f);
+          const std::string bad = test::check_within_bound(runner.run(nullptr, a, b, 0.5f), e.want, e.bound, kTol);
+          EXPECT_TRUE(bad.empty()) << "S's own values, eps 0.5: " << bad;
+        }
+      } catch (const std::exception& ex) {
+        ADD_FAILURE() << describe(name, k) << " threw: " << ex.what();
+      }
+      ++checked_;
+    }
+  }
+
+  std::string describe(const std::string& problem, int k) const {
+    std::ostringstream os;
+    os << GetParam() << " on " << problem << ", K=" << k << " (replay: FK_TEST_SEED=" << seed_ << ")";
+    return os.str();
+  }
+
+  void TearDown() override {
+    if (skipped_.empty()) return;
+    std::cout << "[ note ] " << GetParam() << " skipped " << skipped_.size() << " case(s):";
+    for (const auto& s : skipped_) std::cout << "\n           " << s;
+    std::cout << '\n';
+  }
+
+  const RatioSpmmVariant* variant_ = nullptr;
+  std::uint64_t seed_ = 0;
+  Rng rng_{0};
+  std::vector<std::string> skipped_;
+  int checked_ = 0;
+};
+
+TEST_P(RatioSpmmConformance, AwkwardProblems) {
+  for (const auto& p : test::awkward_problems(seed_)) check_problem(p.name, p.s, kWidths);
+  if (checked_ == 0) GTEST_SKIP() << GetParam() << " applies to none of the awkward problems";
+}
+
+// One plan, many runs with new values, A and B; the same inputs twice give the same bits (the
+// apps' results must not depend on timing).
+TEST_P(RatioSpmmConformance, PlanIsReusableAndRepeatable) {
+  for (const auto& p : test::awkward_problems(seed_)) {
+    if (p.name != "power_law" && p.name != "clustered" && p.name != "long_rows_among_short") continue;
+    for (int k : {33, 256}) {
+      SCOPED_TRACE(describe(p.name, k));
+      Runner runner(*variant_, p.s, k);
+      for (int round = 0; round < 3; ++round) {
+        const std::vector<float> vals = random_values(p.s.nnz(), rng_);
+        const HostDense<float> a = positive_matrix(p.s.rows, k, rng_), b = positive_matrix(p.s.cols, k, rng_);
+        const Expected e = reference(p.s, k, vals, a, b, kEps);
+        const std::vector<float> got = runner.run(&vals, a, b, kEps);
+        const std::string bad = test::check_within_bound(got, e.want, e.bound, kTol);
+        EXPECT_TRUE(bad.empty()) << "round " << round << ": " << bad;
+        EXPECT_EQ(runner.run(&vals, a, b, kEps), got) << "round " << round << " differs on a second run";
+      }
+      ++checked_;
+    }
+  }
+  ASSERT_GT(checked_, 0) << "the reuse problems are missing from the awkward list";
+}
+
+// A row of A of zeros: every dot product of the row is 0, so each ratio is v / eps exactly.
+TEST_P(RatioSpmmConformance, ZeroDotProductsDivideByEps) {
+  const auto problems = test::awkward_problems(seed_);
+  const auto it = std::find_if(problems.begin(), problems.end(), [](const auto& p) { return p.name == "power_law"; });
+  ASSERT_NE(it, problems.end());
+  const HostCsr& s = it->s;
+  const int k = 8;
+  const std::vector<float> vals(static_cast<std::size_t>(s.nnz()), 1.0f);
+  const HostDense<float> a(s.rows, k, 0.0f), b = positive_matrix(s.cols, k, rng_);
+  Runner runner(*variant_, s, k);
+  const std::vector<float> got = runner.run(&vals, a, b, 0.25f);
+  for (std::int64_t i = 0; i < s.rows; ++i)
+    for (int t = 0; t < k; ++t) {
+      double want = 0;
+      for (std::int64_t j = s.row_ptr[i]; j < s.row_ptr[i + 1]; ++j) want += 4.0 * b(s.col_idx[j], t);
+      ASSERT_NEAR(got[i * k + t], want, 1e-5 * std::max(1.0, want)) << "row " << i << " column " << t;
+    }
+}
+
+TEST_P(RatioSpmmConformance, SuiteSparseFiles) {
+  const std::string dir = test::shared_data("suitesparse");
+  if (dir.empty()) GTEST_SKIP() << "../shared/data/suitesparse is absent";
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".mtx") continue;
+    check_problem(entry.path().filename().string(), io::read_matrix_market(entry.path().string()), {5, 64});
+  }
+}
+
+std::vector<std::string> ratio_spmm_names() {
+  std::vector<std::string> names;
+  for (const RatioSpmmVariant* v : ratio_spmm_variants()) names.push_back(v->name());
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, RatioSpmmConformance, ::testing::ValuesIn(ratio_spmm_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+// auto: the fused variant of the device where one applies; above K = 1024 on the GPU none does,
+// and the caller runs the SDDMM → divide → SpMM pair.
+TEST(RatioSpmmAuto, PicksTheFusedVariantWhereOneApplies) {
+  const KernelProblem p = test::rule_problem(256, 4096, 232);
+  const RatioSpmmVariant* cpu = choose_ratio_spmm_variant(DeviceKind::kCpu, p);
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_STREQ(cpu->name(), "omp.ratio_spmm.rows");
+#if FK_WITH_CUDA
+  const RatioSpmmVariant* gpu = choose_ratio_spmm_variant(DeviceKind::kGpu, p);
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_STREQ(gpu->name(), "cuda.ratio_spmm.fused");
+  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(1025, 4096, 232)), nullptr);
+#endif
+}
+
+TEST(RatioSpmmAuto, UnknownNameListsTheKnownOnes) {
+  try {
+    find_ratio_spmm_variant("omp.ratio_spmm.nope");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ref.ratio_spmm"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fk
