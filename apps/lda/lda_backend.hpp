@@ -41,6 +41,9 @@ struct LdaHyper {
   int max_inner = 50;      // E-step iterations at most (>= 1)
   double tol = 1e-3;       // stop the E-step when the mean |Δγ| over the minibatch is below this
   std::string sddmm = "auto", spmm = "auto";  // kernel variants (registry names or auto)
+  // The E-step's fused SDDMM → divide → S·B (kernels/ratio_spmm.hpp): auto (where a fused variant
+  // applies and sddmm, spmm are auto at fp32), off (the separate kernels), or a registered name.
+  std::string ratio_spmm = "auto";
   // Lowest operand precision of the kTrain and kInfer minibatches' plans (--precision); the
   // held-out ones (kFit, kScore) stay fp32 unless a variant is named (app::evaluation_precision).
   Precision precision = Precision::kF32;

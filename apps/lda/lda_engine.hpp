@@ -50,6 +50,7 @@
 #include "apps/common/precision.hpp"
 #include "apps/lda/lda_backend.hpp"
 #include "core/log.hpp"
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -148,15 +149,31 @@ class LdaEngine final : public LdaBackend {
     const DenseView<const float> eb_view{ebeta_.data(), b.nloc, k};
     ops_.gather_expect_beta(ctx_, lambda_.data(), words(b), b.nloc, k, psi_colsum_.data(),
                             ebeta_.data());
-    ratio(b, et_view, eb_view);
-    for (int it = 1; it <= h_.max_inner; ++it) {
-      b.spmm.run(ctx_, p_.data(), eb_view, DenseView<float>{t_.data(), b.rows, k});
-      count_spmm(b);
-      const double change = ops_.update_gamma(ctx_, alpha, t_.data(), g, et, b.rows, k);
+    const DenseView<float> t_view{t_.data(), b.rows, k};
+    if (b.fused.plan) {
+      // T ← (N / (Eθ·Eβᵀ + eps)) · Eβ in one pass; the ratio itself is formed once more after the
+      // last update, for the statistics.
+      for (int it = 1; it <= h_.max_inner; ++it) {
+        b.fused.run(ctx_, csr(b).vals, et_view, eb_view, kPhiEps, t_view);
+        count_sddmm(b);
+        count_spmm(b);
+        const double change = ops_.update_gamma(ctx_, alpha, t_.data(), g, et, b.rows, k);
+        r.inner_iters = it;
+        r.mean_change = change / static_cast<double>(b.rows * k);
+        if (r.mean_change < h_.tol) break;
+      }
+      if (b.role == BatchRole::kTrain) ratio(b, et_view, eb_view);
+    } else {
       ratio(b, et_view, eb_view);
-      r.inner_iters = it;
-      r.mean_change = change / static_cast<double>(b.rows * k);
-      if (r.mean_change < h_.tol) break;
+      for (int it = 1; it <= h_.max_inner; ++it) {
+        b.spmm.run(ctx_, p_.data(), eb_view, t_view);
+        count_spmm(b);
+        const double change = ops_.update_gamma(ctx_, alpha, t_.data(), g, et, b.rows, k);
+        ratio(b, et_view, eb_view);
+        r.inner_iters = it;
+        r.mean_change = change / static_cast<double>(b.rows * k);
+        if (r.mean_change < h_.tol) break;
+      }
     }
     if (b.role == BatchRole::kTrain) {
       b.spmm_t.run(ctx_, p_.data(), et_view, DenseView<float>{xt_.data(), b.nloc, k});
@@ -243,6 +260,7 @@ class LdaEngine final : public LdaBackend {
     // Plans hold views of csr: declared after it so they are destroyed first.
     PreparedSddmm sddmm;
     PreparedSpmm spmm, spmm_t;
+    PreparedRatioSpmm fused;  // the E-step's SDDMM → divide → S·B in one kernel (then no spmm)
   };
 
   // Brings a streamed batch onto the device for one use (with plans) and lets go of it after.
@@ -317,6 +335,7 @@ class LdaEngine final : public LdaBackend {
   void end_streamed_use(Batch& b) {
     b.sddmm = PreparedSddmm{};
     b.spmm = PreparedSpmm{};
+    b.fused = PreparedRatioSpmm{};
     b.spmm_t = PreparedSpmm{};
     ops_.retire(slots_[b.slot]);
     b.slot = -1;
@@ -347,8 +366,21 @@ class LdaEngine final : public LdaBackend {
     b.sddmm = make_sddmm_plan(ctx_, v, k, h_.sddmm, sddmm_p);
     note(b.sddmm.variant->name(), b.sddmm.prepare_seconds);
     if (b.role != BatchRole::kScore) {
-      b.spmm = make_spmm_plan(ctx_, v, k, Op::kNoTrans, h_.spmm, spmm_p);
-      note(b.spmm.variant->name(), b.spmm.prepare_seconds);
+      // The fused kernel under auto only where the separate kernels would be auto's fp32 choices:
+      // a named --sddmm/--spmm asks for those kernels, and a 16-bit precision lets auto pick
+      // tensor-core ones on V x 1 structured data, for SDDMM and S·B alike (kernels/select.cpp,
+      // tensor_core_pick), so the SDDMM plan made above tells.
+      const bool fused_allowed =
+          h_.ratio_spmm != "off" &&
+          (h_.ratio_spmm != "auto" ||
+           (h_.sddmm == "auto" && h_.spmm == "auto" && !b.sddmm.variant->half_precision()));
+      if (fused_allowed) b.fused = make_ratio_spmm_plan(ctx_, v, k, h_.ratio_spmm);
+      if (b.fused.plan) {
+        note(b.fused.variant->name(), b.fused.prepare_seconds);
+      } else {
+        b.spmm = make_spmm_plan(ctx_, v, k, Op::kNoTrans, h_.spmm, spmm_p);
+        note(b.spmm.variant->name(), b.spmm.prepare_seconds);
+      }
     }
     if (train) {
       b.spmm_t = make_spmm_plan(ctx_, v, k, Op::kTrans, h_.spmm, spmm_p);

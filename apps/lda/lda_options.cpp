@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "apps/common/training_options.hpp"
+#include "kernels/ratio_spmm.hpp"
 
 namespace fk::lda {
 
@@ -39,6 +40,11 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
      "SDDMM kernel variant (a registered name, or auto)")
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
      "SpMM kernel variant (a registered name, or auto)")
+    ("ratio-spmm", po::value<std::string>(&o.ratio_spmm)->default_value(o.ratio_spmm)->value_name("NAME"),
+     "the E-step's SDDMM, division and SpMM as one fused kernel that reads each topic row once: "
+     "auto (where a fused variant applies, while --sddmm and --spmm are auto and --precision is "
+     "fp32), off (the separate kernels), or a registered name (omp.ratio_spmm.rows, "
+     "cuda.ratio_spmm.fused)")
     ("precision", po::value<std::string>(&o.precision)->default_value(o.precision)->value_name("P"),
      app::kPrecisionHelp)
     ("holdout-frac", real(&o.holdout_frac, o.holdout_frac)->value_name("X"),
@@ -102,6 +108,13 @@ void finalize_lda_options(const app::CommandLine& cli, LdaOptions& o) {
   require_at_least("min-count", o.min_count, std::int64_t{0});
   if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
+  if (o.ratio_spmm != "auto" && o.ratio_spmm != "off") {
+    try {
+      find_ratio_spmm_variant(o.ratio_spmm);
+    } catch (const Error& e) {
+      usage_fail("ratio-spmm", std::string(e.what()) + " off");
+    }
+  }
   o.precision_kind = app::check_precision(o.precision);
 }
 

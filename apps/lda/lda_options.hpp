@@ -19,6 +19,7 @@ struct LdaOptions {
   double kappa = 0.5;              // learning-rate decay (gensim's decay)
   bool batch = false;              // batch VB: one minibatch = the whole corpus, ρ = 1
   std::string sddmm = "auto", spmm = "auto";
+  std::string ratio_spmm = "auto";  // the E-step's fused kernel: auto, off or a variant name
   double holdout_frac = 0.1;  // documents held out for evaluation
   std::string test;           // a separate held-out corpus instead of the split
   int eval_every = 1;         // evaluate every N passes (0: after the last pass only)

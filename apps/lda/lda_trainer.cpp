@@ -176,6 +176,7 @@ class Trainer {
     h.tol = opt.tol;
     h.sddmm = opt.sddmm;
     h.spmm = opt.spmm;
+    h.ratio_spmm = opt.ratio_spmm;
     h.precision = opt.precision_kind;
     h.device_memory = static_cast<std::int64_t>(opt.device_memory_mb * (1 << 20));
     be_ = make_lda_backend(std::move(ctx), h);

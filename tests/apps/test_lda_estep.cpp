@@ -118,7 +118,8 @@ double rel_error(const float* got, const std::vector<double>& want) {
   return err / scale;
 }
 
-LdaHyper hyper(const std::string& sddmm = "auto", const std::string& spmm = "auto") {
+LdaHyper hyper(const std::string& sddmm = "auto", const std::string& spmm = "auto",
+               const std::string& ratio_spmm = "auto") {
   LdaHyper h;
   h.topics = kK;
   h.words = kW;
@@ -128,6 +129,7 @@ LdaHyper hyper(const std::string& sddmm = "auto", const std::string& spmm = "aut
   h.tol = 0;  // exactly max_inner updates, as the direct computation makes
   h.sddmm = sddmm;
   h.spmm = spmm;
+  h.ratio_spmm = ratio_spmm;
   return h;
 }
 
@@ -205,6 +207,24 @@ TEST(LdaEStep, CpuBackendMatchesDirectComputation) {
   check_backend(*be, docs, lambda, "auto variants");
 }
 
+// The E-step with its SDDMM, division and SpMM as separate kernels (--ratio-spmm off) and fused
+// (auto's omp.ratio_spmm.rows, named), both against the direct computation; the fused kernel is
+// the one the backend reports.
+TEST(LdaEStep, CpuFusedAndSeparateKernels) {
+  const HostCsr docs = random_docs(13);
+  const HostDense<float> lambda = random_lambda(14);
+  for (const char* ratio : {"off", "omp.ratio_spmm.rows"}) {
+    auto be = make_cpu_lda_backend(Context(DeviceKind::kCpu, 2), hyper("auto", "auto", ratio));
+    check_backend(*be, docs, lambda, std::string("--ratio-spmm ") + ratio);
+    const bool fused = be->kernel_names().find("omp.ratio_spmm.rows") != std::string::npos;
+    EXPECT_EQ(fused, std::string(ratio) != "off") << be->kernel_names();
+  }
+  // A named SpMM variant is asked for by name: auto does not fuse it away.
+  auto named = make_cpu_lda_backend(Context(DeviceKind::kCpu, 2), hyper("auto", "omp.spmm.rows"));
+  check_backend(*named, docs, lambda, "--spmm omp.spmm.rows");
+  EXPECT_EQ(named->kernel_names().find("ratio_spmm"), std::string::npos) << named->kernel_names();
+}
+
 // Every CPU SDDMM and SpMM variant that applies gives the same E-step.
 TEST(LdaEStep, EveryCpuKernelVariant) {
   const HostCsr docs = random_docs(21);
@@ -258,8 +278,12 @@ TEST(LdaEStep, GpuBackendMatchesDirectComputation) {
   FK_REQUIRE_GPU();
   const HostCsr docs = random_docs(41);
   const HostDense<float> lambda = random_lambda(42);
-  auto be = make_gpu_lda_backend(Context(DeviceKind::kGpu), hyper());
-  check_backend(*be, docs, lambda, "GPU");
+  for (const char* ratio : {"auto", "off"}) {
+    auto be = make_gpu_lda_backend(Context(DeviceKind::kGpu), hyper("auto", "auto", ratio));
+    check_backend(*be, docs, lambda, std::string("GPU, --ratio-spmm ") + ratio);
+    const bool fused = be->kernel_names().find("cuda.ratio_spmm.fused") != std::string::npos;
+    EXPECT_EQ(fused, std::string(ratio) == "auto") << be->kernel_names();
+  }
 }
 
 // Larger than a warp in every direction (K = 70 topics, 300 documents, 500 words, several
