@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/context.hpp"
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -138,6 +139,26 @@ SpmmCheck::SpmmCheck(const CsrView& o, DenseView<const float> b, std::int64_t nn
       for (int t = 0; t < k_; ++t) m[t] += v * std::fabs(double(br[t]));
     }
   }
+}
+
+SpmmCheck::SpmmCheck(const CsrView& s, DenseView<const float> a, DenseView<const float> b, float eps,
+                     std::int64_t nnz_budget)
+    : k_(static_cast<int>(b.cols)) {
+  rows_ = sample_rows(s, nnz_budget, max_rows_for(k_));
+  const HostCsr sub = take_rows(s, rows_);
+  HostDense<float> sub_a(sub.rows, k_);
+  for (std::int64_t q = 0; q < sub.rows; ++q) std::copy(a.row(rows_[q]), a.row(rows_[q]) + k_, sub_a.row(q));
+  const Context host(DeviceKind::kCpu);
+  auto plan = find_ratio_spmm_variant("ref.ratio_spmm").prepare(host, sub.view(), k_);
+  HostDense<float> c(sub.rows, k_);
+  const float no_values = 0;
+  plan->run(host, sub.vals.empty() ? &no_values : sub.vals.data(), sub_a.view(), b, eps, c.view());
+  ref_ = c.values();
+  std::vector<float> magnitudes = sub.vals;
+  for (float& v : magnitudes) v = std::fabs(v);
+  plan->run(host, magnitudes.empty() ? &no_values : magnitudes.data(), sub_a.view(), b, eps, c.view());
+  const std::vector<float> mag = c.values();
+  mag_.assign(mag.begin(), mag.end());
 }
 
 double SpmmCheck::max_rel_err(const std::vector<float>& out) const {

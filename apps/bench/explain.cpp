@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/io/csv.hpp"
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -55,6 +56,8 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
   std::vector<Choice> choices;
   if (o.op == BenchOp::kSddmm) {
     for (bool scaled : o.sddmm_scaled) choices.push_back({scaled ? "scaled" : "unscaled", false});
+  } else if (o.op == BenchOp::kRatioSpmm) {
+    choices.push_back({"fused", false});
   } else {
     for (Op op : o.spmm_ops) choices.push_back({op == Op::kNoTrans ? "n" : "t", op == Op::kTrans});
   }
@@ -67,10 +70,16 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
       p.k = k;
       p.transposed = c.transposed;
       p.precision = o.precision;
-      // As the plans do: padded dense operands where that pays.
-      p.k = o.op == BenchOp::kSddmm ? auto_sddmm_width(device, p) : auto_spmm_width(device, p);
-      const std::string pick = o.op == BenchOp::kSddmm ? choose_sddmm_variant(device, p).name()
-                                                       : choose_spmm_variant(device, p).name();
+      std::string pick;
+      if (o.op == BenchOp::kRatioSpmm) {
+        const RatioSpmmVariant* v = choose_ratio_spmm_variant(device, p);
+        pick = v ? v->name() : "pair (SDDMM, division, SpMM: no fused variant applies)";
+      } else {
+        // As the plans do: padded dense operands where that pays.
+        p.k = o.op == BenchOp::kSddmm ? auto_sddmm_width(device, p) : auto_spmm_width(device, p);
+        pick = o.op == BenchOp::kSddmm ? choose_sddmm_variant(device, p).name()
+                                       : choose_spmm_variant(device, p).name();
+      }
       const SparseFeatures& f = p.sparse;
       os << "  " << to_string(o.op) << " " << c.form << " K=" << k << ": " << pick;
       if (p.k != k) os << " at K=" << p.k << " (zero-padded copies of the dense operands)";

@@ -8,7 +8,17 @@ namespace po = boost::program_options;
 
 namespace fk::bench {
 
-const char* to_string(BenchOp op) { return op == BenchOp::kSddmm ? "sddmm" : "spmm"; }
+const char* to_string(BenchOp op) {
+  switch (op) {
+    case BenchOp::kSddmm:
+      return "sddmm";
+    case BenchOp::kSpmm:
+      return "spmm";
+    case BenchOp::kRatioSpmm:
+      return "ratio-spmm";
+  }
+  return "?";
+}
 
 namespace {
 
@@ -33,7 +43,8 @@ void add_option_groups(po::options_description& out) {
   po::options_description run("Run", kHelpWidth, kHelpWidth / 2);
   run.add_options()
       ("k", po::value<std::string>()->value_name("K,K,.."),
-       "comma-separated dense widths K (default sddmm 32,64,128,256,512; spmm 1,4,32,64,128,256,512)")
+       "comma-separated dense widths K (default sddmm and ratio-spmm 32,64,128,256,512; spmm "
+       "1,4,32,64,128,256,512)")
       ("device", po::value<std::string>()->value_name("DEV"), "cpu, gpu or auto (default auto: the GPU when one is usable)")
       ("threads", po::value<int>()->value_name("N"), "OpenMP threads on the CPU (default: OpenMP's default)")
       ("gpu", po::value<int>()->value_name("ID"), "GPU id (default 0)")
@@ -111,7 +122,7 @@ void only_for(const po::variables_map& vm, const char* option, BenchOp allowed, 
 BenchOptions parse_options(int argc, const char* const argv[]) {
   po::options_description desc;
   add_option_groups(desc);
-  desc.add_options()("command", po::value<std::string>(), "sddmm or spmm");  // positional, hidden
+  desc.add_options()("command", po::value<std::string>(), "sddmm, spmm or ratio-spmm");  // positional, hidden
   po::positional_options_description positional;
   positional.add("command", 1);
   po::variables_map vm;
@@ -127,14 +138,16 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   o.list = vm.count("list") > 0;
   if (o.help || o.list) return o;
 
-  if (!vm.count("command")) throw UsageError("missing command: 'sddmm' or 'spmm' (see --help)");
+  if (!vm.count("command")) throw UsageError("missing command: 'sddmm', 'spmm' or 'ratio-spmm' (see --help)");
   const std::string command = vm["command"].as<std::string>();
   if (command == "sddmm") {
     o.op = BenchOp::kSddmm;
   } else if (command == "spmm") {
     o.op = BenchOp::kSpmm;
+  } else if (command == "ratio-spmm") {
+    o.op = BenchOp::kRatioSpmm;
   } else {
-    throw UsageError("unknown command '" + command + "': expected 'sddmm' or 'spmm'");
+    throw UsageError("unknown command '" + command + "': expected 'sddmm', 'spmm' or 'ratio-spmm'");
   }
 
   const int sources = int(vm.count("input")) + int(vm.count("gen")) + int(vm.count("preset"));
@@ -149,7 +162,7 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   if (vm.count("name")) o.name = vm["name"].as<std::string>();
 
   o.ks = parse_widths(vm.count("k") ? vm["k"].as<std::string>()
-                                    : (o.op == BenchOp::kSddmm ? "32,64,128,256,512" : "1,4,32,64,128,256,512"));
+                                    : (o.op == BenchOp::kSpmm ? "1,4,32,64,128,256,512" : "32,64,128,256,512"));
   if (vm.count("device")) o.device = vm["device"].as<std::string>();
   if (vm.count("threads")) {
     o.threads = vm["threads"].as<int>();
@@ -216,15 +229,21 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
 
 std::string help_text() {
   std::ostringstream os;
-  os << "fk-bench: time every SDDMM or SpMM variant on one problem, check each against the reference.\n"
+  os << "fk-bench: time every SDDMM, SpMM or ratio SpMM variant on one problem, check each against the\n"
+        "reference.\n"
         "\n"
-        "usage: fk-bench sddmm|spmm (--input FILE | --gen SPEC | --preset NAME) [options]\n"
+        "usage: fk-bench sddmm|spmm|ratio-spmm (--input FILE | --gen SPEC | --preset NAME) [options]\n"
         "       fk-bench --list\n"
         "\n"
         "examples:\n"
         "  fk-bench sddmm --preset nips --k 32,128 --device gpu --csv results.csv\n"
         "  fk-bench spmm --gen powerlaw:rows=100000,cols=50000,nnz=2000000 --op both --k 1,64\n"
-        "  fk-bench spmm --input ../shared/data/suitesparse/hep-th.mtx --device cpu --threads 2\n";
+        "  fk-bench spmm --input ../shared/data/suitesparse/hep-th.mtx --device cpu --threads 2\n"
+        "  fk-bench ratio-spmm --preset nips --k 64,256\n"
+        "\n"
+        "ratio-spmm: C = (S ./ (A B^T + eps)) B over S's nonzeros (kernels/ratio_spmm.hpp), with A and B\n"
+        "uniform in [0.5, 1.5) and eps = 1e-30; its baseline 'pair' runs auto's SDDMM, a division pass\n"
+        "and auto's SpMM, the unfused way.\n";
   po::options_description shown(kHelpWidth, kHelpWidth / 2);
   add_option_groups(shown);
   os << "\n" << shown;
@@ -240,10 +259,11 @@ std::string help_text() {
         "  (at most 512 MiB), skipped when the problem's compulsory bytes exceed that buffer anyway.\n"
         "\n"
         "columns:\n"
-        "  GFLOP/s    2*nnz*K / median time (SDDMM and SpMM alike)\n"
+        "  GFLOP/s    2*nnz*K / median time (SDDMM and SpMM alike; 4*nnz*K for ratio-spmm)\n"
         "  GB/s       compulsory bytes / median time, where compulsory bytes are\n"
         "               SDDMM: 12*nnz (8*nnz unscaled: no scale values read) + 4*K*(M + N)\n"
         "               SpMM:  8*nnz + 4*K*(non-empty columns of op(S) + rows of op(S))\n"
+        "               ratio-spmm: 8*nnz + 4*K*(non-empty columns + 2*rows) (A read, C written)\n"
         "  floor_ms   max(compulsory bytes / measured bandwidth, flops / peak fp32): no variant can run\n"
         "             much faster. Bandwidth is measured once per process: on the GPU a large device-to-\n"
         "             device cudaMemcpy (read + write bytes, median of 10); on the CPU a STREAM-like triad.\n"
@@ -253,11 +273,13 @@ std::string help_text() {
         "             when the clock cannot be read.\n"
         "  x_floor    median / floor_ms (1.0 = at the floor)\n"
         "  speedup    baseline median / variant median; baseline = cuda.<op>.cusparse on the GPU\n"
-        "             (for scaled SDDMM that is cuSPARSE plus its scale pass), omp.<op>.rows on the CPU\n"
+        "             (for scaled SDDMM that is cuSPARSE plus its scale pass), omp.<op>.rows on the CPU;\n"
+        "             for ratio-spmm 'pair' (auto's SDDMM, a division, auto's SpMM) on either\n"
         "  max_rel_err  over the checked outputs, max |out - ref| / sum_t |term_t|, the sum of the\n"
         "             absolute products that make up that output (the scale of float32 rounding in a\n"
-        "             dot product); ref = ref.sddmm / ref.spmm in double on the CPU over a deterministic\n"
-        "             sample of rows (all rows when nnz <= --check-nnz). NaN (unwritten) counts as inf.\n"
+        "             dot product); ref = ref.sddmm / ref.spmm / ref.ratio_spmm in double on the CPU over a\n"
+        "             deterministic sample of rows (all rows when nnz <= --check-nnz). NaN (unwritten)\n"
+        "             counts as inf.\n"
         "  auto       its own row: the variant `auto` picks, with its own plan; the summary line compares it\n"
         "             with the fastest variant.\n"
         "\n"

@@ -1,5 +1,5 @@
 #pragma once
-// Command line of fk-bench: what to run (sddmm | spmm), on which matrix, at which widths, on which
+// Command line of fk-bench: what to run (sddmm | spmm | ratio-spmm), on which matrix, at which widths, on which
 // device, which variants, how many runs, where the CSV goes. Parsed with Boost.Program_options;
 // every bad option or value is a UsageError whose message names the option.
 #include <cstdint>
@@ -17,7 +17,7 @@ class UsageError : public Error {
   using Error::Error;
 };
 
-enum class BenchOp { kSddmm, kSpmm };
+enum class BenchOp { kSddmm, kSpmm, kRatioSpmm };
 const char* to_string(BenchOp op);
 
 struct BenchOptions {

@@ -15,6 +15,7 @@
 #include "core/device_buffer.hpp"
 #include "core/random.hpp"
 #include "core/timer.hpp"
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 #if FK_WITH_CUDA
@@ -219,6 +220,79 @@ class SpmmCase : public Case {
   PreparedSpmm plans_[2];
 };
 
+// The ratio SpMM (kernels/ratio_spmm.hpp) of a registered variant or auto, and its unfused baseline
+// kPair: auto's SDDMM into nnz ratios, their division, auto's S·B on them (what an app runs without
+// the fused kernel). `auto` where no fused variant applies is the pair too.
+constexpr const char* kPair = "pair";
+constexpr float kRatioEps = 1e-30f;
+
+class RatioSpmmCase : public Case {
+ public:
+  RatioSpmmCase(const Context& ctx, const SideCsr& s, Dense& a, Dense& b, const KernelProblem& problem,
+                const SpmmCheck& check)
+      : ctx_(ctx), s_(s), a_(a), b_(b), k_(problem.k), problem_(problem), check_(check),
+        out_(ctx, s.view().rows * problem.k), ratios_(ctx, s.view().nnz) {}
+  std::string why_not(const std::string& name) const override {
+    return name == kPair ? std::string() : find_ratio_spmm_variant(name).why_not(problem_);
+  }
+  std::string prepare(const std::string& name, double& prepare_seconds) override {
+    Plans& p = plans_[slot_];
+    p = Plans{};
+    if (name != kPair) {
+      p.fused = make_ratio_spmm_plan(ctx_, s_.view(), k_, name);
+      if (p.fused.plan) {
+        prepare_seconds = p.fused.prepare_seconds;
+        return p.fused.variant->name();
+      }
+    }
+    p.sddmm = make_sddmm_plan(ctx_, s_.view(), k_);
+    p.spmm = make_spmm_plan(ctx_, s_.view(), k_);
+    prepare_seconds = p.sddmm.prepare_seconds + p.spmm.prepare_seconds;
+    return std::string(kPair) + ":" + p.sddmm.variant->name() + "+" + p.spmm.variant->name();
+  }
+  void poison() override { out_.poison(); }
+  void run() override {
+    Plans& p = plans_[slot_];
+    const DenseView<float> c{out_.data(), s_.view().rows, k_};
+    if (p.fused.plan) {
+      p.fused.run(ctx_, s_.vals(), a_.view(), b_.view(), kRatioEps, c);
+      return;
+    }
+    p.sddmm.run(ctx_, a_.view(), b_.view(), nullptr, ratios_.data());
+    divide(s_.vals(), ratios_.data(), s_.view().nnz);
+    p.spmm.run(ctx_, ratios_.data(), b_.view(), c);
+  }
+  double check() override {
+    ctx_.synchronize();
+    return check_.max_rel_err(out_.fetch());
+  }
+  void release() override { plans_[slot_] = Plans{}; }
+
+ private:
+  struct Plans {
+    PreparedRatioSpmm fused;
+    PreparedSddmm sddmm;
+    PreparedSpmm spmm;
+  };
+  void divide(const float* n, float* p, std::int64_t count) {
+#if FK_WITH_CUDA
+    if (ctx_.is_gpu()) return divide_on_gpu(ctx_, n, p, count, kRatioEps);
+#endif
+#pragma omp parallel for schedule(static)
+    for (std::int64_t j = 0; j < count; ++j) p[j] = n[j] / (p[j] + kRatioEps);
+  }
+
+  const Context& ctx_;
+  const SideCsr& s_;
+  Dense& a_;
+  Dense& b_;
+  int k_;
+  KernelProblem problem_;
+  const SpmmCheck& check_;
+  Floats out_, ratios_;
+  Plans plans_[2];
+};
+
 // ---- the loop ---------------------------------------------------------------------------------
 
 // What every row of one case shares.
@@ -270,15 +344,17 @@ class Runner {
       out_ << "off";
     }
     out_ << "\n"
-         << "check: against " << (o_.op == BenchOp::kSddmm ? "ref.sddmm" : "ref.spmm")
+         << "check: against ref." << (o_.op == BenchOp::kRatioSpmm ? "ratio_spmm" : to_string(o_.op))
          << " on sampled rows; max_rel_err = max |out - ref| / sum |terms|; tolerance " << o_.tolerance << "\n";
   }
 
   RunSummary run() {
     if (o_.op == BenchOp::kSddmm) {
       run_sddmm();
-    } else {
+    } else if (o_.op == BenchOp::kSpmm) {
       run_spmm();
+    } else {
+      run_ratio_spmm();
     }
     return summary_;
   }
@@ -344,6 +420,30 @@ class Runner {
     }
   }
 
+  void run_ratio_spmm() {
+    const HostCsr& s = m_.s;
+    const SideCsr side(ctx_, s);
+    const SparseFeatures f = features(s.view());
+    auto positive = [](HostDense<float> m) {  // [0.5, 1.5): dot products far from zero, as in the apps
+      for (float& x : m.storage()) x = 1.0f + 0.5f * x;
+      return m;
+    };
+    for (int k : o_.ks) {
+      const HostDense<float> a = positive(random_dense(s.rows, k, o_.seed, 4));
+      const HostDense<float> b = positive(random_dense(s.cols, k, o_.seed, 5));
+      const SpmmCheck check(s.view(), a.view(), b.view(), kRatioEps, o_.check_nnz);
+      Dense da(ctx_, a), db(ctx_, b);
+      CaseInfo info;
+      info.form = "fused";
+      info.k = k;
+      info.bytes = 8.0 * double(s.nnz()) + 4.0 * k * double(f.nonempty_cols + 2 * s.rows);
+      info.flops = 4.0 * double(s.nnz()) * k;
+      info.checked_rows = check.rows();
+      RatioSpmmCase c(ctx_, side, da, db, KernelProblem{f, k}, check);
+      run_case(c, info);
+    }
+  }
+
   void print_skip(const std::string& name, const std::string& why) { print_table_note(out_, name, "skipped: " + why); }
 
   bool is_named(const std::string& name) const {
@@ -353,7 +453,7 @@ class Runner {
   void run_case(Case& c, const CaseInfo& info) {
     const Floor floor = floor_time(ceilings_, info.bytes, info.flops);
     const bool flush = timer_->flush_bytes() > 0 && (ctx_.is_gpu() || info.bytes <= double(timer_->flush_bytes()));
-    out_ << "\n" << to_string(o_.op) << " " << (o_.op == BenchOp::kSddmm ? "" : "op=") << info.form << ", K = " << info.k
+    out_ << "\n" << to_string(o_.op) << " " << (o_.op == BenchOp::kSpmm ? "op=" : "") << info.form << ", K = " << info.k
          << ": " << std::setprecision(4) << info.flops * 1e-9 << " GFLOP, " << info.bytes * 1e-6
          << " MB compulsory, floor " << floor.ms << " ms (" << floor.bound << "-bound); checked rows "
          << info.checked_rows << (flush || timer_->flush_bytes() == 0 ? "" : "; no flush: the data exceed the cache")
@@ -578,6 +678,17 @@ Selection select_variants(const BenchOptions& o, DeviceKind device) {
   const bool gpu = device == DeviceKind::kGpu;
   if (o.op == BenchOp::kSddmm)
     return select_from(sddmm_variants(), o, device, gpu ? "cuda.sddmm.cusparse" : "omp.sddmm.rows", &find_sddmm_variant);
+  if (o.op == BenchOp::kRatioSpmm) {
+    // The baseline is the unfused pair, which is no registered variant: timed first, always.
+    BenchOptions registered = o;
+    auto& v = registered.variants;
+    v.erase(std::remove(v.begin(), v.end(), std::string(kPair)), v.end());
+    if (!o.variants.empty() && registered.variants.empty()) registered.variants = {"auto"};
+    Selection sel = select_from(ratio_spmm_variants(), registered, device, "", &find_ratio_spmm_variant);
+    sel.baseline = kPair;
+    sel.names.insert(sel.names.begin(), kPair);
+    return sel;
+  }
   return select_from(spmm_variants(), o, device, gpu ? "cuda.spmm.cusparse" : "omp.spmm.rows", &find_spmm_variant);
 }
 
@@ -593,6 +704,7 @@ void print_variant_list(std::ostream& out) {
   std::size_t width = 0;
   for (const auto* v : sddmm_variants()) width = std::max(width, std::strlen(v->name()));
   for (const auto* v : spmm_variants()) width = std::max(width, std::strlen(v->name()));
+  for (const auto* v : ratio_spmm_variants()) width = std::max(width, std::strlen(v->name()));
   const int name_width = static_cast<int>(width) + 2;
   auto print = [&](const char* title, const auto& all, const char* auto_note) {
     out << title << "\n";
@@ -606,6 +718,8 @@ void print_variant_list(std::ostream& out) {
         "picked per problem by the rule table in kernels/select.cpp");
   print("SpMM variants (name, backend, summary):", spmm_variants(),
         "picked per problem by the rule table in kernels/select.cpp");
+  print("Ratio SpMM variants (name, backend, summary):", ratio_spmm_variants(),
+        "the device's fused variant where one applies, else the pair (kernels/select.cpp)");
   out << "this build: " << (cuda_compiled() ? "with CUDA" : "CPU only") << "; usable CUDA devices: " << cuda_device_count()
       << "\n";
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/generate/sparse.hpp"
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 #include "tests/apps/app_test_util.hpp"
@@ -189,6 +190,27 @@ TEST(BenchCli, SpmmBothOpsAndSddmmUnscaledAccumulateInOneCsv) {
   for (const auto& row : csv.rows) EXPECT_NE(row.at("op"), "op");
 }
 
+// ratio-spmm: the unfused pair as the baseline, every CPU ratio SpMM variant and auto, checked.
+TEST(BenchCli, RatioSpmmTimesThePairAndTheFusedVariants) {
+  test::TempDir dir;
+  const std::string csv_path = dir.file("ratio.csv");
+  const Outcome o = run_bench(dir, "ratio-spmm --gen powerlaw:rows=300,cols=200,nnz=3000 --device cpu --threads 2 "
+                                   "--k 8,33 --runs 2 --warmup 1 --no-flush --seed " + fresh_seed() +
+                                   " --csv '" + csv_path + "'");
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  const Csv csv = read_csv(csv_path);
+  EXPECT_EQ(csv.header_line, kExpectedHeader);
+  const std::multiset<std::string> expected = {"pair", "ref.ratio_spmm", "omp.ratio_spmm.rows", "auto"};
+  EXPECT_EQ(variants_of(csv, "8", "fused"), expected);
+  EXPECT_EQ(variants_of(csv, "33", "fused"), expected);
+  expect_rows_checked(csv);
+  for (const auto& row : csv.rows) {
+    EXPECT_EQ(row.at("op"), "ratio-spmm");
+    EXPECT_EQ(row.at("baseline"), "pair");
+    if (row.at("variant") == "auto") EXPECT_EQ(row.at("chosen"), "omp.ratio_spmm.rows");
+  }
+}
+
 TEST(BenchCli, RealFilesWithPatternOnlyValues) {
   const std::string mtx = test::shared_data("suitesparse/hep-th.mtx");
   const std::string smtx = test::shared_data("dlmc/rn50/magnitude_pruning/0.9/bottleneck_1_block_group1_1_1.smtx");
@@ -272,6 +294,7 @@ TEST(BenchCli, ListNamesEveryVariantWithItsBackend) {
   }
   for (const auto* v : sddmm_variants()) EXPECT_EQ(listed[v->name()], to_string(v->backend())) << v->name();
   for (const auto* v : spmm_variants()) EXPECT_EQ(listed[v->name()], to_string(v->backend())) << v->name();
+  for (const auto* v : ratio_spmm_variants()) EXPECT_EQ(listed[v->name()], to_string(v->backend())) << v->name();
   EXPECT_EQ(listed.count("auto"), 1u);
 }
 
