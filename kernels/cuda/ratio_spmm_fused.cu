@@ -1,14 +1,15 @@
 // cuda.ratio_spmm.fused: the fused ratio SpMM on the GPU (kernels/ratio_spmm.hpp).
 //
 // Mapping: a block of 8 warps takes 8 / P rows, P warps per row (P from the mean row length: 1,
-// 2, 4 or 8), each warp a contiguous part of its row's nonzeros. A warp holds its row of A and its
-// part of C's row in registers, K spread over the lanes (float4 per lane where K % 4 == 0 and the
-// bases are 16-byte aligned). Per nonzero it loads the B row once, adds the lanes' products with a
-// butterfly of shuffles (every lane ends with the whole dot product), forms the ratio and adds
-// ratio x B row to its accumulators: one read of B per nonzero instead of the SDDMM's and the
-// SpMM's two, and no ratio array in memory. Two nonzeros are in flight per step so that one's
-// shuffles overlap the other's loads. The P parts of a row are added in shared memory in part
-// order, so results do not depend on timing (bit-identical across runs).
+// 2, 4 or 8), each warp a contiguous part of its row's nonzeros. A nonzero is handled by a group
+// of G lanes (G = 4-32, the fewest that cover K in float4s, or floats where K % 4 != 0 or a base is
+// not 16-byte aligned), so a warp works on 32 / G nonzeros at once. The lanes hold the row of A
+// and a partial row of C in registers. Per nonzero a group loads the B row once, adds its lanes'
+// products with a butterfly of shuffles, forms the ratio and adds ratio x B row to its
+// accumulators: one read of B per nonzero instead of the SDDMM's and the SpMM's two, and no ratio
+// array in memory. Two steps are in flight so that one's shuffles overlap the other's loads. The
+// groups' rows are added with shuffles, the P parts of a row in shared memory in part order, so
+// results do not depend on timing (bit-identical across runs).
 //
 // Bytes: 8·nnz of S, 4·K·(N' + 2M) of B, A and C, and 4·K·nnz of gathered B rows through L1/L2 (the
 // SpMM's alone; the unfused pair gathers them twice). K is at most 1024 (32 floats a lane).
@@ -29,9 +30,10 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / kWarpSize;
 constexpr int kMaxK = 1024;
 
-// One lane's share of a K-wide row: with VEC, float4 groups q·32 + lane (q < NQ); without, the
-// elements q·32 + lane. Positions at or past K read as 0 and are not stored.
-template <int NQ, bool VEC>
+// One lane's share of a K-wide row when G lanes hold a row: with VEC, float4 groups q·G + li
+// (q < NQ, li the lane's index in its group); without, the elements q·G + li. Positions at or past
+// K read as 0 and are not stored.
+template <int G, int NQ, bool VEC>
 struct LaneRow {
   static constexpr int kPer = VEC ? 4 : 1;
   static constexpr int kCount = NQ * kPer;
@@ -41,10 +43,10 @@ struct LaneRow {
 #pragma unroll
     for (int i = 0; i < kCount; ++i) x[i] = 0.0f;
   }
-  __device__ void load(const float* __restrict__ row, int k, int lane) {
+  __device__ void load(const float* __restrict__ row, int k, int li) {
 #pragma unroll
     for (int q = 0; q < NQ; ++q) {
-      const int at = (q * kWarpSize + lane) * kPer;
+      const int at = (q * G + li) * kPer;
       if constexpr (VEC) {
         const float4 v = at < k ? *reinterpret_cast<const float4*>(row + at) : make_float4(0, 0, 0, 0);
         x[4 * q] = v.x;
@@ -56,10 +58,10 @@ struct LaneRow {
       }
     }
   }
-  __device__ void store(float* __restrict__ row, int k, int lane) const {
+  __device__ void store(float* __restrict__ row, int k, int li) const {
 #pragma unroll
     for (int q = 0; q < NQ; ++q) {
-      const int at = (q * kWarpSize + lane) * kPer;
+      const int at = (q * G + li) * kPer;
       if (at >= k) continue;
       if constexpr (VEC)
         *reinterpret_cast<float4*>(row + at) = make_float4(x[4 * q], x[4 * q + 1], x[4 * q + 2], x[4 * q + 3]);
@@ -79,32 +81,40 @@ struct LaneRow {
   }
 };
 
-__device__ __forceinline__ float warp_sum(float v) {
+// The sum over the G lanes of each group (every lane of the group gets it).
+template <int G>
+__device__ __forceinline__ float group_sum(float v) {
 #pragma unroll
-  for (int o = kWarpSize / 2; o > 0; o >>= 1) v += __shfl_xor_sync(kFullMask, v, o);
+  for (int o = G / 2; o > 0; o >>= 1) v += __shfl_xor_sync(kFullMask, v, o);
   return v;
 }
 
-// Grid-stride over groups of kWarps / parts rows. Dynamic shared memory: kWarps x kCount x 32
-// floats when parts > 1 (a warp's partial row in lane-major order).
-template <int NQ, bool VEC>
-__global__ void __launch_bounds__(kThreads)
+// Grid-stride over groups of kWarps / parts rows. A warp's 32 / G lane groups take consecutive
+// nonzeros of its part, two steps of them in flight; their partial C rows are added across the
+// groups at the end with shuffles. Dynamic shared memory: kWarps x kCount x 32 floats when
+// parts > 1 (a warp's partial row in lane-major order).
+// Up to 8 floats a lane (K <= 256), at most 64 registers: 4 blocks an SM (1.03x at K = 256 on an
+// H100 against the compiler's 80; the same elsewhere within 2%; docs/benchmarks/ratio-spmm.md).
+template <int G, int NQ, bool VEC>
+__global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4 : 1)
     ratio_spmm_kernel(std::int64_t rows, int k, int parts, const std::int64_t* __restrict__ row_ptr,
                       const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
                       const float* __restrict__ a, const float* __restrict__ b, float eps,
                       float* __restrict__ c) {
-  using Row = LaneRow<NQ, VEC>;
+  using Row = LaneRow<G, NQ, VEC>;
+  constexpr int kGroups = kWarpSize / G;  // nonzeros a warp takes per step
   extern __shared__ float partial[];
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const int group = lane / G, li = lane % G;
   const int rows_per_block = kWarps / parts, part = warp % parts;
-  const std::int64_t groups = (rows + rows_per_block - 1) / rows_per_block;
-  for (std::int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
-    const std::int64_t row = g * rows_per_block + warp / parts;
+  const std::int64_t row_groups = (rows + rows_per_block - 1) / rows_per_block;
+  for (std::int64_t rg = blockIdx.x; rg < row_groups; rg += gridDim.x) {
+    const std::int64_t row = rg * rows_per_block + warp / parts;
     Row acc;
     acc.zero();
     if (row < rows) {
       Row ar;
-      ar.load(a + row * k, k, lane);
+      ar.load(a + row * k, k, li);
       const std::int64_t j0 = row_ptr[row], len = row_ptr[row + 1] - j0;
       const std::int64_t p0 = j0 + len * part / parts, p1 = j0 + len * (part + 1) / parts;
       for (std::int64_t base = p0; base < p1; base += kWarpSize) {
@@ -115,69 +125,123 @@ __global__ void __launch_bounds__(kThreads)
           my_col = col_idx[base + lane];
           my_val = vals[base + lane];
         }
-        int e = 0;
-        for (; e + 2 <= n; e += 2) {
-          const int c0 = __shfl_sync(kFullMask, my_col, e), c1 = __shfl_sync(kFullMask, my_col, e + 1);
-          const float v0 = __shfl_sync(kFullMask, my_val, e), v1 = __shfl_sync(kFullMask, my_val, e + 1);
-          Row b0, b1;
-          b0.load(b + std::int64_t(c0) * k, k, lane);
-          b1.load(b + std::int64_t(c1) * k, k, lane);
-          float d0 = ar.dot(b0), d1 = ar.dot(b1);
+        if constexpr (kGroups == 1) {
+          // Whole-warp rows: pairs of nonzeros without predicates, then the odd one. (The group
+          // loop below, run with one group, took 1.2-1.4x as long at K = 50-100; H100.)
+          int e = 0;
+          for (; e + 2 <= n; e += 2) {
+            const int c0 = __shfl_sync(kFullMask, my_col, e), c1 = __shfl_sync(kFullMask, my_col, e + 1);
+            const float v0 = __shfl_sync(kFullMask, my_val, e), v1 = __shfl_sync(kFullMask, my_val, e + 1);
+            Row b0, b1;
+            b0.load(b + std::int64_t(c0) * k, k, li);
+            b1.load(b + std::int64_t(c1) * k, k, li);
+            float d0 = ar.dot(b0), d1 = ar.dot(b1);
 #pragma unroll
-          for (int o = kWarpSize / 2; o > 0; o >>= 1) {
-            d0 += __shfl_xor_sync(kFullMask, d0, o);
-            d1 += __shfl_xor_sync(kFullMask, d1, o);
+            for (int o = G / 2; o > 0; o >>= 1) {
+              d0 += __shfl_xor_sync(kFullMask, d0, o);
+              d1 += __shfl_xor_sync(kFullMask, d1, o);
+            }
+            acc.axpy(v0 / (d0 + eps), b0);
+            acc.axpy(v1 / (d1 + eps), b1);
           }
-          acc.axpy(v0 / (d0 + eps), b0);
-          acc.axpy(v1 / (d1 + eps), b1);
-        }
-        if (e < n) {
-          const int c0 = __shfl_sync(kFullMask, my_col, e);
-          const float v0 = __shfl_sync(kFullMask, my_val, e);
-          Row b0;
-          b0.load(b + std::int64_t(c0) * k, k, lane);
-          acc.axpy(v0 / (warp_sum(ar.dot(b0)) + eps), b0);
+          if (e < n) {
+            const int c0 = __shfl_sync(kFullMask, my_col, e);
+            const float v0 = __shfl_sync(kFullMask, my_val, e);
+            Row b0;
+            b0.load(b + std::int64_t(c0) * k, k, li);
+            acc.axpy(v0 / (group_sum<G>(ar.dot(b0)) + eps), b0);
+          }
+        } else {
+          for (int e = 0; e < n; e += 2 * kGroups) {
+            // This group's two nonzeros of the step: e + group and e + kGroups + group.
+            const int e0 = e + group, e1 = e + kGroups + group;
+            const int c0 = __shfl_sync(kFullMask, my_col, e0 & 31), c1 = __shfl_sync(kFullMask, my_col, e1 & 31);
+            const float v0 = __shfl_sync(kFullMask, my_val, e0 & 31), v1 = __shfl_sync(kFullMask, my_val, e1 & 31);
+            Row b0, b1;
+            if (e0 < n) b0.load(b + std::int64_t(c0) * k, k, li); else b0.zero();
+            if (e1 < n) b1.load(b + std::int64_t(c1) * k, k, li); else b1.zero();
+            float d0 = ar.dot(b0), d1 = ar.dot(b1);
+#pragma unroll
+            for (int o = G / 2; o > 0; o >>= 1) {
+              d0 += __shfl_xor_sync(kFullMask, d0, o);
+              d1 += __shfl_xor_sync(kFullMask, d1, o);
+            }
+            acc.axpy(e0 < n ? v0 / (d0 + eps) : 0.0f, b0);
+            acc.axpy(e1 < n ? v1 / (d1 + eps) : 0.0f, b1);
+          }
         }
       }
     }
+    // Add the groups' partial rows (lanes li of every group hold the same positions).
+#pragma unroll
+    for (int o = G; o < kWarpSize; o <<= 1)
+#pragma unroll
+      for (int i = 0; i < Row::kCount; ++i) acc.x[i] += __shfl_xor_sync(kFullMask, acc.x[i], o);
     if (parts == 1) {
-      if (row < rows) acc.store(c + row * k, k, lane);
+      if (row < rows && group == 0) acc.store(c + row * k, k, li);
       continue;
     }
     float* mine = partial + warp * Row::kCount * kWarpSize;
 #pragma unroll
     for (int i = 0; i < Row::kCount; ++i) mine[i * kWarpSize + lane] = acc.x[i];
     __syncthreads();
-    if (part == 0 && row < rows) {
+    if (part == 0 && row < rows && group == 0) {
       for (int p = 1; p < parts; ++p) {
         const float* other = mine + p * Row::kCount * kWarpSize;
 #pragma unroll
         for (int i = 0; i < Row::kCount; ++i) acc.x[i] += other[i * kWarpSize + lane];
       }
-      acc.store(c + row * k, k, lane);
+      acc.store(c + row * k, k, li);
     }
     __syncthreads();
   }
 }
 
-// Warps per row: enough that a warp's part is about 32 nonzeros or more.
+// Warps per row: enough that a warp's part is about 48 nonzeros or more.
 int parts_for(double mean) {
   int parts = 1;
   while (parts < kWarps && mean >= 48.0 * parts) parts *= 2;
   return parts;
 }
 
-template <int NQ, bool VEC>
+template <int G, int NQ, bool VEC>
 void launch(const Context& ctx, const CsrView& s, int k, int parts, const float* vals,
             const float* a, const float* b, float eps, float* c) {
-  using Row = LaneRow<NQ, VEC>;
+  using Row = LaneRow<G, NQ, VEC>;
   const int rows_per_block = kWarps / parts;
   const std::int64_t blocks =
       std::min<std::int64_t>(ceil_div(s.rows, rows_per_block), cuda_spmm::kMaxBlocks);
   const std::size_t shared = parts > 1 ? sizeof(float) * kWarps * Row::kCount * kWarpSize : 0;
-  ratio_spmm_kernel<NQ, VEC><<<static_cast<unsigned>(blocks), kThreads, shared, stream_of(ctx)>>>(
+  ratio_spmm_kernel<G, NQ, VEC><<<static_cast<unsigned>(blocks), kThreads, shared, stream_of(ctx)>>>(
       s.rows, k, parts, s.row_ptr, s.col_idx, vals, a, b, eps, c);
   FK_CUDA_CHECK_LAUNCH();
+}
+
+// Lanes per nonzero G (4-32) and slices per lane NQ for K: the smallest power of two of lanes
+// that covers K's float4 groups (or floats), one slice each, up to 32 lanes; beyond, 32 lanes and
+// NQ slices.
+template <bool VEC>
+void dispatch(const Context& ctx, const CsrView& s, int k, int parts, const float* vals,
+              const float* a, const float* b, float eps, float* c) {
+  const int units = VEC ? (k + 3) / 4 : k;
+  auto go = [&](auto g, auto nq) {
+    launch<decltype(g)::value, decltype(nq)::value, VEC>(ctx, s, k, parts, vals, a, b, eps, c);
+  };
+  using One = std::integral_constant<int, 1>;
+  using L32 = std::integral_constant<int, 32>;
+  if (units <= 4) return go(std::integral_constant<int, 4>{}, One{});
+  if (units <= 8) return go(std::integral_constant<int, 8>{}, One{});
+  if (units <= 16) return go(std::integral_constant<int, 16>{}, One{});
+  if (units <= 32) return go(L32{}, One{});
+  if (units <= 64) return go(L32{}, std::integral_constant<int, 2>{});
+  if (units <= 128) return go(L32{}, std::integral_constant<int, 4>{});
+  if constexpr (VEC) {
+    return go(L32{}, std::integral_constant<int, 8>{});
+  } else {
+    if (units <= 256) return go(L32{}, std::integral_constant<int, 8>{});
+    if (units <= 512) return go(L32{}, std::integral_constant<int, 16>{});
+    return go(L32{}, std::integral_constant<int, 32>{});
+  }
 }
 
 class FusedRatioSpmmPlan : public RatioSpmmPlan {
@@ -195,31 +259,10 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
     if (s_.rows == 0) return;
     const bool vec = cuda_spmm::vec4_ok(k_, b.data, c.data) &&
                      reinterpret_cast<std::uintptr_t>(a.data) % 16 == 0;
-    const int lanes_needed = vec ? (k_ + 3) / 4 : k_;
-    const int nq = cuda_spmm::pow2_ceil(ceil_div(lanes_needed, kWarpSize));
-    auto go = [&](auto nq_const, auto vec_const) {
-      launch<decltype(nq_const)::value, decltype(vec_const)::value>(ctx, s_, k_, parts_, vals, a.data,
-                                                                     b.data, eps, c.data);
-    };
-    using T = std::true_type;
-    using F = std::false_type;
-    if (vec) {
-      switch (nq) {
-        case 1: go(std::integral_constant<int, 1>{}, T{}); break;
-        case 2: go(std::integral_constant<int, 2>{}, T{}); break;
-        case 4: go(std::integral_constant<int, 4>{}, T{}); break;
-        default: go(std::integral_constant<int, 8>{}, T{}); break;
-      }
-    } else {
-      switch (nq) {
-        case 1: go(std::integral_constant<int, 1>{}, F{}); break;
-        case 2: go(std::integral_constant<int, 2>{}, F{}); break;
-        case 4: go(std::integral_constant<int, 4>{}, F{}); break;
-        case 8: go(std::integral_constant<int, 8>{}, F{}); break;
-        case 16: go(std::integral_constant<int, 16>{}, F{}); break;
-        default: go(std::integral_constant<int, 32>{}, F{}); break;
-      }
-    }
+    if (vec)
+      dispatch<true>(ctx, s_, k_, parts_, vals, a.data, b.data, eps, c.data);
+    else
+      dispatch<false>(ctx, s_, k_, parts_, vals, a.data, b.data, eps, c.data);
   }
 
  private:
