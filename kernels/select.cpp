@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "kernels/cuda/ratio_spmm_parts.hpp"
 #include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
@@ -1081,11 +1082,31 @@ const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& p
   return *v;
 }
 
-// The fused ratio SpMM wherever one applies: it reads each B row once where the SDDMM → divide →
-// SpMM pair reads it twice and passes over the nonzeros three times (docs/benchmarks/ratio-spmm.md).
+// The fused ratio SpMM: it reads each B row once where the SDDMM → divide → SpMM pair reads it
+// twice and passes over the nonzeros three times (docs/benchmarks/ratio-spmm.md). On the GPU a row
+// is at most 8 warps' work, so a very long row runs nearly alone: where its longest part exceeds
+// kGpuRatioMaxPart nonzeros the pair (whose SpMM splits long rows across blocks) runs instead.
+// H100: ml-20m (longest row 9439, 2360 a part) and netflix (17584, 2198) ran 0.99-1.50x the pair
+// fused; a 1M x 1M power-law matrix with a full row ran 50x slower fused.
+constexpr double kGpuRatioMaxPart = 4096;
+// On the CPU the fused rows pay from K = 48 on rows of mean >= 100 (1.03-1.76x the pair on kos,
+// nips, the default corpus, LDA minibatches, ml-100k, a banded matrix; a DLMC layer 0.96x); at
+// K <= 32 the pair's ASpT kernels were as fast or up to 1.19x faster except on one LDA minibatch,
+// and on short rows (mean 20-50) at every K (2 cores; docs/benchmarks/ratio-spmm.md).
+constexpr int kCpuRatioMinK = 48;
+constexpr double kCpuRatioMinRowMean = 100;
+
 const RatioSpmmVariant* choose_ratio_spmm_variant(DeviceKind device, const KernelProblem& p) {
   const auto& all = ratio_spmm_variants();
-  if (device == DeviceKind::kGpu) return first_applicable(all, {"cuda.ratio_spmm.fused"}, p);
+  if (device == DeviceKind::kGpu) {
+    const int parts = ratio_spmm::row_parts(p.sparse.row_mean);
+    if (double(p.sparse.row_max) / parts > kGpuRatioMaxPart) return nullptr;
+    return first_applicable(all, {"cuda.ratio_spmm.fused"}, p);
+  }
+  // Rows are one thread's work in omp.ratio_spmm.rows, as in omp.spmm.rows: where that is
+  // skewed, the pair's SpMM (omp.spmm.nnz_balanced) splits the long rows.
+  if (cpu_spmm_skewed(p) || p.k < kCpuRatioMinK || p.sparse.row_mean < kCpuRatioMinRowMean)
+    return nullptr;
   return first_applicable(all, {"omp.ratio_spmm.rows"}, p);
 }
 

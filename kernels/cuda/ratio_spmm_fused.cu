@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "kernels/cuda/cuda_variants.hpp"
+#include "kernels/cuda/ratio_spmm_parts.hpp"
 #include "kernels/cuda/spmm_common.cuh"
 
 namespace fk {
@@ -28,6 +29,7 @@ using cuda_spmm::kWarpSize;
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / kWarpSize;
+static_assert(ratio_spmm::kMaxParts <= kWarps, "a row's parts are warps of one block");
 constexpr int kMaxK = 1024;
 
 // One lane's share of a K-wide row when G lanes hold a row: with VEC, float4 groups q·G + li
@@ -197,13 +199,6 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
   }
 }
 
-// Warps per row: enough that a warp's part is about 48 nonzeros or more.
-int parts_for(double mean) {
-  int parts = 1;
-  while (parts < kWarps && mean >= 48.0 * parts) parts *= 2;
-  return parts;
-}
-
 template <int G, int NQ, bool VEC>
 void launch(const Context& ctx, const CsrView& s, int k, int parts, const float* vals,
             const float* a, const float* b, float eps, float* c) {
@@ -247,7 +242,7 @@ void dispatch(const Context& ctx, const CsrView& s, int k, int parts, const floa
 class FusedRatioSpmmPlan : public RatioSpmmPlan {
  public:
   FusedRatioSpmmPlan(const CsrView& s, int k)
-      : s_(s), k_(k), parts_(parts_for(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0)) {}
+      : s_(s), k_(k), parts_(ratio_spmm::row_parts(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0)) {}
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {

@@ -191,23 +191,28 @@ TEST(BenchCli, SpmmBothOpsAndSddmmUnscaledAccumulateInOneCsv) {
 }
 
 // ratio-spmm: the unfused pair as the baseline, every CPU ratio SpMM variant and auto, checked.
+// Rows of mean 120: auto runs the pair at K = 8 and the fused rows at K = 48 (kernels/select.cpp).
 TEST(BenchCli, RatioSpmmTimesThePairAndTheFusedVariants) {
   test::TempDir dir;
   const std::string csv_path = dir.file("ratio.csv");
-  const Outcome o = run_bench(dir, "ratio-spmm --gen powerlaw:rows=300,cols=200,nnz=3000 --device cpu --threads 2 "
-                                   "--k 8,33 --runs 2 --warmup 1 --no-flush --seed " + fresh_seed() +
+  const Outcome o = run_bench(dir, "ratio-spmm --gen uniform:rows=100,cols=400,nnz=12000 --device cpu --threads 2 "
+                                   "--k 8,48 --runs 2 --warmup 1 --no-flush --seed " + fresh_seed() +
                                    " --csv '" + csv_path + "'");
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   const Csv csv = read_csv(csv_path);
   EXPECT_EQ(csv.header_line, kExpectedHeader);
   const std::multiset<std::string> expected = {"pair", "ref.ratio_spmm", "omp.ratio_spmm.rows", "auto"};
   EXPECT_EQ(variants_of(csv, "8", "fused"), expected);
-  EXPECT_EQ(variants_of(csv, "33", "fused"), expected);
+  EXPECT_EQ(variants_of(csv, "48", "fused"), expected);
   expect_rows_checked(csv);
   for (const auto& row : csv.rows) {
     EXPECT_EQ(row.at("op"), "ratio-spmm");
     EXPECT_EQ(row.at("baseline"), "pair");
-    if (row.at("variant") == "auto") EXPECT_EQ(row.at("chosen"), "omp.ratio_spmm.rows");
+    if (row.at("variant") != "auto") continue;
+    if (row.at("k") == "48")
+      EXPECT_EQ(row.at("chosen"), "omp.ratio_spmm.rows");
+    else
+      EXPECT_EQ(row.at("chosen"), "pair:omp.sddmm.aspt+omp.spmm.aspt");
   }
 }
 

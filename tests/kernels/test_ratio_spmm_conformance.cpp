@@ -223,18 +223,30 @@ INSTANTIATE_TEST_SUITE_P(Registered, RatioSpmmConformance, ::testing::ValuesIn(r
                            return n;
                          });
 
-// auto: the fused variant of the device where one applies; above K = 1024 on the GPU none does,
-// and the caller runs the SDDMM → divide → SpMM pair.
-TEST(RatioSpmmAuto, PicksTheFusedVariantWhereOneApplies) {
-  const KernelProblem p = test::rule_problem(256, 4096, 232);
+// auto: the fused variant where it pays (kernels/select.cpp), else none, and the caller runs the
+// SDDMM → divide → SpMM pair: on the CPU below K = 48, on rows of mean < 100 and on skewed rows;
+// on the GPU above K = 1024 and where a row's longest part exceeds 4096 nonzeros.
+TEST(RatioSpmmAuto, PicksTheFusedVariantWhereItPays) {
+  const KernelProblem p = test::rule_problem(256, 4096, 232);  // an LDA minibatch's shape
   const RatioSpmmVariant* cpu = choose_ratio_spmm_variant(DeviceKind::kCpu, p);
   ASSERT_NE(cpu, nullptr);
   EXPECT_STREQ(cpu->name(), "omp.ratio_spmm.rows");
+  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(48, 4096, 100)), nullptr);
+  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(32, 4096, 232)), nullptr);
+  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(128, 100000, 20)), nullptr);
+  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(128, 4096, 232, 5.0)), nullptr);
 #if FK_WITH_CUDA
   const RatioSpmmVariant* gpu = choose_ratio_spmm_variant(DeviceKind::kGpu, p);
   ASSERT_NE(gpu, nullptr);
   EXPECT_STREQ(gpu->name(), "cuda.ratio_spmm.fused");
+  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(20, 100000, 20)), nullptr);
   EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(1025, 4096, 232)), nullptr);
+  KernelProblem full_row = test::rule_problem(32, 1000000, 20);
+  full_row.sparse.row_max = 1000000;  // one warp would walk it alone
+  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kGpu, full_row), nullptr);
+  KernelProblem ratings = test::rule_problem(64, 138493, 144);
+  ratings.sparse.row_max = 9439;  // ml-20m's longest user: 4 parts of 2360
+  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, ratings), nullptr);
 #endif
 }
 
