@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu]."""
+import collections
+import csv
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def times(path, variant_key=lambda r: r["variant"]):
+    t = collections.defaultdict(dict)
+    for r in csv.DictReader(open(path)):
+        t[(r["matrix"], int(r["k"]))][variant_key(r)] = r
+    return t
+
+
+def gpu():
+    runs = [times(HERE / f"h100-420dd45-run{i}.csv") for i in (1, 2)]
+    print("| matrix | K | pair (µs) | fused (µs) | pair / fused | fused / floor |")
+    print("|---|---|---|---|---|---|")
+    for key in runs[0]:
+        p = [float(r[key]["pair"]["median_ms"]) * 1e3 for r in runs]
+        f = [float(r[key]["cuda.ratio_spmm.fused"]["median_ms"]) * 1e3 for r in runs]
+        floor = float(runs[0][key]["pair"]["floor_ms"]) * 1e3
+        print(f"| {key[0]} | {key[1]} | {p[0]:.1f}, {p[1]:.1f} | {f[0]:.1f}, {f[1]:.1f} | "
+              f"{p[0] / f[0]:.2f}, {p[1] / f[1]:.2f} | {f[0] / floor:.1f} |")
+
+
+def versions():
+    first = times(HERE / "h100-356a5a1-first-version.csv")
+    final = times(HERE / "h100-420dd45-run1.csv")
+    print("| matrix | K | pair / first version | pair / final |")
+    print("|---|---|---|---|")
+    for key in final:
+        a = float(first[key]["pair"]["median_ms"]) / float(first[key]["cuda.ratio_spmm.fused"]["median_ms"])
+        b = float(final[key]["pair"]["median_ms"]) / float(final[key]["cuda.ratio_spmm.fused"]["median_ms"])
+        print(f"| {key[0]} | {key[1]} | {a:.2f} | {b:.2f} |")
+
+
+def oos():
+    t = times(HERE / "h100-420dd45-out-of-sample.csv")
+    print("| matrix | K | pair (ms) | fused (ms) | pair / fused |")
+    print("|---|---|---|---|---|")
+    for key, v in t.items():
+        p, f = float(v["pair"]["median_ms"]), float(v["cuda.ratio_spmm.fused"]["median_ms"])
+        print(f"| {key[0]} | {key[1]} | {p:.3f} | {f:.3f} | {p / f:.2f} |")
+
+
+def cpu():
+    print("| set | matrix | rows of mean | K | pair (ms) | fused (ms) | pair / fused |")
+    print("|---|---|---|---|---|---|---|")
+    for name in ("fit", "check"):
+        for key, v in times(HERE / f"cpu-2core-{name}.csv").items():
+            r = v["pair"]
+            p, f = float(r["median_ms"]), float(v["omp.ratio_spmm.rows"]["median_ms"])
+            mean = int(r["nnz"]) / int(r["m"])
+            print(f"| {name} | {key[0]} | {mean:.0f} | {key[1]} | {p:.3f} | {f:.3f} | {p / f:.2f} |")
+
+
+{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
