@@ -155,7 +155,23 @@ inline HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng&
   return m;
 }
 
-// ---- Conformance helpers (shared by the SDDMM and SpMM conformance tests) ----------------------
+// ---- Conformance helpers (shared by the SDDMM, SpMM and ratio SpMM conformance tests) ---------
+
+// The registered variants' names, the parameters of a conformance suite.
+template <typename V>
+std::vector<std::string> variant_names(const std::vector<const V*>& all) {
+  std::vector<std::string> names;
+  for (const V* v : all) names.push_back(v->name());
+  return names;
+}
+
+// A variant name as a test name: '.' and any other non-alphanumeric character become '_'.
+inline std::string test_name_of(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
 
 // The seed of one test run: $FK_TEST_SEED when set (to replay a failure), else fresh from the
 // clock, mixed with the test's full name and a per-process counter so that every test and every

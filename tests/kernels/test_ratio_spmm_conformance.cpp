@@ -209,19 +209,8 @@ TEST_P(RatioSpmmConformance, SuiteSparseFiles) {
   }
 }
 
-std::vector<std::string> ratio_spmm_names() {
-  std::vector<std::string> names;
-  for (const RatioSpmmVariant* v : ratio_spmm_variants()) names.push_back(v->name());
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Registered, RatioSpmmConformance, ::testing::ValuesIn(ratio_spmm_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Registered, RatioSpmmConformance,
+                         ::testing::ValuesIn(test::variant_names(ratio_spmm_variants())), test::test_name_of);
 
 // auto: the fused variant where it pays (kernels/select.cpp), else none, and the caller runs the
 // SDDMM → divide → SpMM pair: on the CPU below K = 48, on rows of mean < 100 and on skewed rows;

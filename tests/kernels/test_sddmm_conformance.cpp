@@ -221,19 +221,8 @@ TEST_P(SddmmConformance, DlmcSample) {
   if (all_skipped()) GTEST_SKIP() << GetParam() << " applies to none of the files";
 }
 
-std::vector<std::string> sddmm_names() {
-  std::vector<std::string> names;
-  for (const SddmmVariant* v : sddmm_variants()) names.push_back(v->name());
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Registered, SddmmConformance, ::testing::ValuesIn(sddmm_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Registered, SddmmConformance,
+                         ::testing::ValuesIn(test::variant_names(sddmm_variants())), test::test_name_of);
 
 // The trimming in small_enough() must leave every K of kWidths on some awkward problem.
 TEST(SddmmConformanceSuite, SuiteCoversEveryWidth) {

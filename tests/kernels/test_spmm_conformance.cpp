@@ -243,19 +243,8 @@ TEST_P(SpmmConformance, DlmcSample) {
   if (all_skipped()) GTEST_SKIP() << GetParam() << " applies to none of the files";
 }
 
-std::vector<std::string> spmm_names() {
-  std::vector<std::string> names;
-  for (const SpmmVariant* v : spmm_variants()) names.push_back(v->name());
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(Registered, SpmmConformance, ::testing::ValuesIn(spmm_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Registered, SpmmConformance,
+                         ::testing::ValuesIn(test::variant_names(spmm_variants())), test::test_name_of);
 
 // The trimming in small_enough() must leave every K of kWidths on some awkward problem.
 TEST(SpmmConformanceSuite, SuiteCoversEveryWidth) {
