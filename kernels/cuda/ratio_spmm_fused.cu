@@ -94,9 +94,9 @@ __device__ __forceinline__ float group_sum(float v) {
 // Grid-stride over groups of kWarps / parts rows. A warp's 32 / G lane groups take consecutive
 // nonzeros of its part, two steps of them in flight; their partial C rows are added across the
 // groups at the end with shuffles. Dynamic shared memory: kWarps x kCount x 32 floats when
-// parts > 1 (a warp's partial row in lane-major order).
-// Up to 8 floats a lane (K <= 256), at most 64 registers: 4 blocks an SM (1.03x at K = 256 on an
-// H100 against the compiler's 80; the same elsewhere within 2%; docs/benchmarks/ratio-spmm.md).
+// parts > 1 (a warp's partial row in lane-major order). With up to 8 floats a lane (K <= 256)
+// the launch bounds hold it to 64 registers, 4 blocks an SM (1.03x at K = 256 on an H100 against
+// the compiler's 80 registers; the same elsewhere within 2%; docs/benchmarks/ratio-spmm.md).
 template <int G, int NQ, bool VEC>
 __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4 : 1)
     ratio_spmm_kernel(std::int64_t rows, int k, int parts, const std::int64_t* __restrict__ row_ptr,
