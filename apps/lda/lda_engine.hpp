@@ -150,31 +150,26 @@ class LdaEngine final : public LdaBackend {
     ops_.gather_expect_beta(ctx_, lambda_.data(), words(b), b.nloc, k, psi_colsum_.data(),
                             ebeta_.data());
     const DenseView<float> t_view{t_.data(), b.rows, k};
-    if (b.fused.plan) {
-      // T ← (N / (Eθ·Eβᵀ + eps)) · Eβ in one pass; the ratio itself is formed once more after the
-      // last update, for the statistics.
-      for (int it = 1; it <= h_.max_inner; ++it) {
+    // T ← (N / (Eθ·Eβᵀ + eps)) · Eβ: fused in one pass, or the ratio P kept from the last update
+    // (formed once before the loop) times Eβ. Fused, P is formed once after the loop, for the
+    // statistics.
+    const bool fused = b.fused.plan != nullptr;
+    if (!fused) ratio(b, et_view, eb_view);
+    for (int it = 1; it <= h_.max_inner; ++it) {
+      if (fused) {
         b.fused.run(ctx_, csr(b).vals, et_view, eb_view, kPhiEps, t_view);
         count_sddmm(b);
-        count_spmm(b);
-        const double change = ops_.update_gamma(ctx_, alpha, t_.data(), g, et, b.rows, k);
-        r.inner_iters = it;
-        r.mean_change = change / static_cast<double>(b.rows * k);
-        if (r.mean_change < h_.tol) break;
-      }
-      if (b.role == BatchRole::kTrain) ratio(b, et_view, eb_view);
-    } else {
-      ratio(b, et_view, eb_view);
-      for (int it = 1; it <= h_.max_inner; ++it) {
+      } else {
         b.spmm.run(ctx_, p_.data(), eb_view, t_view);
-        count_spmm(b);
-        const double change = ops_.update_gamma(ctx_, alpha, t_.data(), g, et, b.rows, k);
-        ratio(b, et_view, eb_view);
-        r.inner_iters = it;
-        r.mean_change = change / static_cast<double>(b.rows * k);
-        if (r.mean_change < h_.tol) break;
       }
+      count_spmm(b);
+      const double change = ops_.update_gamma(ctx_, alpha, t_.data(), g, et, b.rows, k);
+      if (!fused) ratio(b, et_view, eb_view);
+      r.inner_iters = it;
+      r.mean_change = change / static_cast<double>(b.rows * k);
+      if (r.mean_change < h_.tol) break;
     }
+    if (fused && b.role == BatchRole::kTrain) ratio(b, et_view, eb_view);
     if (b.role == BatchRole::kTrain) {
       b.spmm_t.run(ctx_, p_.data(), et_view, DenseView<float>{xt_.data(), b.nloc, k});
       count_spmm(b);
