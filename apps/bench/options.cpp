@@ -274,7 +274,7 @@ std::string help_text() {
         "  x_floor    median / floor_ms (1.0 = at the floor)\n"
         "  speedup    baseline median / variant median; baseline = cuda.<op>.cusparse on the GPU\n"
         "             (for scaled SDDMM that is cuSPARSE plus its scale pass), omp.<op>.rows on the CPU;\n"
-        "             for ratio-spmm 'pair' (auto's SDDMM, a division, auto's SpMM) on either\n"
+        "             for ratio-spmm 'pair' (auto's SDDMM, a division, auto's SpMM) on either device\n"
         "  max_rel_err  over the checked outputs, max |out - ref| / sum_t |term_t|, the sum of the\n"
         "             absolute products that make up that output (the scale of float32 rounding in a\n"
         "             dot product); ref = ref.sddmm / ref.spmm / ref.ratio_spmm in double on the CPU over a\n"

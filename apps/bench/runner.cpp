@@ -700,7 +700,7 @@ RunSummary run_benchmark(const BenchOptions& options, const Context& ctx, const 
 }
 
 void print_variant_list(std::ostream& out) {
-  // The name column fits the longest name of both lists, plus two spaces.
+  // The name column fits the longest name of the three lists, plus two spaces.
   std::size_t width = 0;
   for (const auto* v : sddmm_variants()) width = std::max(width, std::strlen(v->name()));
   for (const auto* v : spmm_variants()) width = std::max(width, std::strlen(v->name()));

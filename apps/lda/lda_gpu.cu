@@ -127,9 +127,9 @@ __global__ void divide_kernel(const float* __restrict__ n, float* __restrict__ p
 
 // The per-word kernels below give a warp to each local word w, lanes along the topics: the word's
 // λ row is read in order and no element pays for dividing its 64-bit index by K. Against a grid of
-// one thread per element (H100, nytimes minibatches at K = 256, docs/benchmarks/lda.md): the
-// statistics' scatter 95 against 125 µs; the E[β] gather 193 against 209 µs, most of which is the
-// double-precision digamma of every element.
+// one thread per element (H100, nytimes minibatches at K = 256; docs/benchmarks/checks/
+// lda-minibatch): the statistics' scatter 95 against 125 µs; the E[β] gather 193 against 209 µs,
+// most of which is the double-precision digamma of every element.
 __global__ void gather_expect_beta_kernel(const float* __restrict__ lambda,
                                           const std::int32_t* __restrict__ words, std::int64_t nloc,
                                           int k, const double* __restrict__ psi_colsum,
@@ -188,8 +188,9 @@ __global__ void lambda_rows_kernel(float* __restrict__ lambda, float* __restrict
 
 // colsum[c] = Σ_b partial[b·k + c], psi_colsum[c] = ψ(colsum[c]): one block per column, thread t
 // summing partials t, t + blockDim, … and the block adding the threads' sums in a fixed tree, so
-// the order is fixed. (One thread per column walking all W / 64 partials took 190 µs a minibatch
-// at nytimes size on an H100, about a tenth of the E-step.)
+// the order is fixed. One thread per column walking all W / 64 partials took 188 µs a minibatch at
+// nytimes size on an H100, about a tenth of the E-step; this takes 7 µs
+// (docs/benchmarks/checks/lda-minibatch).
 __global__ void finish_colsum_kernel(const double* __restrict__ partial, std::int64_t blocks, int k,
                                      double* __restrict__ colsum, double* __restrict__ psi_colsum) {
   __shared__ double shared[kThreads];
