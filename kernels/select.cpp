@@ -1092,7 +1092,8 @@ constexpr double kGpuRatioMaxPart = 4096;
 // On the CPU the fused rows pay from K = 48 on rows of mean >= 100 (1.03-1.76x the pair on kos,
 // nips, the default corpus, LDA minibatches, ml-100k, a banded matrix; a DLMC layer 0.96x); at
 // K <= 32 the pair's ASpT kernels were as fast or up to 1.19x faster except on one LDA minibatch,
-// and on short rows (mean 20-50) at every K (2 cores; docs/benchmarks/ratio-spmm.md).
+// and on short rows (mean 20-50) up to 1.28x faster, or within 3% (2 cores;
+// docs/benchmarks/ratio-spmm.md).
 constexpr int kCpuRatioMinK = 48;
 constexpr double kCpuRatioMinRowMean = 100;
 
