@@ -68,6 +68,50 @@ __global__ void init_gamma_kernel(float* __restrict__ gamma, std::int64_t rows, 
     gamma[i] = gamma100_draw(key, stream, first_doc + i / k, i % k);
 }
 
+// The warp-per-row kernels below walk a row of k floats in steps of kRowStep: in each step lane l
+// takes elements base + l + 32i (i < kPerLane) and issues all its loads before using any, so a
+// warp waits for one memory round trip per step instead of one per element. The γ update, written
+// one element per loop turn, spent three quarters of its cycles waiting on loads (ncu, H100,
+// 4096 x 256 minibatch: 36 µs; docs/benchmarks/checks/lda-minibatch). Each lane still adds its
+// elements in increasing c, so the sums are the same numbers as an element-at-a-time loop's.
+constexpr int kPerLane = 8;
+constexpr int kRowStep = 32 * kPerLane;
+
+// v[i] = row[base + lane + 32i] where that is < k (other entries untouched).
+__device__ __forceinline__ void load_step(const float* __restrict__ row, int base, int k, int lane,
+                                          float (&v)[kPerLane]) {
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i)
+    if (base + lane + 32 * i < k) v[i] = row[base + lane + 32 * i];
+}
+
+// et[c] = exp(ψ(g[c]) − psi_sum) for a row, g read back from memory step by step.
+__device__ __forceinline__ void write_expectations(const float* __restrict__ g, int k, int lane,
+                                                   double psi_sum, float* __restrict__ et) {
+  for (int base = 0; base < k; base += kRowStep) {
+    float gv[kPerLane];
+    load_step(g, base, k, lane, gv);
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int c = base + lane + 32 * i;
+      if (c < k) et[c] = exp_dirichlet_expectation(gv[i], psi_sum);
+    }
+  }
+}
+
+// Σ_c row[c] over a warp (each lane's share in increasing c), in double, on every lane.
+__device__ __forceinline__ double row_sum(const float* __restrict__ row, int k, int lane) {
+  double sum = 0;
+  for (int base = 0; base < k; base += kRowStep) {
+    float v[kPerLane];
+    load_step(row, base, k, lane, v);
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i)
+      if (base + lane + 32 * i < k) sum += v[i];
+  }
+  return warp_sum(sum);
+}
+
 // One warp per row: Eθ = exp(ψ(γ) − ψ(Σγ)).
 __global__ void expect_theta_kernel(const float* __restrict__ gamma, float* __restrict__ etheta,
                                     std::int64_t rows, int k) {
@@ -75,10 +119,7 @@ __global__ void expect_theta_kernel(const float* __restrict__ gamma, float* __re
   const int lane = threadIdx.x % 32;
   if (r >= rows) return;  // whole warps leave together: r is uniform within a warp
   const float* g = gamma + r * k;
-  double sum = 0;
-  for (int c = lane; c < k; c += 32) sum += g[c];
-  const double psi_sum = digamma(warp_sum(sum));
-  for (int c = lane; c < k; c += 32) etheta[r * k + c] = exp_dirichlet_expectation(g[c], psi_sum);
+  write_expectations(g, k, lane, digamma(row_sum(g, k, lane)), etheta + r * k);
 }
 
 // One warp per row: γ ← α + Eθ ∘ T, Eθ ← exp(ψ(γ) − ψ(Σγ)); row_change[r] = Σ_k |Δγ|.
@@ -92,16 +133,25 @@ __global__ void update_gamma_kernel(float alpha, const float* __restrict__ t,
   float* et = etheta + r * k;
   const float* tr = t + r * k;
   double sum = 0, change = 0;
-  for (int c = lane; c < k; c += 32) {
-    const float updated = alpha + et[c] * tr[c];
-    change += fabs(static_cast<double>(updated) - static_cast<double>(g[c]));
-    g[c] = updated;
-    sum += updated;
+  for (int base = 0; base < k; base += kRowStep) {
+    float ev[kPerLane], tv[kPerLane], gv[kPerLane];
+    load_step(et, base, k, lane, ev);
+    load_step(tr, base, k, lane, tv);
+    load_step(g, base, k, lane, gv);
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int c = base + lane + 32 * i;
+      if (c < k) {
+        const float updated = alpha + ev[i] * tv[i];
+        change += fabs(static_cast<double>(updated) - static_cast<double>(gv[i]));
+        g[c] = updated;
+        sum += updated;
+      }
+    }
   }
   sum = warp_sum(sum);
   change = warp_sum(change);
-  const double psi_sum = digamma(sum);
-  for (int c = lane; c < k; c += 32) et[c] = exp_dirichlet_expectation(g[c], psi_sum);
+  write_expectations(g, k, lane, digamma(sum), et);
   if (lane == 0) row_change[r] = change;
 }
 
@@ -112,9 +162,7 @@ __global__ void normalize_rows_kernel(const float* __restrict__ gamma, float* __
   const int lane = threadIdx.x % 32;
   if (r >= rows) return;
   const float* g = gamma + r * k;
-  double sum = 0;
-  for (int c = lane; c < k; c += 32) sum += g[c];
-  sum = warp_sum(sum);
+  const double sum = row_sum(g, k, lane);
   for (int c = lane; c < k; c += 32) theta[r * k + c] = static_cast<float>(g[c] / sum);
 }
 
@@ -125,11 +173,11 @@ __global__ void divide_kernel(const float* __restrict__ n, float* __restrict__ p
     p[j] = n[j] / (p[j] + eps);
 }
 
-// The per-word kernels below give a warp to each local word w, lanes along the topics: the word's
-// λ row is read in order and no element pays for dividing its 64-bit index by K. Against a grid of
-// one thread per element (H100, nytimes minibatches at K = 256; docs/benchmarks/checks/
-// lda-minibatch): the statistics' scatter 95 against 125 µs; the E[β] gather 193 against 209 µs,
-// most of which is the double-precision digamma of every element.
+// The per-word kernels below give a warp to each local word w, lanes along the topics (in steps,
+// as above): the word's λ row is read in order and no element pays for dividing its 64-bit index
+// by K. Against a grid of one thread per element (H100, nytimes minibatches at K = 256;
+// docs/benchmarks/checks/lda-minibatch): the statistics' scatter 95 against 125 µs; the E[β]
+// gather 193 against 209 µs, most of which was then the double-precision digamma of every element.
 __global__ void gather_expect_beta_kernel(const float* __restrict__ lambda,
                                           const std::int32_t* __restrict__ words, std::int64_t nloc,
                                           int k, const double* __restrict__ psi_colsum,
@@ -137,8 +185,16 @@ __global__ void gather_expect_beta_kernel(const float* __restrict__ lambda,
   const std::int64_t w = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
   if (w >= nloc) return;
   const float* row = lambda + static_cast<std::int64_t>(words[w]) * k;
-  for (int c = threadIdx.x % 32; c < k; c += 32)
-    out[w * k + c] = exp_dirichlet_expectation(row[c], psi_colsum[c]);
+  const int lane = threadIdx.x % 32;
+  for (int base = 0; base < k; base += kRowStep) {
+    float v[kPerLane];
+    load_step(row, base, k, lane, v);
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int c = base + lane + 32 * i;
+      if (c < k) out[w * k + c] = exp_dirichlet_expectation(v[i], psi_colsum[c]);
+    }
+  }
 }
 
 __global__ void gather_beta_kernel(const float* __restrict__ lambda,
@@ -159,7 +215,18 @@ __global__ void scatter_stats_kernel(const float* __restrict__ ebeta, const floa
   const std::int64_t w = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
   if (w >= nloc) return;
   float* row = stats + static_cast<std::int64_t>(words[w]) * k;
-  for (int c = threadIdx.x % 32; c < k; c += 32) row[c] += ebeta[w * k + c] * x[w * k + c];
+  const int lane = threadIdx.x % 32;
+  for (int base = 0; base < k; base += kRowStep) {
+    float b[kPerLane], xv[kPerLane], sv[kPerLane];
+    load_step(ebeta + w * k, base, k, lane, b);
+    load_step(x + w * k, base, k, lane, xv);
+    load_step(row, base, k, lane, sv);
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) {
+      const int c = base + lane + 32 * i;
+      if (c < k) row[c] = sv[i] + b[i] * xv[i];
+    }
+  }
 }
 
 // Block b covers λ rows [b·kLambdaRows, …); thread c walks columns c, c + blockDim, …. With
