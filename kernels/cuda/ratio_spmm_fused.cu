@@ -11,10 +11,19 @@
 // groups' rows are added with shuffles, the P parts of a row in shared memory in part order, so
 // results do not depend on timing (bit-identical across runs).
 //
+// Long rows: a row's parts run one after the other within their warps, and a warp takes about a
+// microsecond per nonzero pair while the whole kernel keeps some 4K warps busy, so one row of a few
+// thousand nonzeros outlasts everything else (the transpose of an LDA minibatch, rows of mean 13 and
+// a longest of 4096, ran 2.9x slower than the unfused pair; H100, docs/benchmarks/ratio-spmm.md).
+// Rows longer than kLongPart nonzeros a part skip the row kernel; their nonzeros are cut into
+// segments of kSegment, a warp each, whose partial rows go to a scratch buffer, and a second
+// kernel adds each row's segments in order (still bit-identical; no atomics).
+//
 // Bytes: 8·nnz of S, 4·K·(N' + 2M) of B, A and C, and 4·K·nnz of gathered B rows through L1/L2 (the
 // SpMM's alone; the unfused pair gathers them twice). K is at most 1024 (32 floats a lane).
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "kernels/cuda/cuda_variants.hpp"
 #include "kernels/cuda/ratio_spmm_parts.hpp"
@@ -31,6 +40,8 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / kWarpSize;
 static_assert(ratio_spmm::kMaxParts <= kWarps, "a row's parts are warps of one block");
 constexpr int kMaxK = 1024;
+constexpr std::int64_t kLongPart = 512;  // a row is long when a part of it would exceed this
+constexpr std::int64_t kSegment = 128;   // nonzeros per warp on a long row
 
 // One lane's share of a K-wide row when G lanes hold a row: with VEC, float4 groups q·G + li
 // (q < NQ, li the lane's index in its group); without, the elements q·G + li. Positions at or past
@@ -91,20 +102,99 @@ __device__ __forceinline__ float group_sum(float v) {
   return v;
 }
 
-// Grid-stride over groups of kWarps / parts rows. A warp's 32 / G lane groups take consecutive
-// nonzeros of its part, two steps of them in flight; their partial C rows are added across the
-// groups at the end with shuffles. Dynamic shared memory: kWarps x kCount x 32 floats when
+// acc += Σ_{j in [p0, p1)} vals_j / (ar · B[col_j] + eps) · B[col_j] over one warp: its 32 / G lane
+// groups take consecutive nonzeros, two steps of them in flight. Each group keeps its own partial
+// row (add_groups sums them).
+template <int G, int NQ, bool VEC>
+__device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, VEC>& acc, const LaneRow<G, NQ, VEC>& ar,
+                                                std::int64_t p0, std::int64_t p1,
+                                                const std::int32_t* __restrict__ col_idx,
+                                                const float* __restrict__ vals,
+                                                const float* __restrict__ b, int k, float eps,
+                                                int lane) {
+  using Row = LaneRow<G, NQ, VEC>;
+  constexpr int kGroups = kWarpSize / G;  // nonzeros a warp takes per step
+  const int group = lane / G, li = lane % G;
+  for (std::int64_t base = p0; base < p1; base += kWarpSize) {
+    const int n = p1 - base < kWarpSize ? static_cast<int>(p1 - base) : kWarpSize;
+    int my_col = 0;
+    float my_val = 0.0f;
+    if (lane < n) {
+      my_col = col_idx[base + lane];
+      my_val = vals[base + lane];
+    }
+    if constexpr (kGroups == 1) {
+      // Whole-warp rows: pairs of nonzeros without predicates, then the odd one. (The group
+      // loop below, run with one group, took 1.2-1.4x as long at K = 50-100; H100.)
+      int e = 0;
+      for (; e + 2 <= n; e += 2) {
+        const int c0 = __shfl_sync(kFullMask, my_col, e), c1 = __shfl_sync(kFullMask, my_col, e + 1);
+        const float v0 = __shfl_sync(kFullMask, my_val, e), v1 = __shfl_sync(kFullMask, my_val, e + 1);
+        Row b0, b1;
+        b0.load(b + std::int64_t(c0) * k, k, li);
+        b1.load(b + std::int64_t(c1) * k, k, li);
+        float d0 = ar.dot(b0), d1 = ar.dot(b1);
+#pragma unroll
+        for (int o = G / 2; o > 0; o >>= 1) {
+          d0 += __shfl_xor_sync(kFullMask, d0, o);
+          d1 += __shfl_xor_sync(kFullMask, d1, o);
+        }
+        acc.axpy(v0 / (d0 + eps), b0);
+        acc.axpy(v1 / (d1 + eps), b1);
+      }
+      if (e < n) {
+        const int c0 = __shfl_sync(kFullMask, my_col, e);
+        const float v0 = __shfl_sync(kFullMask, my_val, e);
+        Row b0;
+        b0.load(b + std::int64_t(c0) * k, k, li);
+        acc.axpy(v0 / (group_sum<G>(ar.dot(b0)) + eps), b0);
+      }
+    } else {
+      for (int e = 0; e < n; e += 2 * kGroups) {
+        // This group's two nonzeros of the step: e + group and e + kGroups + group.
+        const int e0 = e + group, e1 = e + kGroups + group;
+        const int c0 = __shfl_sync(kFullMask, my_col, e0 & 31), c1 = __shfl_sync(kFullMask, my_col, e1 & 31);
+        const float v0 = __shfl_sync(kFullMask, my_val, e0 & 31), v1 = __shfl_sync(kFullMask, my_val, e1 & 31);
+        Row b0, b1;
+        if (e0 < n) b0.load(b + std::int64_t(c0) * k, k, li); else b0.zero();
+        if (e1 < n) b1.load(b + std::int64_t(c1) * k, k, li); else b1.zero();
+        float d0 = ar.dot(b0), d1 = ar.dot(b1);
+#pragma unroll
+        for (int o = G / 2; o > 0; o >>= 1) {
+          d0 += __shfl_xor_sync(kFullMask, d0, o);
+          d1 += __shfl_xor_sync(kFullMask, d1, o);
+        }
+        acc.axpy(e0 < n ? v0 / (d0 + eps) : 0.0f, b0);
+        acc.axpy(e1 < n ? v1 / (d1 + eps) : 0.0f, b1);
+      }
+    }
+  }
+}
+
+// The sum of the groups' partial rows (lanes li of every group hold the same positions), on every
+// lane.
+template <int G, int NQ, bool VEC>
+__device__ __forceinline__ void add_groups(LaneRow<G, NQ, VEC>& acc) {
+#pragma unroll
+  for (int o = G; o < kWarpSize; o <<= 1)
+#pragma unroll
+    for (int i = 0; i < LaneRow<G, NQ, VEC>::kCount; ++i)
+      acc.x[i] += __shfl_xor_sync(kFullMask, acc.x[i], o);
+}
+
+// Grid-stride over groups of kWarps / parts rows; rows of more than long_row nonzeros are left to
+// the long-row kernels. Dynamic shared memory: kWarps x kCount x 32 floats when
 // parts > 1 (a warp's partial row in lane-major order). With up to 8 floats a lane (K <= 256)
 // the launch bounds hold it to 64 registers, 4 blocks an SM (1.03x at K = 256 on an H100 against
 // the compiler's 80 registers; the same elsewhere within 2%; docs/benchmarks/ratio-spmm.md).
 template <int G, int NQ, bool VEC>
 __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4 : 1)
-    ratio_spmm_kernel(std::int64_t rows, int k, int parts, const std::int64_t* __restrict__ row_ptr,
+    ratio_spmm_kernel(std::int64_t rows, int k, int parts, std::int64_t long_row,
+                      const std::int64_t* __restrict__ row_ptr,
                       const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
                       const float* __restrict__ a, const float* __restrict__ b, float eps,
                       float* __restrict__ c) {
   using Row = LaneRow<G, NQ, VEC>;
-  constexpr int kGroups = kWarpSize / G;  // nonzeros a warp takes per step
   extern __shared__ float partial[];
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int group = lane / G, li = lane % G;
@@ -112,82 +202,29 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
   const std::int64_t row_groups = (rows + rows_per_block - 1) / rows_per_block;
   for (std::int64_t rg = blockIdx.x; rg < row_groups; rg += gridDim.x) {
     const std::int64_t row = rg * rows_per_block + warp / parts;
+    bool mine_to_store = false;  // the same for a row's parts
     Row acc;
     acc.zero();
     if (row < rows) {
-      Row ar;
-      ar.load(a + row * k, k, li);
       const std::int64_t j0 = row_ptr[row], len = row_ptr[row + 1] - j0;
-      const std::int64_t p0 = j0 + len * part / parts, p1 = j0 + len * (part + 1) / parts;
-      for (std::int64_t base = p0; base < p1; base += kWarpSize) {
-        const int n = p1 - base < kWarpSize ? static_cast<int>(p1 - base) : kWarpSize;
-        int my_col = 0;
-        float my_val = 0.0f;
-        if (lane < n) {
-          my_col = col_idx[base + lane];
-          my_val = vals[base + lane];
-        }
-        if constexpr (kGroups == 1) {
-          // Whole-warp rows: pairs of nonzeros without predicates, then the odd one. (The group
-          // loop below, run with one group, took 1.2-1.4x as long at K = 50-100; H100.)
-          int e = 0;
-          for (; e + 2 <= n; e += 2) {
-            const int c0 = __shfl_sync(kFullMask, my_col, e), c1 = __shfl_sync(kFullMask, my_col, e + 1);
-            const float v0 = __shfl_sync(kFullMask, my_val, e), v1 = __shfl_sync(kFullMask, my_val, e + 1);
-            Row b0, b1;
-            b0.load(b + std::int64_t(c0) * k, k, li);
-            b1.load(b + std::int64_t(c1) * k, k, li);
-            float d0 = ar.dot(b0), d1 = ar.dot(b1);
-#pragma unroll
-            for (int o = G / 2; o > 0; o >>= 1) {
-              d0 += __shfl_xor_sync(kFullMask, d0, o);
-              d1 += __shfl_xor_sync(kFullMask, d1, o);
-            }
-            acc.axpy(v0 / (d0 + eps), b0);
-            acc.axpy(v1 / (d1 + eps), b1);
-          }
-          if (e < n) {
-            const int c0 = __shfl_sync(kFullMask, my_col, e);
-            const float v0 = __shfl_sync(kFullMask, my_val, e);
-            Row b0;
-            b0.load(b + std::int64_t(c0) * k, k, li);
-            acc.axpy(v0 / (group_sum<G>(ar.dot(b0)) + eps), b0);
-          }
-        } else {
-          for (int e = 0; e < n; e += 2 * kGroups) {
-            // This group's two nonzeros of the step: e + group and e + kGroups + group.
-            const int e0 = e + group, e1 = e + kGroups + group;
-            const int c0 = __shfl_sync(kFullMask, my_col, e0 & 31), c1 = __shfl_sync(kFullMask, my_col, e1 & 31);
-            const float v0 = __shfl_sync(kFullMask, my_val, e0 & 31), v1 = __shfl_sync(kFullMask, my_val, e1 & 31);
-            Row b0, b1;
-            if (e0 < n) b0.load(b + std::int64_t(c0) * k, k, li); else b0.zero();
-            if (e1 < n) b1.load(b + std::int64_t(c1) * k, k, li); else b1.zero();
-            float d0 = ar.dot(b0), d1 = ar.dot(b1);
-#pragma unroll
-            for (int o = G / 2; o > 0; o >>= 1) {
-              d0 += __shfl_xor_sync(kFullMask, d0, o);
-              d1 += __shfl_xor_sync(kFullMask, d1, o);
-            }
-            acc.axpy(e0 < n ? v0 / (d0 + eps) : 0.0f, b0);
-            acc.axpy(e1 < n ? v1 / (d1 + eps) : 0.0f, b1);
-          }
-        }
+      mine_to_store = len <= long_row;
+      if (mine_to_store) {
+        Row ar;
+        ar.load(a + row * k, k, li);
+        accumulate_part(acc, ar, j0 + len * part / parts, j0 + len * (part + 1) / parts, col_idx,
+                        vals, b, k, eps, lane);
       }
     }
-    // Add the groups' partial rows (lanes li of every group hold the same positions).
-#pragma unroll
-    for (int o = G; o < kWarpSize; o <<= 1)
-#pragma unroll
-      for (int i = 0; i < Row::kCount; ++i) acc.x[i] += __shfl_xor_sync(kFullMask, acc.x[i], o);
+    add_groups(acc);
     if (parts == 1) {
-      if (row < rows && group == 0) acc.store(c + row * k, k, li);
+      if (mine_to_store && group == 0) acc.store(c + row * k, k, li);
       continue;
     }
     float* mine = partial + warp * Row::kCount * kWarpSize;
 #pragma unroll
     for (int i = 0; i < Row::kCount; ++i) mine[i * kWarpSize + lane] = acc.x[i];
     __syncthreads();
-    if (part == 0 && row < rows && group == 0) {
+    if (part == 0 && mine_to_store && group == 0) {
       for (int p = 1; p < parts; ++p) {
         const float* other = mine + p * Row::kCount * kWarpSize;
 #pragma unroll
@@ -199,16 +236,111 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
   }
 }
 
+// A warp per segment of a long row: its nonzeros [seg_begin, min(seg_begin + kSegment, row end))
+// into the segment's row of `scratch` (segments x k).
 template <int G, int NQ, bool VEC>
-void launch(const Context& ctx, const CsrView& s, int k, int parts, const float* vals,
-            const float* a, const float* b, float eps, float* c) {
+__global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4 : 1)
+    ratio_segments_kernel(std::int64_t segments, int k, const std::int64_t* __restrict__ seg_row,
+                          const std::int64_t* __restrict__ seg_begin,
+                          const std::int64_t* __restrict__ row_ptr,
+                          const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
+                          const float* __restrict__ a, const float* __restrict__ b, float eps,
+                          float* __restrict__ scratch) {
   using Row = LaneRow<G, NQ, VEC>;
+  const int lane = threadIdx.x % kWarpSize, li = lane % G;
+  const std::int64_t warps = std::int64_t(gridDim.x) * kWarps;
+  for (std::int64_t sg = blockIdx.x * std::int64_t(kWarps) + threadIdx.x / kWarpSize; sg < segments;
+       sg += warps) {
+    const std::int64_t row = seg_row[sg], p0 = seg_begin[sg];
+    const std::int64_t p1 = min(p0 + kSegment, row_ptr[row + 1]);
+    Row ar, acc;
+    ar.load(a + row * k, k, li);
+    acc.zero();
+    accumulate_part(acc, ar, p0, p1, col_idx, vals, b, k, eps, lane);
+    add_groups(acc);
+    if (lane < G) acc.store(scratch + sg * k, k, li);
+  }
+}
+
+// A warp per long row: C[row] = its segments' partial rows added in segment order.
+__global__ void finish_long_rows_kernel(std::int64_t long_rows, int k,
+                                        const std::int64_t* __restrict__ rows,
+                                        const std::int64_t* __restrict__ first_segment,
+                                        const float* __restrict__ scratch, float* __restrict__ c) {
+  const int lane = threadIdx.x % kWarpSize;
+  const std::int64_t warps = std::int64_t(gridDim.x) * kWarps;
+  for (std::int64_t i = blockIdx.x * std::int64_t(kWarps) + threadIdx.x / kWarpSize; i < long_rows;
+       i += warps) {
+    for (int t = lane; t < k; t += kWarpSize) {
+      float sum = 0.0f;
+      for (std::int64_t sg = first_segment[i]; sg < first_segment[i + 1]; ++sg)
+        sum += scratch[sg * k + t];
+      c[rows[i] * k + t] = sum;
+    }
+  }
+}
+
+// The long rows of a pattern (more than `threshold` nonzeros), their segments and the scratch
+// rows the segments are added in.
+struct LongRowSplit {
+  std::int64_t threshold = 0;
+  DeviceBuffer<std::int64_t> rows, first_segment;  // long rows; their segments' range (count + 1)
+  DeviceBuffer<std::int64_t> seg_row, seg_begin;   // per segment: its row and first nonzero
+  DeviceBuffer<float> scratch;                     // segments x k
+
+  LongRowSplit(const CsrView& s, int k, std::int64_t threshold_) : threshold(threshold_) {
+    if (s.rows == 0 || s.nnz <= threshold) return;
+    const std::vector<std::int64_t> rp = cuda_spmm::download_row_ptr(s);
+    std::vector<std::int64_t> r, first, sr, sb;
+    for (std::int64_t i = 0; i < s.rows; ++i) {
+      if (rp[i + 1] - rp[i] <= threshold) continue;
+      r.push_back(i);
+      first.push_back(static_cast<std::int64_t>(sr.size()));
+      for (std::int64_t j = rp[i]; j < rp[i + 1]; j += kSegment) {
+        sr.push_back(i);
+        sb.push_back(j);
+      }
+    }
+    if (r.empty()) return;
+    first.push_back(static_cast<std::int64_t>(sr.size()));
+    rows = DeviceBuffer<std::int64_t>(r);
+    first_segment = DeviceBuffer<std::int64_t>(first);
+    seg_row = DeviceBuffer<std::int64_t>(sr);
+    seg_begin = DeviceBuffer<std::int64_t>(sb);
+    scratch = DeviceBuffer<float>(static_cast<std::int64_t>(sr.size()) * k);
+  }
+};
+
+struct Operands {
+  const float *vals, *a, *b;
+  float eps;
+  float* c;
+};
+
+template <int G, int NQ, bool VEC>
+void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit& split,
+            const Operands& op) {
+  using Row = LaneRow<G, NQ, VEC>;
+  const cudaStream_t stream = stream_of(ctx);
   const int rows_per_block = kWarps / parts;
   const std::int64_t blocks =
       std::min<std::int64_t>(ceil_div(s.rows, rows_per_block), cuda_spmm::kMaxBlocks);
   const std::size_t shared = parts > 1 ? sizeof(float) * kWarps * Row::kCount * kWarpSize : 0;
-  ratio_spmm_kernel<G, NQ, VEC><<<static_cast<unsigned>(blocks), kThreads, shared, stream_of(ctx)>>>(
-      s.rows, k, parts, s.row_ptr, s.col_idx, vals, a, b, eps, c);
+  ratio_spmm_kernel<G, NQ, VEC><<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(
+      s.rows, k, parts, split.threshold, s.row_ptr, s.col_idx, op.vals, op.a, op.b, op.eps, op.c);
+  FK_CUDA_CHECK_LAUNCH();
+  const std::int64_t segments = split.seg_row.size();
+  if (segments == 0) return;
+  const auto grid = [](std::int64_t warps) {
+    return static_cast<unsigned>(std::min<std::int64_t>(ceil_div(warps, kWarps), cuda_spmm::kMaxBlocks));
+  };
+  ratio_segments_kernel<G, NQ, VEC><<<grid(segments), kThreads, 0, stream>>>(
+      segments, k, split.seg_row.data(), split.seg_begin.data(), s.row_ptr, s.col_idx, op.vals,
+      op.a, op.b, op.eps, split.scratch.data());
+  FK_CUDA_CHECK_LAUNCH();
+  finish_long_rows_kernel<<<grid(split.rows.size()), kThreads, 0, stream>>>(
+      split.rows.size(), k, split.rows.data(), split.first_segment.data(), split.scratch.data(),
+      op.c);
   FK_CUDA_CHECK_LAUNCH();
 }
 
@@ -216,11 +348,11 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, const float*
 // that covers K's float4 groups (or floats), one slice each, up to 32 lanes; beyond, 32 lanes and
 // NQ slices.
 template <bool VEC>
-void dispatch(const Context& ctx, const CsrView& s, int k, int parts, const float* vals,
-              const float* a, const float* b, float eps, float* c) {
+void dispatch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit& split,
+              const Operands& op) {
   const int units = VEC ? (k + 3) / 4 : k;
   auto go = [&](auto g, auto nq) {
-    launch<decltype(g)::value, decltype(nq)::value, VEC>(ctx, s, k, parts, vals, a, b, eps, c);
+    launch<decltype(g)::value, decltype(nq)::value, VEC>(ctx, s, k, parts, split, op);
   };
   using One = std::integral_constant<int, 1>;
   using L32 = std::integral_constant<int, 32>;
@@ -242,7 +374,8 @@ void dispatch(const Context& ctx, const CsrView& s, int k, int parts, const floa
 class FusedRatioSpmmPlan : public RatioSpmmPlan {
  public:
   FusedRatioSpmmPlan(const CsrView& s, int k)
-      : s_(s), k_(k), parts_(ratio_spmm::row_parts(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0)) {}
+      : s_(s), k_(k), parts_(ratio_spmm::row_parts(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0)),
+        split_(s, k, parts_ * kLongPart) {}
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {
@@ -254,16 +387,18 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
     if (s_.rows == 0) return;
     const bool vec = cuda_spmm::vec4_ok(k_, b.data, c.data) &&
                      reinterpret_cast<std::uintptr_t>(a.data) % 16 == 0;
+    const Operands op{vals, a.data, b.data, eps, c.data};
     if (vec)
-      dispatch<true>(ctx, s_, k_, parts_, vals, a.data, b.data, eps, c.data);
+      dispatch<true>(ctx, s_, k_, parts_, split_, op);
     else
-      dispatch<false>(ctx, s_, k_, parts_, vals, a.data, b.data, eps, c.data);
+      dispatch<false>(ctx, s_, k_, parts_, split_, op);
   }
 
  private:
   CsrView s_;
   int k_;
   int parts_;
+  LongRowSplit split_;
 };
 
 class FusedRatioSpmm : public RatioSpmmVariant {
