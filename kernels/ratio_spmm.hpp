@@ -10,6 +10,13 @@
 // probabilities of them, times the topic rows), which otherwise run an SDDMM, a division pass and
 // an SpMM, reading every B row twice.
 //
+// With op = kTrans the same over Sᵀ, for A and C N x K and B M x K:
+//
+//   C[j,:] = Σ_{i: (i,j) in S} r_ij · B[i,:],   r_ij = v_ij / (A[j,:] · B[i,:] + eps)
+//
+// served by a transposed copy of the pattern cached in the plan (values still given in S's
+// order): LDA's sufficient statistics, the ratios' Sᵀ·E[θ], in one pass.
+//
 //   auto p = make_ratio_spmm_plan(ctx, s, k);      // "auto" may give no plan: then run the pair
 //   if (p.plan) p.run(ctx, vals, a, b, eps, c);
 #include <memory>
@@ -47,6 +54,7 @@ const RatioSpmmVariant* choose_ratio_spmm_variant(DeviceKind device, const Kerne
 struct PreparedRatioSpmm {
   std::unique_ptr<RatioSpmmPlan> plan;  // null: `auto` chose the unfused pair
   const RatioSpmmVariant* variant = nullptr;
+  Op op = Op::kNoTrans;
   double prepare_seconds = 0;
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) const {
@@ -55,8 +63,8 @@ struct PreparedRatioSpmm {
 };
 
 // Validates the pattern, resolves `variant` ("auto" or a name; a named variant that does not apply
-// is an error that says why) and prepares it.
+// is an error that says why) and prepares it. For op = kTrans the rules and checks see Sᵀ.
 PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int k,
-                                       const std::string& variant = "auto");
+                                       const std::string& variant = "auto", Op op = Op::kNoTrans);
 
 }  // namespace fk

@@ -163,17 +163,14 @@ void check_pattern(const CsrView& s, int k) {
   FK_CHECK(s.row_ptr != nullptr, "sparse matrix without row offsets");
 }
 
-// C = Sᵀ·B through a transposed copy of the pattern: the inner plan runs on Sᵀ (N x M); values
-// given in S's order are gathered through `perm` into Sᵀ's order before each run (on a GPU by a
-// ValueGather, which keeps the reads of an S larger than L2 local), or, on a GPU where S's values
-// are small enough and the inner plan can, read through `perm` by the inner plan's kernels. The
-// copy lives where S does: a GPU context transposes on the device (no round trip through the host).
-class CachedTransposePlan : public SpmmPlan {
+// Sᵀ (N x M) beside S, with the gather that puts values given in S's order into Sᵀ's: on a GPU by
+// a ValueGather (which keeps the reads of an S larger than L2 local), on the CPU through perm.
+// The copy lives where S does: a GPU context transposes on the device (no round trip through the
+// host).
+class TransposedPattern {
  public:
-  CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner,
-                      Precision precision) {
-    nnz_ = s.nnz;
-    own_vals_ = s.vals;
+  TransposedPattern(const Context& ctx, const CsrView& s)
+      : on_gpu_(ctx.is_gpu()), nnz_(s.nnz), own_vals_(s.vals) {
     if (ctx.is_gpu()) {
 #if FK_WITH_CUDA
       DeviceBuffer<std::int64_t> perm;
@@ -182,40 +179,46 @@ class CachedTransposePlan : public SpmmPlan {
 #else
       throw Error("a GPU context in a build without CUDA");
 #endif
-      dev_vals_ =
-          DeviceBuffer<float>(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
-      inner_ = inner.prepare_at(ctx, dev_t_.view(), k, precision);
+      dev_vals_ = DeviceBuffer<float>(std::max<std::int64_t>(s.nnz, 1));  // never null
     } else {
       transposed_ = transpose(s, &perm_);
       host_vals_.resize(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
-      inner_ = inner.prepare_at(ctx, transposed_.view(), k, precision);
     }
   }
-
-  void run(const Context& ctx, const float* vals, DenseView<const float> b,
-           DenseView<float> c) override {
+  CsrView view() const { return on_gpu_ ? dev_t_.view() : transposed_.view(); }
+  // `vals` (S's order; null: S's own) or an error when there are none.
+  const float* source(const float* vals, const char* what) const {
     if (!vals) vals = own_vals_;
-    FK_CHECK(vals != nullptr, "SpMM run without values: the pattern has none and none were given");
-    const std::int64_t nnz = nnz_;
+    FK_CHECK(vals != nullptr, what << " run without values: the pattern has none and none were given");
+    return vals;
+  }
+  // The values in Sᵀ's order, in a buffer of this object's (queued on ctx's stream).
+  const float* gather(const Context& ctx, const float* vals) {
     if (ctx.is_gpu()) {
 #if FK_WITH_CUDA
-      // Plans that can read the values through the permutation skip the gather (and its launch).
-      if (const std::int32_t* perm = dev_gather_.read_through_index())
-        if (inner_->run_permuted(ctx, vals, perm, b, c)) return;
       dev_gather_.run(ctx, vals, dev_vals_.data());
 #endif
-      inner_->run(ctx, dev_vals_.data(), b, c);
-    } else {
-#pragma omp parallel for schedule(static)
-      for (std::int64_t j = 0; j < nnz; ++j) host_vals_[j] = vals[perm_[j]];
-      inner_->run(ctx, host_vals_.data(), b, c);
+      return dev_vals_.data();
     }
+    const std::int64_t nnz = nnz_;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t j = 0; j < nnz; ++j) host_vals_[j] = vals[perm_[j]];
+    return host_vals_.data();
+  }
+  // GPU: Sᵀ's entries' positions in S's order, where reading through them pays (ValueGather).
+  const std::int32_t* read_through_index() const {
+#if FK_WITH_CUDA
+    return dev_gather_.read_through_index();
+#else
+    return nullptr;
+#endif
   }
 
  private:
+  bool on_gpu_ = false;
   std::int64_t nnz_ = 0;
   const float* own_vals_ = nullptr;
-  // CPU context: Sᵀ on the host (the inner plan views it) and perm.
+  // CPU context: Sᵀ on the host and perm.
   HostCsr transposed_;
   std::vector<std::int64_t> perm_;
   std::vector<float> host_vals_;
@@ -225,7 +228,46 @@ class CachedTransposePlan : public SpmmPlan {
   ValueGather dev_gather_;
 #endif
   DeviceBuffer<float> dev_vals_;
+};
+
+// C = Sᵀ·B through a transposed copy of the pattern: the inner plan runs on Sᵀ (N x M), with the
+// values gathered into Sᵀ's order before each run, or, on a GPU where S's values are small enough
+// and the inner plan can, read through the permutation by the inner plan's kernels.
+class CachedTransposePlan : public SpmmPlan {
+ public:
+  CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner,
+                      Precision precision)
+      : t_(ctx, s), inner_(inner.prepare_at(ctx, t_.view(), k, precision)) {}
+
+  void run(const Context& ctx, const float* vals, DenseView<const float> b,
+           DenseView<float> c) override {
+    vals = t_.source(vals, "SpMM");
+    // Plans that can read the values through the permutation skip the gather (and its launch).
+    if (const std::int32_t* perm = t_.read_through_index())
+      if (inner_->run_permuted(ctx, vals, perm, b, c)) return;
+    inner_->run(ctx, t_.gather(ctx, vals), b, c);
+  }
+
+ private:
+  TransposedPattern t_;
   std::unique_ptr<SpmmPlan> inner_;
+};
+
+// The ratio SpMM over Sᵀ: C[j,:] = Σ_{i: (i,j) in S} v_ij / (A[j,:]·B[i,:] + eps) · B[i,:] for A and
+// C N x K, B M x K, by the inner plan on a cached transpose (values gathered into its order).
+class TransposedRatioSpmmPlan : public RatioSpmmPlan {
+ public:
+  TransposedRatioSpmmPlan(const Context& ctx, const CsrView& s, int k, const RatioSpmmVariant& inner)
+      : t_(ctx, s), inner_(inner.prepare(ctx, t_.view(), k)) {}
+
+  void run(const Context& ctx, const float* vals, DenseView<const float> a,
+           DenseView<const float> b, float eps, DenseView<float> c) override {
+    inner_->run(ctx, t_.gather(ctx, t_.source(vals, "ratio SpMM")), a, b, eps, c);
+  }
+
+ private:
+  TransposedPattern t_;
+  std::unique_ptr<RatioSpmmPlan> inner_;
 };
 
 #if FK_WITH_CUDA
@@ -437,10 +479,12 @@ PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
 }
 
 PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int k,
-                                       const std::string& variant) {
+                                       const std::string& variant, Op op) {
   check_pattern(s, k);
-  const KernelProblem problem{pattern_features(ctx, s), k};
+  KernelProblem problem{op == Op::kTrans ? transposed_features(ctx, s) : pattern_features(ctx, s), k};
+  problem.transposed = op == Op::kTrans;  // the rules see Sᵀ, the matrix the plan runs on
   PreparedRatioSpmm out;
+  out.op = op;
   if (variant == "auto") {
     out.variant = choose_ratio_spmm_variant(ctx.device(), problem);
     if (!out.variant) return out;  // the unfused pair is the better choice
@@ -450,7 +494,10 @@ PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int
                                              "ratio SpMM", nullptr);
   }
   Stopwatch clock;
-  out.plan = out.variant->prepare(ctx, s, k);
+  if (op == Op::kTrans)
+    out.plan = std::make_unique<TransposedRatioSpmmPlan>(ctx, s, k, *out.variant);
+  else
+    out.plan = out.variant->prepare(ctx, s, k);
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();
   return out;

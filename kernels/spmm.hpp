@@ -17,8 +17,6 @@
 
 namespace fk {
 
-enum class Op { kNoTrans, kTrans };
-
 class SpmmPlan {
  public:
   virtual ~SpmmPlan() = default;

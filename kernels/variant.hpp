@@ -11,6 +11,10 @@
 namespace fk {
 
 enum class Backend { kReference, kOmp, kCuda };
+
+// Which product a plan computes: with S (kNoTrans) or with Sᵀ (kTrans).
+enum class Op { kNoTrans, kTrans };
+
 const char* to_string(Backend b);
 // Reference and OpenMP variants run on CPU contexts with host data; CUDA ones on GPU contexts
 // with device data.

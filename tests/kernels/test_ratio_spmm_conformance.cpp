@@ -39,23 +39,25 @@ HostDense<float> positive_matrix(std::int64_t rows, std::int64_t cols, Rng& rng)
 // One variant's plan, run where the variant runs (device copies for CUDA variants).
 class Runner {
  public:
-  Runner(const RatioSpmmVariant& v, const HostCsr& s, int k) : ctx_(device_of(v.backend())), s_(s), k_(k) {
+  // op = kTrans: the plan over Sᵀ (C has S's columns as rows).
+  Runner(const RatioSpmmVariant& v, const HostCsr& s, int k, Op op = Op::kNoTrans)
+      : ctx_(device_of(v.backend())), s_(s), k_(k), out_rows_(op == Op::kTrans ? s.cols : s.rows) {
     if (ctx_.is_gpu()) {
       dev_s_ = DeviceCsr(s);
-      plan_ = make_ratio_spmm_plan(ctx_, dev_s_.view(), k, v.name());
+      plan_ = make_ratio_spmm_plan(ctx_, dev_s_.view(), k, v.name(), op);
     } else {
-      plan_ = make_ratio_spmm_plan(ctx_, s.view(), k, v.name());
+      plan_ = make_ratio_spmm_plan(ctx_, s.view(), k, v.name(), op);
     }
   }
 
   std::vector<float> run(const std::vector<float>* vals, const HostDense<float>& a,
                          const HostDense<float>& b, float eps) {
     if (!ctx_.is_gpu()) {
-      HostDense<float> c(s_.rows, k_, std::numeric_limits<float>::quiet_NaN());
+      HostDense<float> c(out_rows_, k_, std::numeric_limits<float>::quiet_NaN());
       plan_.run(ctx_, vals ? vals->data() : nullptr, a.view(), b.view(), eps, c.view());
       return c.values();
     }
-    DeviceDense<float> da(a), db(b), dc(s_.rows, k_);
+    DeviceDense<float> da(a), db(b), dc(out_rows_, k_);
     DeviceBuffer<float> dvals = vals ? DeviceBuffer<float>(*vals) : DeviceBuffer<float>();
     dc.fill_bytes(0xFF);  // NaN
     plan_.run(ctx_, vals ? dvals.data() : nullptr, da.view(), db.view(), eps, dc.view());
@@ -67,6 +69,7 @@ class Runner {
   Context ctx_;
   const HostCsr& s_;
   int k_;
+  std::int64_t out_rows_;
   DeviceCsr dev_s_;
   PreparedRatioSpmm plan_;
 };
@@ -155,6 +158,30 @@ class RatioSpmmConformance : public ::testing::TestWithParam<std::string> {
 
 TEST_P(RatioSpmmConformance, AwkwardProblems) {
   for (const auto& p : test::awkward_problems(seed_)) check_problem(p.name, p.s, kWidths);
+  if (checked_ == 0) GTEST_SKIP() << GetParam() << " applies to none of the awkward problems";
+}
+
+// op = kTrans against the reference on an explicit transpose of S with the values carried along:
+// the cached transpose, its value gather, and the variant on Sᵀ's rows (long ones among them).
+TEST_P(RatioSpmmConformance, TransposedMatchesTheExplicitTranspose) {
+  for (const auto& p : test::awkward_problems(seed_)) {
+    for (int k : {5, 64}) {
+      if (!small_enough(p.s, k) || !variant_->why_not(KernelProblem{features(p.s.view()), k}).empty())
+        continue;
+      SCOPED_TRACE(describe(p.name + " (transposed)", k));
+      std::vector<std::int64_t> perm;
+      const HostCsr t = transpose(p.s.view(), &perm);
+      const std::vector<float> vals = random_values(p.s.nnz(), rng_);
+      std::vector<float> t_vals(vals.size());
+      for (std::size_t j = 0; j < perm.size(); ++j) t_vals[j] = vals[static_cast<std::size_t>(perm[j])];
+      const HostDense<float> a = positive_matrix(p.s.cols, k, rng_), b = positive_matrix(p.s.rows, k, rng_);
+      const Expected e = reference(t, k, t_vals, a, b, kEps);
+      Runner runner(*variant_, p.s, k, Op::kTrans);
+      const std::string bad = test::check_within_bound(runner.run(&vals, a, b, kEps), e.want, e.bound, kTol);
+      EXPECT_TRUE(bad.empty()) << bad;
+      ++checked_;
+    }
+  }
   if (checked_ == 0) GTEST_SKIP() << GetParam() << " applies to none of the awkward problems";
 }
 
