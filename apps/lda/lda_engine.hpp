@@ -151,8 +151,7 @@ class LdaEngine final : public LdaBackend {
                             ebeta_.data());
     const DenseView<float> t_view{t_.data(), b.rows, k};
     // T ← (N / (Eθ·Eβᵀ + eps)) · Eβ: fused in one pass, or the ratio P kept from the last update
-    // (formed once before the loop) times Eβ. Fused, P is formed once after the loop, for the
-    // statistics.
+    // (formed once before the loop) times Eβ.
     const bool fused = b.fused.plan != nullptr;
     if (!fused) ratio(b, et_view, eb_view);
     for (int it = 1; it <= h_.max_inner; ++it) {
@@ -169,9 +168,17 @@ class LdaEngine final : public LdaBackend {
       r.mean_change = change / static_cast<double>(b.rows * k);
       if (r.mean_change < h_.tol) break;
     }
-    if (fused && b.role == BatchRole::kTrain) ratio(b, et_view, eb_view);
     if (b.role == BatchRole::kTrain) {
-      b.spmm_t.run(ctx_, p_.data(), et_view, DenseView<float>{xt_.data(), b.nloc, k});
+      // X ← (N / (Eθ·Eβᵀ + eps))ᵀ · Eθ with the final Eθ: the ratio SpMM over Nᵀ (A = Eβ, B = Eθ)
+      // in one pass, or P formed again (the fused loop never wrote it) and Sᵀ·B on it.
+      const DenseView<float> xt_view{xt_.data(), b.nloc, k};
+      if (b.fused_t.plan) {
+        b.fused_t.run(ctx_, csr(b).vals, eb_view, et_view, kPhiEps, xt_view);
+        count_sddmm(b);
+      } else {
+        if (fused) ratio(b, et_view, eb_view);
+        b.spmm_t.run(ctx_, p_.data(), et_view, xt_view);
+      }
       count_spmm(b);
       ops_.scatter_stats(ctx_, ebeta_.data(), xt_.data(), words(b), b.nloc, k, stats_.data());
     }
@@ -256,6 +263,7 @@ class LdaEngine final : public LdaBackend {
     PreparedSddmm sddmm;
     PreparedSpmm spmm, spmm_t;
     PreparedRatioSpmm fused;  // the E-step's SDDMM → divide → S·B in one kernel (then no spmm)
+    PreparedRatioSpmm fused_t;  // the statistics' SDDMM → divide → Sᵀ·B (then no spmm_t)
   };
 
   // Brings a streamed batch onto the device for one use (with plans) and lets go of it after.
@@ -331,6 +339,7 @@ class LdaEngine final : public LdaBackend {
     b.sddmm = PreparedSddmm{};
     b.spmm = PreparedSpmm{};
     b.fused = PreparedRatioSpmm{};
+    b.fused_t = PreparedRatioSpmm{};
     b.spmm_t = PreparedSpmm{};
     ops_.retire(slots_[b.slot]);
     b.slot = -1;
@@ -360,15 +369,15 @@ class LdaEngine final : public LdaBackend {
         asked ? h_.precision : app::evaluation_precision(h_.spmm, h_.precision);
     b.sddmm = make_sddmm_plan(ctx_, v, k, h_.sddmm, sddmm_p);
     note(b.sddmm.variant->name(), b.sddmm.prepare_seconds);
+    // The fused kernels under auto only where the separate kernels would be auto's fp32 choices:
+    // a named --sddmm/--spmm asks for those kernels, and a 16-bit precision lets auto pick
+    // tensor-core ones on V x 1 structured data, for SDDMM and S·B alike (kernels/select.cpp,
+    // tensor_core_pick), so the SDDMM plan made above tells.
+    const bool fused_allowed =
+        h_.ratio_spmm != "off" &&
+        (h_.ratio_spmm != "auto" ||
+         (h_.sddmm == "auto" && h_.spmm == "auto" && !b.sddmm.variant->half_precision()));
     if (b.role != BatchRole::kScore) {
-      // The fused kernel under auto only where the separate kernels would be auto's fp32 choices:
-      // a named --sddmm/--spmm asks for those kernels, and a 16-bit precision lets auto pick
-      // tensor-core ones on V x 1 structured data, for SDDMM and S·B alike (kernels/select.cpp,
-      // tensor_core_pick), so the SDDMM plan made above tells.
-      const bool fused_allowed =
-          h_.ratio_spmm != "off" &&
-          (h_.ratio_spmm != "auto" ||
-           (h_.sddmm == "auto" && h_.spmm == "auto" && !b.sddmm.variant->half_precision()));
       if (fused_allowed) b.fused = make_ratio_spmm_plan(ctx_, v, k, h_.ratio_spmm);
       if (b.fused.plan) {
         note(b.fused.variant->name(), b.fused.prepare_seconds);
@@ -378,8 +387,13 @@ class LdaEngine final : public LdaBackend {
       }
     }
     if (train) {
-      b.spmm_t = make_spmm_plan(ctx_, v, k, Op::kTrans, h_.spmm, spmm_p);
-      note(std::string(b.spmm_t.variant->name()) + " (transposed)", b.spmm_t.prepare_seconds);
+      if (fused_allowed) b.fused_t = make_ratio_spmm_plan(ctx_, v, k, h_.ratio_spmm, Op::kTrans);
+      if (b.fused_t.plan) {
+        note(std::string(b.fused_t.variant->name()) + " (transposed)", b.fused_t.prepare_seconds);
+      } else {
+        b.spmm_t = make_spmm_plan(ctx_, v, k, Op::kTrans, h_.spmm, spmm_p);
+        note(std::string(b.spmm_t.variant->name()) + " (transposed)", b.spmm_t.prepare_seconds);
+      }
     }
   }
 
