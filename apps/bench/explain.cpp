@@ -33,8 +33,8 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
   const DeviceKind device = o.device == "cpu" ? DeviceKind::kCpu : DeviceKind::kGpu;
   const SparseFeatures of_s = features(matrix.s.view());
   SparseFeatures of_t;
-  const bool needs_t = o.op == BenchOp::kSpmm && std::find(o.spmm_ops.begin(), o.spmm_ops.end(),
-                                                           Op::kTrans) != o.spmm_ops.end();
+  const bool needs_t = o.op != BenchOp::kSddmm && std::find(o.spmm_ops.begin(), o.spmm_ops.end(),
+                                                            Op::kTrans) != o.spmm_ops.end();
   if (needs_t) {
     of_t = features(transpose(matrix.s.view()).view());
     // As in the plans, which sample neither of these for Sᵀ.
@@ -57,7 +57,7 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
   if (o.op == BenchOp::kSddmm) {
     for (bool scaled : o.sddmm_scaled) choices.push_back({scaled ? "scaled" : "unscaled", false});
   } else if (o.op == BenchOp::kRatioSpmm) {
-    choices.push_back({"fused", false});
+    for (Op op : o.spmm_ops) choices.push_back({op == Op::kNoTrans ? "fused" : "fused-t", op == Op::kTrans});
   } else {
     for (Op op : o.spmm_ops) choices.push_back({op == Op::kNoTrans ? "n" : "t", op == Op::kTrans});
   }

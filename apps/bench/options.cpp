@@ -53,7 +53,7 @@ void add_option_groups(po::options_description& out) {
        "plus auto; ref.* is left out when nnz*K > 2e8 unless named). The baseline variant is always "
        "timed when it exists, for the speedup column")
       ("form", po::value<std::string>()->value_name("FORM"), "sddmm only: scaled (default; out = S .* (A B^T)), unscaled, or both")
-      ("op", po::value<std::string>()->value_name("OP"), "spmm only: n (default; C = S B), t (C = S^T B), or both")
+      ("op", po::value<std::string>()->value_name("OP"), "spmm and ratio-spmm: n (default; C = S B, or the ratio SpMM over S), t (C = S^T B, or the ratio SpMM over S^T), or both")
       ("warmup", po::value<int>()->value_name("N"), "untimed runs per variant after the check run (default 3)")
       ("runs", po::value<int>()->value_name("N"), "timed runs per variant; the median is reported (default 20)")
       ("no-flush", "do not evict caches before each timed run (default: flush; see below)")
@@ -178,7 +178,8 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   }
 
   only_for(vm, "form", BenchOp::kSddmm, o.op);
-  only_for(vm, "op", BenchOp::kSpmm, o.op);
+  if (vm.count("op") && o.op == BenchOp::kSddmm)
+    throw UsageError("--op applies only to 'spmm' and 'ratio-spmm', not to 'sddmm'");
   const std::string form = vm.count("form") ? vm["form"].as<std::string>() : "scaled";
   if (form == "scaled") {
     o.sddmm_scaled = {true};

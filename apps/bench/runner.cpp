@@ -222,16 +222,19 @@ class SpmmCase : public Case {
 
 // The ratio SpMM (kernels/ratio_spmm.hpp) of a registered variant or auto, and its unfused baseline
 // kPair: auto's SDDMM into nnz ratios, their division, auto's S·B on them (what an app runs without
-// the fused kernel). `auto` where no fused variant applies is the pair too.
+// the fused kernel; for op = kTrans the SDDMM on S with the operands' roles swapped and auto's
+// Sᵀ·B). `auto` where no fused variant applies is the pair too.
 constexpr const char* kPair = "pair";
 constexpr float kRatioEps = 1e-30f;
 
 class RatioSpmmCase : public Case {
  public:
-  RatioSpmmCase(const Context& ctx, const SideCsr& s, Dense& a, Dense& b, const KernelProblem& problem,
-                const SpmmCheck& check)
-      : ctx_(ctx), s_(s), a_(a), b_(b), k_(problem.k), problem_(problem), check_(check),
-        out_(ctx, s.view().rows * problem.k), ratios_(ctx, s.view().nnz) {}
+  // op = kTrans: A and C have S's columns as rows, B S's rows; `problem` describes Sᵀ.
+  RatioSpmmCase(const Context& ctx, const SideCsr& s, Op op, Dense& a, Dense& b,
+                const KernelProblem& problem, const SpmmCheck& check)
+      : ctx_(ctx), s_(s), op_(op), a_(a), b_(b), k_(problem.k), problem_(problem), check_(check),
+        out_rows_(op == Op::kTrans ? s.view().cols : s.view().rows), out_(ctx, out_rows_ * problem.k),
+        ratios_(ctx, s.view().nnz) {}
   std::string why_not(const std::string& name) const override {
     return name == kPair ? std::string() : find_ratio_spmm_variant(name).why_not(problem_);
   }
@@ -239,26 +242,30 @@ class RatioSpmmCase : public Case {
     Plans& p = plans_[slot_];
     p = Plans{};
     if (name != kPair) {
-      p.fused = make_ratio_spmm_plan(ctx_, s_.view(), k_, name);
+      p.fused = make_ratio_spmm_plan(ctx_, s_.view(), k_, name, op_);
       if (p.fused.plan) {
         prepare_seconds = p.fused.prepare_seconds;
         return p.fused.variant->name();
       }
     }
     p.sddmm = make_sddmm_plan(ctx_, s_.view(), k_);
-    p.spmm = make_spmm_plan(ctx_, s_.view(), k_);
+    p.spmm = make_spmm_plan(ctx_, s_.view(), k_, op_);
     prepare_seconds = p.sddmm.prepare_seconds + p.spmm.prepare_seconds;
     return std::string(kPair) + ":" + p.sddmm.variant->name() + "+" + p.spmm.variant->name();
   }
   void poison() override { out_.poison(); }
   void run() override {
     Plans& p = plans_[slot_];
-    const DenseView<float> c{out_.data(), s_.view().rows, k_};
+    const DenseView<float> c{out_.data(), out_rows_, k_};
     if (p.fused.plan) {
       p.fused.run(ctx_, s_.vals(), a_.view(), b_.view(), kRatioEps, c);
       return;
     }
-    p.sddmm.run(ctx_, a_.view(), b_.view(), nullptr, ratios_.data());
+    // The dot product of nonzero (i, j) is A[i]·B[j], or A[j]·B[i] over Sᵀ: SDDMM(S, B, A).
+    if (op_ == Op::kTrans)
+      p.sddmm.run(ctx_, b_.view(), a_.view(), nullptr, ratios_.data());
+    else
+      p.sddmm.run(ctx_, a_.view(), b_.view(), nullptr, ratios_.data());
     divide(s_.vals(), ratios_.data(), s_.view().nnz);
     p.spmm.run(ctx_, ratios_.data(), b_.view(), c);
   }
@@ -284,11 +291,13 @@ class RatioSpmmCase : public Case {
 
   const Context& ctx_;
   const SideCsr& s_;
+  Op op_;
   Dense& a_;
   Dense& b_;
   int k_;
   KernelProblem problem_;
   const SpmmCheck& check_;
+  std::int64_t out_rows_;
   Floats out_, ratios_;
   Plans plans_[2];
 };
@@ -423,24 +432,29 @@ class Runner {
   void run_ratio_spmm() {
     const HostCsr& s = m_.s;
     const SideCsr side(ctx_, s);
-    const SparseFeatures f = features(s.view());
     auto positive = [](HostDense<float> m) {  // [0.5, 1.5): dot products far from zero, as in the apps
       for (float& x : m.storage()) x = 1.0f + 0.5f * x;
       return m;
     };
-    for (int k : o_.ks) {
-      const HostDense<float> a = positive(random_dense(s.rows, k, o_.seed, 4));
-      const HostDense<float> b = positive(random_dense(s.cols, k, o_.seed, 5));
-      const SpmmCheck check(s.view(), a.view(), b.view(), kRatioEps, o_.check_nnz);
-      Dense da(ctx_, a), db(ctx_, b);
-      CaseInfo info;
-      info.form = "fused";
-      info.k = k;
-      info.bytes = 8.0 * double(s.nnz()) + 4.0 * k * double(f.nonempty_cols + 2 * s.rows);
-      info.flops = 4.0 * double(s.nnz()) * k;
-      info.checked_rows = check.rows();
-      RatioSpmmCase c(ctx_, side, da, db, KernelProblem{f, k}, check);
-      run_case(c, info);
+    for (const Op op : o_.spmm_ops) {
+      // The matrix whose rows the output has: S, or Sᵀ (values carried along) for the check.
+      const HostCsr t = op == Op::kTrans ? transpose(s.view()) : HostCsr{};
+      const HostCsr& o = op == Op::kTrans ? t : s;
+      const SparseFeatures f = features(o.view());
+      for (int k : o_.ks) {
+        const HostDense<float> a = positive(random_dense(o.rows, k, o_.seed, 4));
+        const HostDense<float> b = positive(random_dense(o.cols, k, o_.seed, 5));
+        const SpmmCheck check(o.view(), a.view(), b.view(), kRatioEps, o_.check_nnz);
+        Dense da(ctx_, a), db(ctx_, b);
+        CaseInfo info;
+        info.form = op == Op::kTrans ? "fused-t" : "fused";
+        info.k = k;
+        info.bytes = 8.0 * double(o.nnz()) + 4.0 * k * double(f.nonempty_cols + 2 * o.rows);
+        info.flops = 4.0 * double(o.nnz()) * k;
+        info.checked_rows = check.rows();
+        RatioSpmmCase c(ctx_, side, op, da, db, KernelProblem{f, k}, check);
+        run_case(c, info);
+      }
     }
   }
 

@@ -190,13 +190,14 @@ TEST(BenchCli, SpmmBothOpsAndSddmmUnscaledAccumulateInOneCsv) {
   for (const auto& row : csv.rows) EXPECT_NE(row.at("op"), "op");
 }
 
-// ratio-spmm: the unfused pair as the baseline, every CPU ratio SpMM variant and auto, checked.
-// Rows of mean 120: auto runs the pair at K = 8 and the fused rows at K = 48 (kernels/select.cpp).
+// ratio-spmm: the unfused pair as the baseline, every CPU ratio SpMM variant and auto, checked, over
+// S and over Sᵀ. Rows of mean 120: auto runs the pair at K = 8 and the fused rows at K = 48
+// (kernels/select.cpp).
 TEST(BenchCli, RatioSpmmTimesThePairAndTheFusedVariants) {
   test::TempDir dir;
   const std::string csv_path = dir.file("ratio.csv");
   const Outcome o = run_bench(dir, "ratio-spmm --gen uniform:rows=100,cols=400,nnz=12000 --device cpu --threads 2 "
-                                   "--k 8,48 --runs 2 --warmup 1 --no-flush --seed " + fresh_seed() +
+                                   "--op both --k 8,48 --runs 2 --warmup 1 --no-flush --seed " + fresh_seed() +
                                    " --csv '" + csv_path + "'");
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   const Csv csv = read_csv(csv_path);
@@ -204,11 +205,13 @@ TEST(BenchCli, RatioSpmmTimesThePairAndTheFusedVariants) {
   const std::multiset<std::string> expected = {"pair", "ref.ratio_spmm", "omp.ratio_spmm.rows", "auto"};
   EXPECT_EQ(variants_of(csv, "8", "fused"), expected);
   EXPECT_EQ(variants_of(csv, "48", "fused"), expected);
+  EXPECT_EQ(variants_of(csv, "8", "fused-t"), expected);
+  EXPECT_EQ(variants_of(csv, "48", "fused-t"), expected);
   expect_rows_checked(csv);
   for (const auto& row : csv.rows) {
     EXPECT_EQ(row.at("op"), "ratio-spmm");
     EXPECT_EQ(row.at("baseline"), "pair");
-    if (row.at("variant") != "auto") continue;
+    if (row.at("variant") != "auto" || row.at("form") != "fused") continue;
     if (row.at("k") == "48")
       EXPECT_EQ(row.at("chosen"), "omp.ratio_spmm.rows");
     else
@@ -324,6 +327,7 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"spmm --runs 0" + gen, "--runs"},
       {"sddmm --device tpu --gen uniform:rows=10,cols=10,nnz=20", "--device"},
       {"sddmm --op t" + gen, "--op"},
+      {"ratio-spmm --op x" + gen, "--op"},
       {"spmm --form scaled" + gen, "--form"},
       {"spmm --op x" + gen, "--op"},
       {"spmm --variants no.such.variant" + gen, "--variants"},
