@@ -11,16 +11,17 @@
 // groups' rows are added with shuffles, the P parts of a row in shared memory in part order, so
 // results do not depend on timing (bit-identical across runs).
 //
-// Long rows: a row's parts run one after the other within their warps, and a warp takes about a
-// microsecond per nonzero pair while the whole kernel keeps some 4K warps busy, so one row of a few
-// thousand nonzeros outlasts everything else (the transpose of an LDA minibatch, rows of mean 13 and
-// a longest of 4096, ran 2.9x slower than the unfused pair; H100, docs/benchmarks/ratio-spmm.md).
-// Rows longer than kLongPart nonzeros a part skip the row kernel; their nonzeros are cut into
-// segments of kSegment, a warp each, whose partial rows go to a scratch buffer, and a second
-// kernel adds each row's segments in order (still bit-identical; no atomics).
-//
-// Bytes: 8·nnz of S, 4·K·(N' + 2M) of B, A and C, and 4·K·nnz of gathered B rows through L1/L2 (the
-// SpMM's alone; the unfused pair gathers them twice). K is at most 1024 (32 floats a lane).
+// Long rows: a warp's walk over its part is a chain of dependent steps (loads, shuffles, the
+// division), so one long part can outlast the rest of the kernel: a 1M x 1M power-law matrix with
+// a full row ran 50x slower than the unfused pair, the transpose of an LDA minibatch (rows of mean
+// 13, the longest 4096) 2.9x slower (H100, docs/benchmarks/ratio-spmm.md). A part may therefore
+// take at most kMaxSteps steps (2 x 32/G nonzeros each): longer rows are cut into segments of that
+// many nonzeros, a warp each, whose partial rows go to a scratch buffer. The segments run in the
+// same launch as the rows, in its first blocks, so that the long work starts first; two small
+// passes then add each row's segments, in chunks of kChunk and then the chunks, in a fixed order
+// (bit-identical runs, no atomics). Limits of 32, 64 and 32-256 steps (the last growing with
+// nnz x K) were compared on LDA shapes, their transposes, ml-20m and a power-law matrix; 32 gave
+// the best geometric mean and the best worst case (H100, docs/benchmarks/ratio-spmm.md).
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -40,8 +41,8 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / kWarpSize;
 static_assert(ratio_spmm::kMaxParts <= kWarps, "a row's parts are warps of one block");
 constexpr int kMaxK = 1024;
-constexpr std::int64_t kLongPart = 512;  // a row is long when a part of it would exceed this
-constexpr std::int64_t kSegment = 128;   // nonzeros per warp on a long row
+constexpr std::int64_t kMaxSteps = 32;  // steps of a warp's walk over a part or a segment
+constexpr std::int64_t kChunk = 32;     // segments a warp adds in the first finishing pass
 
 // One lane's share of a K-wide row when G lanes hold a row: with VEC, float4 groups q·G + li
 // (q < NQ, li the lane's index in its group); without, the elements q·G + li. Positions at or past
@@ -182,14 +183,25 @@ __device__ __forceinline__ void add_groups(LaneRow<G, NQ, VEC>& acc) {
       acc.x[i] += __shfl_xor_sync(kFullMask, acc.x[i], o);
 }
 
-// Grid-stride over groups of kWarps / parts rows; rows of more than long_row nonzeros are left to
-// the long-row kernels. Dynamic shared memory: kWarps x kCount x 32 floats when
-// parts > 1 (a warp's partial row in lane-major order). With up to 8 floats a lane (K <= 256)
-// the launch bounds hold it to 64 registers, 4 blocks an SM (1.03x at K = 256 on an H100 against
-// the compiler's 80 registers; the same elsewhere within 2%; docs/benchmarks/ratio-spmm.md).
+// The long rows' segments, as the kernel sees them.
+struct Segments {
+  std::int64_t count, length;  // segments; nonzeros each (the last of a row may have fewer)
+  const std::int64_t *row, *begin;
+  float* scratch;  // count x k
+  unsigned blocks;  // the launch's first `blocks` blocks walk segments
+};
+
+// The first seg.blocks blocks give a warp to each segment of a long row (its nonzeros [begin,
+// min(begin + length, row end)) into the segment's row of seg.scratch); they come first so that the
+// long rows' work starts first. The other blocks stride over groups of kWarps / parts rows and
+// leave rows of more than long_row nonzeros to the segments. Dynamic shared memory: kWarps x
+// kCount x 32 floats when parts > 1 (a warp's partial row in lane-major order). With up to 8
+// floats a lane (K <= 256) the launch bounds hold it to 64 registers, 4 blocks an SM (1.03x at
+// K = 256 on an H100 against the compiler's 80 registers; the same elsewhere within 2%;
+// docs/benchmarks/ratio-spmm.md).
 template <int G, int NQ, bool VEC>
 __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4 : 1)
-    ratio_spmm_kernel(std::int64_t rows, int k, int parts, std::int64_t long_row,
+    ratio_spmm_kernel(std::int64_t rows, int k, int parts, std::int64_t long_row, Segments seg,
                       const std::int64_t* __restrict__ row_ptr,
                       const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
                       const float* __restrict__ a, const float* __restrict__ b, float eps,
@@ -198,9 +210,23 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
   extern __shared__ float partial[];
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int group = lane / G, li = lane % G;
+  if (blockIdx.x < seg.blocks) {  // the whole block: no barrier below is reached by half of one
+    for (std::int64_t sg = blockIdx.x * std::int64_t(kWarps) + warp; sg < seg.count;
+         sg += std::int64_t(seg.blocks) * kWarps) {
+      const std::int64_t row = seg.row[sg], p0 = seg.begin[sg];
+      const std::int64_t p1 = min(p0 + seg.length, row_ptr[row + 1]);
+      Row ar, acc;
+      ar.load(a + row * k, k, li);
+      acc.zero();
+      accumulate_part(acc, ar, p0, p1, col_idx, vals, b, k, eps, lane);
+      add_groups(acc);
+      if (group == 0) acc.store(seg.scratch + sg * k, k, li);
+    }
+    return;
+  }
   const int rows_per_block = kWarps / parts, part = warp % parts;
   const std::int64_t row_groups = (rows + rows_per_block - 1) / rows_per_block;
-  for (std::int64_t rg = blockIdx.x; rg < row_groups; rg += gridDim.x) {
+  for (std::int64_t rg = blockIdx.x - seg.blocks; rg < row_groups; rg += gridDim.x - seg.blocks) {
     const std::int64_t row = rg * rows_per_block + warp / parts;
     bool mine_to_store = false;  // the same for a row's parts
     Row acc;
@@ -236,46 +262,20 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
   }
 }
 
-// A warp per segment of a long row: its nonzeros [seg_begin, min(seg_begin + kSegment, row end))
-// into the segment's row of `scratch` (segments x k).
-template <int G, int NQ, bool VEC>
-__global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4 : 1)
-    ratio_segments_kernel(std::int64_t segments, int k, const std::int64_t* __restrict__ seg_row,
-                          const std::int64_t* __restrict__ seg_begin,
-                          const std::int64_t* __restrict__ row_ptr,
-                          const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
-                          const float* __restrict__ a, const float* __restrict__ b, float eps,
-                          float* __restrict__ scratch) {
-  using Row = LaneRow<G, NQ, VEC>;
-  const int lane = threadIdx.x % kWarpSize, li = lane % G;
-  const std::int64_t warps = std::int64_t(gridDim.x) * kWarps;
-  for (std::int64_t sg = blockIdx.x * std::int64_t(kWarps) + threadIdx.x / kWarpSize; sg < segments;
-       sg += warps) {
-    const std::int64_t row = seg_row[sg], p0 = seg_begin[sg];
-    const std::int64_t p1 = min(p0 + kSegment, row_ptr[row + 1]);
-    Row ar, acc;
-    ar.load(a + row * k, k, li);
-    acc.zero();
-    accumulate_part(acc, ar, p0, p1, col_idx, vals, b, k, eps, lane);
-    add_groups(acc);
-    if (lane < G) acc.store(scratch + sg * k, k, li);
-  }
-}
-
-// A warp per long row: C[row] = its segments' partial rows added in segment order.
-__global__ void finish_long_rows_kernel(std::int64_t long_rows, int k,
-                                        const std::int64_t* __restrict__ rows,
-                                        const std::int64_t* __restrict__ first_segment,
-                                        const float* __restrict__ scratch, float* __restrict__ c) {
+// A warp per range i: out[out_rows ? out_rows[i] : i] = Σ in[first[i] .. first[i + 1]) (rows of k
+// floats), added in order. Two passes finish the long rows: chunks of kChunk segments, then each
+// row's chunks, so a row of thousands of segments is not one warp's chain of loads.
+__global__ void sum_ranges_kernel(std::int64_t n, int k, const std::int64_t* __restrict__ first,
+                                  const float* __restrict__ in,
+                                  const std::int64_t* __restrict__ out_rows, float* __restrict__ out) {
   const int lane = threadIdx.x % kWarpSize;
   const std::int64_t warps = std::int64_t(gridDim.x) * kWarps;
-  for (std::int64_t i = blockIdx.x * std::int64_t(kWarps) + threadIdx.x / kWarpSize; i < long_rows;
-       i += warps) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(kWarps) + threadIdx.x / kWarpSize; i < n; i += warps) {
+    float* dst = out + (out_rows ? out_rows[i] : i) * k;
     for (int t = lane; t < k; t += kWarpSize) {
       float sum = 0.0f;
-      for (std::int64_t sg = first_segment[i]; sg < first_segment[i + 1]; ++sg)
-        sum += scratch[sg * k + t];
-      c[rows[i] * k + t] = sum;
+      for (std::int64_t j = first[i]; j < first[i + 1]; ++j) sum += in[j * k + t];
+      dst[t] = sum;
     }
   }
 }
@@ -283,31 +283,40 @@ __global__ void finish_long_rows_kernel(std::int64_t long_rows, int k,
 // The long rows of a pattern (more than `threshold` nonzeros), their segments and the scratch
 // rows the segments are added in.
 struct LongRowSplit {
-  std::int64_t threshold = 0;
-  DeviceBuffer<std::int64_t> rows, first_segment;  // long rows; their segments' range (count + 1)
-  DeviceBuffer<std::int64_t> seg_row, seg_begin;   // per segment: its row and first nonzero
-  DeviceBuffer<float> scratch;                     // segments x k
+  std::int64_t threshold = 0, segment = 0;
+  DeviceBuffer<std::int64_t> rows;                // the long rows
+  DeviceBuffer<std::int64_t> seg_row, seg_begin;  // per segment: its row and first nonzero
+  DeviceBuffer<std::int64_t> chunk_first;         // per chunk: its first segment (chunks + 1)
+  DeviceBuffer<std::int64_t> row_first_chunk;     // per long row: its first chunk (rows + 1)
+  DeviceBuffer<float> scratch, chunk_sums;        // segments x k, chunks x k
 
-  LongRowSplit(const CsrView& s, int k, std::int64_t threshold_) : threshold(threshold_) {
+  LongRowSplit(const CsrView& s, int k, std::int64_t threshold_, std::int64_t segment_)
+      : threshold(threshold_), segment(segment_) {
     if (s.rows == 0 || s.nnz <= threshold) return;
     const std::vector<std::int64_t> rp = cuda_spmm::download_row_ptr(s);
-    std::vector<std::int64_t> r, first, sr, sb;
+    std::vector<std::int64_t> r, sr, sb, cf, rfc;
     for (std::int64_t i = 0; i < s.rows; ++i) {
       if (rp[i + 1] - rp[i] <= threshold) continue;
       r.push_back(i);
-      first.push_back(static_cast<std::int64_t>(sr.size()));
-      for (std::int64_t j = rp[i]; j < rp[i + 1]; j += kSegment) {
+      rfc.push_back(static_cast<std::int64_t>(cf.size()));
+      const std::int64_t first = static_cast<std::int64_t>(sr.size());
+      for (std::int64_t j = rp[i]; j < rp[i + 1]; j += segment) {
+        if ((static_cast<std::int64_t>(sr.size()) - first) % kChunk == 0)
+          cf.push_back(static_cast<std::int64_t>(sr.size()));
         sr.push_back(i);
         sb.push_back(j);
       }
     }
     if (r.empty()) return;
-    first.push_back(static_cast<std::int64_t>(sr.size()));
+    cf.push_back(static_cast<std::int64_t>(sr.size()));
+    rfc.push_back(static_cast<std::int64_t>(cf.size()) - 1);
     rows = DeviceBuffer<std::int64_t>(r);
-    first_segment = DeviceBuffer<std::int64_t>(first);
     seg_row = DeviceBuffer<std::int64_t>(sr);
     seg_begin = DeviceBuffer<std::int64_t>(sb);
+    chunk_first = DeviceBuffer<std::int64_t>(cf);
+    row_first_chunk = DeviceBuffer<std::int64_t>(rfc);
     scratch = DeviceBuffer<float>(static_cast<std::int64_t>(sr.size()) * k);
+    chunk_sums = DeviceBuffer<float>((static_cast<std::int64_t>(cf.size()) - 1) * k);
   }
 };
 
@@ -323,24 +332,27 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
   using Row = LaneRow<G, NQ, VEC>;
   const cudaStream_t stream = stream_of(ctx);
   const int rows_per_block = kWarps / parts;
-  const std::int64_t blocks =
-      std::min<std::int64_t>(ceil_div(s.rows, rows_per_block), cuda_spmm::kMaxBlocks);
+  const Segments seg{split.seg_row.size(), split.segment, split.seg_row.data(),
+                     split.seg_begin.data(), split.scratch.data(),
+                     static_cast<unsigned>(std::min<std::int64_t>(ceil_div(split.seg_row.size(), kWarps),
+                                                                  cuda_spmm::kMaxBlocks / 2))};
+  const std::int64_t row_blocks =
+      std::min<std::int64_t>(ceil_div(s.rows, rows_per_block), cuda_spmm::kMaxBlocks / 2);
   const std::size_t shared = parts > 1 ? sizeof(float) * kWarps * Row::kCount * kWarpSize : 0;
-  ratio_spmm_kernel<G, NQ, VEC><<<static_cast<unsigned>(blocks), kThreads, shared, stream>>>(
-      s.rows, k, parts, split.threshold, s.row_ptr, s.col_idx, op.vals, op.a, op.b, op.eps, op.c);
+  ratio_spmm_kernel<G, NQ, VEC><<<static_cast<unsigned>(seg.blocks + row_blocks), kThreads, shared, stream>>>(
+      s.rows, k, parts, split.threshold, seg, s.row_ptr, s.col_idx, op.vals, op.a, op.b, op.eps, op.c);
   FK_CUDA_CHECK_LAUNCH();
-  const std::int64_t segments = split.seg_row.size();
-  if (segments == 0) return;
+  if (seg.count == 0) return;
   const auto grid = [](std::int64_t warps) {
     return static_cast<unsigned>(std::min<std::int64_t>(ceil_div(warps, kWarps), cuda_spmm::kMaxBlocks));
   };
-  ratio_segments_kernel<G, NQ, VEC><<<grid(segments), kThreads, 0, stream>>>(
-      segments, k, split.seg_row.data(), split.seg_begin.data(), s.row_ptr, s.col_idx, op.vals,
-      op.a, op.b, op.eps, split.scratch.data());
+  const std::int64_t chunks = split.chunk_first.size() - 1, long_rows = split.rows.size();
+  sum_ranges_kernel<<<grid(chunks), kThreads, 0, stream>>>(chunks, k, split.chunk_first.data(),
+                                                           split.scratch.data(), nullptr,
+                                                           split.chunk_sums.data());
   FK_CUDA_CHECK_LAUNCH();
-  finish_long_rows_kernel<<<grid(split.rows.size()), kThreads, 0, stream>>>(
-      split.rows.size(), k, split.rows.data(), split.first_segment.data(), split.scratch.data(),
-      op.c);
+  sum_ranges_kernel<<<grid(long_rows), kThreads, 0, stream>>>(
+      long_rows, k, split.row_first_chunk.data(), split.chunk_sums.data(), split.rows.data(), op.c);
   FK_CUDA_CHECK_LAUNCH();
 }
 
@@ -371,11 +383,20 @@ void dispatch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSpl
   }
 }
 
+// The nonzeros a warp takes in one step at width k: 2 x 32 / G, with G as dispatch picks it for
+// float4 rows (K % 4 == 0) or float rows.
+std::int64_t step_nonzeros(int k) {
+  const int units = k % 4 == 0 ? k / 4 : k;
+  const int g = units <= 4 ? 4 : units <= 8 ? 8 : units <= 16 ? 16 : 32;
+  return 2 * (kWarpSize / g);
+}
+
+
 class FusedRatioSpmmPlan : public RatioSpmmPlan {
  public:
   FusedRatioSpmmPlan(const CsrView& s, int k)
       : s_(s), k_(k), parts_(ratio_spmm::row_parts(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0)),
-        split_(s, k, parts_ * kLongPart) {}
+        split_(s, k, parts_ * kMaxSteps * step_nonzeros(k), kMaxSteps * step_nonzeros(k)) {}
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {
