@@ -6,7 +6,6 @@
 #include <cmath>
 #include <string>
 
-#include "kernels/cuda/ratio_spmm_parts.hpp"
 #include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
@@ -1083,12 +1082,19 @@ const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& p
 }
 
 // The fused ratio SpMM: it reads each B row once where the SDDMM → divide → SpMM pair reads it
-// twice and passes over the nonzeros three times (docs/benchmarks/ratio-spmm.md). On the GPU a row
-// is at most 8 warps' work, so a very long row runs nearly alone: where its longest part exceeds
-// kGpuRatioMaxPart nonzeros the pair (whose SpMM splits long rows across blocks) runs instead.
-// H100: ml-20m (longest row 9439, 2360 a part) and netflix (17584, 2198) ran 0.99-1.50x the pair
-// fused; a 1M x 1M power-law matrix with a full row ran 50x slower fused.
-constexpr double kGpuRatioMaxPart = 4096;
+// twice and passes over the nonzeros three times (docs/benchmarks/ratio-spmm.md). On the GPU
+// (long rows split into segments, kernels/cuda/ratio_spmm_fused.cu) it ran 1.04-2.04x the pair on
+// LDA minibatches, the LDA corpora, ml-20m, power-law, uniform and clustered matrices and the
+// large transposes (H100), and lost where fixed costs (a row of A and of C per row, the long
+// rows' finishing passes, the launch) are not paid back: small matrices of short rows (the
+// transposes of the LDA corpora and of a 4096-document minibatch: rows of mean 13-60, under 1M
+// nonzeros) at K <= 128, 0.81-1.05x, and rows of mean 3 at K <= 64, 0.68-0.84x. There the pair
+// runs.
+constexpr double kGpuRatioShortRowMean = 64;
+constexpr double kGpuRatioSmallNnz = 2e6;
+constexpr int kGpuRatioSmallMaxK = 128;
+constexpr double kGpuRatioTinyRowMean = 8;
+constexpr int kGpuRatioTinyMaxK = 64;
 // On the CPU the fused rows pay from K = 48 on rows of mean >= 100 (1.03-1.76x the pair on kos,
 // nips, the default corpus, LDA minibatches, ml-100k, a banded matrix; a DLMC layer 0.96x); at
 // K <= 32 the pair's ASpT kernels were as fast or up to 1.19x faster except on one LDA minibatch,
@@ -1100,8 +1106,11 @@ constexpr double kCpuRatioMinRowMean = 100;
 const RatioSpmmVariant* choose_ratio_spmm_variant(DeviceKind device, const KernelProblem& p) {
   const auto& all = ratio_spmm_variants();
   if (device == DeviceKind::kGpu) {
-    const int parts = ratio_spmm::row_parts(p.sparse.row_mean);
-    if (double(p.sparse.row_max) / parts > kGpuRatioMaxPart) return nullptr;
+    const SparseFeatures& f = p.sparse;
+    const bool small_short = f.row_mean < kGpuRatioShortRowMean &&
+                             double(f.nnz) < kGpuRatioSmallNnz && p.k <= kGpuRatioSmallMaxK;
+    const bool tiny_rows = f.row_mean < kGpuRatioTinyRowMean && p.k <= kGpuRatioTinyMaxK;
+    if (small_short || tiny_rows) return nullptr;
     return first_applicable(all, {"cuda.ratio_spmm.fused"}, p);
   }
   // Rows are one thread's work in omp.ratio_spmm.rows, as in omp.spmm.rows: where that is

@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "kernels/cuda/cuda_variants.hpp"
-#include "kernels/cuda/ratio_spmm_parts.hpp"
 #include "kernels/cuda/spmm_common.cuh"
 
 namespace fk {
@@ -39,7 +38,16 @@ using cuda_spmm::kWarpSize;
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / kWarpSize;
-static_assert(ratio_spmm::kMaxParts <= kWarps, "a row's parts are warps of one block");
+
+// P warps per row: the largest power of two up to 8 with at least 48 nonzeros per warp on a mean
+// row.
+constexpr int kMaxParts = 8;
+static_assert(kMaxParts <= kWarps, "a row's parts are warps of one block");
+int row_parts(double mean_row) {
+  int parts = 1;
+  while (parts < kMaxParts && mean_row >= 48.0 * parts) parts *= 2;
+  return parts;
+}
 constexpr int kMaxK = 1024;
 constexpr std::int64_t kMaxSteps = 32;  // steps of a warp's walk over a part or a segment
 constexpr std::int64_t kChunk = 32;     // segments a warp adds in the first finishing pass
@@ -395,7 +403,7 @@ std::int64_t step_nonzeros(int k) {
 class FusedRatioSpmmPlan : public RatioSpmmPlan {
  public:
   FusedRatioSpmmPlan(const CsrView& s, int k)
-      : s_(s), k_(k), parts_(ratio_spmm::row_parts(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0)),
+      : s_(s), k_(k), parts_(row_parts(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0)),
         split_(s, k, parts_ * kMaxSteps * step_nonzeros(k), kMaxSteps * step_nonzeros(k)) {}
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,

@@ -241,7 +241,8 @@ INSTANTIATE_TEST_SUITE_P(Registered, RatioSpmmConformance,
 
 // auto: the fused variant where it pays (kernels/select.cpp), else none, and the caller runs the
 // SDDMM → divide → SpMM pair: on the CPU below K = 48, on rows of mean < 100 and on skewed rows;
-// on the GPU above K = 1024 and where a row's longest part exceeds 4096 nonzeros.
+// on the GPU above K = 1024, on small matrices of short rows up to K = 128 and on rows of mean < 8
+// up to K = 64.
 TEST(RatioSpmmAuto, PicksTheFusedVariantWhereItPays) {
   const KernelProblem p = test::rule_problem(256, 4096, 232);  // an LDA minibatch's shape
   const RatioSpmmVariant* cpu = choose_ratio_spmm_variant(DeviceKind::kCpu, p);
@@ -255,14 +256,19 @@ TEST(RatioSpmmAuto, PicksTheFusedVariantWhereItPays) {
   const RatioSpmmVariant* gpu = choose_ratio_spmm_variant(DeviceKind::kGpu, p);
   ASSERT_NE(gpu, nullptr);
   EXPECT_STREQ(gpu->name(), "cuda.ratio_spmm.fused");
-  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(20, 100000, 20)), nullptr);
   EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(1025, 4096, 232)), nullptr);
+  // Long rows are split, so a full row no longer sends a matrix to the pair.
   KernelProblem full_row = test::rule_problem(32, 1000000, 20);
-  full_row.sparse.row_max = 1000000;  // one warp would walk it alone
-  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kGpu, full_row), nullptr);
-  KernelProblem ratings = test::rule_problem(64, 138493, 144);
-  ratings.sparse.row_max = 9439;  // ml-20m's longest user: 4 parts of 2360
-  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, ratings), nullptr);
+  full_row.sparse.row_max = 1000000;
+  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, full_row), nullptr);
+  // The transpose of a 4096-document minibatch (71,182 rows of mean 13.4): the pair up to K = 128.
+  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(128, 71182, 13.4, 6.6)), nullptr);
+  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(256, 71182, 13.4, 6.6)), nullptr);
+  // ... of a 16384-document one (3.8M nonzeros): fused.
+  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(32, 87735, 43.3, 7.3)), nullptr);
+  // Rows of mean 3: the pair up to K = 64.
+  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(64, 1000000, 3)), nullptr);
+  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(128, 1000000, 3)), nullptr);
 #endif
 }
 
