@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu]."""
+"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps]."""
 import collections
 import csv
+import math
 import sys
 from pathlib import Path
 
@@ -58,4 +59,45 @@ def cpu():
             print(f"| {name} | {key[0]} | {mean:.0f} | {key[1]} | {p:.3f} | {f:.3f} | {p / f:.2f} |")
 
 
-{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
+def by_form(path):
+    t = collections.defaultdict(dict)
+    for r in csv.DictReader(open(path)):
+        t[(r["matrix"], r["form"], int(r["k"]))][r["variant"]] = r
+    return t
+
+
+def gpu_rule_pick(rows_mean, nnz, k):
+    """kernels/select.cpp's GPU rule for the ratio SpMM: the pair or the fused kernel."""
+    small_short = rows_mean < 64 and nnz < 2e6 and k <= 128
+    return "pair" if small_short or (rows_mean < 8 and k <= 64) else "fused"
+
+
+def split():
+    runs = [by_form(HERE / "h100-final.csv"), by_form(HERE / "h100-final-rerun.csv")]
+    print("| matrix | op | rows of mean | K | pair (µs) | fused (µs) | pair / fused | auto |")
+    print("|---|---|---|---|---|---|---|---|")
+    for key, v in runs[0].items():
+        r = v["pair"]
+        rows = int(r["n"]) if key[1] == "fused-t" else int(r["m"])
+        mean = int(r["nnz"]) / rows
+        p = [float(t[key]["pair"]["median_ms"]) * 1e3 for t in runs if key in t]
+        f = [float(t[key]["cuda.ratio_spmm.fused"]["median_ms"]) * 1e3 for t in runs if key in t]
+        pick = gpu_rule_pick(mean, int(r["nnz"]), key[2])
+        print(f"| {key[0]} | {'Sᵀ' if key[1] == 'fused-t' else 'S'} | {mean:.1f} | {key[2]} | "
+              + ", ".join(f"{x:.1f}" for x in p) + " | " + ", ".join(f"{x:.1f}" for x in f) + " | "
+              + ", ".join(f"{a / b:.2f}" for a, b in zip(p, f)) + f" | {pick} |")
+
+
+def steps():
+    print("| long rows (one launch) | geometric mean pair / fused | worst |")
+    print("|---|---|---|")
+    for v, what in ((1, "parts of 32-256 steps (growing with nnz x K), segments of 32"),
+                    (2, "parts and segments of 64 steps"), (3, "parts and segments of 32 steps")):
+        t = by_form(HERE / f"h100-steps-merged-v{v}.csv")
+        logs = [math.log(float(d["pair"]["median_ms"]) / float(d["cuda.ratio_spmm.fused"]["median_ms"]))
+                for d in t.values()]
+        print(f"| {what} | {math.exp(sum(logs) / len(logs)):.3f} | {math.exp(min(logs)):.2f} |")
+
+
+
+{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
