@@ -85,16 +85,18 @@ __device__ __forceinline__ void load_step(const float* __restrict__ row, int bas
     if (base + lane + 32 * i < k) v[i] = row[base + lane + 32 * i];
 }
 
-// et[c] = exp(ψ(g[c]) − psi_sum) for a row, g read back from memory step by step.
-__device__ __forceinline__ void write_expectations(const float* __restrict__ g, int k, int lane,
-                                                   double psi_sum, float* __restrict__ et) {
+// out[c] = exp(ψ(in[c]) − psi_of_sum(c)) for a row, `in` read step by step (psi_of_sum: ψ of
+// the row's sum, or of column c's).
+template <class PsiOfSum>
+__device__ __forceinline__ void write_expectations(const float* __restrict__ in, int k, int lane,
+                                                   PsiOfSum psi_of_sum, float* __restrict__ out) {
   for (int base = 0; base < k; base += kRowStep) {
-    float gv[kPerLane];
-    load_step(g, base, k, lane, gv);
+    float v[kPerLane];
+    load_step(in, base, k, lane, v);
 #pragma unroll
     for (int i = 0; i < kPerLane; ++i) {
       const int c = base + lane + 32 * i;
-      if (c < k) et[c] = exp_dirichlet_expectation(gv[i], psi_sum);
+      if (c < k) out[c] = exp_dirichlet_expectation(v[i], psi_of_sum(c));
     }
   }
 }
@@ -119,7 +121,8 @@ __global__ void expect_theta_kernel(const float* __restrict__ gamma, float* __re
   const int lane = threadIdx.x % 32;
   if (r >= rows) return;  // whole warps leave together: r is uniform within a warp
   const float* g = gamma + r * k;
-  write_expectations(g, k, lane, digamma(row_sum(g, k, lane)), etheta + r * k);
+  const double psi_sum = digamma(row_sum(g, k, lane));
+  write_expectations(g, k, lane, [psi_sum](int) { return psi_sum; }, etheta + r * k);
 }
 
 // One warp per row: γ ← α + Eθ ∘ T, Eθ ← exp(ψ(γ) − ψ(Σγ)); row_change[r] = Σ_k |Δγ|.
@@ -151,7 +154,8 @@ __global__ void update_gamma_kernel(float alpha, const float* __restrict__ t,
   }
   sum = warp_sum(sum);
   change = warp_sum(change);
-  write_expectations(g, k, lane, digamma(sum), et);
+  const double psi_sum = digamma(sum);
+  write_expectations(g, k, lane, [psi_sum](int) { return psi_sum; }, et);
   if (lane == 0) row_change[r] = change;
 }
 
@@ -184,17 +188,8 @@ __global__ void gather_expect_beta_kernel(const float* __restrict__ lambda,
                                           float* __restrict__ out) {
   const std::int64_t w = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
   if (w >= nloc) return;
-  const float* row = lambda + static_cast<std::int64_t>(words[w]) * k;
-  const int lane = threadIdx.x % 32;
-  for (int base = 0; base < k; base += kRowStep) {
-    float v[kPerLane];
-    load_step(row, base, k, lane, v);
-#pragma unroll
-    for (int i = 0; i < kPerLane; ++i) {
-      const int c = base + lane + 32 * i;
-      if (c < k) out[w * k + c] = exp_dirichlet_expectation(v[i], psi_colsum[c]);
-    }
-  }
+  write_expectations(lambda + static_cast<std::int64_t>(words[w]) * k, k, threadIdx.x % 32,
+                     [psi_colsum](int c) { return psi_colsum[c]; }, out + w * k);
 }
 
 __global__ void gather_beta_kernel(const float* __restrict__ lambda,
