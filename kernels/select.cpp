@@ -1095,12 +1095,16 @@ constexpr double kGpuRatioSmallNnz = 2e6;
 constexpr int kGpuRatioSmallMaxK = 128;
 constexpr double kGpuRatioTinyRowMean = 8;
 constexpr int kGpuRatioTinyMaxK = 64;
-// On the CPU the fused rows pay from K = 48 on rows of mean >= 100 (1.03-1.76x the pair on kos,
-// nips, the default corpus, LDA minibatches, ml-100k, a banded matrix; a DLMC layer 0.96x); at
-// K <= 32 the pair's ASpT kernels were as fast or up to 1.19x faster except on one LDA minibatch,
-// and on short rows (mean 20-50) up to 1.28x faster, or within 3% (2 cores;
-// docs/benchmarks/ratio-spmm.md).
+// On the CPU (2 cores; docs/benchmarks/ratio-spmm.md) the fused rows pay from K = 64 on rows of
+// any length or skew, and from K = 48 on rows of mean >= 100 that are not skewed. At K >= 128 they
+// ran 0.99-1.50x the pair on 27 problems (LDA corpora and minibatches and their transposes,
+// ml-100k, uniform, clustered, power-law and banded matrices, both directions), at K = 64-100
+// 0.92-1.33x; at K <= 32 the pair's ASpT kernels were as fast or up to 1.25x faster. The first
+// rule (K >= 48 on rows of mean >= 100, not skewed, fitted on untransposed shapes only) sent the
+// transposes of the LDA corpora to the pair, up to 1.54x slower. Checked on 24 further problems
+// after the change: auto within 6% of the faster everywhere.
 constexpr int kCpuRatioMinK = 48;
+constexpr int kCpuRatioAnyRowsMinK = 64;
 constexpr double kCpuRatioMinRowMean = 100;
 
 const RatioSpmmVariant* choose_ratio_spmm_variant(DeviceKind device, const KernelProblem& p) {
@@ -1113,10 +1117,10 @@ const RatioSpmmVariant* choose_ratio_spmm_variant(DeviceKind device, const Kerne
     if (small_short || tiny_rows) return nullptr;
     return first_applicable(all, {"cuda.ratio_spmm.fused"}, p);
   }
-  // Rows are one thread's work in omp.ratio_spmm.rows, as in omp.spmm.rows: where that is
-  // skewed, the pair's SpMM (omp.spmm.nnz_balanced) splits the long rows.
-  if (cpu_spmm_skewed(p) || p.k < kCpuRatioMinK || p.sparse.row_mean < kCpuRatioMinRowMean)
-    return nullptr;
+  const bool any_rows = p.k >= kCpuRatioAnyRowsMinK;
+  const bool long_even_rows = p.k >= kCpuRatioMinK && p.sparse.row_mean >= kCpuRatioMinRowMean &&
+                              !cpu_spmm_skewed(p);
+  if (!any_rows && !long_even_rows) return nullptr;
   return first_applicable(all, {"omp.ratio_spmm.rows"}, p);
 }
 

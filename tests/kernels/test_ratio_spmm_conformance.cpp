@@ -240,7 +240,8 @@ INSTANTIATE_TEST_SUITE_P(Registered, RatioSpmmConformance,
                          ::testing::ValuesIn(test::variant_names(ratio_spmm_variants())), test::test_name_of);
 
 // auto: the fused variant where it pays (kernels/select.cpp), else none, and the caller runs the
-// SDDMM → divide → SpMM pair: on the CPU below K = 48, on rows of mean < 100 and on skewed rows;
+// SDDMM → divide → SpMM pair: on the CPU below K = 48, and below K = 64 on rows of mean < 100 or
+// skewed rows;
 // on the GPU above K = 1024, on small matrices of short rows up to K = 128 and on rows of mean < 8
 // up to K = 64.
 TEST(RatioSpmmAuto, PicksTheFusedVariantWhereItPays) {
@@ -250,8 +251,10 @@ TEST(RatioSpmmAuto, PicksTheFusedVariantWhereItPays) {
   EXPECT_STREQ(cpu->name(), "omp.ratio_spmm.rows");
   EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(48, 4096, 100)), nullptr);
   EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(32, 4096, 232)), nullptr);
-  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(128, 100000, 20)), nullptr);
-  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(128, 4096, 232, 5.0)), nullptr);
+  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(48, 100000, 20)), nullptr);
+  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(48, 4096, 232, 5.0)), nullptr);
+  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(64, 100000, 20)), nullptr);
+  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(64, 71182, 13.4, 6.6)), nullptr);
 #if FK_WITH_CUDA
   const RatioSpmmVariant* gpu = choose_ratio_spmm_variant(DeviceKind::kGpu, p);
   ASSERT_NE(gpu, nullptr);

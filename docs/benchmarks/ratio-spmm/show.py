@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps]."""
+"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2]."""
 import collections
 import csv
 import math
@@ -100,4 +100,28 @@ def steps():
 
 
 
-{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
+def cpu_rule_pick(k, mean, skewed):
+    """kernels/select.cpp's CPU rule (second form): fused from K = 64, or K = 48 on even rows of mean >= 100."""
+    return "fused" if k >= 64 or (k >= 48 and mean >= 100 and not skewed) else "pair"
+
+
+def cpu2():
+    print("| set | matrix | op | rows of mean | K | pair (ms) | fused (ms) | pair / fused | auto | auto / best |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name in ("fit", "check"):
+        for key, v in by_form(HERE / f"cpu-2core-rule2-{name}.csv").items():
+            r = v["pair"]
+            t = key[1] == "fused-t"
+            rows = int(r["n"]) if t else int(r["m"])
+            mean = int(r["nnz"]) / rows
+            p, f = float(r["median_ms"]), float(v["omp.ratio_spmm.rows"]["median_ms"])
+            # Skew as cpu_spmm_skewed finds it where it matters (K = 48-63): the transposes are skewed,
+            # the untransposed corpora and ml-100k not (checked against fk-bench --explain-auto).
+            skewed = t or key[0].startswith("powerlaw")
+            pick = cpu_rule_pick(key[2], mean, skewed)
+            chosen = f if pick == "fused" else p
+            print(f"| {name} | {key[0][:40]} | {'Sᵀ' if t else 'S'} | {mean:.1f} | {key[2]} | {p:.3f} | {f:.3f} | "
+                  f"{p / f:.2f} | {pick} | {chosen / min(p, f):.2f} |")
+
+
+{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
