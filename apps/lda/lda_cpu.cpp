@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/common/host_ops.hpp"
+#include "apps/lda/lda_cpu_math.hpp"
 #include "apps/lda/lda_engine.hpp"
 #include "apps/lda/lda_math.hpp"
 
@@ -62,8 +63,7 @@ class CpuOps : public app::HostOps {
       const float* g = gamma + r * k;
       double sum = 0;
       for (int c = 0; c < k; ++c) sum += g[c];
-      const double psi_sum = digamma(sum);
-      for (int c = 0; c < k; ++c) etheta[r * k + c] = exp_dirichlet_expectation(g[c], psi_sum);
+      cpu_math::row_expectations(g, k, digamma(sum), etheta + r * k);
     }
   }
 
@@ -82,8 +82,7 @@ class CpuOps : public app::HostOps {
         g[c] = updated;
         sum += updated;
       }
-      const double psi_sum = digamma(sum);
-      for (int c = 0; c < k; ++c) et[c] = exp_dirichlet_expectation(g[c], psi_sum);
+      cpu_math::row_expectations(g, k, digamma(sum), et);
       row_change_[r] = change;
     }
     double total = 0;
@@ -101,7 +100,7 @@ class CpuOps : public app::HostOps {
 #pragma omp parallel for schedule(static) if (nloc * k >= kParallelMin)
     for (std::int64_t w = 0; w < nloc; ++w) {
       const float* l = lambda + static_cast<std::int64_t>(words[w]) * k;
-      for (int c = 0; c < k; ++c) out[w * k + c] = exp_dirichlet_expectation(l[c], psi_colsum[c]);
+      cpu_math::column_expectations(l, k, psi_colsum, out + w * k);
     }
   }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "apps/lda/corpus.hpp"
+#include "apps/lda/lda_cpu_math.hpp"
 #include "apps/lda/lda_math.hpp"
 #include "core/random.hpp"
 
@@ -51,6 +52,39 @@ TEST(LdaMath, SinglePrecisionDigammaIsWithinAMillionthOfTheDoubleOne) {
     EXPECT_NEAR(digammaf(x), digamma(static_cast<double>(x)), 1e-6) << x;
   EXPECT_TRUE(std::isinf(digammaf(0.0f)) && digammaf(0.0f) < 0);
   EXPECT_TRUE(std::isnan(digammaf(-1.0f)));
+}
+
+// The CPU backend's vectorizable exp, log and ψ (lda_cpu_math.hpp) against double-precision
+// references at log-uniform and uniform random points: within 2 ulp (exp, log) and within
+// digammaf's bound (ψ).
+TEST(LdaMath, CpuVectorMathIsWithinTwoUlp) {
+  using namespace cpu_math;
+  Rng rng(11);
+  const double ulp = std::ldexp(1.0, -23);
+  double worst_exp = 0, worst_log = 0, worst_psi = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const float x = static_cast<float>(rng.uniform(-87.0, 88.0));
+    worst_exp = std::max(worst_exp, std::fabs(exp_approx(x) - std::exp(double(x))) / std::exp(double(x)));
+    const float y = static_cast<float>(std::pow(10.0, rng.uniform(-30, 30)));
+    worst_log = std::max(worst_log, std::fabs(log_approx(y) - std::log(double(y))) /
+                                        std::max(1.0, std::fabs(std::log(double(y)))));
+    const float g = static_cast<float>(std::pow(10.0, rng.uniform(-6, 7)));
+    const double psi = digamma(double(g));
+    worst_psi = std::max(worst_psi, std::fabs(digamma_approx(g) - psi) / std::max(1.0, std::fabs(psi)));
+  }
+  EXPECT_LT(worst_exp, 2 * ulp);
+  EXPECT_LT(worst_log, 2 * ulp);
+  EXPECT_LT(worst_psi, 1e-6);
+  // Leaving the normal floats: 0 below, +inf above; exact at 0.
+  EXPECT_EQ(exp_approx(-100.0f), 0.0f);
+  EXPECT_TRUE(std::isinf(exp_approx(100.0f)));
+  EXPECT_EQ(exp_approx(0.0f), 1.0f);
+  // A row of E[θ] as the CPU backend forms it, against the scalar formula.
+  const float g[5] = {0.01f, 0.5f, 1.0f, 7.5f, 300.0f};
+  float out[5];
+  const double psi_sum = digamma(309.01);
+  row_expectations(g, 5, psi_sum, out);
+  for (int c = 0; c < 5; ++c) EXPECT_NEAR(out[c], exp_dirichlet_expectation(g[c], psi_sum), 4e-6 * out[c]) << c;
 }
 
 TEST(LdaMath, ExpDirichletExpectation) {
