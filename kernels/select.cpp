@@ -1096,13 +1096,13 @@ constexpr int kGpuRatioSmallMaxK = 128;
 constexpr double kGpuRatioTinyRowMean = 8;
 constexpr int kGpuRatioTinyMaxK = 64;
 // On the CPU (2 cores; docs/benchmarks/ratio-spmm.md) the fused rows pay from K = 64 on rows of
-// any length or skew, and from K = 48 on rows of mean >= 100 that are not skewed. At K >= 128 they
-// ran 0.99-1.50x the pair on 27 problems (LDA corpora and minibatches and their transposes,
-// ml-100k, uniform, clustered, power-law and banded matrices, both directions), at K = 64-100
-// 0.92-1.33x; at K <= 32 the pair's ASpT kernels were as fast or up to 1.25x faster. The first
-// rule (K >= 48 on rows of mean >= 100, not skewed, fitted on untransposed shapes only) sent the
-// transposes of the LDA corpora to the pair, up to 1.54x slower. Checked on 24 further problems
-// after the change: auto within 6% of the faster everywhere.
+// any length or skew, and from K = 48 on rows of mean >= 100 that are not skewed. Over all the
+// CPU measurements (LDA corpora and minibatches and their transposes, ml-100k, uniform,
+// clustered, power-law, banded and DLMC matrices): 0.99-1.76x the pair at K >= 128 (23 cases),
+// 0.92-1.45x at K = 64-100 (37), 0.78-1.26x at K <= 32 (18). The first rule (K >= 48 on rows of
+// mean >= 100, not skewed, fitted on untransposed shapes only) sent the transposes of the LDA
+// corpora to the pair, up to 1.54x slower. Checked on 24 further cases after the change: auto
+// within 6% of the faster everywhere.
 constexpr int kCpuRatioMinK = 48;
 constexpr int kCpuRatioAnyRowsMinK = 64;
 constexpr double kCpuRatioMinRowMean = 100;
