@@ -1083,7 +1083,7 @@ const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& p
 
 // The fused ratio SpMM: it reads each B row once where the SDDMM → divide → SpMM pair reads it
 // twice and passes over the nonzeros three times (docs/benchmarks/ratio-spmm.md). On the GPU
-// (long rows split into segments, kernels/cuda/ratio_spmm_fused.cu) it ran 1.04-2.04x the pair on
+// (long rows split into segments, kernels/cuda/ratio_spmm_fused.cu) it ran 1.01-2.04x the pair on
 // LDA minibatches, the LDA corpora, ml-20m, power-law, uniform and clustered matrices and the
 // large transposes (H100), and lost where fixed costs (a row of A and of C per row, the long
 // rows' finishing passes, the launch) are not paid back: small matrices of short rows (the
