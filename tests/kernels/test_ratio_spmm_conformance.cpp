@@ -41,7 +41,7 @@ class Runner {
  public:
   // op = kTrans: the plan over Sᵀ (C has S's columns as rows).
   Runner(const RatioSpmmVariant& v, const HostCsr& s, int k, Op op = Op::kNoTrans)
-      : ctx_(device_of(v.backend())), s_(s), k_(k), out_rows_(op == Op::kTrans ? s.cols : s.rows) {
+      : ctx_(device_of(v.backend())), k_(k), out_rows_(op == Op::kTrans ? s.cols : s.rows) {
     if (ctx_.is_gpu()) {
       dev_s_ = DeviceCsr(s);
       plan_ = make_ratio_spmm_plan(ctx_, dev_s_.view(), k, v.name(), op);
@@ -67,7 +67,6 @@ class Runner {
 
  private:
   Context ctx_;
-  const HostCsr& s_;
   int k_;
   std::int64_t out_rows_;
   DeviceCsr dev_s_;
