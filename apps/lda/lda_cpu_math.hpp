@@ -2,13 +2,16 @@
 // The CPU backend's per-element math: exp(ψ(g) − ψ(Σ)) for a whole row at a time, written without
 // branches or library calls so that the loop over the row vectorizes. glibc's expf and logf are
 // scalar calls (GCC maps them to vector versions only under -ffast-math); with them the
-// expectations took about 30% of fk-lda's CPU pass on kos (perf, 2 cores). Same method and the
-// same error bound as digammaf (lda_math.hpp); exp and log by range reduction and Taylor series
-// with exact coefficients, each within 2 ulp (tests/apps/test_lda_math.cpp). The selects vectorize
+// expectations took about 30% of fk-lda's CPU pass on kos (perf, 2 cores). ψ and the expectation
+// are lda_math.hpp's (digamma_single, dirichlet_expectation), with this file's exp and log: range
+// reduction and Taylor series with exact coefficients, each within 2 ulp
+// (tests/apps/test_lda_math.cpp). The selects vectorize
 // only where the compiler may assume that floating-point operations do not trap: the file that
 // runs these loops is compiled with -fno-trapping-math (apps/lda/CMakeLists.txt).
 #include <cstdint>
 #include <cstring>
+
+#include "apps/lda/lda_math.hpp"
 
 namespace fk::lda::cpu_math {
 
@@ -69,46 +72,25 @@ inline float log_approx(float x) {
   return static_cast<float>(e) * 0.693147181f + 2.0f * s * p;
 }
 
-// ψ(x) for x > 0 as digammaf computes it (shift to x >= 6, the first shift's 1/x exactly and the
-// others as one fraction p/q, the series), with every shift a select instead of a loop test.
-// Not for x <= 0 (LDA never asks: γ >= α > 0, λ >= η > 0).
-inline float digamma_approx(float x) {
-  // Every operation runs on every lane and a select keeps its result or not (an operation that
-  // only some lanes run is control flow, which keeps the loop scalar).
-  const bool small = x < 6.0f;
-  const float inv_x = 1.0f / x;
-  float shifted = small ? inv_x : 0.0f;
-  float y = small ? x + 1.0f : x;
-  float p = 0.0f, q = 1.0f;  // the remaining shifts' sum = p / q
-  for (int i = 0; i < 5; ++i) {
-    const bool more = y < 6.0f;
-    const float p_next = p * y + q, q_next = q * y, y_next = y + 1.0f;
-    p = more ? p_next : p;
-    q = more ? q_next : q;
-    y = more ? y_next : y;
-  }
-  shifted += p / q;
-  const float inv = 1.0f / y;
-  const float f = inv * inv;
-  const float series = f * (1.0f / 12 - f * (1.0f / 120 - f * (1.0f / 252)));
-  return (log_approx(y) - 0.5f * inv - series) - shifted;
-}
+// The log and exp above as lda_math.hpp's Math policy.
+struct ApproxMath {
+  static float log(float x) { return log_approx(x); }
+  static float exp(float x) { return exp_approx(x); }
+};
 
-// exp(ψ(g) − psi_of_sum): the difference in double, as exp_dirichlet_expectation takes it.
-inline float dirichlet_expectation(float g, double psi_of_sum) {
-  return exp_approx(static_cast<float>(static_cast<double>(digamma_approx(g)) - psi_of_sum));
-}
+// ψ(x) for x > 0 by lda_math.hpp's method with this file's log.
+inline float digamma_approx(float x) { return digamma_single<ApproxMath>(x); }
 
 // out[c] = exp(ψ(in[c]) − psi_sum) for a row of E[θ].
 inline void row_expectations(const float* in, int k, double psi_sum, float* out) {
 #pragma omp simd
-  for (int c = 0; c < k; ++c) out[c] = dirichlet_expectation(in[c], psi_sum);
+  for (int c = 0; c < k; ++c) out[c] = dirichlet_expectation<ApproxMath>(in[c], psi_sum);
 }
 
 // out[c] = exp(ψ(in[c]) − psi_colsum[c]) for a row of E[β].
 inline void column_expectations(const float* in, int k, const double* psi_colsum, float* out) {
 #pragma omp simd
-  for (int c = 0; c < k; ++c) out[c] = dirichlet_expectation(in[c], psi_colsum[c]);
+  for (int c = 0; c < k; ++c) out[c] = dirichlet_expectation<ApproxMath>(in[c], psi_colsum[c]);
 }
 
 }  // namespace fk::lda::cpu_math

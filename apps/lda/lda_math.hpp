@@ -45,24 +45,50 @@ FK_LDA_HD double digamma(double x) {
 // (tests/apps/test_lda_math.cpp), about a float's rounding of ψ itself, so exp(ψ(x) − ψ(Σ)) keeps
 // about 1e-6 relative error wherever it is not negligibly small: the level of the E-step's float
 // dot products.
-FK_LDA_HD float digammaf(float x) {
-  if (!(x > 0.0f)) return x == 0.0f ? -HUGE_VALF : NAN;
-  float shifted = 0.0f;  // Σ 1/(x + i) over the shifts
-  if (x < 6.0f) {
-    shifted = 1.0f / x;
-    x += 1.0f;
-    float p = 0.0f, q = 1.0f;  // the remaining shifts' sum = p / q
-    while (x < 6.0f) {
-      p = p * x + q;
-      q *= x;
-      x += 1.0f;
-    }
-    shifted += p / q;
+//
+// `Math` supplies the float log and exp: LibmMath (the C library's, CUDA's on the device) or the
+// CPU backend's vectorizable ones (lda_cpu_math.hpp). Every shift is a select rather than a loop
+// test, so a loop over elements vectorizes on the CPU; the arithmetic is the loop's. For x > 0
+// (γ >= α > 0, λ >= η > 0); digammaf below checks.
+template <class Math>
+FK_LDA_HD float digamma_single(float x) {
+  const bool small = x < 6.0f;
+  const float inv_x = 1.0f / x;
+  float shifted = small ? inv_x : 0.0f;  // Σ 1/(x + i) over the shifts
+  float y = small ? x + 1.0f : x;
+  float p = 0.0f, q = 1.0f;  // the shifts after the first: their sum = p / q
+  for (int i = 0; i < 5; ++i) {
+    const bool more = y < 6.0f;
+    const float p_next = p * y + q, q_next = q * y, y_next = y + 1.0f;
+    p = more ? p_next : p;
+    q = more ? q_next : q;
+    y = more ? y_next : y;
   }
-  const float inv = 1.0f / x;
+  shifted += p / q;
+  const float inv = 1.0f / y;
   const float f = inv * inv;
   const float series = f * (1.0f / 12 - f * (1.0f / 120 - f * (1.0f / 252)));
-  return (logf(x) - 0.5f * inv - series) - shifted;
+  return (Math::log(y) - 0.5f * inv - series) - shifted;
+}
+
+// exp(E[log θ_k]) = exp(ψ(g_k) − ψ(Σ_j g_j)) for one entry of a Dirichlet parameter row, given
+// ψ(Σ_j g_j) (a double: computed once per row, and its rounding to float would cost up to 1e-6
+// of ψ ≈ 14 at nytimes' topic totals). The same formula gives exp(E[log β]) from λ and its topic
+// totals. ψ(g_k) in single precision; the difference in double, then exp in float.
+template <class Math>
+FK_LDA_HD float dirichlet_expectation(float g, double digamma_of_sum) {
+  return Math::exp(static_cast<float>(static_cast<double>(digamma_single<Math>(g)) - digamma_of_sum));
+}
+
+// The C library's float log and exp (CUDA's in device code).
+struct LibmMath {
+  FK_LDA_HD static float log(float x) { return logf(x); }
+  FK_LDA_HD static float exp(float x) { return expf(x); }
+};
+
+FK_LDA_HD float digammaf(float x) {
+  if (!(x > 0.0f)) return x == 0.0f ? -HUGE_VALF : NAN;
+  return digamma_single<LibmMath>(x);
 }
 
 // SplitMix64's finaliser: a bijective 64-bit mix, used as a counter-based generator.
@@ -105,12 +131,9 @@ FK_LDA_HD float gamma100_draw(std::uint64_t key, std::uint64_t stream, std::int6
   return 1.0f;
 }
 
-// exp(E[log θ_k]) = exp(ψ(g_k) − ψ(Σ_j g_j)) for one entry of a Dirichlet parameter row, given
-// ψ(Σ_j g_j) (a double: computed once per row, and its rounding to float would cost up to 1e-6
-// of ψ ≈ 14 at nytimes' topic totals). The same formula gives exp(E[log β]) from λ and its topic
-// totals. ψ(g_k) in single precision (digammaf); the difference in double, then exp in float.
+// dirichlet_expectation with the C library's (CUDA's) log and exp: the GPU backend's form.
 FK_LDA_HD float exp_dirichlet_expectation(float g, double digamma_of_sum) {
-  return expf(static_cast<float>(static_cast<double>(digammaf(g)) - digamma_of_sum));
+  return dirichlet_expectation<LibmMath>(g, digamma_of_sum);
 }
 
 }  // namespace fk::lda
