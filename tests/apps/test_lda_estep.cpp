@@ -278,11 +278,14 @@ TEST(LdaEStep, GpuBackendMatchesDirectComputation) {
   FK_REQUIRE_GPU();
   const HostCsr docs = random_docs(41);
   const HostDense<float> lambda = random_lambda(42);
-  for (const char* ratio : {"auto", "off"}) {
+  // auto's choice on this small problem is the GPU rule's business (kernels/select.cpp); the
+  // fused kernel is named to be sure it runs, and auto must agree with the direct computation too.
+  for (const char* ratio : {"cuda.ratio_spmm.fused", "auto", "off"}) {
     auto be = make_gpu_lda_backend(Context(DeviceKind::kGpu), hyper("auto", "auto", ratio));
     check_backend(*be, docs, lambda, std::string("GPU, --ratio-spmm ") + ratio);
     const bool fused = be->kernel_names().find("cuda.ratio_spmm.fused") != std::string::npos;
-    EXPECT_EQ(fused, std::string(ratio) == "auto") << be->kernel_names();
+    if (std::string(ratio) != "auto")
+      EXPECT_EQ(fused, std::string(ratio) != "off") << be->kernel_names();
   }
 }
 
