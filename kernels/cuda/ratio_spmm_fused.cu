@@ -17,13 +17,15 @@
 // 13, the longest 4096) 2.9x slower (H100, docs/benchmarks/ratio-spmm.md). A part may therefore
 // take at most kMaxSteps steps (2 x 32/G nonzeros each): longer rows are cut into segments of that
 // many nonzeros, a warp each, whose partial rows go to a scratch buffer. The segments run in the
-// same launch as the rows, in its first blocks, so that the long work starts first; two small
-// passes then add each row's segments, in chunks of kChunk and then the chunks, in a fixed order
-// (bit-identical runs, no atomics). Limits of 32, 64 and 32-256 steps (the last growing with
-// nnz x K) were compared on LDA shapes, their transposes, ml-20m and a power-law matrix; 32 gave
-// the best geometric mean over the pair (H100, docs/benchmarks/ratio-spmm.md). The split costs
-// the two finishing launches wherever any row is long: an untransposed LDA minibatch at K = 256
-// went from 153 to 170 µs (still 1.65x the pair).
+// same launch as the rows, in its first blocks, so that the long work starts first; the last
+// segment of each chunk of kChunk to arrive adds the chunk, and the last chunk of each row the
+// row's chunks, in a fixed order (bit-identical runs; counters, no atomic additions of values).
+// Limits of 32, 64 and 32-256 steps (the last growing with nnz x K) were compared on LDA shapes,
+// their transposes, ml-20m and a power-law matrix; 32 gave the best geometric mean over the pair
+// (H100, docs/benchmarks/ratio-spmm.md). The first version finished the long rows in two more
+// launches, which cost an untransposed LDA minibatch at K = 256 153 -> 170 µs; the arrival counters
+// took it to 147 µs and the kos, nips, ml-100k and minibatch shapes both ways 0-21% faster,
+// power-law within 2.5% (H100, the same file).
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -52,7 +54,7 @@ int row_parts(double mean_row) {
 }
 constexpr int kMaxK = 1024;
 constexpr std::int64_t kMaxSteps = 32;  // steps of a warp's walk over a part or a segment
-constexpr std::int64_t kChunk = 32;     // segments a warp adds in the first finishing pass
+constexpr std::int64_t kChunk = 32;     // segments the last of them to arrive adds
 
 // One lane's share of a K-wide row when G lanes hold a row: with VEC, float4 groups q·G + li
 // (q < NQ, li the lane's index in its group); without, the elements q·G + li. Positions at or past
@@ -193,13 +195,66 @@ __device__ __forceinline__ void add_groups(LaneRow<G, NQ, VEC>& acc) {
       acc.x[i] += __shfl_xor_sync(kFullMask, acc.x[i], o);
 }
 
-// The long rows' segments, as the kernel sees them.
+// The long rows' segments, as the kernel sees them. Segments come in chunks of up to kChunk
+// (a chunk never spans two rows); each chunk and each long row has an arrival counter, zero
+// between runs.
 struct Segments {
   std::int64_t count, length;  // segments; nonzeros each (the last of a row may have fewer)
   const std::int64_t *row, *begin;
-  float* scratch;  // count x k
+  const std::int64_t* chunk_of;     // per segment: its chunk
+  const std::int64_t* chunk_first;  // per chunk: its first segment (chunks + 1)
+  const std::int64_t* chunk_row;    // per chunk: its long row's index in long_rows
+  const std::int64_t* row_first_chunk;  // per long row: its first chunk (long rows + 1)
+  const std::int64_t* long_rows;        // the long rows (rows of C)
+  int* chunk_arrivals;                  // per chunk
+  int* row_arrivals;                    // per long row
+  float *scratch, *chunk_sums;          // segments x k, chunks x k
   unsigned blocks;  // the launch's first `blocks` blocks walk segments
 };
+
+// dst[t] = Σ_{j in [first, last)} src[j·k + t] in order, a warp with lanes along K. src was
+// written by other warps of this launch: read through L2 (ld.global.cg), not a stale L1 line.
+__device__ __forceinline__ void sum_rows_in_order(const float* src, std::int64_t first,
+                                                  std::int64_t last, int k, int lane, float* dst) {
+  for (int t = lane; t < k; t += kWarpSize) {
+    float sum = 0.0f;
+    for (std::int64_t j = first; j < last; ++j) sum += __ldcg(src + j * k + t);
+    dst[t] = sum;
+  }
+}
+
+// After a segment's partial row is in seg.scratch: the last segment of a chunk to arrive adds the
+// chunk's segments (in segment order) into seg.chunk_sums, and the last chunk of a long row to
+// arrive adds the row's chunks (in chunk order) into C. The order of the additions is fixed, so
+// the result is the same whichever warp arrives last (bit-identical runs, as in the two-launch
+// finish this replaces). The counters are reset by their last arrival for the next run. The
+// pattern is the CUDA guide's "last block" reduction (__threadfence between the partial's stores
+// and the counter's atomic).
+__device__ __forceinline__ void arrive(const Segments& seg, std::int64_t sg, int k, int lane,
+                                       float* __restrict__ c) {
+  __threadfence();  // this warp's scratch stores before its arrival
+  __syncwarp();
+  const std::int64_t ch = seg.chunk_of[sg];
+  const std::int64_t s0 = seg.chunk_first[ch], s1 = seg.chunk_first[ch + 1];
+  int last = 0;
+  if (lane == 0) last = atomicAdd(seg.chunk_arrivals + ch, 1) == int(s1 - s0) - 1;
+  if (!__shfl_sync(kFullMask, last, 0)) return;
+  __threadfence();  // the other segments' stores, seen before reading them
+  sum_rows_in_order(seg.scratch, s0, s1, k, lane, seg.chunk_sums + ch * k);
+  const std::int64_t i = seg.chunk_row[ch];
+  const std::int64_t c0 = seg.row_first_chunk[i], c1 = seg.row_first_chunk[i + 1];
+  __threadfence();
+  __syncwarp();
+  last = 0;
+  if (lane == 0) {
+    seg.chunk_arrivals[ch] = 0;
+    last = atomicAdd(seg.row_arrivals + i, 1) == int(c1 - c0) - 1;
+  }
+  if (!__shfl_sync(kFullMask, last, 0)) return;
+  __threadfence();
+  sum_rows_in_order(seg.chunk_sums, c0, c1, k, lane, c + seg.long_rows[i] * k);
+  if (lane == 0) seg.row_arrivals[i] = 0;
+}
 
 // The first seg.blocks blocks give a warp to each segment of a long row (its nonzeros [begin,
 // min(begin + length, row end)) into the segment's row of seg.scratch); they come first so that the
@@ -231,6 +286,7 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
       accumulate_part(acc, ar, p0, p1, col_idx, vals, b, k, eps, lane);
       add_groups(acc);
       if (group == 0) acc.store(seg.scratch + sg * k, k, li);
+      arrive(seg, sg, k, lane, c);
     }
     return;
   }
@@ -272,50 +328,38 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
   }
 }
 
-// A warp per range i: out[out_rows ? out_rows[i] : i] = Σ in[first[i] .. first[i + 1]) (rows of k
-// floats), added in order. Two passes finish the long rows: chunks of kChunk segments, then each
-// row's chunks, so a row of thousands of segments is not one warp's chain of loads.
-__global__ void sum_ranges_kernel(std::int64_t n, int k, const std::int64_t* __restrict__ first,
-                                  const float* __restrict__ in,
-                                  const std::int64_t* __restrict__ out_rows, float* __restrict__ out) {
-  const int lane = threadIdx.x % kWarpSize;
-  const std::int64_t warps = std::int64_t(gridDim.x) * kWarps;
-  for (std::int64_t i = blockIdx.x * std::int64_t(kWarps) + threadIdx.x / kWarpSize; i < n; i += warps) {
-    float* dst = out + (out_rows ? out_rows[i] : i) * k;
-    for (int t = lane; t < k; t += kWarpSize) {
-      float sum = 0.0f;
-      for (std::int64_t j = first[i]; j < first[i + 1]; ++j) sum += in[j * k + t];
-      dst[t] = sum;
-    }
-  }
-}
-
 // The long rows of a pattern (more than `threshold` nonzeros), their segments and the scratch
 // rows the segments are added in.
 struct LongRowSplit {
   std::int64_t threshold = 0, segment = 0;
   DeviceBuffer<std::int64_t> rows;                // the long rows
   DeviceBuffer<std::int64_t> seg_row, seg_begin;  // per segment: its row and first nonzero
+  DeviceBuffer<std::int64_t> chunk_of;            // per segment: its chunk
   DeviceBuffer<std::int64_t> chunk_first;         // per chunk: its first segment (chunks + 1)
+  DeviceBuffer<std::int64_t> chunk_row;           // per chunk: its long row's index in `rows`
   DeviceBuffer<std::int64_t> row_first_chunk;     // per long row: its first chunk (rows + 1)
+  DeviceBuffer<int> chunk_arrivals, row_arrivals;  // zero between runs
   DeviceBuffer<float> scratch, chunk_sums;        // segments x k, chunks x k
 
   LongRowSplit(const CsrView& s, int k, std::int64_t threshold_, std::int64_t segment_)
       : threshold(threshold_), segment(segment_) {
     if (s.rows == 0 || s.nnz <= threshold) return;
     const std::vector<std::int64_t> rp = cuda_spmm::download_row_ptr(s);
-    std::vector<std::int64_t> r, sr, sb, cf, rfc;
+    std::vector<std::int64_t> r, sr, sb, co, cf, cr, rfc;
     for (std::int64_t i = 0; i < s.rows; ++i) {
       if (rp[i + 1] - rp[i] <= threshold) continue;
-      r.push_back(i);
       rfc.push_back(static_cast<std::int64_t>(cf.size()));
       const std::int64_t first = static_cast<std::int64_t>(sr.size());
       for (std::int64_t j = rp[i]; j < rp[i + 1]; j += segment) {
-        if ((static_cast<std::int64_t>(sr.size()) - first) % kChunk == 0)
+        if ((static_cast<std::int64_t>(sr.size()) - first) % kChunk == 0) {
           cf.push_back(static_cast<std::int64_t>(sr.size()));
+          cr.push_back(static_cast<std::int64_t>(r.size()));
+        }
+        co.push_back(static_cast<std::int64_t>(cf.size()) - 1);
         sr.push_back(i);
         sb.push_back(j);
       }
+      r.push_back(i);
     }
     if (r.empty()) return;
     cf.push_back(static_cast<std::int64_t>(sr.size()));
@@ -323,10 +367,14 @@ struct LongRowSplit {
     rows = DeviceBuffer<std::int64_t>(r);
     seg_row = DeviceBuffer<std::int64_t>(sr);
     seg_begin = DeviceBuffer<std::int64_t>(sb);
+    chunk_of = DeviceBuffer<std::int64_t>(co);
     chunk_first = DeviceBuffer<std::int64_t>(cf);
+    chunk_row = DeviceBuffer<std::int64_t>(cr);
     row_first_chunk = DeviceBuffer<std::int64_t>(rfc);
+    chunk_arrivals = DeviceBuffer<int>(std::vector<int>(cr.size(), 0));
+    row_arrivals = DeviceBuffer<int>(std::vector<int>(r.size(), 0));
     scratch = DeviceBuffer<float>(static_cast<std::int64_t>(sr.size()) * k);
-    chunk_sums = DeviceBuffer<float>((static_cast<std::int64_t>(cf.size()) - 1) * k);
+    chunk_sums = DeviceBuffer<float>(static_cast<std::int64_t>(cr.size()) * k);
   }
 };
 
@@ -342,8 +390,19 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
   using Row = LaneRow<G, NQ, VEC>;
   const cudaStream_t stream = stream_of(ctx);
   const int rows_per_block = kWarps / parts;
-  const Segments seg{split.seg_row.size(), split.segment, split.seg_row.data(),
-                     split.seg_begin.data(), split.scratch.data(),
+  const Segments seg{split.seg_row.size(),
+                     split.segment,
+                     split.seg_row.data(),
+                     split.seg_begin.data(),
+                     split.chunk_of.data(),
+                     split.chunk_first.data(),
+                     split.chunk_row.data(),
+                     split.row_first_chunk.data(),
+                     split.rows.data(),
+                     split.chunk_arrivals.data(),
+                     split.row_arrivals.data(),
+                     split.scratch.data(),
+                     split.chunk_sums.data(),
                      static_cast<unsigned>(std::min<std::int64_t>(ceil_div(split.seg_row.size(), kWarps),
                                                                   cuda_spmm::kMaxBlocks / 2))};
   const std::int64_t row_blocks =
@@ -351,18 +410,6 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
   const std::size_t shared = parts > 1 ? sizeof(float) * kWarps * Row::kCount * kWarpSize : 0;
   ratio_spmm_kernel<G, NQ, VEC><<<static_cast<unsigned>(seg.blocks + row_blocks), kThreads, shared, stream>>>(
       s.rows, k, parts, split.threshold, seg, s.row_ptr, s.col_idx, op.vals, op.a, op.b, op.eps, op.c);
-  FK_CUDA_CHECK_LAUNCH();
-  if (seg.count == 0) return;
-  const auto grid = [](std::int64_t warps) {
-    return static_cast<unsigned>(std::min<std::int64_t>(ceil_div(warps, kWarps), cuda_spmm::kMaxBlocks));
-  };
-  const std::int64_t chunks = split.chunk_first.size() - 1, long_rows = split.rows.size();
-  sum_ranges_kernel<<<grid(chunks), kThreads, 0, stream>>>(chunks, k, split.chunk_first.data(),
-                                                           split.scratch.data(), nullptr,
-                                                           split.chunk_sums.data());
-  FK_CUDA_CHECK_LAUNCH();
-  sum_ranges_kernel<<<grid(long_rows), kThreads, 0, stream>>>(
-      long_rows, k, split.row_first_chunk.data(), split.chunk_sums.data(), split.rows.data(), op.c);
   FK_CUDA_CHECK_LAUNCH();
 }
 
