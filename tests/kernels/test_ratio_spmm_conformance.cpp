@@ -240,11 +240,15 @@ INSTANTIATE_TEST_SUITE_P(Registered, RatioSpmmConformance,
 
 // auto: the fused variant where it pays (kernels/select.cpp), else none, and the caller runs the
 // SDDMM → divide → SpMM pair: on the CPU below K = 48, and below K = 64 on rows of mean < 100 or
-// skewed rows;
-// on the GPU above K = 1024, on small matrices of short rows up to K = 128 and on rows of mean < 8
-// up to K = 64.
+// skewed rows; on the GPU above K = 1024, on at least 20,000 rows of mean < 10 up to K = 64 (mean
+// < 12 up to K = 32), and on small skewed matrices up to K = 32.
 TEST(RatioSpmmAuto, PicksTheFusedVariantWhereItPays) {
-  const KernelProblem p = test::rule_problem(256, 4096, 232);  // an LDA minibatch's shape
+  const auto shape = [](int k, std::int64_t rows, std::int64_t cols, double mean) {
+    KernelProblem p = test::rule_problem(k, rows, mean);
+    p.sparse.cols = cols;
+    return p;
+  };
+  const KernelProblem p = shape(256, 4096, 71182, 232);  // an LDA minibatch's shape
   const RatioSpmmVariant* cpu = choose_ratio_spmm_variant(DeviceKind::kCpu, p);
   ASSERT_NE(cpu, nullptr);
   EXPECT_STREQ(cpu->name(), "omp.ratio_spmm.rows");
@@ -255,22 +259,37 @@ TEST(RatioSpmmAuto, PicksTheFusedVariantWhereItPays) {
   EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(64, 100000, 20)), nullptr);
   EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kCpu, test::rule_problem(64, 71182, 13.4, 6.6)), nullptr);
 #if FK_WITH_CUDA
+  const auto gpu_fused = [](const KernelProblem& q) {
+    return choose_ratio_spmm_variant(DeviceKind::kGpu, q) != nullptr;
+  };
   const RatioSpmmVariant* gpu = choose_ratio_spmm_variant(DeviceKind::kGpu, p);
   ASSERT_NE(gpu, nullptr);
   EXPECT_STREQ(gpu->name(), "cuda.ratio_spmm.fused");
-  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(1025, 4096, 232)), nullptr);
+  EXPECT_FALSE(gpu_fused(shape(1025, 4096, 71182, 232)));
   // Long rows are split, so a full row no longer sends a matrix to the pair.
-  KernelProblem full_row = test::rule_problem(32, 1000000, 20);
+  KernelProblem full_row = shape(32, 1000000, 1000000, 20);
   full_row.sparse.row_max = 1000000;
-  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, full_row), nullptr);
-  // The transpose of a 4096-document minibatch (71,182 rows of mean 13.4): the pair up to K = 128.
-  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(128, 71182, 13.4, 6.6)), nullptr);
-  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(256, 71182, 13.4, 6.6)), nullptr);
-  // ... of a 16384-document one (3.8M nonzeros): fused.
-  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(32, 87735, 43.3, 7.3)), nullptr);
-  // Rows of mean 3: the pair up to K = 64.
-  EXPECT_EQ(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(64, 1000000, 3)), nullptr);
-  EXPECT_NE(choose_ratio_spmm_variant(DeviceKind::kGpu, test::rule_problem(128, 1000000, 3)), nullptr);
+  EXPECT_TRUE(gpu_fused(full_row));
+  // Many tiny rows: 300,000 of mean 5 go to the pair up to K = 64, of mean 10 up to K = 32.
+  EXPECT_FALSE(gpu_fused(shape(64, 300000, 30000, 5)));
+  EXPECT_TRUE(gpu_fused(shape(128, 300000, 30000, 5)));
+  EXPECT_FALSE(gpu_fused(shape(32, 500000, 500000, 10)));
+  EXPECT_TRUE(gpu_fused(shape(64, 500000, 500000, 10)));
+  // ... but not few of them (hep-th: 8361 rows of mean 3.8), nor rows of mean 15.
+  EXPECT_TRUE(gpu_fused(shape(32, 8361, 8361, 3.8)));
+  EXPECT_FALSE(gpu_fused(shape(32, 44750, 1000, 5.2)));  // a 1000-document minibatch's transpose
+  EXPECT_TRUE(gpu_fused(shape(32, 200000, 1000000, 15)));
+  // Small skewed matrices: kos's transpose (6906 rows of mean 51.5, the longest 3381), the pair
+  // at K = 32, fused from K = 64; not where the rows are even (bcsstk13) or the matrix large.
+  KernelProblem kos_t = shape(32, 6906, 3430, 51.5);
+  kos_t.sparse.row_max = 3381;
+  EXPECT_FALSE(gpu_fused(kos_t));
+  kos_t.k = 64;
+  EXPECT_TRUE(gpu_fused(kos_t));
+  EXPECT_TRUE(gpu_fused(shape(32, 2003, 2003, 41.9)));
+  KernelProblem mb16_t = shape(32, 87735, 16384, 43.3);  // 3.8M nonzeros
+  mb16_t.sparse.row_max = 16384;
+  EXPECT_TRUE(gpu_fused(mb16_t));
 #endif
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2]."""
+"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules]."""
 import collections
 import csv
 import math
@@ -67,7 +67,7 @@ def by_form(path):
 
 
 def gpu_rule_pick(rows_mean, nnz, k):
-    """kernels/select.cpp's GPU rule for the ratio SpMM: the pair or the fused kernel."""
+    """The GPU rule of 84a8527 (the second; see rules() for the current one): the pair or fused."""
     small_short = rows_mean < 64 and nnz < 2e6 and k <= 128
     return "pair" if small_short or (rows_mean < 8 and k <= 64) else "fused"
 
@@ -124,4 +124,73 @@ def cpu2():
                   f"{p / f:.2f} | {pick} | {chosen / min(p, f):.2f} |")
 
 
-{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
+def arrival():
+    """The long rows finished by arrival counters (the branch) against two finishing launches (main)."""
+    d = HERE / "h100-arrival-ab"
+    runs = {v: [by_form(d / f"{v}-r{i}.csv") for i in (1, 2)] for v in ("fk-bench-main", "fk-bench")}
+    print("| matrix | op | K | pair (µs) | fused, launches (µs) | fused, counters (µs) | counters / launches |")
+    print("|---|---|---|---|---|---|---|")
+    logs = []
+    for key in runs["fk-bench"][0]:
+        ms = lambda v, var: [float(t[key][var]["median_ms"]) * 1e3 for t in runs[v]]
+        old, new = ms("fk-bench-main", "cuda.ratio_spmm.fused"), ms("fk-bench", "cuda.ratio_spmm.fused")
+        pair = ms("fk-bench-main", "pair") + ms("fk-bench", "pair")
+        logs.append(math.log(min(new) / min(old)))
+        print(f"| {key[0][:40]} | {'Sᵀ' if key[1] == 'fused-t' else 'S'} | {key[2]} | {min(pair):.1f} | "
+              + ", ".join(f"{x:.1f}" for x in old) + " | " + ", ".join(f"{x:.1f}" for x in new)
+              + f" | {min(new) / min(old):.3f} |")
+    print(f"\ngeometric mean counters / launches {math.exp(sum(logs) / len(logs)):.3f}")
+
+
+# Longest row over mean row of the skewed matrices under 1M nonzeros that the rules meet
+# (fk-bench ratio-spmm --explain-auto); the others are below 8.
+LONGEST_OVER_MEAN = {("ml-100k", "fused-t"): 9.6, ("kos", "fused-t"): 66, ("nips", "fused-t"): 25,
+                     ("default", "fused-t"): 47, ("mb", "fused-t"): 306, ("mb2k", "fused-t"): 254,
+                     ("mb1k", "fused-t"): 192, ("ml-100k-real", "fused-t"): 9.8, ("kos-real", "fused-t"): 66,
+                     ("hep-th", "fused"): 13.3, ("powerlaw:rows=30000,cols=30000,nnz=300000,seed=1", "fused"): 50,
+                     ("powerlaw:rows=30000,cols=30000,nnz=300000,seed=1", "fused-t"): 50}
+
+
+def rule_2(rows, mean, nnz, k, skew):  # 84a8527
+    return (mean < 64 and nnz < 2e6 and k <= 128) or (mean < 8 and k <= 64)
+
+
+def rule_3(rows, mean, nnz, k, skew, many_rows=20000):  # kernels/select.cpp now (first form: 50,000)
+    tiny = rows >= many_rows and ((mean < 10 and k <= 64) or (mean < 12 and k <= 32))
+    return tiny or (nnz < 1e6 and mean >= 8 and skew >= 8 and k <= 32)
+
+
+def rules():
+    """auto / the faster of pair and fused under each GPU rule, over every measured set."""
+    sets = [("fit (c1cdc1f) + held-out 1", ["h100-final.csv", "h100-final-rerun.csv", "h100-b13d5b8-held-out.csv"]),
+            ("arrival counters", ["h100-arrival-ab/fk-bench-r1.csv", "h100-arrival-ab/fk-bench-r2.csv"]),
+            ("held-out 2", ["h100-held-out-2.csv"]), ("held-out 3", ["h100-held-out-3.csv"])]
+    points = {}  # later sets (the arrival kernel) replace earlier ones' times for the same shape
+    for name, files in sets:
+        t = collections.defaultdict(lambda: collections.defaultdict(list))
+        for f in files:
+            for r in csv.DictReader(open(HERE / f)):
+                t[(r["matrix"], r["form"], int(r["k"]))][r["variant"]].append(r)
+        for key, v in t.items():
+            r = v["pair"][0]
+            rows = int(r["n"]) if key[1] == "fused-t" else int(r["m"])
+            pair = min(float(x["median_ms"]) for x in v["pair"])
+            fused = min(float(x["median_ms"]) for x in v["cuda.ratio_spmm.fused"])
+            points[key] = (name, rows, int(r["nnz"]) / rows, int(r["nnz"]), pair, fused)
+    print("| rule | cases | geometric mean auto / faster | worst | cases > 1.1 |")
+    print("|---|---|---|---|---|")
+    for label, rule in (("always fused", lambda *a: False), ("84a8527", rule_2),
+                        ("third, 50,000 rows", lambda *a: rule_3(*a, many_rows=50000)),
+                        ("third, 20,000 rows (now)", rule_3)):
+        for scope in ("held-out 2", "held-out 3", None):
+            xs = []
+            for key, (name, rows, mean, nnz, pair, fused) in points.items():
+                if scope and name != scope:
+                    continue
+                pick_pair = rule(rows, mean, nnz, key[2], LONGEST_OVER_MEAN.get(key[:2], 1))
+                xs.append((pair if pick_pair else fused) / min(pair, fused))
+            g = math.exp(sum(map(math.log, xs)) / len(xs))
+            print(f"| {label} | {scope or 'all'} ({len(xs)}) | {g:.3f} | {max(xs):.2f} | {sum(x > 1.1 for x in xs)} |")
+
+
+{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
