@@ -92,7 +92,9 @@ class LdaBackend {
   // the batch (gamma(id)).
   virtual EStepResult e_step(int id, std::uint64_t init_key, std::uint64_t stream) = 0;
 
-  // The W x K statistics accumulated since the last update_lambda, on the backend's side.
+  // The W x K statistics accumulated since the last update_lambda, on the backend's side. A
+  // backend may hold the last E-step's statistics back until this is called or update_lambda
+  // runs (the GPU then adds them to λ directly); the sums are the same either way.
   virtual float* stats() = 0;
   // λ ← (1 − ρ) λ + ρ (η + scale · stats); stats ← 0; topic totals recomputed.
   virtual void update_lambda(double rho, double scale) = 0;

@@ -143,6 +143,16 @@ class CpuOps : public app::HostOps {
     finish_column_sums(ctx, chunks, k, colsum, psi_colsum);
   }
 
+  // The GPU adds the minibatch's statistics in the λ pass itself (lda_gpu.cu); here the W x K
+  // buffer's pass is a small share of a pass, so the statistics go through it as before.
+  void update_lambda_from_batch(const Context& ctx, float* lambda, float* stats,
+                                const std::int32_t* words, std::int64_t nloc, const float* ebeta,
+                                const float* x, std::int64_t w, int k, double rho, double eta,
+                                double scale, double* colsum, double* psi_colsum) {
+    scatter_stats(ctx, ebeta, x, words, nloc, k, stats);
+    update_lambda(ctx, lambda, stats, w, k, rho, eta, scale, colsum, psi_colsum);
+  }
+
   void column_sums(const Context& ctx, const float* lambda, std::int64_t w, int k, double* colsum,
                    double* psi_colsum) {
     const std::int64_t chunks = (w + kRowChunk - 1) / kRowChunk;

@@ -36,6 +36,10 @@
 //                      int k, float* stats);                             stats[words] += ebeta ∘ x
 //   void update_lambda(ctx, float* lambda, float* stats, int64 w, int k, double rho, double eta,
 //                      double scale, double* colsum, double* psi_colsum); also zeroes stats
+//   void update_lambda_from_batch(ctx, float* lambda, float* stats, const int32* words, int64 nloc,
+//                                 const float* ebeta, const float* x, int64 w, int k, double rho,
+//                                 double eta, double scale, double* colsum, double* psi_colsum);
+//        the same with stats (zero on entry and on exit) plus ebeta ∘ x at rows words
 //   void column_sums(ctx, const float* lambda, int64 w, int k, double* colsum, double* psi_colsum);
 //   void normalize_rows(ctx, const float* gamma, float* theta, int64 rows, int k);
 //   double sum_n_log(ctx, const float* n, const float* p, int64 nnz);   Σ n log p (p clamped > 0)
@@ -76,6 +80,7 @@ class LdaEngine final : public LdaBackend {
   const Context& context() const override { return ctx_; }
 
   int add_batch(const LocalBatch& lb, BatchRole role) override {
+    flush_pending_stats();  // ebeta_ and xt_ may grow below
     auto b = std::make_unique<Batch>();
     b->id = static_cast<int>(batches_.size());
     b->role = role;
@@ -128,6 +133,7 @@ class LdaEngine final : public LdaBackend {
   }
 
   EStepResult e_step(int id, std::uint64_t init_key, std::uint64_t stream) override {
+    flush_pending_stats();  // ebeta_ and xt_ are about to be overwritten
     Batch& b = batch(id);
     FK_CHECK(b.role != BatchRole::kScore, "E-step on a scoring-only minibatch");
     const int k = h_.topics;
@@ -180,19 +186,37 @@ class LdaEngine final : public LdaBackend {
         b.spmm_t.run(ctx_, p_.data(), et_view, xt_view);
       }
       count_spmm(b);
-      ops_.scatter_stats(ctx_, ebeta_.data(), xt_.data(), words(b), b.nloc, k, stats_.data());
+      pending_stats_ = &b;  // Eβ ∘ X, in ebeta_ and xt_: added to stats_ or to λ (update_lambda)
+      if (!b.resident) flush_pending_stats();  // a streamed batch's words do not stay put
     }
     return r;
   }
 
-  float* stats() override { return stats_.data(); }
+  float* stats() override {
+    flush_pending_stats();
+    return stats_.data();
+  }
 
   void update_lambda(double rho, double scale) override {
+    if (pending_stats_ && stats_zero_) {
+      // One minibatch's statistics and nothing else: added to its rows of λ in the pass that
+      // decays every row, without the W x K buffer's scatter, read and zeroing (the same
+      // arithmetic, so the same λ).
+      const Batch& b = *pending_stats_;
+      ops_.update_lambda_from_batch(ctx_, lambda_.data(), stats_.data(), words(b), b.nloc,
+                                    ebeta_.data(), xt_.data(), h_.words, h_.topics, rho, h_.eta,
+                                    scale, colsum_.data(), psi_colsum_.data());
+      pending_stats_ = nullptr;
+      return;
+    }
+    flush_pending_stats();
     ops_.update_lambda(ctx_, lambda_.data(), stats_.data(), h_.words, h_.topics, rho, h_.eta, scale,
                        colsum_.data(), psi_colsum_.data());
+    stats_zero_ = true;
   }
 
   double completion_loglik(int fit_id, int score_id) override {
+    flush_pending_stats();  // ebeta_ is about to be overwritten
     Batch& f = batch(fit_id);
     Batch& s = batch(score_id);
     FK_CHECK(f.rows == s.rows, "held-out halves with different document counts");
@@ -210,6 +234,7 @@ class LdaEngine final : public LdaBackend {
   }
 
   double bound_word_term(int id) override {
+    flush_pending_stats();  // ebeta_ is about to be overwritten
     Batch& b = batch(id);
     FK_CHECK(b.has_gamma || b.rows == 0, "bound of a minibatch without γ");
     if (b.nnz == 0) return 0.0;
@@ -305,6 +330,15 @@ class LdaEngine final : public LdaBackend {
   CsrView csr(const Batch& b) const {
     return b.resident ? Ops::view(b.csr) : Ops::slot_view(slots_[b.slot]);
   }
+  // The last training E-step's statistics, while they are still only in ebeta_ and xt_.
+  void flush_pending_stats() {
+    if (!pending_stats_) return;
+    const Batch& b = *pending_stats_;
+    ops_.scatter_stats(ctx_, ebeta_.data(), xt_.data(), words(b), b.nloc, h_.topics, stats_.data());
+    pending_stats_ = nullptr;
+    stats_zero_ = false;
+  }
+
   const std::int32_t* words(const Batch& b) const {
     return b.resident ? b.words.data() : Ops::slot_words(slots_[b.slot]);
   }
@@ -421,6 +455,8 @@ class LdaEngine final : public LdaBackend {
   LdaHyper h_;
   Ops ops_;
   Buf<float> lambda_, stats_;               // W x K
+  const Batch* pending_stats_ = nullptr;     // see e_step and update_lambda
+  bool stats_zero_ = true;                   // stats_ holds no statistics
   Buf<double> colsum_, psi_colsum_;         // K: Σ_w λ_wk and ψ of it
   Buf<float> etheta_, t_, p_, ebeta_, xt_;  // scratch sized for the largest minibatch
   std::vector<std::unique_ptr<Batch>> batches_;

@@ -225,22 +225,44 @@ __global__ void scatter_stats_kernel(const float* __restrict__ ebeta, const floa
 }
 
 // Block b covers λ rows [b·kLambdaRows, …); thread c walks columns c, c + blockDim, …. With
-// `update`, λ ← keep·λ + (add + mult·stats) and stats ← 0 on the way. partial[b·k + c] = the
-// block's column sum (in double).
+// `update`, λ ← keep·λ + (add + mult·s), where s is stats (zeroed on the way) or, with `words`,
+// one minibatch's ebeta ∘ x at its rows words[j] (ascending; 0 elsewhere), so that its statistics
+// never go through the W x K buffer. partial[b·k + c] = the block's column sum (in double).
 __global__ void lambda_rows_kernel(float* __restrict__ lambda, float* __restrict__ stats,
                                    std::int64_t w, int k, bool update, float keep, float add,
-                                   float mult, double* __restrict__ partial) {
+                                   float mult, const std::int32_t* __restrict__ words,
+                                   std::int64_t nloc, const float* __restrict__ ebeta,
+                                   const float* __restrict__ x, double* __restrict__ partial) {
   const std::int64_t r0 = blockIdx.x * kLambdaRows;
   const std::int64_t r1 = r0 + kLambdaRows < w ? r0 + kLambdaRows : w;
+  std::int64_t first = 0;  // the first local word at or after row r0 (the same for every thread)
+  if (words) {
+    std::int64_t hi = nloc;
+    while (first < hi) {
+      const std::int64_t mid = (first + hi) / 2;
+      if (words[mid] < r0) first = mid + 1;
+      else hi = mid;
+    }
+  }
   for (int c = threadIdx.x; c < k; c += blockDim.x) {
     double acc = 0;
+    std::int64_t j = first;
     for (std::int64_t r = r0; r < r1; ++r) {
       const std::int64_t i = r * k + c;
       float v = lambda[i];
       if (update) {
-        v = keep * v + (add + mult * stats[i]);
+        float s = 0.0f;
+        if (words) {
+          if (j < nloc && words[j] == r) {
+            s = ebeta[j * k + c] * x[j * k + c];
+            ++j;
+          }
+        } else {
+          s = stats[i];
+          stats[i] = 0.0f;
+        }
+        v = keep * v + (add + mult * s);
         lambda[i] = v;
-        stats[i] = 0.0f;
       }
       acc += v;
     }
@@ -377,6 +399,13 @@ void copy_async(T* dst, const PinnedBuffer<T>& src, cudaStream_t s) {
   if (src.size() > 0)
     FK_CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), src.bytes(), cudaMemcpyHostToDevice, s));
 }
+
+// One minibatch's statistics for the λ pass: ebeta ∘ x at rows words (lambda_rows_kernel).
+struct LocalStats {
+  const std::int32_t* words = nullptr;
+  std::int64_t nloc = 0;
+  const float *ebeta = nullptr, *x = nullptr;
+};
 
 class GpuOps {
  public:
@@ -537,6 +566,15 @@ class GpuOps {
                 static_cast<float>(rho * eta), static_cast<float>(rho * scale), colsum, psi_colsum);
   }
 
+  void update_lambda_from_batch(const Context&, float* lambda, float*, const std::int32_t* words,
+                                std::int64_t nloc, const float* ebeta, const float* x,
+                                std::int64_t w, int k, double rho, double eta, double scale,
+                                double* colsum, double* psi_colsum) {
+    lambda_pass(lambda, nullptr, w, k, true, static_cast<float>(1.0 - rho),
+                static_cast<float>(rho * eta), static_cast<float>(rho * scale), colsum, psi_colsum,
+                LocalStats{words, nloc, ebeta, x});
+  }
+
   void column_sums(const Context&, const float* lambda, std::int64_t w, int k, double* colsum,
                    double* psi_colsum) {
     // With update == false the kernel only reads λ and never touches stats.
@@ -572,12 +610,14 @@ class GpuOps {
   }
 
   void lambda_pass(float* lambda, float* stats, std::int64_t w, int k, bool update, float keep,
-                   float add, float mult, double* colsum, double* psi_colsum) {
+                   float add, float mult, double* colsum, double* psi_colsum,
+                   LocalStats local = {}) {
     const std::int64_t blocks = (w + kLambdaRows - 1) / kLambdaRows;
     if (colsum_partial_.size() < blocks * k) colsum_partial_ = DeviceBuffer<double>(blocks * k);
     if (blocks > 0) {
       lambda_rows_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream_>>>(
-          lambda, stats, w, k, update, keep, add, mult, colsum_partial_.data());
+          lambda, stats, w, k, update, keep, add, mult, local.words, local.nloc, local.ebeta,
+          local.x, colsum_partial_.data());
       FK_CUDA_CHECK_LAUNCH();
     }
     finish_colsum_kernel<<<static_cast<unsigned>(k), kThreads, 0, stream_>>>(

@@ -241,7 +241,9 @@ class Trainer {
         const EStepResult r =
             be_->e_step(train_ids_[i], train_key, static_cast<std::uint64_t>(pass));
         inner += r.inner_iters;
-        reducer_->sum(ctx, be_->stats(), wk);  // the minibatch statistics are a plain sum
+        // The minibatch statistics are a plain sum over workers. With one worker nothing is
+        // summed, and the backend may add them to λ without writing them out (LdaEngine).
+        if (reducer_->workers() > 1) reducer_->sum(ctx, be_->stats(), wk);
         double batch_docs = static_cast<double>(data_.train_batches[i].counts.rows);
         reducer_->sum_host(&batch_docs, 1);
         const double scale =

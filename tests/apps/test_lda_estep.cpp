@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -287,6 +289,65 @@ TEST(LdaEStep, GpuBackendMatchesDirectComputation) {
     if (std::string(ratio) != "auto")
       EXPECT_EQ(fused, std::string(ratio) != "off") << be->kernel_names();
   }
+}
+
+// The last E-step's statistics are held back by the engine: update_lambda adds them to λ directly
+// (on the GPU in the λ pass itself, lda_gpu.cu), unless something asked for stats() or reused the
+// E-step's buffers first, when they go through the W x K buffer. Both ways must give the same λ,
+// bit for bit: 300 documents over 500 words (λ rows in several of the update's blocks, minibatches
+// with different word sets), K = 70, one backend asking for stats() after every E-step and the
+// other only evaluating after the second one.
+void check_held_back_statistics(const std::function<std::unique_ptr<LdaBackend>(const LdaHyper&)>& make) {
+  Rng rng(71);
+  HostCsr docs;
+  docs.rows = 300;
+  docs.cols = 500;
+  for (std::int64_t d = 0; d < docs.rows; ++d) {
+    for (std::int32_t w = 0; w < 500; ++w)
+      if (rng.uniform() < (w % 7 == 0 ? 0.002 : 0.05)) {  // some words in few minibatches
+        docs.col_idx.push_back(w);
+        docs.vals.push_back(static_cast<float>(1 + rng.below(4)));
+      }
+    docs.row_ptr.push_back(docs.nnz());
+  }
+  LdaHyper h;
+  h.topics = 70;
+  h.words = 500;
+  h.alpha = 1.0 / 70;
+  h.eta = 1.0 / 70;
+  h.max_inner = 4;
+  h.tol = 0;
+  HostDense<float> lambda(500, 70);
+  for (float& v : lambda.storage()) v = static_cast<float>(rng.uniform(0.5, 2.0));
+  std::unique_ptr<LdaBackend> direct = make(h), buffered = make(h);
+  std::vector<int> ids;
+  for (LdaBackend* be : {direct.get(), buffered.get()}) {
+    be->set_lambda(lambda);
+    ids.clear();
+    for (const LocalBatch& b : make_batches(docs, 64)) ids.push_back(be->add_batch(b, BatchRole::kTrain));
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const double rho = 0.9 - 0.1 * static_cast<double>(i), scale = 300.0 / 64;
+    direct->e_step(ids[i], kKey, i);
+    buffered->e_step(ids[i], kKey, i);
+    buffered->stats();
+    if (i == 1) direct->bound_word_term(ids[0]);  // reuses E[β]'s buffer before the update
+    direct->update_lambda(rho, scale);
+    buffered->update_lambda(rho, scale);
+    ASSERT_EQ(direct->lambda().storage(), buffered->lambda().storage()) << "after minibatch " << i;
+  }
+  EXPECT_EQ(direct->gamma(ids.back()).storage(), buffered->gamma(ids.back()).storage());
+}
+
+TEST(LdaEStep, HeldBackStatisticsGiveTheSameLambdaOnTheCpu) {
+  check_held_back_statistics(
+      [](const LdaHyper& h) { return make_cpu_lda_backend(Context(DeviceKind::kCpu, 2), h); });
+}
+
+TEST(LdaEStep, HeldBackStatisticsGiveTheSameLambdaOnTheGpu) {
+  FK_REQUIRE_GPU();
+  check_held_back_statistics(
+      [](const LdaHyper& h) { return make_gpu_lda_backend(Context(DeviceKind::kGpu), h); });
 }
 
 // Larger than a warp in every direction (K = 70 topics, 300 documents, 500 words, several
