@@ -1083,29 +1083,17 @@ const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& p
 
 // The fused ratio SpMM: it reads each B row once where the SDDMM → divide → SpMM pair reads it
 // twice and passes over the nonzeros three times (docs/benchmarks/ratio-spmm.md). On the GPU
-// (long rows split into segments, kernels/cuda/ratio_spmm_fused.cu; H100, 232 measured shapes and
-// widths: LDA minibatches and corpora, ratings, SuiteSparse, DLMC, uniform, clustered, power-law
-// and banded matrices, each also transposed where it differs) the pair wins at small K in two
-// cases:
-// - many tiny rows (at least 20,000 rows of mean < 10 up to K = 64, of mean < 12 up to K = 32): a
-//   warp a row idles where the pair balances nonzeros; fused 1.08-1.55x the pair's time. Small
-//   matrices of tiny rows go the other way (hep-th, delaunay_n14: fused 0.56-0.84x), the pair's
-//   three launches costing more there.
-// - small skewed matrices (under 1M nonzeros, rows of mean >= 8 whose longest is >= 8x the mean:
-//   the transposes of LDA corpora, minibatches and ratings) at K <= 32: fused 1.02-1.35x.
-// Over the 232, auto is within 10% of the faster of the two but for five (1.13-1.21x: ml-100k at
-// K = 64, a clustered matrix of 200,000 rows of mean 10 at K = 32, a power-law transpose at K =
-// 64), geometric mean 1.005. Two earlier rules (by row mean and nonzeros, then by the size of B)
-// failed on shapes they were not fitted on (up to 1.48x and 1.82x); this one's first form (a
-// 50,000-row bound) went 1.019 in geometric mean and up to 1.50x on 60 held-out cases, and the
-// bound was then lowered to 20,000 from them: it has had no held-out check since.
-constexpr std::int64_t kGpuRatioManyRows = 20000;
-constexpr double kGpuRatioTinyRowMean = 10;
-constexpr int kGpuRatioTinyMaxK = 64;
-constexpr double kGpuRatioShortRowMean = 12;
-constexpr int kGpuRatioShortMaxK = 32;
+// (kernels/cuda/ratio_spmm_fused.cu: long rows split into segments, short rows at small K a lane
+// group each) it lost to the pair, among 232 measured shapes and widths (H100: LDA minibatches and
+// corpora, ratings, SuiteSparse, DLMC, uniform, clustered, power-law and banded matrices, each
+// also transposed where it differs), on many tiny rows at K <= 64, up to 1.55x, until short rows
+// got a lane group each (then 0.33-0.98x the pair's time on 36 such cases); and on small skewed
+// matrices walked a warp a row (under 1M nonzeros, rows of mean >= 32 whose longest is >= 8x the
+// mean: the transposes of the LDA corpora and of ratings) at K <= 32, 1.02-1.49x. There the pair
+// runs. Earlier rules (by row mean and nonzeros, by the size of B, by row count) each failed on
+// shapes they were not fitted on; this one has not had a held-out check of its own yet.
 constexpr double kGpuRatioSmallNnz = 1e6;
-constexpr double kGpuRatioSkewMinMean = 8;
+constexpr double kGpuRatioSkewMinMean = 32;
 constexpr double kGpuRatioSkewLongestOverMean = 8;
 constexpr int kGpuRatioSkewMaxK = 32;
 // On the CPU (2 cores; docs/benchmarks/ratio-spmm.md) the fused rows pay from K = 64 on rows of
@@ -1124,13 +1112,10 @@ const RatioSpmmVariant* choose_ratio_spmm_variant(DeviceKind device, const Kerne
   const auto& all = ratio_spmm_variants();
   if (device == DeviceKind::kGpu) {
     const SparseFeatures& f = p.sparse;
-    const bool many_tiny_rows =
-        f.rows >= kGpuRatioManyRows && ((f.row_mean < kGpuRatioTinyRowMean && p.k <= kGpuRatioTinyMaxK) ||
-                                        (f.row_mean < kGpuRatioShortRowMean && p.k <= kGpuRatioShortMaxK));
     const bool small_skewed = double(f.nnz) < kGpuRatioSmallNnz && f.row_mean >= kGpuRatioSkewMinMean &&
                               double(f.row_max) >= kGpuRatioSkewLongestOverMean * f.row_mean &&
                               p.k <= kGpuRatioSkewMaxK;
-    if (many_tiny_rows || small_skewed) return nullptr;
+    if (small_skewed) return nullptr;
     return first_applicable(all, {"cuda.ratio_spmm.fused"}, p);
   }
   const bool any_rows = p.k >= kCpuRatioAnyRowsMinK;

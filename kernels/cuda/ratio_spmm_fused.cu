@@ -9,7 +9,8 @@
 // accumulators: one read of B per nonzero instead of the SDDMM's and the SpMM's two, and no ratio
 // array in memory. Two steps are in flight so that one's shuffles overlap the other's loads. The
 // groups' rows are added with shuffles, the P parts of a row in shared memory in part order, so
-// results do not depend on timing (bit-identical across runs).
+// results do not depend on timing (bit-identical across runs). Where a mean row is shorter than a
+// warp's step at small K (G <= 16), each lane group takes a row of its own instead (group_rows).
 //
 // Long rows: a warp's walk over its part is a chain of dependent steps (loads, shuffles, the
 // division), so one long part can outlast the rest of the kernel: a 1M x 1M power-law matrix with
@@ -52,6 +53,8 @@ int row_parts(double mean_row) {
   while (parts < kMaxParts && mean_row >= 48.0 * parts) parts *= 2;
   return parts;
 }
+// parts == kGroupRows: each group of G lanes takes a row of its own (rows_per_group below).
+constexpr int kGroupRows = 0;
 constexpr int kMaxK = 1024;
 constexpr std::int64_t kMaxSteps = 32;  // steps of a warp's walk over a part or a segment
 constexpr std::int64_t kChunk = 32;     // segments the last of them to arrive adds
@@ -256,6 +259,69 @@ __device__ __forceinline__ void arrive(const Segments& seg, std::int64_t sg, int
   if (lane == 0) seg.row_arrivals[i] = 0;
 }
 
+// Short rows at small K (kGroupRows): each group of G lanes takes a row of its own, two of its
+// nonzeros a step, so that a warp works on 32 / G rows instead of idling on one row shorter than
+// its step. The warp runs as many steps as its longest row needs (rows past long_row are the
+// segments'); the dot products are summed within the group, the row added in order (bit-identical
+// runs). Blocks from `first_block` on, 8 x 32 / G rows a block.
+template <int G, int NQ, bool VEC>
+__device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_t long_row,
+                                           const std::int64_t* __restrict__ row_ptr,
+                                           const std::int32_t* __restrict__ col_idx,
+                                           const float* __restrict__ vals, const float* __restrict__ a,
+                                           const float* __restrict__ b, float eps,
+                                           float* __restrict__ c, unsigned first_block) {
+  using Row = LaneRow<G, NQ, VEC>;
+  constexpr int kGroups = kWarpSize / G;
+  const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
+  const int group = lane / G, li = lane % G;
+  const std::int64_t rows_per_block = std::int64_t(kWarps) * kGroups;
+  const std::int64_t row_blocks = (rows + rows_per_block - 1) / rows_per_block;
+  for (std::int64_t rb = blockIdx.x - first_block; rb < row_blocks; rb += gridDim.x - first_block) {
+    const std::int64_t row = rb * rows_per_block + warp * kGroups + group;
+    std::int64_t j0 = 0, j1 = 0;
+    bool mine_to_store = false;
+    if (row < rows) {
+      j0 = row_ptr[row];
+      j1 = row_ptr[row + 1];
+      mine_to_store = j1 - j0 <= long_row;
+      if (!mine_to_store) j1 = j0;  // a long row: its segments add it
+    }
+    Row ar, acc;
+    acc.zero();
+    if (j1 > j0) ar.load(a + row * k, k, li); else ar.zero();
+    int steps = static_cast<int>((j1 - j0 + 1) / 2);
+#pragma unroll
+    for (int o = kWarpSize / 2; o >= G; o >>= 1) steps = max(steps, __shfl_xor_sync(kFullMask, steps, o));
+    for (int st = 0; st < steps; ++st) {
+      const std::int64_t e0 = j0 + 2 * st, e1 = e0 + 1;
+      Row b0, b1;
+      float v0 = 0.0f, v1 = 0.0f;
+      if (e0 < j1) {
+        v0 = vals[e0];
+        b0.load(b + std::int64_t(col_idx[e0]) * k, k, li);
+      } else {
+        b0.zero();
+      }
+      if (e1 < j1) {
+        v1 = vals[e1];
+        b1.load(b + std::int64_t(col_idx[e1]) * k, k, li);
+      } else {
+        b1.zero();
+      }
+      float d0 = ar.dot(b0), d1 = ar.dot(b1);
+#pragma unroll
+      for (int o = G / 2; o > 0; o >>= 1) {
+        d0 += __shfl_xor_sync(kFullMask, d0, o);
+        d1 += __shfl_xor_sync(kFullMask, d1, o);
+      }
+      acc.axpy(e0 < j1 ? v0 / (d0 + eps) : 0.0f, b0);
+      acc.axpy(e1 < j1 ? v1 / (d1 + eps) : 0.0f, b1);
+    }
+    if (mine_to_store) acc.store(c + row * k, k, li);
+  }
+}
+
 // The first seg.blocks blocks give a warp to each segment of a long row (its nonzeros [begin,
 // min(begin + length, row end)) into the segment's row of seg.scratch); they come first so that the
 // long rows' work starts first. The other blocks stride over groups of kWarps / parts rows and
@@ -288,6 +354,10 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
       if (group == 0) acc.store(seg.scratch + sg * k, k, li);
       arrive(seg, sg, k, lane, c);
     }
+    return;
+  }
+  if (parts == kGroupRows) {
+    group_rows<G, NQ, VEC>(rows, k, long_row, row_ptr, col_idx, vals, a, b, eps, c, seg.blocks);
     return;
   }
   const int rows_per_block = kWarps / parts, part = warp % parts;
@@ -389,7 +459,7 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
             const Operands& op) {
   using Row = LaneRow<G, NQ, VEC>;
   const cudaStream_t stream = stream_of(ctx);
-  const int rows_per_block = kWarps / parts;
+  const int rows_per_block = parts == kGroupRows ? kWarps * (kWarpSize / G) : kWarps / parts;
   const Segments seg{split.seg_row.size(),
                      split.segment,
                      split.seg_row.data(),
@@ -448,12 +518,31 @@ std::int64_t step_nonzeros(int k) {
   return 2 * (kWarpSize / g);
 }
 
+// Warps per row (row_parts), or kGroupRows where several lane groups fit in a warp (K <= 64 in
+// float4s) and a mean row is shorter than four of a warp's steps. In group mode a lane group walks
+// at most kGroupMaxSteps steps of its row; longer rows go to the segments. On 36 cases of rows of
+// mean 3-20 at K = 16-64 (H100, docs/benchmarks/ratio-spmm.md) the fused kernel took up to 2.53x
+// the unfused pair's time with a warp per row and 0.33-0.98x with these settings; one step's worth
+// instead of four left cases at 1.2x, 8 or 32 steps instead of 16 lost on uniform rows of mean 15
+// or on hep-th.
+constexpr int kGroupRowsFactor = 4;
+constexpr std::int64_t kGroupMaxSteps = 16;
+int row_mapping(double mean_row, int k) {
+  const std::int64_t step = step_nonzeros(k);
+  if (step >= 4 && mean_row < double(kGroupRowsFactor * step)) return kGroupRows;
+  return row_parts(mean_row);
+}
+
+// The longest row a warp (or, with kGroupRows, a lane group: two nonzeros a step) walks itself.
+std::int64_t long_row_threshold(int parts, int k) {
+  return parts == kGroupRows ? 2 * kGroupMaxSteps : parts * kMaxSteps * step_nonzeros(k);
+}
 
 class FusedRatioSpmmPlan : public RatioSpmmPlan {
  public:
   FusedRatioSpmmPlan(const CsrView& s, int k)
-      : s_(s), k_(k), parts_(row_parts(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0)),
-        split_(s, k, parts_ * kMaxSteps * step_nonzeros(k), kMaxSteps * step_nonzeros(k)) {}
+      : s_(s), k_(k), parts_(row_mapping(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0, k)),
+        split_(s, k, long_row_threshold(parts_, k), kMaxSteps * step_nonzeros(k)) {}
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules]."""
+"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group]."""
 import collections
 import csv
 import math
@@ -193,4 +193,39 @@ def rules():
             print(f"| {label} | {scope or 'all'} ({len(xs)}) | {g:.3f} | {max(xs):.2f} | {sum(x > 1.1 for x in xs)} |")
 
 
-{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
+def group():
+    """Short rows a lane group each: fused / pair per setting, and auto on the reruns of held-out 2 and 3."""
+    d = HERE / "h100-group-rows"
+    def load(name):
+        t = collections.defaultdict(lambda: collections.defaultdict(list))
+        for r in (1, 2):
+            for x in csv.DictReader(open(d / f"fk-bench-{name}-r{r}.csv")):
+                t[(x["matrix"], x["form"], int(x["k"]))][x["variant"]].append(float(x["median_ms"]))
+        return t
+    for call, names in (("first call", [("g0", "warp a row"), ("g1", "groups below 1 step, 32 steps"),
+                                        ("g2", "below 2 steps, 32 steps")]),
+                        ("second call", [("f2s32", "below 2 steps, 32 steps"), ("f2s8", "below 2 steps, 8 steps"),
+                                         ("f2s16", "below 2 steps, 16 steps"), ("f4s16", "below 4 steps, 16 steps (kept)")])):
+        runs = {n: load(n) for n, _ in names}
+        print(f"| {call}: setting | cases | geometric mean fused / pair | worst |")
+        print("|---|---|---|---|")
+        for n, what in names:
+            xs = []
+            for key, v in runs[n].items():
+                pair = min(min(runs[m][key]["pair"]) for m, _ in names)
+                xs.append(min(v["cuda.ratio_spmm.fused"]) / pair)
+            print(f"| {what} | {len(xs)} | {math.exp(sum(map(math.log, xs)) / len(xs)):.3f} | {max(xs):.2f} |")
+        print()
+    print("| rerun (f4s16 kernel, the fourth rule) | cases | fused / pair (geometric mean) | auto / faster (geometric mean) | worst auto / faster |")
+    print("|---|---|---|---|---|")
+    for f in ("held-out-2-rerun.csv", "held-out-3-rerun.csv"):
+        t = collections.defaultdict(dict)
+        for r in csv.DictReader(open(d / f)):
+            t[(r["matrix"], r["form"], int(r["k"]))].setdefault(r["variant"], float(r["median_ms"]))
+        fp = [v["cuda.ratio_spmm.fused"] / v["pair"] for v in t.values()]
+        ab = [v["auto"] / min(v["pair"], v["cuda.ratio_spmm.fused"]) for v in t.values()]
+        g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
+        print(f"| {f} | {len(ab)} | {g(fp):.3f} | {g(ab):.3f} | {max(ab):.2f} |")
+
+
+{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules, "group": group}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
