@@ -118,6 +118,23 @@ __device__ __forceinline__ float group_sum(float v) {
   return v;
 }
 
+// acc += v0 / (ar·b0 + eps) · b0 + v1 / (ar·b1 + eps) · b1 for one lane group, each dot product
+// summed over the group's G lanes; a row that is not there (ok false) was loaded as zeros and adds
+// nothing.
+template <int G, int NQ, bool VEC>
+__device__ __forceinline__ void add_two(LaneRow<G, NQ, VEC>& acc, const LaneRow<G, NQ, VEC>& ar,
+                                        const LaneRow<G, NQ, VEC>& b0, bool ok0, float v0,
+                                        const LaneRow<G, NQ, VEC>& b1, bool ok1, float v1, float eps) {
+  float d0 = ar.dot(b0), d1 = ar.dot(b1);
+#pragma unroll
+  for (int o = G / 2; o > 0; o >>= 1) {
+    d0 += __shfl_xor_sync(kFullMask, d0, o);
+    d1 += __shfl_xor_sync(kFullMask, d1, o);
+  }
+  acc.axpy(ok0 ? v0 / (d0 + eps) : 0.0f, b0);
+  acc.axpy(ok1 ? v1 / (d1 + eps) : 0.0f, b1);
+}
+
 // acc += Σ_{j in [p0, p1)} vals_j / (ar · B[col_j] + eps) · B[col_j] over one warp: its 32 / G lane
 // groups take consecutive nonzeros, two steps of them in flight. Each group keeps its own partial
 // row (add_groups sums them).
@@ -174,14 +191,7 @@ __device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, VEC>& acc, const 
         Row b0, b1;
         if (e0 < n) b0.load(b + std::int64_t(c0) * k, k, li); else b0.zero();
         if (e1 < n) b1.load(b + std::int64_t(c1) * k, k, li); else b1.zero();
-        float d0 = ar.dot(b0), d1 = ar.dot(b1);
-#pragma unroll
-        for (int o = G / 2; o > 0; o >>= 1) {
-          d0 += __shfl_xor_sync(kFullMask, d0, o);
-          d1 += __shfl_xor_sync(kFullMask, d1, o);
-        }
-        acc.axpy(e0 < n ? v0 / (d0 + eps) : 0.0f, b0);
-        acc.axpy(e1 < n ? v1 / (d1 + eps) : 0.0f, b1);
+        add_two(acc, ar, b0, e0 < n, v0, b1, e1 < n, v1, eps);
       }
     }
   }
@@ -309,14 +319,7 @@ __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_
       } else {
         b1.zero();
       }
-      float d0 = ar.dot(b0), d1 = ar.dot(b1);
-#pragma unroll
-      for (int o = G / 2; o > 0; o >>= 1) {
-        d0 += __shfl_xor_sync(kFullMask, d0, o);
-        d1 += __shfl_xor_sync(kFullMask, d1, o);
-      }
-      acc.axpy(e0 < j1 ? v0 / (d0 + eps) : 0.0f, b0);
-      acc.axpy(e1 < j1 ? v1 / (d1 + eps) : 0.0f, b1);
+      add_two(acc, ar, b0, e0 < j1, v0, b1, e1 < j1, v1, eps);
     }
     if (mine_to_store) acc.store(c + row * k, k, li);
   }

@@ -291,6 +291,40 @@ TEST(LdaEStep, GpuBackendMatchesDirectComputation) {
   }
 }
 
+// 300 documents over 500 words, word w in a document with probability p(w), counts 1-4: larger
+// than a warp in every direction, for the tests below.
+HostCsr docs_300x500(Rng& rng, const std::function<double(std::int32_t)>& p) {
+  HostCsr docs;
+  docs.rows = 300;
+  docs.cols = 500;
+  for (std::int64_t d = 0; d < docs.rows; ++d) {
+    for (std::int32_t w = 0; w < 500; ++w)
+      if (rng.uniform() < p(w)) {
+        docs.col_idx.push_back(w);
+        docs.vals.push_back(static_cast<float>(1 + rng.below(4)));
+      }
+    docs.row_ptr.push_back(docs.nnz());
+  }
+  return docs;
+}
+
+LdaHyper hyper_k70(int max_inner) {
+  LdaHyper h;
+  h.topics = 70;
+  h.words = 500;
+  h.alpha = 1.0 / 70;
+  h.eta = 1.0 / 70;
+  h.max_inner = max_inner;
+  h.tol = 0;
+  return h;
+}
+
+HostDense<float> lambda_500x70(Rng& rng) {
+  HostDense<float> lambda(500, 70);
+  for (float& v : lambda.storage()) v = static_cast<float>(rng.uniform(0.5, 2.0));
+  return lambda;
+}
+
 // The last E-step's statistics are held back by the engine: update_lambda adds them to λ directly
 // (on the GPU in the λ pass itself, lda_gpu.cu), unless something asked for stats() or reused the
 // E-step's buffers first, when they go through the W x K buffer. Both ways must give the same λ,
@@ -299,26 +333,10 @@ TEST(LdaEStep, GpuBackendMatchesDirectComputation) {
 // other only evaluating after the second one.
 void check_held_back_statistics(const std::function<std::unique_ptr<LdaBackend>(const LdaHyper&)>& make) {
   Rng rng(71);
-  HostCsr docs;
-  docs.rows = 300;
-  docs.cols = 500;
-  for (std::int64_t d = 0; d < docs.rows; ++d) {
-    for (std::int32_t w = 0; w < 500; ++w)
-      if (rng.uniform() < (w % 7 == 0 ? 0.002 : 0.05)) {  // some words in few minibatches
-        docs.col_idx.push_back(w);
-        docs.vals.push_back(static_cast<float>(1 + rng.below(4)));
-      }
-    docs.row_ptr.push_back(docs.nnz());
-  }
-  LdaHyper h;
-  h.topics = 70;
-  h.words = 500;
-  h.alpha = 1.0 / 70;
-  h.eta = 1.0 / 70;
-  h.max_inner = 4;
-  h.tol = 0;
-  HostDense<float> lambda(500, 70);
-  for (float& v : lambda.storage()) v = static_cast<float>(rng.uniform(0.5, 2.0));
+  // Every seventh word rare, so that it is in few minibatches.
+  const HostCsr docs = docs_300x500(rng, [](std::int32_t w) { return w % 7 == 0 ? 0.002 : 0.05; });
+  const LdaHyper h = hyper_k70(4);
+  const HostDense<float> lambda = lambda_500x70(rng);
   std::unique_ptr<LdaBackend> direct = make(h), buffered = make(h);
   std::vector<int> ids;
   for (LdaBackend* be : {direct.get(), buffered.get()}) {
@@ -355,26 +373,9 @@ TEST(LdaEStep, HeldBackStatisticsGiveTheSameLambdaOnTheGpu) {
 TEST(LdaEStep, GpuAgreesWithCpuOnLargerProblem) {
   FK_REQUIRE_GPU();
   Rng rng(51);
-  HostCsr docs;
-  docs.rows = 300;
-  docs.cols = 500;
-  for (std::int64_t d = 0; d < docs.rows; ++d) {
-    for (std::int32_t w = 0; w < 500; ++w)
-      if (rng.uniform() < 0.08) {
-        docs.col_idx.push_back(w);
-        docs.vals.push_back(static_cast<float>(1 + rng.below(4)));
-      }
-    docs.row_ptr.push_back(docs.nnz());
-  }
-  LdaHyper h;
-  h.topics = 70;
-  h.words = 500;
-  h.alpha = 1.0 / 70;
-  h.eta = 1.0 / 70;
-  h.max_inner = 8;
-  h.tol = 0;
-  HostDense<float> lambda(500, 70);
-  for (float& v : lambda.storage()) v = static_cast<float>(rng.uniform(0.5, 2.0));
+  const HostCsr docs = docs_300x500(rng, [](std::int32_t) { return 0.08; });
+  const LdaHyper h = hyper_k70(8);
+  const HostDense<float> lambda = lambda_500x70(rng);
   auto cpu = make_cpu_lda_backend(Context(DeviceKind::kCpu, 2), h);
   auto gpu = make_gpu_lda_backend(Context(DeviceKind::kGpu), h);
   HostCsr observed, scored;
