@@ -566,11 +566,12 @@ class GpuOps {
                 static_cast<float>(rho * eta), static_cast<float>(rho * scale), colsum, psi_colsum);
   }
 
-  void update_lambda_from_batch(const Context&, float* lambda, float*, const std::int32_t* words,
-                                std::int64_t nloc, const float* ebeta, const float* x,
-                                std::int64_t w, int k, double rho, double eta, double scale,
-                                double* colsum, double* psi_colsum) {
-    lambda_pass(lambda, nullptr, w, k, true, static_cast<float>(1.0 - rho),
+  void update_lambda_from_batch(const Context&, float* lambda, float* stats,
+                                const std::int32_t* words, std::int64_t nloc, const float* ebeta,
+                                const float* x, std::int64_t w, int k, double rho, double eta,
+                                double scale, double* colsum, double* psi_colsum) {
+    // stats (all zero) is read instead where a minibatch without words has no words array.
+    lambda_pass(lambda, stats, w, k, true, static_cast<float>(1.0 - rho),
                 static_cast<float>(rho * eta), static_cast<float>(rho * scale), colsum, psi_colsum,
                 LocalStats{words, nloc, ebeta, x});
   }

@@ -355,6 +355,18 @@ void check_held_back_statistics(const std::function<std::unique_ptr<LdaBackend>(
     ASSERT_EQ(direct->lambda().storage(), buffered->lambda().storage()) << "after minibatch " << i;
   }
   EXPECT_EQ(direct->gamma(ids.back()).storage(), buffered->gamma(ids.back()).storage());
+  // A minibatch of empty documents (no words at all) held back: λ only decays.
+  HostCsr empty;
+  empty.rows = 3;
+  empty.cols = 500;
+  empty.row_ptr.assign(4, 0);
+  for (LdaBackend* be : {direct.get(), buffered.get()}) {
+    const int id = be->add_batch(make_local_batch(empty, 0, 3), BatchRole::kTrain);
+    be->e_step(id, kKey, 9);
+    if (be == buffered.get()) be->stats();
+    be->update_lambda(0.5, 1.0);
+  }
+  EXPECT_EQ(direct->lambda().storage(), buffered->lambda().storage());
 }
 
 TEST(LdaEStep, HeldBackStatisticsGiveTheSameLambdaOnTheCpu) {
