@@ -183,6 +183,10 @@ TEST(LdaTrain, ResumedRunReachesTheUninterruptedModel) {
   const auto other = run(split.path(), {"--iters", "5", "--resume", "--alpha", "0.5"});
   EXPECT_EQ(other.status, 2);
   EXPECT_NE(other.err.find("alpha"), std::string::npos) << other.err;
+  // Another kernel choice does resume: --ratio-spmm, like --sddmm and --spmm, is not part of
+  // the model.
+  const auto kernels = run(split.path(), {"--iters", "5", "--resume", "--ratio-spmm", "off"});
+  EXPECT_EQ(kernels.status, 0) << kernels.err;
 }
 
 TEST(LdaTrain, GpuAndCpuAgree) {
