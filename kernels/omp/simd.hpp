@@ -34,6 +34,18 @@ inline float hsum(V8 v) {
   return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
 }
 
+// Rows of K >= 8 floats whose K is not a multiple of 8 end in a partial vector. Rather than a
+// scalar loop over its K % 8 columns, the kernels load the row's last whole vector [K - 8, K),
+// which overlaps the vectors before it: a dot product weights it with last_lanes(K % 8), whose
+// first 8 - K % 8 lanes are 0; an SpMM block computes it as one more accumulator (the overlapped
+// columns come out twice, the same sums, and the later store wins). Every load stays inside the
+// row.
+inline V8 last_lanes(std::int64_t tail) {
+  V8 m = zero();
+  for (int i = kLanes - static_cast<int>(tail); i < kLanes; ++i) m[i] = 1.0f;
+  return m;
+}
+
 // Two-source lane shuffle: result lane i = (a ++ b)[index i].
 #if defined(__clang__)
 #define FK_SHUFFLE8(a, b, i0, i1, i2, i3, i4, i5, i6, i7) __builtin_shufflevector(a, b, i0, i1, i2, i3, i4, i5, i6, i7)
@@ -70,6 +82,10 @@ inline float dot1(const float* a, const float* b, std::int64_t k) {
     s0 += load(a + t) * load(b + t);
     t += kLanes;
   }
+  if (t < k && k >= kLanes) {  // the partial vector, as the last whole one weighted
+    s1 += load(a + k - kLanes) * last_lanes(k - t) * load(b + k - kLanes);
+    t = k;
+  }
   float r = hsum(s0 + s1);
   for (; t < k; ++t) r += a[t] * b[t];
   return r;
@@ -87,6 +103,15 @@ inline void dot4(const float* a, const float* b0, const float* b1, const float* 
     s1 += av * load(b1 + t);
     s2 += av * load(b2 + t);
     s3 += av * load(b3 + t);
+  }
+  if (t < k && k >= kLanes) {  // the partial vector, as the last whole one weighted
+    const std::int64_t l = k - kLanes;
+    const V8 av = load(a + l) * last_lanes(k - t);
+    s0 += av * load(b0 + l);
+    s1 += av * load(b1 + l);
+    s2 += av * load(b2 + l);
+    s3 += av * load(b3 + l);
+    t = k;
   }
   float r0 = hsum(s0), r1 = hsum(s1), r2 = hsum(s2), r3 = hsum(s3);
   for (; t < k; ++t) {
@@ -110,6 +135,12 @@ inline void dot8(const float* a, const float* const b[8], std::int64_t k, float 
   for (; t + kLanes <= k; t += kLanes) {
     const V8 av = load(a + t);
     for (int q = 0; q < 8; ++q) s[q] += av * load(b[q] + t);
+  }
+  if (t < k && k >= kLanes) {  // the partial vector, as the last whole one weighted
+    const std::int64_t l = k - kLanes;
+    const V8 av = load(a + l) * last_lanes(k - t);
+    for (int q = 0; q < 8; ++q) s[q] += av * load(b[q] + l);
+    t = k;
   }
   const V8 sums = transpose_sum8(s);
   for (int q = 0; q < 8; ++q) {
@@ -156,42 +187,68 @@ inline void sddmm_entries(const float* a, const float* b, std::int64_t ldb, std:
 // out[k0 .. k0 + 8*NV) (+)= sum_e vals[e] * B[cols[e], k0 .. k0 + 8*NV), the accumulators held in
 // NV vector registers for the whole entry list, so `out` is read (when accumulating) and written once.
 // With NV <= 4 the NV accumulator chains alone would wait on FMA latency (4 cycles per entry),
-// so even and odd entries go to two accumulator sets, summed at the end.
-template <int NV>
+// so even and odd entries go to two accumulator sets, summed at the end. With TAIL, one more
+// accumulator covers the row's last whole vector [kt, kt + 8) (last_lanes above), starting from
+// tail_init (out's values there, read before any block stored), and is stored last.
+template <int NV, bool TAIL = false>
 inline void spmm_block(const std::int32_t* cols, const float* vals, std::int64_t n, const float* b,
-                       std::int64_t ldb, std::int64_t k0, float* out, bool accumulate) {
-  constexpr int kSets = NV <= 4 ? 2 : 1;
-  V8 acc[kSets][NV];
-  for (int q = 0; q < NV; ++q) {
-    acc[0][q] = accumulate ? load(out + k0 + q * kLanes) : zero();
+                       std::int64_t ldb, std::int64_t k0, float* out, bool accumulate,
+                       std::int64_t kt = 0, V8 tail_init = zero()) {
+  constexpr int kV = NV + (TAIL ? 1 : 0);
+  constexpr int kSets = kV <= 4 ? 2 : 1;
+  std::int64_t off[kV];
+  for (int q = 0; q < NV; ++q) off[q] = k0 + q * kLanes;
+  if (TAIL) off[kV - 1] = kt;
+  V8 acc[kSets][kV];
+  for (int q = 0; q < kV; ++q) {
+    acc[0][q] = TAIL && q == kV - 1 ? tail_init : accumulate ? load(out + off[q]) : zero();
     if (kSets == 2) acc[kSets - 1][q] = zero();
   }
-  const float* bk = b + k0;
   std::int64_t e = 0;
   if (kSets == 2) {
     for (; e + 2 <= n; e += 2) {
       const V8 v0 = splat(vals[e]), v1 = splat(vals[e + 1]);
-      const float* b0 = bk + std::int64_t(cols[e]) * ldb;
-      const float* b1 = bk + std::int64_t(cols[e + 1]) * ldb;
-      for (int q = 0; q < NV; ++q) {
-        acc[0][q] += v0 * load(b0 + q * kLanes);
-        acc[kSets - 1][q] += v1 * load(b1 + q * kLanes);
+      const float* b0 = b + std::int64_t(cols[e]) * ldb;
+      const float* b1 = b + std::int64_t(cols[e + 1]) * ldb;
+      for (int q = 0; q < kV; ++q) {
+        acc[0][q] += v0 * load(b0 + off[q]);
+        acc[kSets - 1][q] += v1 * load(b1 + off[q]);
       }
     }
   }
   for (; e < n; ++e) {
     const V8 v = splat(vals[e]);
-    const float* br = bk + std::int64_t(cols[e]) * ldb;
-    for (int q = 0; q < NV; ++q) acc[0][q] += v * load(br + q * kLanes);
+    const float* br = b + std::int64_t(cols[e]) * ldb;
+    for (int q = 0; q < kV; ++q) acc[0][q] += v * load(br + off[q]);
   }
-  for (int q = 0; q < NV; ++q) store(out + k0 + q * kLanes, kSets == 2 ? acc[0][q] + acc[kSets - 1][q] : acc[0][q]);
+  for (int q = 0; q < kV; ++q) store(out + off[q], kSets == 2 ? acc[0][q] + acc[kSets - 1][q] : acc[0][q]);
 }
 
 // out[0..k) (+)= sum_{e < n} vals[e] * B[cols[e], 0..k). `out` holds k floats (a C row or a carry
-// buffer). Column blocks of 64 floats keep their accumulators in registers; the scalar tail of
-// k % 8 columns is one more pass over the entries.
+// buffer). Column blocks of 64 floats keep their accumulators in registers; from K = 8 the
+// partial vector rides with the last block (last_lanes), below it a scalar pass covers the row.
 inline void spmm_row(const std::int32_t* cols, const float* vals, std::int64_t n, const float* b,
                      std::int64_t ldb, std::int64_t k, float* out, bool accumulate) {
+  if (k >= kLanes && k % kLanes != 0) {
+    // The partial vector as the last whole one (last_lanes), with the last block of whole vectors.
+    const std::int64_t kt = k - kLanes;
+    const V8 tail_init = accumulate ? load(out + kt) : zero();
+    const std::int64_t blocks = (k / kLanes - 1) / kBlockVectors;  // leaves 1-8 whole vectors
+    std::int64_t k0 = 0;
+    for (std::int64_t i = 0; i < blocks; ++i, k0 += kBlockCols)
+      spmm_block<kBlockVectors>(cols, vals, n, b, ldb, k0, out, accumulate);
+    switch ((k - k0) / kLanes) {
+      case 8: spmm_block<8, true>(cols, vals, n, b, ldb, k0, out, accumulate, kt, tail_init); break;
+      case 7: spmm_block<7, true>(cols, vals, n, b, ldb, k0, out, accumulate, kt, tail_init); break;
+      case 6: spmm_block<6, true>(cols, vals, n, b, ldb, k0, out, accumulate, kt, tail_init); break;
+      case 5: spmm_block<5, true>(cols, vals, n, b, ldb, k0, out, accumulate, kt, tail_init); break;
+      case 4: spmm_block<4, true>(cols, vals, n, b, ldb, k0, out, accumulate, kt, tail_init); break;
+      case 3: spmm_block<3, true>(cols, vals, n, b, ldb, k0, out, accumulate, kt, tail_init); break;
+      case 2: spmm_block<2, true>(cols, vals, n, b, ldb, k0, out, accumulate, kt, tail_init); break;
+      default: spmm_block<1, true>(cols, vals, n, b, ldb, k0, out, accumulate, kt, tail_init); break;
+    }
+    return;
+  }
   std::int64_t k0 = 0;
   for (; k0 + kBlockCols <= k; k0 += kBlockCols)
     spmm_block<kBlockVectors>(cols, vals, n, b, ldb, k0, out, accumulate);
