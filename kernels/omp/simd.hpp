@@ -194,34 +194,42 @@ template <int NV, bool TAIL = false>
 inline void spmm_block(const std::int32_t* cols, const float* vals, std::int64_t n, const float* b,
                        std::int64_t ldb, std::int64_t k0, float* out, bool accumulate,
                        std::int64_t kt = 0, V8 tail_init = zero()) {
-  constexpr int kV = NV + (TAIL ? 1 : 0);
-  constexpr int kSets = kV <= 4 ? 2 : 1;
-  std::int64_t off[kV];
-  for (int q = 0; q < NV; ++q) off[q] = k0 + q * kLanes;
-  if (TAIL) off[kV - 1] = kt;
-  V8 acc[kSets][kV];
-  for (int q = 0; q < kV; ++q) {
-    acc[0][q] = TAIL && q == kV - 1 ? tail_init : accumulate ? load(out + off[q]) : zero();
+  constexpr int kSets = NV + (TAIL ? 1 : 0) <= 4 ? 2 : 1;
+  V8 acc[kSets][NV], tacc[kSets];
+  for (int q = 0; q < NV; ++q) {
+    acc[0][q] = accumulate ? load(out + k0 + q * kLanes) : zero();
     if (kSets == 2) acc[kSets - 1][q] = zero();
   }
+  if (TAIL) {
+    tacc[0] = tail_init;
+    if (kSets == 2) tacc[kSets - 1] = zero();
+  }
+  const float* bk = b + k0;
+  const std::int64_t dt = kt - k0;  // the tail vector's offset from bk
   std::int64_t e = 0;
   if (kSets == 2) {
     for (; e + 2 <= n; e += 2) {
       const V8 v0 = splat(vals[e]), v1 = splat(vals[e + 1]);
-      const float* b0 = b + std::int64_t(cols[e]) * ldb;
-      const float* b1 = b + std::int64_t(cols[e + 1]) * ldb;
-      for (int q = 0; q < kV; ++q) {
-        acc[0][q] += v0 * load(b0 + off[q]);
-        acc[kSets - 1][q] += v1 * load(b1 + off[q]);
+      const float* b0 = bk + std::int64_t(cols[e]) * ldb;
+      const float* b1 = bk + std::int64_t(cols[e + 1]) * ldb;
+      for (int q = 0; q < NV; ++q) {
+        acc[0][q] += v0 * load(b0 + q * kLanes);
+        acc[kSets - 1][q] += v1 * load(b1 + q * kLanes);
+      }
+      if (TAIL) {
+        tacc[0] += v0 * load(b0 + dt);
+        tacc[kSets - 1] += v1 * load(b1 + dt);
       }
     }
   }
   for (; e < n; ++e) {
     const V8 v = splat(vals[e]);
-    const float* br = b + std::int64_t(cols[e]) * ldb;
-    for (int q = 0; q < kV; ++q) acc[0][q] += v * load(br + off[q]);
+    const float* br = bk + std::int64_t(cols[e]) * ldb;
+    for (int q = 0; q < NV; ++q) acc[0][q] += v * load(br + q * kLanes);
+    if (TAIL) tacc[0] += v * load(br + dt);
   }
-  for (int q = 0; q < kV; ++q) store(out + off[q], kSets == 2 ? acc[0][q] + acc[kSets - 1][q] : acc[0][q]);
+  for (int q = 0; q < NV; ++q) store(out + k0 + q * kLanes, kSets == 2 ? acc[0][q] + acc[kSets - 1][q] : acc[0][q]);
+  if (TAIL) store(out + kt, kSets == 2 ? tacc[0] + tacc[kSets - 1] : tacc[0]);
 }
 
 // out[0..k) (+)= sum_{e < n} vals[e] * B[cols[e], 0..k). `out` holds k floats (a C row or a carry
