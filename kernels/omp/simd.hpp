@@ -34,18 +34,6 @@ inline float hsum(V8 v) {
   return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
 }
 
-// Rows of K >= 8 floats whose K is not a multiple of 8 end in a partial vector. Rather than a
-// scalar loop over its K % 8 columns, the kernels load the row's last whole vector [K - 8, K),
-// which overlaps the vectors before it: a dot product weights it with last_lanes(K % 8), whose
-// first 8 - K % 8 lanes are 0; an SpMM block computes it as one more accumulator (the overlapped
-// columns come out twice, the same sums, and the later store wins). Every load stays inside the
-// row.
-inline V8 last_lanes(std::int64_t tail) {
-  V8 m = zero();
-  for (int i = kLanes - static_cast<int>(tail); i < kLanes; ++i) m[i] = 1.0f;
-  return m;
-}
-
 // Two-source lane shuffle: result lane i = (a ++ b)[index i].
 #if defined(__clang__)
 #define FK_SHUFFLE8(a, b, i0, i1, i2, i3, i4, i5, i6, i7) __builtin_shufflevector(a, b, i0, i1, i2, i3, i4, i5, i6, i7)
@@ -82,10 +70,6 @@ inline float dot1(const float* a, const float* b, std::int64_t k) {
     s0 += load(a + t) * load(b + t);
     t += kLanes;
   }
-  if (t < k && k >= kLanes) {  // the partial vector, as the last whole one weighted
-    s1 += load(a + k - kLanes) * last_lanes(k - t) * load(b + k - kLanes);
-    t = k;
-  }
   float r = hsum(s0 + s1);
   for (; t < k; ++t) r += a[t] * b[t];
   return r;
@@ -103,15 +87,6 @@ inline void dot4(const float* a, const float* b0, const float* b1, const float* 
     s1 += av * load(b1 + t);
     s2 += av * load(b2 + t);
     s3 += av * load(b3 + t);
-  }
-  if (t < k && k >= kLanes) {  // the partial vector, as the last whole one weighted
-    const std::int64_t l = k - kLanes;
-    const V8 av = load(a + l) * last_lanes(k - t);
-    s0 += av * load(b0 + l);
-    s1 += av * load(b1 + l);
-    s2 += av * load(b2 + l);
-    s3 += av * load(b3 + l);
-    t = k;
   }
   float r0 = hsum(s0), r1 = hsum(s1), r2 = hsum(s2), r3 = hsum(s3);
   for (; t < k; ++t) {
@@ -135,12 +110,6 @@ inline void dot8(const float* a, const float* const b[8], std::int64_t k, float 
   for (; t + kLanes <= k; t += kLanes) {
     const V8 av = load(a + t);
     for (int q = 0; q < 8; ++q) s[q] += av * load(b[q] + t);
-  }
-  if (t < k && k >= kLanes) {  // the partial vector, as the last whole one weighted
-    const std::int64_t l = k - kLanes;
-    const V8 av = load(a + l) * last_lanes(k - t);
-    for (int q = 0; q < 8; ++q) s[q] += av * load(b[q] + l);
-    t = k;
   }
   const V8 sums = transpose_sum8(s);
   for (int q = 0; q < 8; ++q) {
@@ -188,8 +157,8 @@ inline void sddmm_entries(const float* a, const float* b, std::int64_t ldb, std:
 // NV vector registers for the whole entry list, so `out` is read (when accumulating) and written once.
 // With NV <= 4 the NV accumulator chains alone would wait on FMA latency (4 cycles per entry),
 // so even and odd entries go to two accumulator sets, summed at the end. With TAIL, one more
-// accumulator covers the row's last whole vector [kt, kt + 8) (last_lanes above), starting from
-// tail_init (out's values there, read before any block stored), and is stored last.
+// accumulator covers the row's last whole vector [kt, kt + 8) (spmm_row), starting from tail_init
+// (out's values there, read before any block stored), and is stored last.
 template <int NV, bool TAIL = false>
 inline void spmm_block(const std::int32_t* cols, const float* vals, std::int64_t n, const float* b,
                        std::int64_t ldb, std::int64_t k0, float* out, bool accumulate,
@@ -233,12 +202,16 @@ inline void spmm_block(const std::int32_t* cols, const float* vals, std::int64_t
 }
 
 // out[0..k) (+)= sum_{e < n} vals[e] * B[cols[e], 0..k). `out` holds k floats (a C row or a carry
-// buffer). Column blocks of 64 floats keep their accumulators in registers; from K = 8 the
-// partial vector rides with the last block (last_lanes), below it a scalar pass covers the row.
+// buffer). Column blocks of 64 floats keep their accumulators in registers. Where K >= 8 is not a
+// multiple of 8, the last block also carries the row's last whole vector [K - 8, K), which
+// overlaps the vectors before it and stays inside the row: the partial vector's columns in the
+// same pass over the entries instead of a scalar pass of their own (the overlapped columns come
+// out twice with the same sums, and the tail is stored last). Below K = 8 a scalar pass covers
+// the row.
 inline void spmm_row(const std::int32_t* cols, const float* vals, std::int64_t n, const float* b,
                      std::int64_t ldb, std::int64_t k, float* out, bool accumulate) {
   if (k >= kLanes && k % kLanes != 0) {
-    // The partial vector as the last whole one (last_lanes), with the last block of whole vectors.
+    // The partial vector as the last whole one, with the last block of whole vectors.
     const std::int64_t kt = k - kLanes;
     const V8 tail_init = accumulate ? load(out + kt) : zero();
     const std::int64_t blocks = (k / kLanes - 1) / kBlockVectors;  // leaves 1-8 whole vectors

@@ -25,7 +25,7 @@ namespace {
 
 // Dense widths: SpMV (1), tiny and odd widths, around 32 (warp, 4 SIMD vectors), two tiles and far
 // beyond one register block (1000 = 15 blocks of 64 + 40, a tail of 5 vectors); 70 and 100 end in a
-// partial SIMD vector after a full register block's worth (kernels/omp/simd.hpp, last_lanes).
+// partial SIMD vector after a full register block's worth (kernels/omp/simd.hpp, spmm_row).
 const std::vector<int> kWidths = {1, 2, 3, 5, 31, 32, 33, 64, 70, 100, 128, 1000};
 const Op kOps[] = {Op::kNoTrans, Op::kTrans};
 
