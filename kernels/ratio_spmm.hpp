@@ -54,7 +54,6 @@ const RatioSpmmVariant* choose_ratio_spmm_variant(DeviceKind device, const Kerne
 struct PreparedRatioSpmm {
   std::unique_ptr<RatioSpmmPlan> plan;  // null: `auto` chose the unfused pair
   const RatioSpmmVariant* variant = nullptr;
-  Op op = Op::kNoTrans;
   double prepare_seconds = 0;
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) const {

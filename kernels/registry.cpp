@@ -484,7 +484,6 @@ PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int
   KernelProblem problem{op == Op::kTrans ? transposed_features(ctx, s) : pattern_features(ctx, s), k};
   problem.transposed = op == Op::kTrans;  // the rules see Sᵀ, the matrix the plan runs on
   PreparedRatioSpmm out;
-  out.op = op;
   if (variant == "auto") {
     out.variant = choose_ratio_spmm_variant(ctx.device(), problem);
     if (!out.variant) return out;  // the unfused pair is the better choice
