@@ -16,8 +16,9 @@
 // division), so one long part can outlast the rest of the kernel: a 1M x 1M power-law matrix with
 // a full row ran 50x slower than the unfused pair, the transpose of an LDA minibatch (rows of mean
 // 13, the longest 4096) 2.9x slower (H100, docs/benchmarks/ratio-spmm.md). A part may therefore
-// take at most kMaxSteps steps (2 x 32/G nonzeros each): longer rows are cut into segments of that
-// many nonzeros, a warp each, whose partial rows go to a scratch buffer. The segments run in the
+// take at most kMaxSteps steps (2 x 32/G nonzeros each; more where the scratch would outgrow C,
+// LongRowSplit): longer rows are cut into segments of that many nonzeros, a warp each, whose
+// partial rows go to a scratch buffer. The segments run in the
 // same launch as the rows, in its first blocks, so that the long work starts first; the last
 // segment of each chunk of kChunk to arrive adds the chunk, and the last chunk of each row the
 // row's chunks, in a fixed order (bit-identical runs; counters, no atomic additions of values).
@@ -33,6 +34,7 @@
 
 #include "kernels/cuda/cuda_variants.hpp"
 #include "kernels/cuda/spmm_common.cuh"
+#include "kernels/ratio_segments.hpp"
 
 namespace fk {
 namespace {
@@ -213,6 +215,7 @@ __device__ __forceinline__ void add_groups(LaneRow<G, NQ, VEC>& acc) {
 // between runs.
 struct Segments {
   std::int64_t count, length;  // segments; nonzeros each (the last of a row may have fewer)
+  std::int64_t partial;        // segments [0, partial) are parts of rows of several segments
   const std::int64_t *row, *begin;
   const std::int64_t* chunk_of;     // per segment: its chunk
   const std::int64_t* chunk_first;  // per chunk: its first segment (chunks + 1)
@@ -326,8 +329,8 @@ __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_
 }
 
 // The first seg.blocks blocks give a warp to each segment of a long row (its nonzeros [begin,
-// min(begin + length, row end)) into the segment's row of seg.scratch); they come first so that the
-// long rows' work starts first. The other blocks stride over groups of kWarps / parts rows and
+// min(begin + length, row end)) into the segment's row of seg.scratch, or into C where the segment
+// is the whole row); they come first so that the long rows' work starts first. The other blocks stride over groups of kWarps / parts rows and
 // leave rows of more than long_row nonzeros to the segments. Dynamic shared memory: kWarps x
 // kCount x 32 floats when parts > 1 (a warp's partial row in lane-major order). With up to 8
 // floats a lane (K <= 256) the launch bounds hold it to 64 registers, 4 blocks an SM (1.03x at
@@ -354,6 +357,10 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
       acc.zero();
       accumulate_part(acc, ar, p0, p1, col_idx, vals, b, k, eps, lane);
       add_groups(acc);
+      if (sg >= seg.partial) {  // the row's only segment: its sum is the row
+        if (group == 0) acc.store(c + row * k, k, li);
+        continue;
+      }
       if (group == 0) acc.store(seg.scratch + sg * k, k, li);
       arrive(seg, sg, k, lane, c);
     }
@@ -401,53 +408,47 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
   }
 }
 
-// The long rows of a pattern (more than `threshold` nonzeros), their segments and the scratch
-// rows the segments are added in.
+// The long rows' segments on the device (kernels/ratio_segments.hpp plans them). Rows that fit
+// one segment (in group mode, rows of 33 up to a segment's nonzeros) are stored by their warp,
+// with no scratch, counters or second pass (H100: 0.99x the time in geometric mean on 72 small
+// cases, down to 0.87x on transposes at K = 16 whose long rows are mostly of one segment;
+// docs/benchmarks/ratio-spmm.md). The
+// scratch takes at most as much as C or kScratchFloor bytes, whichever is more: with segments of
+// 64 nonzeros at K = 256 it would take nnz x 16 bytes, 1.1 GB for the transpose of the nytimes
+// corpus against its C of 105 MB.
+constexpr std::int64_t kScratchFloor = std::int64_t(64) << 20;
 struct LongRowSplit {
-  std::int64_t threshold = 0, segment = 0;
-  DeviceBuffer<std::int64_t> rows;                // the long rows
+  std::int64_t threshold = 0, segment = 0, partial = 0;
+  DeviceBuffer<std::int64_t> rows;                // the rows of several segments
   DeviceBuffer<std::int64_t> seg_row, seg_begin;  // per segment: its row and first nonzero
-  DeviceBuffer<std::int64_t> chunk_of;            // per segment: its chunk
+  DeviceBuffer<std::int64_t> chunk_of;            // per partial segment: its chunk
   DeviceBuffer<std::int64_t> chunk_first;         // per chunk: its first segment (chunks + 1)
-  DeviceBuffer<std::int64_t> chunk_row;           // per chunk: its long row's index in `rows`
-  DeviceBuffer<std::int64_t> row_first_chunk;     // per long row: its first chunk (rows + 1)
+  DeviceBuffer<std::int64_t> chunk_row;           // per chunk: its row's index in `rows`
+  DeviceBuffer<std::int64_t> row_first_chunk;     // per row of `rows`: its first chunk (+ 1)
   DeviceBuffer<int> chunk_arrivals, row_arrivals;  // zero between runs
-  DeviceBuffer<float> scratch, chunk_sums;        // segments x k, chunks x k
+  DeviceBuffer<float> scratch, chunk_sums;        // partial segments x k, chunks x k
 
   LongRowSplit(const CsrView& s, int k, std::int64_t threshold_, std::int64_t segment_)
       : threshold(threshold_), segment(segment_) {
     if (s.rows == 0 || s.nnz <= threshold) return;
-    const std::vector<std::int64_t> rp = cuda_spmm::download_row_ptr(s);
-    std::vector<std::int64_t> r, sr, sb, co, cf, cr, rfc;
-    for (std::int64_t i = 0; i < s.rows; ++i) {
-      if (rp[i + 1] - rp[i] <= threshold) continue;
-      rfc.push_back(static_cast<std::int64_t>(cf.size()));
-      const std::int64_t first = static_cast<std::int64_t>(sr.size());
-      for (std::int64_t j = rp[i]; j < rp[i + 1]; j += segment) {
-        if ((static_cast<std::int64_t>(sr.size()) - first) % kChunk == 0) {
-          cf.push_back(static_cast<std::int64_t>(sr.size()));
-          cr.push_back(static_cast<std::int64_t>(r.size()));
-        }
-        co.push_back(static_cast<std::int64_t>(cf.size()) - 1);
-        sr.push_back(i);
-        sb.push_back(j);
-      }
-      r.push_back(i);
-    }
-    if (r.empty()) return;
-    cf.push_back(static_cast<std::int64_t>(sr.size()));
-    rfc.push_back(static_cast<std::int64_t>(cf.size()) - 1);
-    rows = DeviceBuffer<std::int64_t>(r);
-    seg_row = DeviceBuffer<std::int64_t>(sr);
-    seg_begin = DeviceBuffer<std::int64_t>(sb);
-    chunk_of = DeviceBuffer<std::int64_t>(co);
-    chunk_first = DeviceBuffer<std::int64_t>(cf);
-    chunk_row = DeviceBuffer<std::int64_t>(cr);
-    row_first_chunk = DeviceBuffer<std::int64_t>(rfc);
-    chunk_arrivals = DeviceBuffer<int>(std::vector<int>(cr.size(), 0));
-    row_arrivals = DeviceBuffer<int>(std::vector<int>(r.size(), 0));
-    scratch = DeviceBuffer<float>(static_cast<std::int64_t>(sr.size()) * k);
-    chunk_sums = DeviceBuffer<float>(static_cast<std::int64_t>(cr.size()) * k);
+    const RatioSegments p = plan_ratio_segments(
+        cuda_spmm::download_row_ptr(s), k, threshold, segment_, kChunk,
+        std::max(kScratchFloor, s.rows * k * std::int64_t(sizeof(float))));
+    segment = p.segment;
+    partial = p.partial;
+    if (p.seg_row.empty()) return;
+    seg_row = DeviceBuffer<std::int64_t>(p.seg_row);
+    seg_begin = DeviceBuffer<std::int64_t>(p.seg_begin);
+    if (p.rows.empty()) return;
+    rows = DeviceBuffer<std::int64_t>(p.rows);
+    chunk_of = DeviceBuffer<std::int64_t>(p.chunk_of);
+    chunk_first = DeviceBuffer<std::int64_t>(p.chunk_first);
+    chunk_row = DeviceBuffer<std::int64_t>(p.chunk_row);
+    row_first_chunk = DeviceBuffer<std::int64_t>(p.row_first_chunk);
+    chunk_arrivals = DeviceBuffer<int>(std::vector<int>(p.chunk_row.size(), 0));
+    row_arrivals = DeviceBuffer<int>(std::vector<int>(p.rows.size(), 0));
+    scratch = DeviceBuffer<float>(partial * k);
+    chunk_sums = DeviceBuffer<float>(static_cast<std::int64_t>(p.chunk_row.size()) * k);
   }
 };
 
@@ -465,6 +466,7 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
   const int rows_per_block = parts == kGroupRows ? kWarps * (kWarpSize / G) : kWarps / parts;
   const Segments seg{split.seg_row.size(),
                      split.segment,
+                     split.partial,
                      split.seg_row.data(),
                      split.seg_begin.data(),
                      split.chunk_of.data(),
