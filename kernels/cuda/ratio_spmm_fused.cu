@@ -16,9 +16,9 @@
 // division), so one long part can outlast the rest of the kernel: a 1M x 1M power-law matrix with
 // a full row ran 50x slower than the unfused pair, the transpose of an LDA minibatch (rows of mean
 // 13, the longest 4096) 2.9x slower (H100, docs/benchmarks/ratio-spmm.md). A part may therefore
-// take at most kMaxSteps steps (2 x 32/G nonzeros each; more where the scratch would outgrow C,
-// LongRowSplit): longer rows are cut into segments of that many nonzeros, a warp each, whose
-// partial rows go to a scratch buffer. The segments run in the
+// take at most kMaxSteps steps (2 x 32/G nonzeros each; fewer on small problems, chain_steps; more
+// where the scratch would outgrow C, LongRowSplit): longer rows are cut into segments of that many
+// nonzeros, a warp each, whose partial rows go to a scratch buffer. The segments run in the
 // same launch as the rows, in its first blocks, so that the long work starts first; the last
 // segment of each chunk of kChunk to arrive adds the chunk, and the last chunk of each row the
 // row's chunks, in a fixed order (bit-identical runs; counters, no atomic additions of values).
@@ -525,7 +525,8 @@ std::int64_t step_nonzeros(int k) {
 
 // Warps per row (row_parts), or kGroupRows where several lane groups fit in a warp (K <= 64 in
 // float4s) and a mean row is shorter than four of a warp's steps. In group mode a lane group walks
-// at most kGroupMaxSteps steps of its row; longer rows go to the segments. On 36 cases of rows of
+// at most kGroupMaxSteps steps of its row (fewer on small problems: chain_steps); longer rows go to
+// the segments. On 36 cases of rows of
 // mean 3-20 at K = 16-64 (H100, docs/benchmarks/ratio-spmm.md) the fused kernel took up to 2.53x
 // the unfused pair's time with a warp per row and 0.33-0.98x with these settings; one step's worth
 // instead of four left cases at 1.2x, 8 or 32 steps instead of 16 lost on uniform rows of mean 15
@@ -538,16 +539,35 @@ int row_mapping(double mean_row, int k) {
   return row_parts(mean_row);
 }
 
+// The longest chain of steps a warp walks (a part of a row, a segment) or a lane group walks (its
+// row, two nonzeros a step): kMaxSteps (kGroupMaxSteps) where the steps fill the GPU's resident
+// warps that many times over, fewer on smaller problems, whose time is the longest chain's latency
+// (each step waits on B rows from L2), down to kMinSteps. With the chains fixed at 32 and 16
+// steps, the fused kernel lost to the unfused pair on small problems at K <= 64 by up to 1.56x;
+// with them shortened it took 0.90x its old time in geometric mean (0.47-1.11x) and beat the pair
+// on all 180 cases of that comparison (0.66x in geometric mean, the slowest 0.99x), LDA
+// minibatches at K >= 64 and larger matrices unchanged (H100, docs/benchmarks/ratio-spmm.md).
+// Shortening only the warps' chains gained 0.93x.
+constexpr std::int64_t kMinSteps = 4;
+std::int64_t chain_steps(std::int64_t nnz, int k, int sms) {
+  const double warp_steps = double(nnz) / double(step_nonzeros(k));
+  const double resident = double(sms) * 4 * kWarps;  // 4 blocks an SM (the launch bounds)
+  std::int64_t steps = kMinSteps;
+  while (steps < kMaxSteps && double(steps) * resident < warp_steps) steps *= 2;
+  return steps;
+}
+
 // The longest row a warp (or, with kGroupRows, a lane group: two nonzeros a step) walks itself.
-std::int64_t long_row_threshold(int parts, int k) {
-  return parts == kGroupRows ? 2 * kGroupMaxSteps : parts * kMaxSteps * step_nonzeros(k);
+std::int64_t long_row_threshold(int parts, int k, std::int64_t steps) {
+  return parts == kGroupRows ? 2 * std::min(kGroupMaxSteps, steps) : parts * steps * step_nonzeros(k);
 }
 
 class FusedRatioSpmmPlan : public RatioSpmmPlan {
  public:
-  FusedRatioSpmmPlan(const CsrView& s, int k)
+  FusedRatioSpmmPlan(const CsrView& s, int k, int sms)
       : s_(s), k_(k), parts_(row_mapping(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0, k)),
-        split_(s, k, long_row_threshold(parts_, k), kMaxSteps * step_nonzeros(k)) {}
+        steps_(chain_steps(s.nnz, k, sms)),
+        split_(s, k, long_row_threshold(parts_, k, steps_), steps_ * step_nonzeros(k)) {}
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {
@@ -570,6 +590,7 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
   CsrView s_;
   int k_;
   int parts_;
+  std::int64_t steps_;
   LongRowSplit split_;
 };
 
@@ -585,8 +606,8 @@ class FusedRatioSpmm : public RatioSpmmVariant {
     if (p.k > kMaxK) return "K above 1024 (a lane holds at most 32 floats of each row)";
     return {};
   }
-  std::unique_ptr<RatioSpmmPlan> prepare(const Context&, const CsrView& s, int k) const override {
-    return std::make_unique<FusedRatioSpmmPlan>(s, k);
+  std::unique_ptr<RatioSpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
+    return std::make_unique<FusedRatioSpmmPlan>(s, k, ctx.gpu().props.multiProcessorCount);
   }
 };
 
