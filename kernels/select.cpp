@@ -1083,19 +1083,13 @@ const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& p
 
 // The fused ratio SpMM: it reads each B row once where the SDDMM → divide → SpMM pair reads it
 // twice and passes over the nonzeros three times (docs/benchmarks/ratio-spmm.md). On the GPU
-// (kernels/cuda/ratio_spmm_fused.cu: long rows split into segments, short rows at small K a lane
-// group each) it lost to the pair, among 232 measured shapes and widths (H100: LDA minibatches and
-// corpora, ratings, SuiteSparse, DLMC, uniform, clustered, power-law and banded matrices, each
-// also transposed where it differs), on many tiny rows at K <= 64, up to 1.55x, until short rows
-// got a lane group each (then 0.33-0.98x the pair's time on 36 such cases); and on small skewed
-// matrices walked a warp a row (under 1M nonzeros, rows of mean >= 32 whose longest is >= 8x the
-// mean: the transposes of the LDA corpora and of ratings) at K <= 32, 1.02-1.49x. There the pair
-// runs. Earlier rules (by row mean and nonzeros, by the size of B, by row count) each failed on
-// shapes they were not fitted on; this one has not had a held-out check of its own yet.
-constexpr double kGpuRatioSmallNnz = 1e6;
-constexpr double kGpuRatioSkewMinMean = 32;
-constexpr double kGpuRatioSkewLongestOverMean = 8;
-constexpr int kGpuRatioSkewMaxK = 32;
+// (kernels/cuda/ratio_spmm_fused.cu) it runs wherever it applies (K <= 1024). Four rules that sent
+// some shapes to the pair (by row mean and nonzeros, by the size of B, by row count, and small
+// skewed matrices at K <= 32) each failed on shapes they were not fitted on (the last: 1.064x the
+// faster of the two in geometric mean on held-out check 4, where always fused was 1.030x). Since
+// the kernel's chains shorten on small problems it was faster than the pair on all 180 cases of
+// the held-out checks' 18 matrices, both ways, at K = 16-256 (0.66x in geometric mean, the slowest
+// 0.99x; H100).
 // On the CPU (2 cores; docs/benchmarks/ratio-spmm.md) the fused rows pay from K = 64 on rows of
 // any length or skew, and from K = 48 on rows of mean >= 100 that are not skewed. Over all the
 // CPU measurements (LDA corpora and minibatches and their transposes, ml-100k, uniform,
@@ -1111,11 +1105,6 @@ constexpr double kCpuRatioMinRowMean = 100;
 const RatioSpmmVariant* choose_ratio_spmm_variant(DeviceKind device, const KernelProblem& p) {
   const auto& all = ratio_spmm_variants();
   if (device == DeviceKind::kGpu) {
-    const SparseFeatures& f = p.sparse;
-    const bool small_skewed = double(f.nnz) < kGpuRatioSmallNnz && f.row_mean >= kGpuRatioSkewMinMean &&
-                              double(f.row_max) >= kGpuRatioSkewLongestOverMean * f.row_mean &&
-                              p.k <= kGpuRatioSkewMaxK;
-    if (small_skewed) return nullptr;
     return first_applicable(all, {"cuda.ratio_spmm.fused"}, p);
   }
   const bool any_rows = p.k >= kCpuRatioAnyRowsMinK;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group]."""
+"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group|heldout4|segment|chain]."""
 import collections
 import csv
 import math
@@ -228,4 +228,65 @@ def group():
         print(f"| {f} | {len(ab)} | {g(fp):.3f} | {g(ab):.3f} | {max(ab):.2f} |")
 
 
-{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules, "group": group}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
+def fastest(paths, mode_of=lambda path: "", keep=lambda r: True):
+    """(matrix, form, K) -> {variant or mode+variant: the lowest median over the files}."""
+    t = collections.defaultdict(dict)
+    for path in paths:
+        for r in csv.DictReader(open(path)):
+            if not keep(r):
+                continue
+            name = r["variant"] if r["variant"] in ("pair", "auto") else mode_of(path) + r["variant"]
+            key = (r["matrix"], r["form"], int(r["k"]))
+            t[key][name] = min(t[key].get(name, math.inf), float(r["median_ms"]))
+            if r["variant"] == "auto":
+                t[key]["chosen"] = r["chosen"]
+    return t
+
+
+def gmean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs))
+
+
+def heldout4():
+    """The fourth GPU rule on held-out check 4: auto (its pick's own time) and always fused against the faster."""
+    t = fastest([HERE / "h100-held-out-4" / "held-out-4.csv"])
+    rule, fused = [], []
+    for v in t.values():
+        best = min(v["pair"], v["cuda.ratio_spmm.fused"])
+        rule.append((v["pair"] if v["chosen"].startswith("pair") else v["cuda.ratio_spmm.fused"]) / best)
+        fused.append(v["cuda.ratio_spmm.fused"] / best)
+    print("| rule | cases | geometric mean / faster | worst | cases > 1.1 |")
+    print("|---|---|---|---|---|")
+    for name, xs in (("fourth form", rule), ("always fused", fused)):
+        print(f"| {name} | {len(xs)} | {gmean(xs):.3f} | {max(xs):.2f} | {sum(x > 1.1 for x in xs)} |")
+
+
+def segment():
+    """Rows of one segment stored by their warp, and the scratch bound: new / old fused time."""
+    d = HERE / "h100-single-segment"
+    for part in ("small", "large"):
+        old = fastest(sorted(d.glob(f"{part}-fk-bench-old-r*.csv")))
+        new = fastest(sorted(d.glob(f"{part}-fk-bench-r*.csv")))
+        xs = {k: new[k]["cuda.ratio_spmm.fused"] / old[k]["cuda.ratio_spmm.fused"] for k in new}
+        print(f"{part}: {len(xs)} cases, new / old geometric mean {gmean(list(xs.values())):.3f}, "
+              f"{min(xs.values()):.2f}-{max(xs.values()):.2f}")
+        for k, x in xs.items():
+            if abs(x - 1) > 0.05:
+                print(f"  {k[0]} {k[1]} K = {k[2]}: {old[k]['cuda.ratio_spmm.fused'] * 1e3:.1f} -> "
+                      f"{new[k]['cuda.ratio_spmm.fused'] * 1e3:.1f} µs ({x:.2f})")
+
+
+def chain():
+    """Chains fixed (32 / 16 steps), warps' chains from the problem's size, both: against fixed and the pair."""
+    d = HERE / "h100-chain"
+    t = fastest(sorted(d.glob("chain-*.csv")), mode_of=lambda p: p.name.split("-")[1] + ":")
+    print("| chains | cases | / fixed (geometric mean) | range | / pair (geometric mean) | worst / pair | cases > 1.1 the pair |")
+    print("|---|---|---|---|---|---|---|")
+    for mode in ("fixed", "warp", "both"):
+        f = [v[mode + ":cuda.ratio_spmm.fused"] / v["fixed:cuda.ratio_spmm.fused"] for v in t.values()]
+        p = [v[mode + ":cuda.ratio_spmm.fused"] / v["pair"] for v in t.values()]
+        print(f"| {mode} | {len(f)} | {gmean(f):.3f} | {min(f):.2f}-{max(f):.2f} | {gmean(p):.3f} | "
+              f"{max(p):.2f} | {sum(x > 1.1 for x in p)} |")
+
+
+{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules, "group": group, "heldout4": heldout4, "segment": segment, "chain": chain}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
