@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group|heldout4|segment|chain]."""
+"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group|heldout4|segment|chain|heldoutchain]."""
 import collections
 import csv
 import math
@@ -289,4 +289,22 @@ def chain():
               f"{max(p):.2f} | {sum(x > 1.1 for x in p)} |")
 
 
-{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules, "group": group, "heldout4": heldout4, "segment": segment, "chain": chain}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
+def heldoutchain():
+    """The chain rule's held-out check: acc4006's kernel (old) and this one against each other and the pair."""
+    d = HERE / "h100-held-out-chain"
+    t = fastest(sorted(d.glob("held-out-chain-*.csv")), mode_of=lambda p: "old:" if "bench-old" in p.name else "new:")
+    new = [v["new:cuda.ratio_spmm.fused"] for v in t.values()]
+    old = [v["old:cuda.ratio_spmm.fused"] for v in t.values()]
+    pair = [v["pair"] for v in t.values()]
+    ratio = [n / o for n, o in zip(new, old)]
+    print(f"{len(t)} cases: new / old {gmean(ratio):.3f} ({min(ratio):.2f}-{max(ratio):.2f})")
+    for name, xs in (("old", old), ("new", new)):
+        r = [x / p for x, p in zip(xs, pair)]
+        print(f"  {name} / pair: {gmean(r):.3f}, worst {max(r):.2f}, {sum(x > 1.1 for x in r)} cases > 1.1")
+    for k, v in t.items():
+        n, o, p = v["new:cuda.ratio_spmm.fused"], v["old:cuda.ratio_spmm.fused"], v["pair"]
+        if n / o > 1.03 or n / p > 1.0:
+            print(f"  {k[0]} {k[1]} K = {k[2]}: old {o * 1e3:.1f}, new {n * 1e3:.1f}, pair {p * 1e3:.1f} µs")
+
+
+{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules, "group": group, "heldout4": heldout4, "segment": segment, "chain": chain, "heldoutchain": heldoutchain}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
