@@ -9,8 +9,9 @@
 // accumulators: one read of B per nonzero instead of the SDDMM's and the SpMM's two, and no ratio
 // array in memory. Two steps are in flight so that one's shuffles overlap the other's loads. The
 // groups' rows are added with shuffles, the P parts of a row in shared memory in part order, so
-// results do not depend on timing (bit-identical across runs). Where a mean row is shorter than a
-// warp's step at small K (G <= 16), each lane group takes a row of its own instead (group_rows).
+// results do not depend on timing (bit-identical across runs). Where a mean row is shorter than
+// four of a warp's steps at K <= 128 (in float4s; G <= 16, or 16 lanes of two float4s from K = 65),
+// each lane group takes a row of its own instead (group_rows).
 //
 // Long rows: a warp's walk over its part is a chain of dependent steps (loads, shuffles, the
 // division), so one long part can outlast the rest of the kernel: a 1M x 1M power-law matrix with
@@ -490,7 +491,10 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
 
 // Lanes per nonzero G (4-32) and slices per lane NQ for K: the smallest power of two of lanes
 // that covers K's float4 groups (or floats), one slice each, up to 32 lanes; beyond, 32 lanes and
-// NQ slices.
+// NQ slices. In group mode 17-32 float4s (or floats) take 16 lanes of two slices, so that a warp
+// holds two lane groups: on 44 cases of rows of mean 1.3-13 at K = 30 and 96-128 (LDA minibatch
+// transposes, uniform, banded, power-law, hep-th, delaunay_n14) 0.71x the time of a warp a row in
+// geometric mean (0.51-0.93x; H100, docs/benchmarks/ratio-spmm.md).
 template <bool VEC>
 void dispatch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit& split,
               const Operands& op) {
@@ -503,7 +507,10 @@ void dispatch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSpl
   if (units <= 4) return go(std::integral_constant<int, 4>{}, One{});
   if (units <= 8) return go(std::integral_constant<int, 8>{}, One{});
   if (units <= 16) return go(std::integral_constant<int, 16>{}, One{});
-  if (units <= 32) return go(L32{}, One{});
+  if (units <= 32) {
+    if (parts == kGroupRows) return go(std::integral_constant<int, 16>{}, std::integral_constant<int, 2>{});
+    return go(L32{}, One{});
+  }
   if (units <= 64) return go(L32{}, std::integral_constant<int, 2>{});
   if (units <= 128) return go(L32{}, std::integral_constant<int, 4>{});
   if constexpr (VEC) {
@@ -515,27 +522,30 @@ void dispatch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSpl
   }
 }
 
-// The nonzeros a warp takes in one step at width k: 2 x 32 / G, with G as dispatch picks it for
-// float4 rows (K % 4 == 0) or float rows.
-std::int64_t step_nonzeros(int k) {
+// Lanes per nonzero at width k as dispatch picks them for float4 rows (K % 4 == 0) or float rows,
+// with several lane groups a warp (kGroupRows: at most 16 lanes, up to kGroupMaxUnits float4s or
+// floats) or not; 0 where group mode does not apply.
+constexpr int kGroupMaxUnits = 32;
+int lanes(int k, bool group) {
   const int units = k % 4 == 0 ? k / 4 : k;
-  const int g = units <= 4 ? 4 : units <= 8 ? 8 : units <= 16 ? 16 : 32;
-  return 2 * (kWarpSize / g);
+  if (group) return units <= kGroupMaxUnits ? std::min(lanes(k, false), 16) : 0;
+  return units <= 4 ? 4 : units <= 8 ? 8 : units <= 16 ? 16 : 32;
 }
 
-// Warps per row (row_parts), or kGroupRows where several lane groups fit in a warp (K <= 64 in
-// float4s) and a mean row is shorter than four of a warp's steps. In group mode a lane group walks
-// at most kGroupMaxSteps steps of its row (fewer on small problems: chain_steps); longer rows go to
-// the segments. On 36 cases of rows of
-// mean 3-20 at K = 16-64 (H100, docs/benchmarks/ratio-spmm.md) the fused kernel took up to 2.53x
-// the unfused pair's time with a warp per row and 0.33-0.98x with these settings; one step's worth
-// instead of four left cases at 1.2x, 8 or 32 steps instead of 16 lost on uniform rows of mean 15
-// or on hep-th.
+// The nonzeros a warp takes in one step: 2 x 32 / G.
+std::int64_t step_nonzeros(int k, bool group) { return 2 * (kWarpSize / lanes(k, group)); }
+
+// Warps per row (row_parts), or kGroupRows where several lane groups fit in a warp (K <= 128 in
+// float4s, K <= 32 in floats) and a mean row is shorter than four of a warp's steps. In group mode
+// a lane group walks at most kGroupMaxSteps steps of its row (fewer on small problems:
+// chain_steps); longer rows go to the segments. On 36 cases of rows of mean 3-20 at K = 16-64
+// (H100, docs/benchmarks/ratio-spmm.md) the fused kernel took up to 2.53x the unfused pair's time
+// with a warp per row and 0.33-0.98x with these settings; one step's worth instead of four left
+// cases at 1.2x, 8 or 32 steps instead of 16 lost on uniform rows of mean 15 or on hep-th.
 constexpr int kGroupRowsFactor = 4;
 constexpr std::int64_t kGroupMaxSteps = 16;
 int row_mapping(double mean_row, int k) {
-  const std::int64_t step = step_nonzeros(k);
-  if (step >= 4 && mean_row < double(kGroupRowsFactor * step)) return kGroupRows;
+  if (lanes(k, true) > 0 && mean_row < double(kGroupRowsFactor * step_nonzeros(k, true))) return kGroupRows;
   return row_parts(mean_row);
 }
 
@@ -549,8 +559,8 @@ int row_mapping(double mean_row, int k) {
 // minibatches at K >= 64 and larger matrices unchanged (H100, docs/benchmarks/ratio-spmm.md).
 // Shortening only the warps' chains gained 0.93x.
 constexpr std::int64_t kMinSteps = 4;
-std::int64_t chain_steps(std::int64_t nnz, int k, int sms) {
-  const double warp_steps = double(nnz) / double(step_nonzeros(k));
+std::int64_t chain_steps(std::int64_t nnz, std::int64_t step, int sms) {
+  const double warp_steps = double(nnz) / double(step);
   const double resident = double(sms) * 4 * kWarps;  // 4 blocks an SM (the launch bounds)
   std::int64_t steps = kMinSteps;
   while (steps < kMaxSteps && double(steps) * resident < warp_steps) steps *= 2;
@@ -558,16 +568,16 @@ std::int64_t chain_steps(std::int64_t nnz, int k, int sms) {
 }
 
 // The longest row a warp (or, with kGroupRows, a lane group: two nonzeros a step) walks itself.
-std::int64_t long_row_threshold(int parts, int k, std::int64_t steps) {
-  return parts == kGroupRows ? 2 * std::min(kGroupMaxSteps, steps) : parts * steps * step_nonzeros(k);
+std::int64_t long_row_threshold(int parts, std::int64_t step, std::int64_t steps) {
+  return parts == kGroupRows ? 2 * std::min(kGroupMaxSteps, steps) : parts * steps * step;
 }
 
 class FusedRatioSpmmPlan : public RatioSpmmPlan {
  public:
   FusedRatioSpmmPlan(const CsrView& s, int k, int sms)
       : s_(s), k_(k), parts_(row_mapping(s.rows > 0 ? double(s.nnz) / double(s.rows) : 0.0, k)),
-        steps_(chain_steps(s.nnz, k, sms)),
-        split_(s, k, long_row_threshold(parts_, k, steps_), steps_ * step_nonzeros(k)) {}
+        step_(step_nonzeros(k, parts_ == kGroupRows)), steps_(chain_steps(s.nnz, step_, sms)),
+        split_(s, k, long_row_threshold(parts_, step_, steps_), steps_ * step_) {}
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {
@@ -590,7 +600,7 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
   CsrView s_;
   int k_;
   int parts_;
-  std::int64_t steps_;
+  std::int64_t step_, steps_;  // a warp's nonzeros a step; the longest chain of steps
   LongRowSplit split_;
 };
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group|heldout4|segment|chain|heldoutchain]."""
+"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group|heldout4|segment|chain|heldoutchain|groupk128]."""
 import collections
 import csv
 import math
@@ -307,4 +307,15 @@ def heldoutchain():
             print(f"  {k[0]} {k[1]} K = {k[2]}: old {o * 1e3:.1f}, new {n * 1e3:.1f}, pair {p * 1e3:.1f} µs")
 
 
-{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules, "group": group, "heldout4": heldout4, "segment": segment, "chain": chain, "heldoutchain": heldoutchain}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
+def groupk128():
+    """Lane groups at K = 65-128 (and floats at K = 17-32): new / base and against the pair."""
+    d = HERE / "h100-group-k128"
+    t = fastest(sorted(d.glob("group-k128-*.csv")), mode_of=lambda p: "base:" if "bench-base" in p.name else "new:")
+    ratio = [v["new:cuda.ratio_spmm.fused"] / v["base:cuda.ratio_spmm.fused"] for v in t.values()]
+    print(f"{len(t)} cases: new / base {gmean(ratio):.3f} ({min(ratio):.2f}-{max(ratio):.2f})")
+    for name in ("base", "new"):
+        r = [v[name + ":cuda.ratio_spmm.fused"] / v["pair"] for v in t.values()]
+        print(f"  {name} / pair: {gmean(r):.3f}, worst {max(r):.2f}, {sum(x > 1.1 for x in r)} cases > 1.1")
+
+
+{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules, "group": group, "heldout4": heldout4, "segment": segment, "chain": chain, "heldoutchain": heldoutchain, "groupk128": groupk128}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
