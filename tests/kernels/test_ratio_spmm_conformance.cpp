@@ -240,8 +240,7 @@ INSTANTIATE_TEST_SUITE_P(Registered, RatioSpmmConformance,
 
 // auto: the fused variant where it pays (kernels/select.cpp), else none, and the caller runs the
 // SDDMM → divide → SpMM pair: on the CPU below K = 48, and below K = 64 on rows of mean < 100 or
-// skewed rows; on the GPU above K = 1024 and on small skewed matrices of rows of mean >= 32 up to
-// K = 32.
+// skewed rows; on the GPU above K = 1024 only.
 TEST(RatioSpmmAuto, PicksTheFusedVariantWhereItPays) {
   const auto shape = [](int k, std::int64_t rows, std::int64_t cols, double mean) {
     KernelProblem p = test::rule_problem(k, rows, mean);
