@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group|heldout4|segment|chain|heldoutchain|groupk128]."""
+"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group|heldout4|segment|chain|heldoutchain|groupk128|rerun]."""
 import collections
 import csv
 import math
@@ -289,9 +289,9 @@ def chain():
               f"{max(p):.2f} | {sum(x > 1.1 for x in p)} |")
 
 
-def heldoutchain():
+def heldoutchain(folder="h100-held-out-chain"):
     """The chain rule's held-out check: acc4006's kernel (old) and this one against each other and the pair."""
-    d = HERE / "h100-held-out-chain"
+    d = HERE / folder
     t = fastest(sorted(d.glob("held-out-chain-*.csv")), mode_of=lambda p: "old:" if "bench-old" in p.name else "new:")
     new = [v["new:cuda.ratio_spmm.fused"] for v in t.values()]
     old = [v["old:cuda.ratio_spmm.fused"] for v in t.values()]
@@ -318,4 +318,5 @@ def groupk128():
         print(f"  {name} / pair: {gmean(r):.3f}, worst {max(r):.2f}, {sum(x > 1.1 for x in r)} cases > 1.1")
 
 
-{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules, "group": group, "heldout4": heldout4, "segment": segment, "chain": chain, "heldoutchain": heldoutchain, "groupk128": groupk128}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
+{"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules, "group": group, "heldout4": heldout4, "segment": segment, "chain": chain, "heldoutchain": heldoutchain, "groupk128": groupk128,
+ "rerun": lambda: heldoutchain("h100-37b25be-rerun")}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
