@@ -7,7 +7,8 @@ namespace fk {
 RatioSegments plan_ratio_segments(const std::vector<std::int64_t>& row_ptr, int k,
                                   std::int64_t threshold, std::int64_t segment, std::int64_t chunk,
                                   std::int64_t scratch_budget) {
-  FK_CHECK(segment > 0 && chunk > 0 && k > 0, "ratio segments: segment, chunk and k must be positive");
+  FK_CHECK(segment > 0 && chunk > 0 && k > 0,
+           "ratio segments: segment, chunk and k must be positive");
   const std::int64_t rows = row_ptr.empty() ? 0 : static_cast<std::int64_t>(row_ptr.size()) - 1;
   const auto length = [&](std::int64_t i) { return row_ptr[i + 1] - row_ptr[i]; };
   const auto partial_rows = [&](std::int64_t seg) {
@@ -18,7 +19,8 @@ RatioSegments plan_ratio_segments(const std::vector<std::int64_t>& row_ptr, int 
   };
   RatioSegments out;
   out.segment = segment;
-  while (partial_rows(out.segment) * k * std::int64_t(sizeof(float)) > scratch_budget) out.segment *= 2;
+  while (partial_rows(out.segment) * k * std::int64_t(sizeof(float)) > scratch_budget)
+    out.segment *= 2;
   std::vector<std::int64_t> single;
   for (std::int64_t i = 0; i < rows; ++i) {
     if (length(i) <= threshold) continue;

@@ -331,8 +331,9 @@ __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_
 
 // The first seg.blocks blocks give a warp to each segment of a long row (its nonzeros [begin,
 // min(begin + length, row end)) into the segment's row of seg.scratch, or into C where the segment
-// is the whole row); they come first so that the long rows' work starts first. The other blocks stride over groups of kWarps / parts rows and
-// leave rows of more than long_row nonzeros to the segments. Dynamic shared memory: kWarps x
+// is the whole row); they come first so that the long rows' work starts first. The other blocks
+// stride over groups of kWarps / parts rows and leave rows of more than long_row nonzeros to the
+// segments. Dynamic shared memory: kWarps x
 // kCount x 32 floats when parts > 1 (a warp's partial row in lane-major order). With up to 8
 // floats a lane (K <= 256) the launch bounds hold it to 64 registers, 4 blocks an SM (1.03x at
 // K = 256 on an H100 against the compiler's 80 registers; the same elsewhere within 2%;
@@ -413,10 +414,10 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
 // one segment (in group mode, rows of 33 up to a segment's nonzeros) are stored by their warp,
 // with no scratch, counters or second pass (H100: 0.99x the time in geometric mean on 72 small
 // cases, down to 0.87x on transposes at K = 16 whose long rows are mostly of one segment;
-// docs/benchmarks/ratio-spmm.md). The
-// scratch takes at most as much as C or kScratchFloor bytes, whichever is more: with segments of
-// 64 nonzeros at K = 256 it would take nnz x 16 bytes, 1.1 GB for the transpose of the nytimes
-// corpus against its C of 105 MB.
+// docs/benchmarks/ratio-spmm.md). The scratch takes at most as much as C or kScratchFloor bytes,
+// whichever is more: with segments of 64 nonzeros at K = 256 it would take nnz x 16 bytes, 1.1 GB
+// for the transpose of the nytimes corpus against its C of 105 MB (that transpose ran 23.3 ->
+// 21.3 ms with the bound).
 constexpr std::int64_t kScratchFloor = std::int64_t(64) << 20;
 struct LongRowSplit {
   std::int64_t threshold = 0, segment = 0, partial = 0;
@@ -508,7 +509,8 @@ void dispatch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSpl
   if (units <= 8) return go(std::integral_constant<int, 8>{}, One{});
   if (units <= 16) return go(std::integral_constant<int, 16>{}, One{});
   if (units <= 32) {
-    if (parts == kGroupRows) return go(std::integral_constant<int, 16>{}, std::integral_constant<int, 2>{});
+    using L16 = std::integral_constant<int, 16>;
+    if (parts == kGroupRows) return go(L16{}, std::integral_constant<int, 2>{});
     return go(L32{}, One{});
   }
   if (units <= 64) return go(L32{}, std::integral_constant<int, 2>{});
@@ -545,7 +547,8 @@ std::int64_t step_nonzeros(int k, bool group) { return 2 * (kWarpSize / lanes(k,
 constexpr int kGroupRowsFactor = 4;
 constexpr std::int64_t kGroupMaxSteps = 16;
 int row_mapping(double mean_row, int k) {
-  if (lanes(k, true) > 0 && mean_row < double(kGroupRowsFactor * step_nonzeros(k, true))) return kGroupRows;
+  const bool groups = lanes(k, true) > 0;
+  if (groups && mean_row < double(kGroupRowsFactor * step_nonzeros(k, true))) return kGroupRows;
   return row_parts(mean_row);
 }
 
@@ -616,7 +619,8 @@ class FusedRatioSpmm : public RatioSpmmVariant {
     if (p.k > kMaxK) return "K above 1024 (a lane holds at most 32 floats of each row)";
     return {};
   }
-  std::unique_ptr<RatioSpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
+  std::unique_ptr<RatioSpmmPlan> prepare(const Context& ctx, const CsrView& s,
+                                        int k) const override {
     return std::make_unique<FusedRatioSpmmPlan>(s, k, ctx.gpu().props.multiProcessorCount);
   }
 };
