@@ -238,6 +238,52 @@ TEST_P(RatioSpmmConformance, SuiteSparseFiles) {
 INSTANTIATE_TEST_SUITE_P(Registered, RatioSpmmConformance,
                          ::testing::ValuesIn(test::variant_names(ratio_spmm_variants())), test::test_name_of);
 
+// A, B and C one float into their buffers: the plan chose its mapping for float4 rows, the run
+// falls back to floats (lane groups of up to 32 lanes, more slices a lane). Short rows (lane
+// groups), long rows (segments, some of one segment) and empty rows, at K = 16, 64, 128 and 256,
+// over S and Sᵀ. Needs a device.
+TEST(RatioSpmmFusedGpu, MisalignedOperands) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test::fresh_seed();
+  Rng rng(seed);
+  const HostCsr s = test::random_pattern(3000, 2000, rng, [&](std::int64_t r) {
+    if (r % 97 == 0) return std::int64_t(1500);
+    return r % 13 == 0 ? std::int64_t(60) : std::int64_t(rng.below(12));
+  });
+  Context ctx(DeviceKind::kGpu);
+  DeviceCsr ds(s);
+  const auto shifted = [](const std::vector<float>& v) {  // one float of offset in front
+    std::vector<float> out(v.size() + 1, 0.0f);
+    std::copy(v.begin(), v.end(), out.begin() + 1);
+    return DeviceBuffer<float>(out);
+  };
+  for (int k : {16, 64, 128, 256}) {
+    for (Op op : {Op::kNoTrans, Op::kTrans}) {
+      SCOPED_TRACE("K=" + std::to_string(k) + (op == Op::kTrans ? " over Sᵀ" : "") +
+                   " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+      std::vector<std::int64_t> perm;
+      const HostCsr host_s = op == Op::kTrans ? transpose(s.view(), &perm) : s;
+      PreparedRatioSpmm plan = make_ratio_spmm_plan(ctx, ds.view(), k, "cuda.ratio_spmm.fused", op);
+      const std::vector<float> vals = random_values(s.nnz(), rng);
+      std::vector<float> host_vals = vals;
+      for (std::size_t j = 0; j < perm.size(); ++j) host_vals[j] = vals[static_cast<std::size_t>(perm[j])];
+      const HostDense<float> a = positive_matrix(host_s.rows, k, rng),
+                             b = positive_matrix(host_s.cols, k, rng);
+      const Expected e = reference(host_s, k, host_vals, a, b, kEps);
+      DeviceBuffer<float> da = shifted(a.values()), db = shifted(b.values()), dv(vals),
+                          dc = shifted(std::vector<float>(static_cast<std::size_t>(host_s.rows * k),
+                                                          std::numeric_limits<float>::quiet_NaN()));
+      plan.run(ctx, dv.data(), DenseView<const float>{da.data() + 1, host_s.rows, k},
+               DenseView<const float>{db.data() + 1, host_s.cols, k}, kEps,
+               DenseView<float>{dc.data() + 1, host_s.rows, k});
+      ctx.synchronize();
+      std::vector<float> c = dc.to_host();
+      c.erase(c.begin());
+      EXPECT_EQ(test::check_within_bound(c, e.want, e.bound, kTol), "");
+    }
+  }
+}
+
 // auto: the fused variant where it pays (kernels/select.cpp), else none, and the caller runs the
 // SDDMM → divide → SpMM pair: on the CPU below K = 48, and below K = 64 on rows of mean < 100 or
 // skewed rows; on the GPU above K = 1024 only.
