@@ -246,10 +246,14 @@ TEST(RatioSpmmFusedGpu, MisalignedOperands) {
   FK_REQUIRE_GPU();
   const std::uint64_t seed = test::fresh_seed();
   Rng rng(seed);
-  const HostCsr s = test::random_pattern(3000, 2000, rng, [&](std::int64_t r) {
-    if (r % 97 == 0) return std::int64_t(1500);
-    return r % 13 == 0 ? std::int64_t(60) : std::int64_t(rng.below(12));
+  // Rows of mean about 10 both ways (lane groups from K = 16 up to 128): a few of 1500 (several
+  // segments), some of 40 and 12, the rest of 0-7.
+  const HostCsr s = test::random_pattern(3000, 3000, rng, [&](std::int64_t r) {
+    if (r % 397 == 0) return std::int64_t(1500);
+    if (r % 13 == 0) return std::int64_t(40);
+    return r % 7 == 0 ? std::int64_t(12) : std::int64_t(rng.below(8));
   });
+  ASSERT_LT(double(s.nnz()) / double(s.rows), 16.0);  // lane groups up to K = 128 (in float4s)
   Context ctx(DeviceKind::kGpu);
   DeviceCsr ds(s);
   const auto shifted = [](const std::vector<float>& v) {  // one float of offset in front
