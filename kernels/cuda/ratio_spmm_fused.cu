@@ -2,9 +2,10 @@
 //
 // Mapping: a block of 8 warps takes 8 / P rows, P warps per row (P from the mean row length: 1,
 // 2, 4 or 8), each warp a contiguous part of its row's nonzeros. A nonzero is handled by a group
-// of G lanes (G = 4-32, the fewest that cover K in float4s, or floats where K % 4 != 0 or a base is
-// not 16-byte aligned), so a warp works on 32 / G nonzeros at once. The lanes hold the row of A
-// and a partial row of C in registers. Per nonzero a group loads the B row once, adds its lanes'
+// of G lanes (G = 4-32, the fewest that cover K in float4s, or float2s where K % 4 == 2 or a base
+// is only 8-byte aligned, else floats), so a warp works on 32 / G nonzeros at once (float2s
+// against floats at K % 4 == 2: 0.92x the time over 60 cases, H100, docs/benchmarks/
+// ratio-spmm.md). The lanes hold the row of A and a partial row of C in registers. Per nonzero a group loads the B row once, adds its lanes'
 // products with a butterfly of shuffles, forms the ratio and adds ratio x B row to its
 // accumulators: one read of B per nonzero instead of the SDDMM's and the SpMM's two, and no ratio
 // array in memory. Two steps are in flight so that one's shuffles overlap the other's loads. The
@@ -62,12 +63,13 @@ constexpr int kMaxK = 1024;
 constexpr std::int64_t kMaxSteps = 32;  // steps of a warp's walk over a part or a segment
 constexpr std::int64_t kChunk = 32;     // segments the last of them to arrive adds
 
-// One lane's share of a K-wide row when G lanes hold a row: with VEC, float4 groups q·G + li
-// (q < NQ, li the lane's index in its group); without, the elements q·G + li. Positions at or past
+// One lane's share of a K-wide row when G lanes hold a row: the groups of W floats (W = 4: float4s,
+// 2: float2s, 1: floats) q·G + li (q < NQ, li the lane's index in its group). Positions at or past
 // K read as 0 and are not stored.
-template <int G, int NQ, bool VEC>
+template <int G, int NQ, int W>
 struct LaneRow {
-  static constexpr int kPer = VEC ? 4 : 1;
+  static_assert(W == 1 || W == 2 || W == 4, "floats, float2s or float4s");
+  static constexpr int kPer = W;
   static constexpr int kCount = NQ * kPer;
   float x[kCount];
 
@@ -79,12 +81,16 @@ struct LaneRow {
 #pragma unroll
     for (int q = 0; q < NQ; ++q) {
       const int at = (q * G + li) * kPer;
-      if constexpr (VEC) {
+      if constexpr (W == 4) {
         const float4 v = at < k ? *reinterpret_cast<const float4*>(row + at) : make_float4(0, 0, 0, 0);
         x[4 * q] = v.x;
         x[4 * q + 1] = v.y;
         x[4 * q + 2] = v.z;
         x[4 * q + 3] = v.w;
+      } else if constexpr (W == 2) {
+        const float2 v = at < k ? *reinterpret_cast<const float2*>(row + at) : make_float2(0, 0);
+        x[2 * q] = v.x;
+        x[2 * q + 1] = v.y;
       } else {
         x[q] = at < k ? row[at] : 0.0f;
       }
@@ -95,8 +101,10 @@ struct LaneRow {
     for (int q = 0; q < NQ; ++q) {
       const int at = (q * G + li) * kPer;
       if (at >= k) continue;
-      if constexpr (VEC)
+      if constexpr (W == 4)
         *reinterpret_cast<float4*>(row + at) = make_float4(x[4 * q], x[4 * q + 1], x[4 * q + 2], x[4 * q + 3]);
+      else if constexpr (W == 2)
+        *reinterpret_cast<float2*>(row + at) = make_float2(x[2 * q], x[2 * q + 1]);
       else
         row[at] = x[q];
     }
@@ -124,10 +132,10 @@ __device__ __forceinline__ float group_sum(float v) {
 // acc += v0 / (ar·b0 + eps) · b0 + v1 / (ar·b1 + eps) · b1 for one lane group, each dot product
 // summed over the group's G lanes; a row that is not there (ok false) was loaded as zeros and adds
 // nothing.
-template <int G, int NQ, bool VEC>
-__device__ __forceinline__ void add_two(LaneRow<G, NQ, VEC>& acc, const LaneRow<G, NQ, VEC>& ar,
-                                        const LaneRow<G, NQ, VEC>& b0, bool ok0, float v0,
-                                        const LaneRow<G, NQ, VEC>& b1, bool ok1, float v1, float eps) {
+template <int G, int NQ, int W>
+__device__ __forceinline__ void add_two(LaneRow<G, NQ, W>& acc, const LaneRow<G, NQ, W>& ar,
+                                        const LaneRow<G, NQ, W>& b0, bool ok0, float v0,
+                                        const LaneRow<G, NQ, W>& b1, bool ok1, float v1, float eps) {
   float d0 = ar.dot(b0), d1 = ar.dot(b1);
 #pragma unroll
   for (int o = G / 2; o > 0; o >>= 1) {
@@ -141,14 +149,14 @@ __device__ __forceinline__ void add_two(LaneRow<G, NQ, VEC>& acc, const LaneRow<
 // acc += Σ_{j in [p0, p1)} vals_j / (ar · B[col_j] + eps) · B[col_j] over one warp: its 32 / G lane
 // groups take consecutive nonzeros, two steps of them in flight. Each group keeps its own partial
 // row (add_groups sums them).
-template <int G, int NQ, bool VEC>
-__device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, VEC>& acc, const LaneRow<G, NQ, VEC>& ar,
+template <int G, int NQ, int W>
+__device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, W>& acc, const LaneRow<G, NQ, W>& ar,
                                                 std::int64_t p0, std::int64_t p1,
                                                 const std::int32_t* __restrict__ col_idx,
                                                 const float* __restrict__ vals,
                                                 const float* __restrict__ b, int k, float eps,
                                                 int lane) {
-  using Row = LaneRow<G, NQ, VEC>;
+  using Row = LaneRow<G, NQ, W>;
   constexpr int kGroups = kWarpSize / G;  // nonzeros a warp takes per step
   const int group = lane / G, li = lane % G;
   for (std::int64_t base = p0; base < p1; base += kWarpSize) {
@@ -202,12 +210,12 @@ __device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, VEC>& acc, const 
 
 // The sum of the groups' partial rows (lanes li of every group hold the same positions), on every
 // lane.
-template <int G, int NQ, bool VEC>
-__device__ __forceinline__ void add_groups(LaneRow<G, NQ, VEC>& acc) {
+template <int G, int NQ, int W>
+__device__ __forceinline__ void add_groups(LaneRow<G, NQ, W>& acc) {
 #pragma unroll
   for (int o = G; o < kWarpSize; o <<= 1)
 #pragma unroll
-    for (int i = 0; i < LaneRow<G, NQ, VEC>::kCount; ++i)
+    for (int i = 0; i < LaneRow<G, NQ, W>::kCount; ++i)
       acc.x[i] += __shfl_xor_sync(kFullMask, acc.x[i], o);
 }
 
@@ -278,14 +286,14 @@ __device__ __forceinline__ void arrive(const Segments& seg, std::int64_t sg, int
 // its step. The warp runs as many steps as its longest row needs (rows past long_row are the
 // segments'); the dot products are summed within the group, the row added in order (bit-identical
 // runs). Blocks from `first_block` on, 8 x 32 / G rows a block.
-template <int G, int NQ, bool VEC>
+template <int G, int NQ, int W>
 __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_t long_row,
                                            const std::int64_t* __restrict__ row_ptr,
                                            const std::int32_t* __restrict__ col_idx,
                                            const float* __restrict__ vals, const float* __restrict__ a,
                                            const float* __restrict__ b, float eps,
                                            float* __restrict__ c, unsigned first_block) {
-  using Row = LaneRow<G, NQ, VEC>;
+  using Row = LaneRow<G, NQ, W>;
   constexpr int kGroups = kWarpSize / G;
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int group = lane / G, li = lane % G;
@@ -338,14 +346,14 @@ __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_
 // floats a lane (K <= 256) the launch bounds hold it to 64 registers, 4 blocks an SM (1.03x at
 // K = 256 on an H100 against the compiler's 80 registers; the same elsewhere within 2%;
 // docs/benchmarks/ratio-spmm.md).
-template <int G, int NQ, bool VEC>
-__global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4 : 1)
+template <int G, int NQ, int W>
+__global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, W>::kCount <= 8 ? 4 : 1)
     ratio_spmm_kernel(std::int64_t rows, int k, int parts, std::int64_t long_row, Segments seg,
                       const std::int64_t* __restrict__ row_ptr,
                       const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
                       const float* __restrict__ a, const float* __restrict__ b, float eps,
                       float* __restrict__ c) {
-  using Row = LaneRow<G, NQ, VEC>;
+  using Row = LaneRow<G, NQ, W>;
   extern __shared__ float partial[];
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
   const int group = lane / G, li = lane % G;
@@ -369,7 +377,7 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, VEC>::kCount <= 8 ? 4
     return;
   }
   if (parts == kGroupRows) {
-    group_rows<G, NQ, VEC>(rows, k, long_row, row_ptr, col_idx, vals, a, b, eps, c, seg.blocks);
+    group_rows<G, NQ, W>(rows, k, long_row, row_ptr, col_idx, vals, a, b, eps, c, seg.blocks);
     return;
   }
   const int rows_per_block = kWarps / parts, part = warp % parts;
@@ -460,10 +468,10 @@ struct Operands {
   float* c;
 };
 
-template <int G, int NQ, bool VEC>
+template <int G, int NQ, int W>
 void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit& split,
             const Operands& op) {
-  using Row = LaneRow<G, NQ, VEC>;
+  using Row = LaneRow<G, NQ, W>;
   const cudaStream_t stream = stream_of(ctx);
   const int rows_per_block = parts == kGroupRows ? kWarps * (kWarpSize / G) : kWarps / parts;
   const Segments seg{split.seg_row.size(),
@@ -485,7 +493,7 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
   const std::int64_t row_blocks =
       std::min<std::int64_t>(ceil_div(s.rows, rows_per_block), cuda_spmm::kMaxBlocks / 2);
   const std::size_t shared = parts > 1 ? sizeof(float) * kWarps * Row::kCount * kWarpSize : 0;
-  ratio_spmm_kernel<G, NQ, VEC><<<static_cast<unsigned>(seg.blocks + row_blocks), kThreads, shared, stream>>>(
+  ratio_spmm_kernel<G, NQ, W><<<static_cast<unsigned>(seg.blocks + row_blocks), kThreads, shared, stream>>>(
       s.rows, k, parts, split.threshold, seg, s.row_ptr, s.col_idx, op.vals, op.a, op.b, op.eps, op.c);
   FK_CUDA_CHECK_LAUNCH();
 }
@@ -496,12 +504,12 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
 // holds two lane groups: on 44 cases of rows of mean 1.3-13 at K = 30 and 96-128 (LDA minibatch
 // transposes, uniform, banded, power-law, hep-th, delaunay_n14) 0.71x the time of a warp a row in
 // geometric mean (0.51-0.93x; H100, docs/benchmarks/ratio-spmm.md).
-template <bool VEC>
+template <int W>
 void dispatch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit& split,
               const Operands& op) {
-  const int units = VEC ? (k + 3) / 4 : k;
+  const int units = (k + W - 1) / W;
   auto go = [&](auto g, auto nq) {
-    launch<decltype(g)::value, decltype(nq)::value, VEC>(ctx, s, k, parts, split, op);
+    launch<decltype(g)::value, decltype(nq)::value, W>(ctx, s, k, parts, split, op);
   };
   using One = std::integral_constant<int, 1>;
   using L32 = std::integral_constant<int, 32>;
@@ -515,21 +523,25 @@ void dispatch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSpl
   }
   if (units <= 64) return go(L32{}, std::integral_constant<int, 2>{});
   if (units <= 128) return go(L32{}, std::integral_constant<int, 4>{});
-  if constexpr (VEC) {
+  if constexpr (W == 4) {
     return go(L32{}, std::integral_constant<int, 8>{});
   } else {
     if (units <= 256) return go(L32{}, std::integral_constant<int, 8>{});
-    if (units <= 512) return go(L32{}, std::integral_constant<int, 16>{});
-    return go(L32{}, std::integral_constant<int, 32>{});
+    if constexpr (W == 2) {
+      return go(L32{}, std::integral_constant<int, 16>{});
+    } else {
+      if (units <= 512) return go(L32{}, std::integral_constant<int, 16>{});
+      return go(L32{}, std::integral_constant<int, 32>{});
+    }
   }
 }
 
-// Lanes per nonzero at width k as dispatch picks them for float4 rows (K % 4 == 0) or float rows,
-// with several lane groups a warp (kGroupRows: at most 16 lanes, up to kGroupMaxUnits float4s or
-// floats) or not; 0 where group mode does not apply.
+// Lanes per nonzero at width k as dispatch picks them for float4 rows (K % 4 == 0), float2 rows
+// (K % 4 == 2) or float rows, with several lane groups a warp (kGroupRows: at most 16 lanes, up to
+// kGroupMaxUnits units) or not; 0 where group mode does not apply.
 constexpr int kGroupMaxUnits = 32;
 int lanes(int k, bool group) {
-  const int units = k % 4 == 0 ? k / 4 : k;
+  const int units = k % 4 == 0 ? k / 4 : k % 2 == 0 ? k / 2 : k;
   if (group) return units <= kGroupMaxUnits ? std::min(lanes(k, false), 16) : 0;
   return units <= 4 ? 4 : units <= 8 ? 8 : units <= 16 ? 16 : 32;
 }
@@ -590,13 +602,18 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
              kName << ": A must be " << s_.rows << " x " << k_ << ", got " << a.rows << " x " << a.cols);
     vals = cuda_spmm::resolve_values(kName, s_, vals);
     if (s_.rows == 0) return;
-    const bool vec = cuda_spmm::vec4_ok(k_, b.data, c.data) &&
-                     reinterpret_cast<std::uintptr_t>(a.data) % 16 == 0;
+    const auto aligned = [&](std::uintptr_t bytes) {
+      return reinterpret_cast<std::uintptr_t>(a.data) % bytes == 0 &&
+             reinterpret_cast<std::uintptr_t>(b.data) % bytes == 0 &&
+             reinterpret_cast<std::uintptr_t>(c.data) % bytes == 0;
+    };
     const Operands op{vals, a.data, b.data, eps, c.data};
-    if (vec)
-      dispatch<true>(ctx, s_, k_, parts_, split_, op);
+    if (k_ % 4 == 0 && aligned(16))
+      dispatch<4>(ctx, s_, k_, parts_, split_, op);
+    else if (k_ % 2 == 0 && aligned(8))
+      dispatch<2>(ctx, s_, k_, parts_, split_, op);
     else
-      dispatch<false>(ctx, s_, k_, parts_, split_, op);
+      dispatch<1>(ctx, s_, k_, parts_, split_, op);
   }
 
  private:

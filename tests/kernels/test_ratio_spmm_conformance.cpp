@@ -21,7 +21,7 @@
 namespace fk {
 namespace {
 
-const std::vector<int> kWidths = {1, 2, 3, 5, 31, 32, 33, 64, 128, 256, 1000};
+const std::vector<int> kWidths = {1, 2, 3, 5, 6, 31, 32, 33, 50, 64, 128, 256, 1000};
 constexpr double kTol = 5e-5;
 constexpr float kEps = 1e-6f;
 
@@ -238,10 +238,11 @@ TEST_P(RatioSpmmConformance, SuiteSparseFiles) {
 INSTANTIATE_TEST_SUITE_P(Registered, RatioSpmmConformance,
                          ::testing::ValuesIn(test::variant_names(ratio_spmm_variants())), test::test_name_of);
 
-// A, B and C one float into their buffers: the plan chose its mapping for float4 rows, the run
-// falls back to floats (lane groups of up to 32 lanes, more slices a lane). Short rows (lane
-// groups), long rows (segments, some of one segment) and empty rows, at K = 16, 64, 128 and 256,
-// over S and Sᵀ. Needs a device.
+// A, B and C one or two floats into their buffers: the plan chose its mapping for float4 rows
+// (float2s at K = 50), the run falls back to float2s or floats (lane groups of up to 32 lanes,
+// more slices a lane). Short rows (lane
+// groups), long rows (segments, some of one segment) and empty rows, at K = 16, 50, 64, 128 and
+// 256, over S and Sᵀ. Needs a device.
 TEST(RatioSpmmFusedGpu, MisalignedOperands) {
   FK_REQUIRE_GPU();
   const std::uint64_t seed = test::fresh_seed();
@@ -256,34 +257,38 @@ TEST(RatioSpmmFusedGpu, MisalignedOperands) {
   ASSERT_LT(double(s.nnz()) / double(s.rows), 16.0);  // lane groups up to K = 128 (in float4s)
   Context ctx(DeviceKind::kGpu);
   DeviceCsr ds(s);
-  const auto shifted = [](const std::vector<float>& v) {  // one float of offset in front
-    std::vector<float> out(v.size() + 1, 0.0f);
-    std::copy(v.begin(), v.end(), out.begin() + 1);
+  // `offset` floats in front: 4-byte aligned (floats), then 8-byte aligned (float2s).
+  const auto shifted = [](const std::vector<float>& v, int offset) {
+    std::vector<float> out(v.size() + offset, 0.0f);
+    std::copy(v.begin(), v.end(), out.begin() + offset);
     return DeviceBuffer<float>(out);
   };
-  for (int k : {16, 64, 128, 256}) {
-    for (Op op : {Op::kNoTrans, Op::kTrans}) {
-      SCOPED_TRACE("K=" + std::to_string(k) + (op == Op::kTrans ? " over Sᵀ" : "") +
-                   " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
-      std::vector<std::int64_t> perm;
-      const HostCsr host_s = op == Op::kTrans ? transpose(s.view(), &perm) : s;
-      PreparedRatioSpmm plan = make_ratio_spmm_plan(ctx, ds.view(), k, "cuda.ratio_spmm.fused", op);
-      const std::vector<float> vals = random_values(s.nnz(), rng);
-      std::vector<float> host_vals = vals;
-      for (std::size_t j = 0; j < perm.size(); ++j) host_vals[j] = vals[static_cast<std::size_t>(perm[j])];
-      const HostDense<float> a = positive_matrix(host_s.rows, k, rng),
-                             b = positive_matrix(host_s.cols, k, rng);
-      const Expected e = reference(host_s, k, host_vals, a, b, kEps);
-      DeviceBuffer<float> da = shifted(a.values()), db = shifted(b.values()), dv(vals),
-                          dc = shifted(std::vector<float>(static_cast<std::size_t>(host_s.rows * k),
-                                                          std::numeric_limits<float>::quiet_NaN()));
-      plan.run(ctx, dv.data(), DenseView<const float>{da.data() + 1, host_s.rows, k},
-               DenseView<const float>{db.data() + 1, host_s.cols, k}, kEps,
-               DenseView<float>{dc.data() + 1, host_s.rows, k});
-      ctx.synchronize();
-      std::vector<float> c = dc.to_host();
-      c.erase(c.begin());
-      EXPECT_EQ(test::check_within_bound(c, e.want, e.bound, kTol), "");
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int offset : {1, 2}) {
+    for (int k : {16, 50, 64, 128, 256}) {
+      for (Op op : {Op::kNoTrans, Op::kTrans}) {
+        SCOPED_TRACE("K=" + std::to_string(k) + (op == Op::kTrans ? " over Sᵀ" : "") + ", offset " +
+                     std::to_string(offset) + " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+        std::vector<std::int64_t> perm;
+        const HostCsr host_s = op == Op::kTrans ? transpose(s.view(), &perm) : s;
+        PreparedRatioSpmm plan = make_ratio_spmm_plan(ctx, ds.view(), k, "cuda.ratio_spmm.fused", op);
+        const std::vector<float> vals = random_values(s.nnz(), rng);
+        std::vector<float> host_vals = vals;
+        for (std::size_t j = 0; j < perm.size(); ++j) host_vals[j] = vals[static_cast<std::size_t>(perm[j])];
+        const HostDense<float> a = positive_matrix(host_s.rows, k, rng),
+                               b = positive_matrix(host_s.cols, k, rng);
+        const Expected e = reference(host_s, k, host_vals, a, b, kEps);
+        const std::vector<float> poison(static_cast<std::size_t>(host_s.rows * k), nan);
+        DeviceBuffer<float> da = shifted(a.values(), offset), db = shifted(b.values(), offset),
+                            dc = shifted(poison, offset), dv(vals);
+        plan.run(ctx, dv.data(), DenseView<const float>{da.data() + offset, host_s.rows, k},
+                 DenseView<const float>{db.data() + offset, host_s.cols, k}, kEps,
+                 DenseView<float>{dc.data() + offset, host_s.rows, k});
+        ctx.synchronize();
+        std::vector<float> c = dc.to_host();
+        c.erase(c.begin(), c.begin() + offset);
+        EXPECT_EQ(test::check_within_bound(c, e.want, e.bound, kTol), "");
+      }
     }
   }
 }

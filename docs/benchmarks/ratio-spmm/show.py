@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group|heldout4|segment|chain|heldoutchain|groupk128|rerun]."""
+"""Tables of ratio-spmm.md from this folder's CSVs: python3 show.py [gpu|versions|oos|cpu|split|steps|cpu2|arrival|rules|group|heldout4|segment|chain|heldoutchain|groupk128|rerun|float2]."""
 import collections
 import csv
 import math
@@ -318,5 +318,18 @@ def groupk128():
         print(f"  {name} / pair: {gmean(r):.3f}, worst {max(r):.2f}, {sum(x > 1.1 for x in r)} cases > 1.1")
 
 
+def float2():
+    """Float2 rows where K % 4 == 2, against 37b25be (floats there); K = 64 the control."""
+    d = HERE / "h100-float2"
+    t = fastest(sorted(d.glob("float2-*.csv")), mode_of=lambda p: "old:" if "bench-old" in p.name else "new:")
+    for name, pick in (("K % 4 == 2", lambda k: k != 64), ("K = 64 (control)", lambda k: k == 64)):
+        v = [x for key, x in t.items() if pick(key[2])]
+        ratio = [x["new:cuda.ratio_spmm.fused"] / x["old:cuda.ratio_spmm.fused"] for x in v]
+        print(f"{name}: {len(v)} cases, new / old {gmean(ratio):.3f} ({min(ratio):.2f}-{max(ratio):.2f})")
+        for build in ("old", "new"):
+            r = [x[build + ":cuda.ratio_spmm.fused"] / x["pair"] for x in v]
+            print(f"  {build} / pair: {gmean(r):.3f}, worst {max(r):.2f}, {sum(y > 1.1 for y in r)} cases > 1.1")
+
+
 {"gpu": gpu, "versions": versions, "oos": oos, "cpu": cpu, "split": split, "steps": steps, "cpu2": cpu2, "arrival": arrival, "rules": rules, "group": group, "heldout4": heldout4, "segment": segment, "chain": chain, "heldoutchain": heldoutchain, "groupk128": groupk128,
- "rerun": lambda: heldoutchain("h100-37b25be-rerun")}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
+ "rerun": lambda: heldoutchain("h100-37b25be-rerun"), "float2": float2}[sys.argv[1] if len(sys.argv) > 1 else "gpu"]()
