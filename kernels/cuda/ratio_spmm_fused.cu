@@ -1,18 +1,18 @@
 // cuda.ratio_spmm.fused: the fused ratio SpMM on the GPU (kernels/ratio_spmm.hpp).
 //
-// Mapping: a block of 8 warps takes 8 / P rows, P warps per row (P from the mean row length: 1,
-// 2, 4 or 8), each warp a contiguous part of its row's nonzeros. A nonzero is handled by a group
-// of G lanes (G = 4-32, the fewest that cover K in float4s, or float2s where K % 4 == 2 or a base
-// is only 8-byte aligned, else floats), so a warp works on 32 / G nonzeros at once (float2s
-// against floats at K % 4 == 2: 0.92x the time over 60 cases, H100, docs/benchmarks/
-// ratio-spmm.md). The lanes hold the row of A and a partial row of C in registers. Per nonzero a group loads the B row once, adds its lanes'
-// products with a butterfly of shuffles, forms the ratio and adds ratio x B row to its
-// accumulators: one read of B per nonzero instead of the SDDMM's and the SpMM's two, and no ratio
-// array in memory. Two steps are in flight so that one's shuffles overlap the other's loads. The
-// groups' rows are added with shuffles, the P parts of a row in shared memory in part order, so
-// results do not depend on timing (bit-identical across runs). Where a mean row is shorter than
-// four of a warp's steps at K <= 128 (in float4s; G <= 16, or 16 lanes of two float4s from K = 65),
-// each lane group takes a row of its own instead (group_rows).
+// Mapping: a block of 8 warps takes 8 / P rows, P warps per row (P from the mean row length: 1, 2,
+// 4 or 8), each warp a contiguous part of its row's nonzeros. A nonzero is handled by a group of G
+// lanes (G = 4-32, the fewest that cover K in float4s, or float2s where K % 4 == 2 or a base is
+// only 8-byte aligned, else floats), so a warp works on 32 / G nonzeros at once (float2s against
+// floats at K % 4 == 2: 0.92x the time over 60 cases, H100, docs/benchmarks/ratio-spmm.md). The
+// lanes hold the row of A and a partial row of C in registers. Per nonzero a group loads the B row
+// once, adds its lanes' products with a butterfly of shuffles, forms the ratio and adds ratio x B
+// row to its accumulators: one read of B per nonzero instead of the SDDMM's and the SpMM's two, and
+// no ratio array in memory. Two steps are in flight so that one's shuffles overlap the other's
+// loads. The groups' rows are added with shuffles, the P parts of a row in shared memory in part
+// order, so results do not depend on timing (bit-identical across runs). Where a mean row is
+// shorter than four of a warp's steps at K <= 128 (in float4s; G <= 16, or 16 lanes of two float4s
+// from K = 65), each lane group takes a row of its own instead (group_rows).
 //
 // Long rows: a warp's walk over its part is a chain of dependent steps (loads, shuffles, the
 // division), so one long part can outlast the rest of the kernel: a 1M x 1M power-law matrix with
