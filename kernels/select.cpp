@@ -1089,7 +1089,8 @@ const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& p
 // faster of the two in geometric mean on held-out check 4, where always fused was 1.030x). Since
 // the kernel's chains shorten on small problems it was faster than the pair on all 180 cases of
 // the held-out checks' 18 matrices, both ways, at K = 16-256 (0.66x in geometric mean, the slowest
-// 0.99x; H100).
+// 0.99x: the set the chain length was chosen on), and on ten new matrices at K = 16-128 0.64x, the
+// slowest 1.04x (80 cases; H100, docs/benchmarks/ratio-spmm.md).
 // On the CPU (2 cores; docs/benchmarks/ratio-spmm.md) the fused rows pay from K = 64 on rows of
 // any length or skew, and from K = 48 on rows of mean >= 100 that are not skewed. Over all the
 // CPU measurements (LDA corpora and minibatches and their transposes, ml-100k, uniform,

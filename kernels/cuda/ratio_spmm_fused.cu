@@ -602,6 +602,9 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
              kName << ": A must be " << s_.rows << " x " << k_ << ", got " << a.rows << " x " << a.cols);
     vals = cuda_spmm::resolve_values(kName, s_, vals);
     if (s_.rows == 0) return;
+    // The widest rows K and the operands' alignment allow. The plan's mapping (lane groups, chain
+    // length, segments) assumed the widest K allows; narrower rows keep it (correct, only slower;
+    // RatioSpmmFusedGpu.MisalignedOperands).
     const auto aligned = [&](std::uintptr_t bytes) {
       return reinterpret_cast<std::uintptr_t>(a.data) % bytes == 0 &&
              reinterpret_cast<std::uintptr_t>(b.data) % bytes == 0 &&
