@@ -29,6 +29,7 @@
 // 0.200 ms on Rᵀ for MovieLens-100K's shape, and 1048 ms against 728 ms for MovieLens-20M's.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "apps/als/als_options.hpp"
@@ -54,6 +55,10 @@ struct AlsHyper {
   // Lowest operand precision of the training plans (--precision); test plans stay fp32 unless a
   // variant is named (app::evaluation_precision).
   Precision precision = Precision::kF32;
+  // Where the items' half-steps run their products: unset, as the backend's device decides (the
+  // engine's Ops::items_on_r); true on R (Rᵀ·B through a transposed plan), false on Rᵀ. The tests
+  // set it to run both ways on either device.
+  std::optional<bool> items_on_r;
 
   int k() const { return factors + (biases ? 1 : 0); }  // stored columns per row
 };

@@ -11,7 +11,11 @@
 //   view(const Csr&); fill(ctx, float* p, int64 n, float v) targets(ctx, r, col, nnz, mu, other_x,
 //   k, bias_col, t)   t_j = r_j − μ − (bias_col >= 0 ?
 //                                                            other_x[col_j·k + bias_col] : 0)
+//   row_targets(ctx, r, row_ptr, rows, mu, other_x, k, bias_col, t)   the same with the bias of
+//                                                            each nonzero's row instead of column
 //   affine(ctx, in, n, a, b, out)                            out = a·in + b
+//   items_on_r(ctx, user_bytes) -> whether the items' half-steps run on R, given the bytes of
+//                                  the users' rows they multiply with (K floats a user)
 //   make_design(ctx, x, d, rows, k, c)                       d = x with its column c set to 1
 //   cg_init(ctx, rows, k, b, y, x, diag, r, p, rs)           r = b − (y + diag∘x); p = r; rs = r·r
 //   (per row) cg_step(ctx, rows, k, x, r, p, y, diag, rs)              one CG step per row with A·p
@@ -61,8 +65,27 @@ class AlsEngine final : public AlsBackend {
                  (test.rows == train.rows && test.cols == train.cols && !test.vals.empty()),
              "test ratings must be users x items like the training ratings");
     nnz_ = train.nnz();
+    items_on_r_ = h_.items_on_r.value_or(
+        ops_.items_on_r(ctx_, train.rows * std::int64_t{k_} * std::int64_t(sizeof(float))));
     init_side(users_, train);
     init_side(items_, train_t);
+    // The users' products and the training loss run on R; the items' on R as Rᵀ·B through a
+    // transposed plan where items_on_r_, else on Rᵀ (items_.csr).
+    const CsrView r = Ops::view(users_.csr);
+    sddmm_ = make_sddmm_plan(ctx_, r, k_, h_.sddmm, h_.precision);
+    note(sddmm_.variant->name(), sddmm_.prepare_seconds);
+    spmm_ = make_spmm_plan(ctx_, r, k_, Op::kNoTrans, h_.spmm, h_.precision);
+    note(spmm_.variant->name(), spmm_.prepare_seconds);
+    if (items_on_r_) {
+      items_spmm_ = make_spmm_plan(ctx_, r, k_, Op::kTrans, h_.spmm, h_.precision);
+      note(items_spmm_.variant->name() + std::string(" (transposed)"), items_spmm_.prepare_seconds);
+    } else {
+      const CsrView rt = Ops::view(items_.csr);
+      items_sddmm_ = make_sddmm_plan(ctx_, rt, k_, h_.sddmm, h_.precision);
+      note(items_sddmm_.variant->name(), items_sddmm_.prepare_seconds);
+      items_spmm_ = make_spmm_plan(ctx_, rt, k_, Op::kNoTrans, h_.spmm, h_.precision);
+      note(items_spmm_.variant->name(), items_spmm_.prepare_seconds);
+    }
     t_ = ops_.template alloc<float>(nnz_);
     w_ = ops_.template alloc<float>(nnz_);
     const std::int64_t rows = std::max(users_.rows, items_.rows);
@@ -105,13 +128,12 @@ class AlsEngine final : public AlsBackend {
   TrainLoss train_loss() override {
     TrainLoss loss;
     loss.n = nnz_;
-    const CsrView s = Ops::view(items_.csr);
-    const DenseView<const float> xi{items_.x.data(), items_.rows, k_};
+    const CsrView s = Ops::view(users_.csr);
+    const DenseView<const float> xu{users_.x.data(), users_.rows, k_};
     if (!h_.implicit) {
-      // In Rᵀ order: t = r − μ − b_u, SDDMM(Rᵀ, [q, b_i], [p, 1]) = q·p + b_i, so t − that is the
-      // error.
-      ops_.targets(ctx_, s.vals, s.col_idx, nnz_, mu(), users_.x.data(), k_, bias_col(), t_.data());
-      items_.sddmm.run(ctx_, xi, {design(users_), users_.rows, k_}, nullptr, w_.data());
+      // t = r − μ − b_i, SDDMM(R, [p, b_u], [q, 1]) = p·q + b_u, so t − that is the error.
+      ops_.targets(ctx_, s.vals, s.col_idx, nnz_, mu(), items_.x.data(), k_, bias_col(), t_.data());
+      sddmm_.run(ctx_, xu, {design(items_), items_.rows, k_}, nullptr, w_.data());
       count_sddmm(nnz_);
       loss.sse = ops_.sq_abs_diff(ctx_, t_.data(), w_.data(), nullptr, 0.0f, 0.0f, nnz_).first;
       loss.objective =
@@ -120,9 +142,9 @@ class AlsEngine final : public AlsBackend {
           ops_.weighted_sq_norm(ctx_, items_.x.data(), items_.diag.data(), items_.rows, k_);
     } else {
       // Σ_all c (p − s)² = Σ_obs [c (1 − s)² − s²] + Σ_all s², and Σ_all s² = ⟨XᵀX, YᵀY⟩.
-      items_.sddmm.run(ctx_, xi, {users_.x.data(), users_.rows, k_}, nullptr, w_.data());
+      sddmm_.run(ctx_, xu, {items_.x.data(), items_.rows, k_}, nullptr, w_.data());
       count_sddmm(nnz_);
-      const double obs = ops_.implicit_obs(ctx_, items_.cm1.data(), w_.data(), nnz_);
+      const double obs = ops_.implicit_obs(ctx_, users_.cm1.data(), w_.data(), nnz_);
       ops_.gram(ctx_, users_.x.data(), users_.rows, k_, 0.0f, gram2_.data());
       std::vector<float> gu(static_cast<std::size_t>(k_) * k_), gi(gu.size());
       ops_.download(gram2_, gu.data(), static_cast<std::int64_t>(gu.size()));
@@ -174,11 +196,8 @@ class AlsEngine final : public AlsBackend {
     Buf<float> x;           // rows x K factors (augmented with the bias column)
     Buf<float> d;           // rows x K design [factors, 1] (biases only)
     Buf<float> diag;        // rows: λ n_r (explicit)
-    Buf<float> cm1;         // nnz: c − 1 = α r (implicit)
+    Buf<float> cm1;         // nnz: c − 1 = α r (implicit; the exact solver's per-row systems)
     bool design_stale = true;
-    // Plans hold views of csr: declared after it so they are destroyed first.
-    PreparedSddmm sddmm;
-    PreparedSpmm spmm;
   };
 
   void init_side(Side& s, const HostCsr& m) {
@@ -196,14 +215,10 @@ class AlsEngine final : public AlsBackend {
             static_cast<float>(h_.lambda * static_cast<double>(m.row_ptr[r + 1] - m.row_ptr[r]));
       s.diag = ops_.template alloc<float>(s.rows);
       ops_.upload(s.diag, diag.data(), s.rows);
-    } else {
+    } else if (is_users(s) || !items_on_r_ || h_.solver == Solver::kCholesky) {
       s.cm1 = ops_.template alloc<float>(s.nnz);
       ops_.affine(ctx_, v.vals, s.nnz, static_cast<float>(h_.alpha), 0.0f, s.cm1.data());
     }
-    s.sddmm = make_sddmm_plan(ctx_, v, k_, h_.sddmm, h_.precision);
-    note(s.sddmm.variant->name(), s.sddmm.prepare_seconds);
-    s.spmm = make_spmm_plan(ctx_, v, k_, Op::kNoTrans, h_.spmm, h_.precision);
-    note(s.spmm.variant->name(), s.spmm.prepare_seconds);
   }
 
   HostDense<float> download(const Side& s) const {
@@ -226,14 +241,38 @@ class AlsEngine final : public AlsBackend {
     return s.d.data();
   }
 
+  bool is_users(const Side& s) const { return &s == &users_; }
+
+  // Where a side's half-step runs its sparse products: on R for the users, on R or Rᵀ for the
+  // items (items_on_r_). `swapped`: the side's rows are the pattern's columns (the items on R).
+  struct Products {
+    CsrView pattern;
+    PreparedSddmm* sddmm;
+    PreparedSpmm* spmm;  // Σ over the pattern's rows (or, swapped, its columns)
+    const float* cm1;    // implicit: c − 1 in the pattern's order
+    bool swapped;
+  };
+  Products products(Side& s) {
+    if (is_users(s)) return {Ops::view(users_.csr), &sddmm_, &spmm_, users_.cm1.data(), false};
+    if (items_on_r_) return {Ops::view(users_.csr), &sddmm_, &items_spmm_, users_.cm1.data(), true};
+    return {Ops::view(items_.csr), &items_sddmm_, &items_spmm_, items_.cm1.data(), false};
+  }
+
   // out = A·in for every row of `s` (the sparse part through SDDMM + SpMM; the dense part of the
-  // explicit systems, λ n_r in, is added by the CG kernels through `diag`).
+  // explicit systems, λ n_r in, is added by the CG kernels through `diag`). The SDDMM gives, per
+  // rating, c − 1 (implicit) or 1 times the dot product of its user's and item's rows: `in` holds
+  // one of the two, the other side's design rows `dv` the other.
   void apply(Side& s, DenseView<const float> dv, const float* in, float* out) {
+    const Products p = products(s);
     const DenseView<const float> in_view{in, s.rows, k_};
-    s.sddmm.run(ctx_, in_view, dv, h_.implicit ? s.cm1.data() : nullptr, w_.data());
-    s.spmm.run(ctx_, w_.data(), dv, DenseView<float>{out, s.rows, k_});
-    count_sddmm(s.nnz);
-    count_spmm(s.nnz);
+    const float* scale = h_.implicit ? p.cm1 : nullptr;
+    if (p.swapped)
+      p.sddmm->run(ctx_, dv, in_view, scale, w_.data());
+    else
+      p.sddmm->run(ctx_, in_view, dv, scale, w_.data());
+    p.spmm->run(ctx_, w_.data(), dv, DenseView<float>{out, s.rows, k_});
+    count_sddmm(nnz_);
+    count_spmm(nnz_);
     if (h_.implicit) ops_.gemm_add(ctx_, in, s.rows, k_, gram_.data(), out);
   }
 
@@ -241,14 +280,21 @@ class AlsEngine final : public AlsBackend {
     const float* d = design(o);
     const DenseView<const float> dv{d, o.rows, k_};
     const CsrView v = Ops::view(s.csr);
-    if (!h_.implicit) {
-      ops_.targets(ctx_, v.vals, v.col_idx, s.nnz, mu(), o.x.data(), k_, bias_col(), t_.data());
-    } else {
-      ops_.affine(ctx_, s.cm1.data(), s.nnz, 1.0f, 1.0f, t_.data());  // c = 1 + (c − 1)
+    const Products p = products(s);
+    // The right-hand side Σ t·(the other side's design rows) with t in the pattern's order:
+    // r − μ − the other side's bias, or c = 1 + (c − 1) in implicit mode.
+    if (h_.implicit) {
+      ops_.affine(ctx_, p.cm1, nnz_, 1.0f, 1.0f, t_.data());
       ops_.gram(ctx_, d, o.rows, k_, static_cast<float>(h_.lambda), gram_.data());
+    } else if (p.swapped) {  // the other side (users) is the pattern's rows
+      ops_.row_targets(ctx_, p.pattern.vals, p.pattern.row_ptr, p.pattern.rows, mu(), o.x.data(),
+                       k_, bias_col(), t_.data());
+    } else {
+      ops_.targets(ctx_, p.pattern.vals, p.pattern.col_idx, nnz_, mu(), o.x.data(), k_, bias_col(),
+                   t_.data());
     }
-    s.spmm.run(ctx_, t_.data(), dv, DenseView<float>{b_.data(), s.rows, k_});
-    count_spmm(s.nnz);
+    p.spmm->run(ctx_, t_.data(), dv, DenseView<float>{b_.data(), s.rows, k_});
+    count_spmm(nnz_);
     const float* diag = h_.implicit ? nullptr : s.diag.data();
     if (h_.solver == Solver::kCholesky) {
       ops_.exact_solve(ctx_, v, h_.implicit ? s.cm1.data() : nullptr, diag,
@@ -287,6 +333,15 @@ class AlsEngine final : public AlsBackend {
   int k_;  // stored columns: padded_width(h_.k())
   std::int64_t nnz_ = 0, test_nnz_ = 0;
   Side users_, items_;
+  // Whether the items' half-steps run on R (Rᵀ·B through a transposed plan) rather than on Rᵀ:
+  // AlsHyper::items_on_r, else Ops::items_on_r from the users' rows of B (docs/benchmarks/als.md,
+  // "The items' half-steps on R").
+  bool items_on_r_ = false;
+  // Plans hold views of users_.csr (R) or items_.csr (Rᵀ), so they are declared after them:
+  // SDDMM and S·B over R (the users' half-steps and the loss); the items' SpMM (Rᵀ·B over R, or
+  // S·B over Rᵀ) and, on Rᵀ, their SDDMM.
+  PreparedSddmm sddmm_, items_sddmm_;
+  PreparedSpmm spmm_, items_spmm_;
   Buf<float> t_, w_;  // nnz: targets / right-hand-side values, SDDMM output
   Buf<float> b_, r_, p_, y_,
       rs_;  // CG: right-hand side, residual, direction, A·p (rows x K); r·r (rows)

@@ -38,6 +38,18 @@ __global__ void targets_kernel(const float* __restrict__ r, const std::int32_t* 
   }
 }
 
+// One warp per row: the targets of a CSR in its own order, with the row's bias (row_targets).
+__global__ void row_targets_kernel(const float* __restrict__ r,
+                                   const std::int64_t* __restrict__ row_ptr, std::int64_t rows,
+                                   float mu, const float* __restrict__ other_x, int k, int bias_col,
+                                   float* __restrict__ t) {
+  const std::int64_t row = blockIdx.x * std::int64_t(kWarpsPerBlock) + threadIdx.x / 32;
+  if (row >= rows) return;
+  const float bias = bias_col >= 0 ? other_x[row * k + bias_col] : 0.0f;
+  for (std::int64_t j = row_ptr[row] + threadIdx.x % 32; j < row_ptr[row + 1]; j += 32)
+    t[j] = (r[j] - mu) - bias;  // as targets rounds
+}
+
 __global__ void affine_kernel(const float* __restrict__ in, std::int64_t n, float a, float b,
                               float* __restrict__ out) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
@@ -208,6 +220,24 @@ class GpuOps : public DeviceOps {
     if (nnz == 0) return;
     targets_kernel<<<grid_for(nnz), kThreads, 0, stream_of(ctx)>>>(r, col, nnz, mu, other_x, k,
                                                                    bias_col, t);
+    FK_CUDA_CHECK_LAUNCH();
+  }
+
+  // On R once the users' rows (B of the items' products) outgrow L2: there R's transpose, whose
+  // few long rows gather users' rows from DRAM, ran the SDDMM 2.7x and the S·B 1.5x slower than R
+  // did its SDDMM and the transposed plan its sliced Rᵀ·B (netflix at K = 104: 0.165 -> 0.108 s an
+  // iteration on an H100; ml-20m at K = 256 1.30x), while where those rows fit L2 the transposed
+  // plan's value gather made R slower (ml-20m at K = 64 1.04x, netflix at K = 16 1.09x).
+  bool items_on_r(const Context& ctx, std::int64_t user_bytes) const {
+    return user_bytes > std::int64_t(ctx.gpu().props.l2CacheSize);
+  }
+
+  void row_targets(const Context& ctx, const float* r, const std::int64_t* row_ptr,
+                   std::int64_t rows, float mu, const float* other_x, int k, int bias_col,
+                   float* t) const {
+    if (rows == 0) return;
+    row_targets_kernel<<<grid_for_rows(rows), kThreads, 0, stream_of(ctx)>>>(
+        r, row_ptr, rows, mu, other_x, k, bias_col, t);
     FK_CUDA_CHECK_LAUNCH();
   }
 

@@ -38,7 +38,9 @@ void add_option_groups(po::options_description& out) {
       ("preset", po::value<std::string>()->value_name("NAME"),
        "a generator preset; LDA corpora (documents x words counts: nytimes, nips, ...) or ratings "
        "(users x items: ml-20m, netflix, ml-100k, ...)")
-      ("name", po::value<std::string>()->value_name("LABEL"), "label of the matrix in the table and the CSV (default: from the source)");
+      ("name", po::value<std::string>()->value_name("LABEL"), "label of the matrix in the table and the CSV (default: from the source)")
+      ("transpose", "use the transpose of the matrix given (its label gains '^T'): the other side an "
+       "app solves on its own CSR, e.g. fk-als's items x users ratings");
 
   po::options_description run("Run", kHelpWidth, kHelpWidth / 2);
   run.add_options()
@@ -160,6 +162,7 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
     o.input_format = vm["format"].as<std::string>();
   }
   if (vm.count("name")) o.name = vm["name"].as<std::string>();
+  o.transpose = vm.count("transpose") > 0;
 
   o.ks = parse_widths(vm.count("k") ? vm["k"].as<std::string>()
                                     : (o.op == BenchOp::kSpmm ? "1,4,32,64,128,256,512" : "32,64,128,256,512"));

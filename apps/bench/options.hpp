@@ -34,6 +34,7 @@ struct BenchOptions {
   std::string gen;                  // a generator spec, core/generate/sparse.hpp
   std::string preset;               // an LDA corpus or ratings generator preset name
   std::string name;                 // label in the table and the CSV ("" = derived from the source)
+  bool transpose = false;           // run on the source's transpose
 
   std::vector<int> ks;              // dense widths, in the order given
   std::string device = "auto";

@@ -131,6 +131,11 @@ BenchMatrix load_matrix(const BenchOptions& options) {
                   : !options.gen.empty() ? from_spec(options)
                                          : from_preset(options);
   validate(m.s.view());
+  if (options.transpose) {
+    m.s = transpose(m.s.view());
+    m.name += "^T";
+    m.source += ", transposed";
+  }
   if (!options.name.empty()) m.name = options.name;
   return m;
 }

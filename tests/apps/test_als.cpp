@@ -110,6 +110,33 @@ TEST_P(AlsTinyExact, UserHalfStepEqualsClosedFormRidge) {
   EXPECT_EQ(flat(be->item_factors()), flat(items));
 }
 
+// The item half-step, on Rᵀ and on R (Rᵀ·B through a transposed plan, targets by row): the same
+// closed form with the roles of users and items swapped.
+TEST_P(AlsTinyExact, ItemHalfStepEqualsClosedFormRidgeOnRtAndOnR) {
+  const TinyCase c = GetParam();
+  const AlsData d = build_als_data(tiny_ratings(), {});
+  AlsData swapped = d;
+  std::swap(swapped.train, swapped.train_t);
+  std::swap(swapped.user_ids, swapped.item_ids);
+  const int factors = 2, k = factors + (c.biases ? 1 : 0);
+  const double mu = c.implicit ? 0.0 : d.global_mean;
+  HostDense<float> users(d.users(), k);  // the users' rows of tiny_items' values
+  for (std::int64_t u = 0; u < users.rows(); ++u)
+    for (int col = 0; col < k; ++col) users(u, col) = tiny_items(k)(u, col);
+  const HostDense<float> want =
+      closed_form_users(swapped, users, factors, c.biases, c.implicit, 0.1, 2.0, mu);
+  for (const bool on_r : {false, true}) {
+    SCOPED_TRACE(on_r ? "on R" : "on Rᵀ");
+    AlsHyper h = hyper_for(factors, c.biases, c.implicit, c.solver, k + 3, mu);
+    h.items_on_r = on_r;
+    auto be = make_cpu_als_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test);
+    be->set_factors(users, HostDense<float>(d.items(), k, 7.5f));
+    be->solve_items();
+    EXPECT_LT(test::max_rel_error(flat(be->item_factors()), flat(want)), 2e-5);
+    EXPECT_EQ(flat(be->user_factors()), flat(users));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, AlsTinyExact,
                          ::testing::Values(TinyCase{false, false, Solver::kCg},
                                            TinyCase{true, false, Solver::kCg},
@@ -447,13 +474,20 @@ TEST(AlsGpu, GpuAgreesWithCpu) {
     const AlsData& data = c.implicit ? implicit_data : d;
     AlsHyper h = hyper_for(8, c.biases, c.implicit, c.solver, 3, c.implicit ? 0.0 : d.global_mean);
     const TrainRun cpu = train(data, h, 5, 3, Context(DeviceKind::kCpu));
-    const TrainRun gpu = train(data, h, 5, 3, Context(DeviceKind::kGpu));
-    EXPECT_LT(test::max_rel_error(flat(gpu.users), flat(cpu.users)), 5e-3);
-    EXPECT_LT(test::max_rel_error(flat(gpu.items), flat(cpu.items)), 5e-3);
-    EXPECT_LT(std::fabs(gpu.objective.back() - cpu.objective.back()) / cpu.objective.back(), 5e-4);
-    if (!c.implicit) {
-      EXPECT_LT(std::fabs(gpu.test_rmse.back() - cpu.test_rmse.back()) / cpu.test_rmse.back(),
-                1e-3);
+    // The items' half-steps on Rᵀ and on R (where the users' rows outgrow L2, which no test
+    // data does by itself).
+    for (const bool on_r : {false, true}) {
+      SCOPED_TRACE(on_r ? "items on R" : "items on Rᵀ");
+      h.items_on_r = on_r;
+      const TrainRun gpu = train(data, h, 5, 3, Context(DeviceKind::kGpu));
+      EXPECT_LT(test::max_rel_error(flat(gpu.users), flat(cpu.users)), 5e-3);
+      EXPECT_LT(test::max_rel_error(flat(gpu.items), flat(cpu.items)), 5e-3);
+      EXPECT_LT(std::fabs(gpu.objective.back() - cpu.objective.back()) / cpu.objective.back(),
+                5e-4);
+      if (!c.implicit) {
+        EXPECT_LT(std::fabs(gpu.test_rmse.back() - cpu.test_rmse.back()) / cpu.test_rmse.back(),
+                  1e-3);
+      }
     }
   }
 }
