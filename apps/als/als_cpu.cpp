@@ -42,10 +42,6 @@ class CpuOps : public app::HostOps {
     }
   }
 
-  // Never: on 16 Xeon cores the items' products on R ran netflix's iteration 1.45x slower than on
-  // Rᵀ (2 threads: 1.2-1.3x faster on ml-100k and ml-20m; docs/benchmarks/als.md).
-  bool items_on_r(const Context&, std::int64_t) const { return false; }
-
   void row_targets(const Context&, const float* r, const std::int64_t* row_ptr, std::int64_t rows,
                    float mu, const float* other_x, int k, int bias_col, float* t) const {
 #pragma omp parallel for schedule(static)

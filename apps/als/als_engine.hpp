@@ -334,8 +334,7 @@ class AlsEngine final : public AlsBackend {
   std::int64_t nnz_ = 0, test_nnz_ = 0;
   Side users_, items_;
   // Whether the items' half-steps run on R (Rᵀ·B through a transposed plan) rather than on Rᵀ:
-  // AlsHyper::items_on_r, else Ops::items_on_r from the users' rows of B (docs/benchmarks/als.md,
-  // "The items' half-steps on R").
+  // AlsHyper::items_on_r, else Ops::items_on_r (apps/common) from the users' rows of B.
   bool items_on_r_ = false;
   // Plans hold views of users_.csr (R) or items_.csr (Rᵀ), so they are declared after them:
   // SDDMM and S·B over R (the users' half-steps and the loss); the items' SpMM (Rᵀ·B over R, or

@@ -223,15 +223,6 @@ class GpuOps : public DeviceOps {
     FK_CUDA_CHECK_LAUNCH();
   }
 
-  // On R once the users' rows (B of the items' products) outgrow L2: there R's transpose, whose
-  // few long rows gather users' rows from DRAM, ran the SDDMM 2.7x and the S·B 1.5x slower than R
-  // did its SDDMM and the transposed plan its sliced Rᵀ·B (netflix at K = 104: 0.165 -> 0.108 s an
-  // iteration on an H100; ml-20m at K = 256 1.30x), while where those rows fit L2 the transposed
-  // plan's value gather made R slower (ml-20m at K = 64 1.04x, netflix at K = 16 1.09x).
-  bool items_on_r(const Context& ctx, std::int64_t user_bytes) const {
-    return user_bytes > std::int64_t(ctx.gpu().props.l2CacheSize);
-  }
-
   void row_targets(const Context& ctx, const float* r, const std::int64_t* row_ptr,
                    std::int64_t rows, float mu, const float* other_x, int k, int bias_col,
                    float* t) const {

@@ -159,6 +159,17 @@ class DeviceOps {
     fill_kernel<float><<<grid_for(n), kThreads, 0, stream_of(ctx)>>>(p, n, v);
     FK_CUDA_CHECK_LAUNCH();
   }
+
+  // Whether the items' products of a ratings model (users x items R) run on R, as Rᵀ·B through a
+  // transposed plan, rather than on Rᵀ, given the bytes of the users' rows they multiply with:
+  // once those outgrow L2. There R's transpose, whose few long rows gather users' rows from DRAM,
+  // ran the SDDMM 2.7x and the S·B 1.5x slower than R did its SDDMM and the transposed plan its
+  // sliced Rᵀ·B (fk-als on netflix at K = 104: 0.165 -> 0.108 s an iteration on an H100); where
+  // they fit, the transposed plan's value gather made R slower (fk-als 1.04-1.09x).
+  // docs/benchmarks/checks/als-items-on-r.
+  bool items_on_r(const Context& ctx, std::int64_t user_bytes) const {
+    return user_bytes > std::int64_t(ctx.gpu().props.l2CacheSize);
+  }
 };
 
 }  // namespace fk::app::device

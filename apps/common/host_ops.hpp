@@ -26,6 +26,11 @@ class HostOps {
   HostOps() = default;
   explicit HostOps(const Context&) {}
 
+  // The CPU keeps the items' products of a ratings model on Rᵀ (DeviceOps::items_on_r): on 16
+  // Xeon cores fk-als's netflix iteration ran 1.45x slower on R (on 2 threads 1.2-1.3x faster on
+  // ml-100k and ml-20m; docs/benchmarks/checks/als-items-on-r).
+  bool items_on_r(const Context&, std::int64_t) const { return false; }
+
   // A zero-filled buffer of n elements.
   template <class T>
   Buffer<T> alloc(std::int64_t n) const {

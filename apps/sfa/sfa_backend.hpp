@@ -38,6 +38,7 @@
 // Objective reported: J = Σ_(u,i)∈Ω (y_ui − Λ_i·x_u)² + λ_u ‖X‖² + λ_m ‖Λ‖².
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,10 @@ struct SfaHyper {
   // Lowest operand precision of the training plans (--precision); test plans stay fp32 unless a
   // variant is named (app::evaluation_precision).
   Precision precision = Precision::kF32;
+  // Where the items' products run: unset, as the backend's device decides (Ops::items_on_r,
+  // apps/common); true on R (Rᵀ·B through a transposed plan), false on Rᵀ. The tests set it to
+  // run both ways on either device.
+  std::optional<bool> items_on_r;
 
   int k() const { return factors + (user_offset ? 1 : 0); }  // stored columns of X and Λ
 };

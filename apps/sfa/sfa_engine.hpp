@@ -20,6 +20,7 @@
 //   scale_precond(ctx, h, rows, k, cnt, a, d, lam) h_rc /= a·cnt_r·d_c + λ
 //   sq_diff(ctx, t, s, n) -> Σ (t − s)²
 //   sq_norm(ctx, x, n) -> Σ x²
+//   items_on_r(ctx, user_bytes) -> whether the items' products run on R (apps/common)
 //   test_err(ctx, r, col, s, means, mu, lo, hi, n) -> {Σ e², Σ |e|}, e = r − pred,
 //       pred = μ + means[col] + s, clamped to [lo, hi] when lo < hi
 // Reductions are deterministic (fixed order, independent of the thread count).
@@ -62,8 +63,16 @@ class SfaEngine final : public SfaBackend {
              "test ratings must be users x items like the training ratings");
     if (!reducer_) reducer_ = &local_;
     nnz_ = train.nnz();
-    init_side(users_, train, item_means, false);
-    init_side(items_, train_t, item_means, true);
+    items_on_r_ = h_.items_on_r.value_or(
+        ops_.items_on_r(ctx_, train.rows * std::int64_t{k_} * std::int64_t(sizeof(float))));
+    init_side(users_, train, item_means, false, true);
+    init_side(items_, train_t, item_means, true, !items_on_r_);
+    if (items_on_r_) {
+      items_spmm_t_ =
+          make_spmm_plan(ctx_, Ops::view(users_.csr), k_, Op::kTrans, h_.spmm, h_.precision);
+      note(items_spmm_t_.variant->name() + std::string(" (transposed)"),
+           items_spmm_t_.prepare_seconds);
+    }
     w_ = ops_.template alloc<float>(nnz_);
     const std::int64_t rows = std::max(users_.rows, items_.rows);
     b_ = ops_.template alloc<float>(rows * k_);
@@ -140,16 +149,13 @@ class SfaEngine final : public SfaBackend {
       return;
     }
     const std::int64_t n = items_.rows * k_;
-    const CsrView t = Ops::view(items_.csr);
     const DenseView<const float> xu{users_.x.data(), users_.rows, k_};
     const DenseView<const float> lam{items_.x.data(), items_.rows, k_};
-    // Residual in Rᵀ order: E = Y − DDS(Λ, X).
-    items_.sddmm.run(ctx_, lam, xu, nullptr, w_.data());
-    count_sddmm(items_.nnz);
-    ops_.axpby(ctx_, items_.nnz, 1.0f, t.vals, -1.0f, w_.data());
+    // Residual E = Y − DDS(Λ, X), in the order of the pattern the items' products run on.
+    items_sddmm(lam, xu, w_.data());
+    ops_.axpby(ctx_, nnz_, 1.0f, items_ratings(), -1.0f, w_.data());
     // G = Eᵀ X − λ_m Λ, a sum over users: the statistic a multi-worker run all-reduces.
-    items_.spmm.run(ctx_, w_.data(), xu, DenseView<float>{b_.data(), items_.rows, k_});
-    count_spmm(items_.nnz);
+    items_spmm(w_.data(), xu, b_.data());
     ops_.axpby(ctx_, n, -static_cast<float>(h_.lambda_m), items_.x.data(), 1.0f, b_.data());
     // The offset column of Λ is constant: no gradient (and, below, no curvature) there.
     if (h_.user_offset) ops_.set_column(ctx_, b_.data(), items_.rows, k_, h_.factors, 0.0f);
@@ -211,18 +217,21 @@ class SfaEngine final : public SfaBackend {
   }
 
  private:
-  // One orientation: users on R (rows solved by the E-step), items on Rᵀ (the model).
+  // One orientation: users on R (rows solved by the E-step), items on Rᵀ (the model; their
+  // products run on R instead where items_on_r_).
   struct Side {
     std::int64_t rows = 0, nnz = 0;
     typename Ops::Csr csr;  // pattern and centred ratings y
     Buf<float> x;           // rows x K: X or Λ
     bool is_items = false;
-    // Plans hold views of csr: declared after it so they are destroyed first.
+    // Plans hold views of csr: declared after it so they are destroyed first. The items' are
+    // not prepared where their products run on R.
     PreparedSddmm sddmm;
     PreparedSpmm spmm;
   };
 
-  void init_side(Side& s, const HostCsr& m, const std::vector<float>& means, bool is_items) {
+  void init_side(Side& s, const HostCsr& m, const std::vector<float>& means, bool is_items,
+                 bool plans) {
     s.rows = m.rows;
     s.nnz = m.nnz();
     s.is_items = is_items;
@@ -234,6 +243,7 @@ class SfaEngine final : public SfaBackend {
     s.csr = ops_.make_csr(centred);
     s.x = ops_.template alloc<float>(s.rows * k_);
     ops_.fill(ctx_, s.x.data(), s.rows * k_, 0.0f);
+    if (!plans) return;
     const CsrView v = Ops::view(s.csr);
     s.sddmm = make_sddmm_plan(ctx_, v, k_, h_.sddmm, h_.precision);
     note(s.sddmm.variant->name(), s.sddmm.prepare_seconds);
@@ -258,24 +268,52 @@ class SfaEngine final : public SfaBackend {
     ops_.upload(minv_, minv.data(), static_cast<std::int64_t>(minv.size()));
   }
 
-  // y = (the sparse part of A) · in for every row of `s`: SDDMM then SpMM on s's pattern.
+  // The items' products on R where items_on_r_ (the users' SDDMM plan with its operands swapped,
+  // Rᵀ·B through a transposed plan), else on Rᵀ: out = λ_i · x_u for every rating in that
+  // pattern's order (items_ratings() gives the centred ratings in it), and
+  // out_i = Σ over item i's ratings of vals · x_u.
+  const float* items_ratings() const {
+    return Ops::view(items_on_r_ ? users_.csr : items_.csr).vals;
+  }
+  void items_sddmm(DenseView<const float> lam, DenseView<const float> xu, float* out) {
+    if (items_on_r_)
+      users_.sddmm.run(ctx_, xu, lam, nullptr, out);
+    else
+      items_.sddmm.run(ctx_, lam, xu, nullptr, out);
+    count_sddmm(nnz_);
+  }
+  void items_spmm(const float* vals, DenseView<const float> xu, float* out) {
+    (items_on_r_ ? items_spmm_t_ : items_.spmm).run(ctx_, vals, xu, {out, items_.rows, k_});
+    count_spmm(nnz_);
+  }
+
+  // y = (the sparse part of A) · in for every row of `s`: SDDMM then SpMM.
   void apply(Side& s, DenseView<const float> ov, const float* in, float* out) {
-    s.sddmm.run(ctx_, DenseView<const float>{in, s.rows, k_}, ov, nullptr, w_.data());
-    s.spmm.run(ctx_, w_.data(), ov, DenseView<float>{out, s.rows, k_});
-    count_sddmm(s.nnz);
-    count_spmm(s.nnz);
-    // Item rows sum over users: a multi-worker run all-reduces every product.
-    if (s.is_items) reducer_->sum(ctx_, out, s.rows * k_);
+    const DenseView<const float> in_view{in, s.rows, k_};
+    if (s.is_items) {
+      items_sddmm(in_view, ov, w_.data());
+      items_spmm(w_.data(), ov, out);
+      // Item rows sum over users: a multi-worker run all-reduces every product.
+      reducer_->sum(ctx_, out, s.rows * k_);
+    } else {
+      s.sddmm.run(ctx_, in_view, ov, nullptr, w_.data());
+      s.spmm.run(ctx_, w_.data(), ov, DenseView<float>{out, s.rows, k_});
+      count_sddmm(s.nnz);
+      count_spmm(s.nnz);
+    }
   }
 
   // Preconditioned CG on (λ I + Oᵀ T_r O) x_r = Oᵀ T_r y_r for every row r of `s`, warm-started
   // from s.x, with the preconditioner in minv_.
   void solve(Side& s, Side& o, float lambda) {
     const DenseView<const float> ov{o.x.data(), o.rows, k_};
-    const CsrView v = Ops::view(s.csr);
-    s.spmm.run(ctx_, v.vals, ov, DenseView<float>{b_.data(), s.rows, k_});
-    count_spmm(s.nnz);
-    if (s.is_items) reducer_->sum(ctx_, b_.data(), s.rows * k_);
+    if (s.is_items) {
+      items_spmm(items_ratings(), ov, b_.data());
+      reducer_->sum(ctx_, b_.data(), s.rows * k_);
+    } else {
+      s.spmm.run(ctx_, Ops::view(s.csr).vals, ov, DenseView<float>{b_.data(), s.rows, k_});
+      count_spmm(s.nnz);
+    }
     apply(s, ov, s.x.data(), y_.data());
     ops_.pcg_residual(ctx_, s.rows, k_, b_.data(), y_.data(), s.x.data(), lambda, r_.data());
     ops_.gemm(ctx_, r_.data(), s.rows, k_, minv_.data(), z_.data());
@@ -313,6 +351,10 @@ class SfaEngine final : public SfaBackend {
   std::int64_t nnz_ = 0, test_nnz_ = 0, active_users_ = 0;
   double density_ = 0;
   Side users_, items_;
+  // Whether the items' products run on R (SfaHyper::items_on_r, else Ops::items_on_r), and there
+  // their Rᵀ·B plan (a view of users_.csr, so declared after it).
+  bool items_on_r_ = false;
+  PreparedSpmm items_spmm_t_;
   Buf<float> w_;                     // nnz: SDDMM output / residual
   Buf<float> b_, r_, z_, p_, y_;     // rows x K: right-hand side or gradient, PCG vectors, A·p
   Buf<float> rz_;                    // rows: r·z

@@ -118,18 +118,23 @@ TEST_P(SfaTinyExact, EmMStepEqualsClosedFormRidge) {
   const AlsData d = als::build_als_data(tiny_ratings(), {});
   const std::vector<float> means = item_means(d, 1.0);
   const int factors = 2, k = factors + (offset ? 1 : 0);
-  SfaHyper h = hyper_for(d, factors, offset, 0.3, 0.5, k + 3);
-  h.mstep = MStep::kEm;
-  auto be = make_cpu_sfa_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test, means);
   HostDense<float> x(3, k);
   const float xv[3][3] = {{0.7f, -0.2f, 0.4f}, {0.1f, 0.9f, -0.3f}, {-0.5f, 0.3f, 0.2f}};
   for (int u = 0; u < 3; ++u)
     for (int c = 0; c < k; ++c) x(u, c) = xv[u][c];
-  be->set_factors(x, HostDense<float>(4, k, -3.0f));  // poisoned warm start (offset column: 1)
-  be->model_step();
-  const HostDense<float> want = closed_form_items(d, x, factors, offset, means, h.lambda_m);
-  EXPECT_LT(test::max_rel_error(be->item_factors().storage(), want.storage()), 2e-5);
-  EXPECT_EQ(be->user_factors().storage(), x.storage());  // the M-step leaves X alone
+  // The items' products on Rᵀ and on R (Rᵀ·B through a transposed plan).
+  for (const bool on_r : {false, true}) {
+    SCOPED_TRACE(on_r ? "on R" : "on Rᵀ");
+    SfaHyper h = hyper_for(d, factors, offset, 0.3, 0.5, k + 3);
+    h.mstep = MStep::kEm;
+    h.items_on_r = on_r;
+    auto be = make_cpu_sfa_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test, means);
+    be->set_factors(x, HostDense<float>(4, k, -3.0f));  // poisoned warm start (offset column: 1)
+    be->model_step();
+    const HostDense<float> want = closed_form_items(d, x, factors, offset, means, h.lambda_m);
+    EXPECT_LT(test::max_rel_error(be->item_factors().storage(), want.storage()), 2e-5);
+    EXPECT_EQ(be->user_factors().storage(), x.storage());  // the M-step leaves X alone
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Offset, SfaTinyExact, ::testing::Bool(),
@@ -263,6 +268,24 @@ TEST(SfaTrain, DeterministicAcrossThreadCounts) {
   EXPECT_NE(a.items.storage(), c.items.storage());
 }
 
+// Both M-steps with the items' products on R give the model they give on Rᵀ, up to rounding.
+TEST(SfaTrain, ItemsOnRAgreesWithItemsOnRt) {
+  const Generated g = generated(300, 200, 9000, 4, 0.3, 17, false);
+  const std::vector<float> means = item_means(g.d, 5.0);
+  for (const MStep m : {MStep::kGrad, MStep::kEm}) {
+    SCOPED_TRACE(to_string(m));
+    SfaHyper h = hyper_for(g.d, 5, true, 5, 5, 3);
+    h.mstep = m;
+    h.items_on_r = false;
+    const Trained rt = train(g.d, h, means, 4, Context(DeviceKind::kCpu, 2));
+    h.items_on_r = true;
+    const Trained r = train(g.d, h, means, 4, Context(DeviceKind::kCpu, 2));
+    EXPECT_LT(test::max_rel_error(r.items.storage(), rt.items.storage()), 1e-4);
+    EXPECT_LT(test::max_rel_error(r.users.storage(), rt.users.storage()), 1e-4);
+    EXPECT_NEAR(r.test_rmse.back(), rt.test_rmse.back(), 1e-5 * rt.test_rmse.back());
+  }
+}
+
 TEST(SfaGpu, AgreesWithCpu) {
   FK_REQUIRE_GPU();
   const Generated g = generated(700, 400, 30000, 6, 0.4, 19, false);
@@ -272,13 +295,19 @@ TEST(SfaGpu, AgreesWithCpu) {
     SfaHyper h = hyper_for(g.d, 40, m == MStep::kGrad, 5, 5, 3);  // K > 32: several lanes per row
     h.mstep = m;
     const Trained cpu = train(g.d, h, means, 5, Context(DeviceKind::kCpu, 1));
-    const Trained gpu = train(g.d, h, means, 5, Context(DeviceKind::kGpu));
-    for (std::size_t p = 0; p < cpu.test_rmse.size(); ++p) {
-      EXPECT_NEAR(gpu.train_rmse[p], cpu.train_rmse[p], 1e-3 * cpu.train_rmse[p]) << p;
-      EXPECT_NEAR(gpu.test_rmse[p], cpu.test_rmse[p], 1e-3 * cpu.test_rmse[p]) << p;
+    // The items' products on Rᵀ and on R (where the users' rows outgrow L2, which no test data
+    // does by itself).
+    for (const bool on_r : {false, true}) {
+      SCOPED_TRACE(on_r ? "items on R" : "items on Rᵀ");
+      h.items_on_r = on_r;
+      const Trained gpu = train(g.d, h, means, 5, Context(DeviceKind::kGpu));
+      for (std::size_t p = 0; p < cpu.test_rmse.size(); ++p) {
+        EXPECT_NEAR(gpu.train_rmse[p], cpu.train_rmse[p], 1e-3 * cpu.train_rmse[p]) << p;
+        EXPECT_NEAR(gpu.test_rmse[p], cpu.test_rmse[p], 1e-3 * cpu.test_rmse[p]) << p;
+      }
+      EXPECT_LT(test::max_rel_error(gpu.items.storage(), cpu.items.storage()), 1e-2);
+      EXPECT_LT(test::max_rel_error(gpu.users.storage(), cpu.users.storage()), 1e-2);
     }
-    EXPECT_LT(test::max_rel_error(gpu.items.storage(), cpu.items.storage()), 1e-2);
-    EXPECT_LT(test::max_rel_error(gpu.users.storage(), cpu.users.storage()), 1e-2);
   }
 }
 
@@ -287,25 +316,28 @@ TEST(SfaGpu, TinyStepsEqualClosedForms) {
   FK_REQUIRE_GPU();
   const AlsData d = als::build_als_data(tiny_ratings(), {});
   const std::vector<float> means = item_means(d, 1.0);
-  for (const bool offset : {false, true}) {
-    SCOPED_TRACE(offset ? "offset" : "factors only");
-    const int factors = 2, k = factors + (offset ? 1 : 0);
-    SfaHyper h = hyper_for(d, factors, offset, 0.3, 0.5, k + 3);
-    h.mstep = MStep::kEm;
-    auto be = make_gpu_sfa_backend(Context(DeviceKind::kGpu), h, d.train, d.train_t, d.test, means);
-    HostDense<float> lam = tiny_loadings(k);
-    if (offset)
-      for (int i = 0; i < 4; ++i) lam(i, factors) = 1.0f;
-    be->set_factors(HostDense<float>(3, k, 7.5f), lam);
-    be->user_step();
-    const HostDense<float> x = be->user_factors();
-    EXPECT_LT(test::max_rel_error(x.storage(), closed_form_users(d, lam, means, 0.3).storage()),
-              1e-4);
-    be->model_step();
-    EXPECT_LT(test::max_rel_error(be->item_factors().storage(),
-                                  closed_form_items(d, x, factors, offset, means, 0.5).storage()),
-              1e-4);
-  }
+  for (const bool offset : {false, true})
+    for (const bool on_r : {false, true}) {
+      SCOPED_TRACE(std::string(offset ? "offset" : "factors only") + (on_r ? ", items on R" : ""));
+      const int factors = 2, k = factors + (offset ? 1 : 0);
+      SfaHyper h = hyper_for(d, factors, offset, 0.3, 0.5, k + 3);
+      h.mstep = MStep::kEm;
+      h.items_on_r = on_r;
+      auto be =
+          make_gpu_sfa_backend(Context(DeviceKind::kGpu), h, d.train, d.train_t, d.test, means);
+      HostDense<float> lam = tiny_loadings(k);
+      if (offset)
+        for (int i = 0; i < 4; ++i) lam(i, factors) = 1.0f;
+      be->set_factors(HostDense<float>(3, k, 7.5f), lam);
+      be->user_step();
+      const HostDense<float> x = be->user_factors();
+      EXPECT_LT(test::max_rel_error(x.storage(), closed_form_users(d, lam, means, 0.3).storage()),
+                1e-4);
+      be->model_step();
+      EXPECT_LT(test::max_rel_error(be->item_factors().storage(),
+                                    closed_form_items(d, x, factors, offset, means, 0.5).storage()),
+                1e-4);
+    }
 }
 
 TEST(SfaModel, SavedModelScoresTheSfaPrediction) {
