@@ -196,7 +196,7 @@ class AlsEngine final : public AlsBackend {
     Buf<float> x;           // rows x K factors (augmented with the bias column)
     Buf<float> d;           // rows x K design [factors, 1] (biases only)
     Buf<float> diag;        // rows: λ n_r (explicit)
-    Buf<float> cm1;         // nnz: c − 1 = α r (implicit; the exact solver's per-row systems)
+    Buf<float> cm1;         // nnz: c − 1 = α r (implicit; the items' only where read: on Rᵀ)
     bool design_stale = true;
   };
 
