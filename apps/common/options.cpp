@@ -146,6 +146,10 @@ bool CommandLine::given(const std::string& name) const {
   return it != vm_.end() && !it->second.defaulted() && !it->second.empty();
 }
 
+bool CommandLine::given_on_command_line(const std::string& name) const {
+  return command_line_.count(name) > 0;
+}
+
 bool CommandLine::parse(int argc, const char* const* argv, int first) {
   return parse(argc, argv, std::cout, first);
 }
@@ -173,6 +177,8 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
+  for (const auto& [name, value] : vm_)
+    if (!value.defaulted()) command_line_.insert(name);
   if (vm_.count(kPositional)) {
     const auto& stray = vm_[kPositional].as<std::vector<std::string>>();
     throw UsageError("unexpected argument '" + stray.front() + "' (options start with --)");

@@ -13,6 +13,7 @@
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <iosfwd>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,6 +82,9 @@ class CommandLine {
   const po::variables_map& vm() const { return vm_; }
   // True when the option was given on the command line or in the config file (not defaulted).
   bool given(const std::string& name) const;
+  // True when it was given on the command line: a value there may conflict with another option,
+  // while a config file's value may be one the command line makes moot.
+  bool given_on_command_line(const std::string& name) const;
   const std::string& app() const { return app_name_; }
 
   void print_help(std::ostream& os) const;
@@ -95,6 +99,7 @@ class CommandLine {
   po::options_description common_desc_;
   po::options_description app_;
   po::variables_map vm_;
+  std::set<std::string> command_line_;  // the options given on the command line
   CommonOptions common_;
   std::string format_text_, device_text_;
 };

@@ -28,7 +28,9 @@ void add_sfa_options(app::CommandLine& cli, SfaOptions& o) {
      "(BIDMach's SFA steps along the same gradient, with ADAGrad); em: the paper's EM M-step for the mean loadings, every item's "
      "ridge system (λ_m I + Xᵀ T_i X) Λ_i = Xᵀ T_i y_i by preconditioned CG")
     ("lrate", po::value<double>(&o.lrate)->default_value(o.lrate, format_double(o.lrate))->value_name("X"),
-     "learning rate η of --mstep grad (1 is a full step on the approximate curvature)")
+     "learning rate η of --mstep grad (1 is a full step on the approximate curvature); with "
+     "--mstep em an error on the command line, ignored in a config file (so that a config's value "
+     "does not stop a command-line --mstep em)")
     ("mean-prior", po::value<double>(&o.mean_prior)->default_value(o.mean_prior, format_double(o.mean_prior))->value_name("X"),
      "the item means that centre the ratings are shrunk towards the global mean as if every item "
      "had X more ratings equal to it (0: plain means)")
@@ -78,7 +80,8 @@ void finalize_sfa_options(const app::CommandLine& cli, SfaOptions& o) {
     usage_fail("mstep", "expected grad or em, got '" + o.mstep + "'");
   }
   require_positive("lrate", o.lrate);
-  if (cli.given("lrate") && o.mstep_kind != MStep::kGrad)
+  // A config file's lrate does not stop a command-line --mstep em (em has no learning rate).
+  if (cli.given_on_command_line("lrate") && o.mstep_kind != MStep::kGrad)
     usage_fail("lrate", "applies to --mstep grad only");
   if (!(o.mean_prior >= 0) || !std::isfinite(o.mean_prior))
     usage_fail("mean-prior", "must be a finite number >= 0");

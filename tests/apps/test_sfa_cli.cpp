@@ -156,6 +156,27 @@ TEST(SfaCli, PrecisionFromConfigIsRecordedAndCpuKernelsStayFp32) {
   EXPECT_EQ(f32.err.find("; precision"), std::string::npos) << f32.err;
 }
 
+// A config made for the grad M-step (its lrate) still runs with --mstep em on the command line;
+// both on the command line is an error (BadInputExitsOneAndBadOptionsExitTwo).
+TEST(SfaCli, ConfigLrateDoesNotStopCommandLineEm) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 8);
+  const std::string ini = dir.file("grad.ini");
+  {
+    std::ofstream f(ini);
+    f << "mstep = grad\nlrate = 0.5\n";
+  }
+  const std::string common = "--input '" + input + "' --config '" + ini +
+                             "' --factors 4 --iters 2 --device cpu --threads 1 ";
+  const Outcome em = run_sfa(dir, common + "--mstep em --out '" + dir.file("em") + "'");
+  ASSERT_EQ(em.code, 0) << em.err;
+  EXPECT_NE(slurp(dir.file("em") + "/config.json").find("\"mstep\": \"em\""), std::string::npos);
+  const Outcome grad = run_sfa(dir, common + "--out '" + dir.file("grad") + "'");
+  ASSERT_EQ(grad.code, 0) << grad.err;
+  EXPECT_NE(slurp(dir.file("em") + "/item_factors.npy"),
+            slurp(dir.file("grad") + "/item_factors.npy"));
+}
+
 TEST(SfaCli, CompareWithoutGpuRunsTheCpu) {
   if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
   test::TempDir dir;
