@@ -88,12 +88,12 @@ void finalize_als_options(const app::CommandLine& cli, AlsOptions& o) {
   require_at_least("eval-users", o.eval_users, std::int64_t{0});
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
   require_at_least("leave-k-out", o.leave_k_out, 0);
-  const int ways =
-      int(cli.given("holdout-frac")) + int(cli.given("leave-k-out")) + int(!o.test.empty());
-  if (ways > 1)
-    usage_fail(!o.test.empty() ? "test" : "leave-k-out",
-               "give one way of holding ratings out: --holdout-frac, --leave-k-out or --test");
-  if (o.leave_k_out > 0 || !o.test.empty()) o.holdout_frac = 0;
+  const std::string way =
+      cli.one_of({"holdout-frac", "leave-k-out", "test"},
+                 "give one way of holding ratings out: --holdout-frac, --leave-k-out or --test");
+  if (way != "holdout-frac" && !way.empty()) o.holdout_frac = 0;
+  if (way != "leave-k-out") o.leave_k_out = 0;
+  if (way != "test") o.test.clear();
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
   o.precision_kind = app::check_precision(o.precision);
 }

@@ -150,6 +150,28 @@ bool CommandLine::given_on_command_line(const std::string& name) const {
   return command_line_.count(name) > 0;
 }
 
+std::string CommandLine::one_of(const std::vector<std::string>& names,
+                                const std::string& why) const {
+  auto set = [&](const std::string& n) {
+    if (!given(n)) return false;
+    const boost::any& v = vm_.find(n)->second.value();
+    if (v.type() == typeid(bool)) return boost::any_cast<bool>(v);
+    if (v.type() == typeid(std::string)) return !boost::any_cast<std::string>(v).empty();
+    return true;
+  };
+  std::vector<std::string> cli, file;
+  for (const std::string& n : names)
+    if (set(n)) (given_on_command_line(n) ? cli : file).push_back(n);
+  const std::vector<std::string>& from = cli.empty() ? file : cli;
+  if (from.size() > 1) usage_fail(from[1], "conflicts with --" + from[0] + ": " + why);
+  if (from.empty()) return "";
+  if (!cli.empty())
+    for (const std::string& n : file)
+      log_info() << "--" << n << " from the config file is not used: --" << cli[0]
+                 << " is given on the command line";
+  return from[0];
+}
+
 bool CommandLine::parse(int argc, const char* const* argv, int first) {
   return parse(argc, argv, std::cout, first);
 }

@@ -59,9 +59,10 @@ void finalize_gap_options(const app::CommandLine& cli, GapOptions& o) {
     usage_fail("a", "must be a finite number >= 1 (below 1 the MAP objective has no maximum)");
   if (!(o.b > 0) || !std::isfinite(o.b)) usage_fail("b", "must be a finite number > 0");
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
-  if (!o.test.empty() && cli.given("holdout-frac"))
-    usage_fail("test", "give one way of holding tokens out: --holdout-frac or --test");
-  if (!o.test.empty()) o.holdout_frac = 0;
+  const std::string way = cli.one_of(
+      {"holdout-frac", "test"}, "give one way of holding tokens out: --holdout-frac or --test");
+  if (way == "test") o.holdout_frac = 0;
+  if (way != "test") o.test.clear();
   require_at_least("test-iters", o.test_iters, 1);
   require_at_least("eval-every", o.eval_every, 0);
   require_at_least("top-words", o.top_words, 0);

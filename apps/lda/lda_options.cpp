@@ -97,13 +97,13 @@ void finalize_lda_options(const app::CommandLine& cli, LdaOptions& o) {
   }
   if (!(o.tau0 > 0) || !std::isfinite(o.tau0)) usage_fail("tau0", "must be a finite number > 0");
   if (!(o.kappa > 0 && o.kappa <= 1)) usage_fail("kappa", "must be in (0, 1]");
-  if (o.batch && cli.given("batch-size"))
-    usage_fail("batch-size",
-               "conflicts with --batch (batch mode uses the whole corpus as one minibatch)");
+  o.batch = cli.one_of({"batch", "batch-size"},
+                       "batch mode uses the whole corpus as one minibatch") == "batch";
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
-  if (!o.test.empty() && cli.given("holdout-frac"))
-    usage_fail("test", "conflicts with --holdout-frac: give one way of holding documents out");
-  if (!o.test.empty()) o.holdout_frac = 0;
+  const std::string way =
+      cli.one_of({"holdout-frac", "test"}, "give one way of holding documents out");
+  if (way == "test") o.holdout_frac = 0;
+  if (way != "test") o.test.clear();
   require_at_least("eval-every", o.eval_every, 0);
   require_at_least("top-words", o.top_words, 0);
   require_at_least("min-count", o.min_count, std::int64_t{0});

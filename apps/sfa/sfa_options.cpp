@@ -87,9 +87,10 @@ void finalize_sfa_options(const app::CommandLine& cli, SfaOptions& o) {
     usage_fail("mean-prior", "must be a finite number >= 0");
   require_positive("init-scale", o.init_scale);
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
-  if (cli.given("holdout-frac") && !o.test.empty())
-    usage_fail("test", "give one way of holding ratings out: --holdout-frac or --test");
-  if (!o.test.empty()) o.holdout_frac = 0;
+  const std::string way = cli.one_of(
+      {"holdout-frac", "test"}, "give one way of holding ratings out: --holdout-frac or --test");
+  if (way == "test") o.holdout_frac = 0;
+  if (way != "test") o.test.clear();
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
   o.precision_kind = app::check_precision(o.precision);
 }

@@ -163,6 +163,36 @@ TEST(AlsCli, UnseenTestUsersAndItemsAreReported) {
   EXPECT_NE(o.out.find("no training rating"), std::string::npos) << o.out;
 }
 
+// A way of holding ratings out on the command line wins over the config file's (configs/ has
+// holdout-frac): MovieLens's own u1.base / u1.test split runs with the shipped config.
+TEST(AlsCli, CommandLineTestWinsOverConfigHoldout) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 4);
+  const std::string test_file = dir.file("test.csv");
+  {
+    std::ofstream t(test_file);
+    t << "userId,movieId,rating\n1,2,4\n2,3,5\n";
+  }
+  const std::string ini = dir.file("split.ini");
+  {
+    std::ofstream f(ini);
+    f << "holdout-frac = 0.2\nfactors = 3\n";
+  }
+  const std::string common =
+      "--input '" + input + "' --config '" + ini + "' --iters 2 --device cpu ";
+  const Outcome o =
+      run_als(dir, common + "--test '" + test_file + "' --out '" + dir.file("a") + "'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(test::json_number_or_nan(slurp(dir.file("a") + "/summary.json"), "test_ratings"), 2);
+  EXPECT_NE(o.err.find("--holdout-frac from the config file is not used"), std::string::npos)
+      << o.err;
+  // Both on the command line stay an error.
+  const Outcome both = run_als(
+      dir, common + "--holdout-frac 0.1 --test '" + test_file + "' --out '" + dir.file("b") + "'");
+  EXPECT_EQ(both.code, 2) << both.err;
+  EXPECT_NE(both.err.find("--test"), std::string::npos) << both.err;
+}
+
 TEST(AlsCli, ImplicitModeReportsRankingMetrics) {
   test::TempDir dir;
   const std::string input = write_small_csv(dir, 4);

@@ -119,6 +119,24 @@ TEST(LdaTrain, BatchModeBoundIncreases) {
     EXPECT_GT(bound[i], bound[i - 1]) << "pass " << i + 1;
 }
 
+// --batch on the command line wins over a config file's batch-size (every shipped LDA config has
+// one); both on the command line stay an error (LdaErrors.BadInputAndOptions).
+TEST(LdaTrain, CommandLineBatchWinsOverConfigBatchSize) {
+  test::TempDir dir;
+  {
+    std::ofstream f(dir.file("mini.ini"));
+    f << "batch-size = 100\ntopics = 4\n";
+  }
+  const auto r = run_lda({"--input", kGen, "--config", dir.file("mini.ini"), "--iters", "2",
+                          "--batch", "--device", "cpu", "--out", dir.file("o")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("--batch-size from the config file is not used"), std::string::npos)
+      << r.err;
+  std::string config;
+  for (const std::string& line : read_lines(dir.file("o/config.json"))) config += line;
+  EXPECT_NE(config.find("\"batch\": true"), std::string::npos) << config;
+}
+
 const std::string kSmall = "gen:default:docs=300,words=200,topics=4,length=60,seed=7";
 
 TEST(LdaTrain, SameSeedSameModelOtherSeedOtherModel) {
