@@ -27,6 +27,10 @@ class Context {
   // Resolves a request: kAuto picks GPU 0 when usable, else the CPU (and logs one notice);
   // kGpu without a usable device throws fk::Error saying why. threads <= 0 keeps OpenMP's default.
   static Context create(DeviceRequest request, int threads = 0, int gpu_id = 0);
+  // The most CPU threads an app accepts: far above any machine's cores, and below the counts at
+  // which OpenMP's runtime fails to create its threads (40,000 on the development machine) or
+  // crashes (100,000).
+  static constexpr int kMaxThreads = 1024;
   explicit Context(DeviceKind kind, int threads = 0, int gpu_id = 0);
   ~Context();
   Context(Context&& other) noexcept;

@@ -2,6 +2,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -94,7 +95,7 @@ class Trainer {
     const std::optional<app::Checkpoint> ck =
         app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
     if (ck) {
-      start = std::stoi(ck->get("iter"));
+      start = static_cast<int>(ck->get_count("iter", INT_MAX));
       const HostDense<float> users = io::read_npy_f32(ck->file("users.npy"));
       const HostDense<float> items = io::read_npy_f32(ck->file("items.npy"));
       if (users.rows() != data_.users() || items.rows() != data_.items() ||

@@ -1,5 +1,7 @@
 #include "apps/bench/options.hpp"
 
+#include "core/context.hpp"
+
 #include <boost/program_options.hpp>
 
 #include <sstream>
@@ -169,7 +171,9 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   if (vm.count("device")) o.device = vm["device"].as<std::string>();
   if (vm.count("threads")) {
     o.threads = vm["threads"].as<int>();
-    if (o.threads < 1) throw UsageError("--threads: must be at least 1, got " + std::to_string(o.threads));
+    if (o.threads < 1 || o.threads > Context::kMaxThreads)
+      throw UsageError("--threads: must be between 1 and " + std::to_string(Context::kMaxThreads) +
+                       ", got " + std::to_string(o.threads));
   }
   if (vm.count("gpu")) {
     o.gpu = vm["gpu"].as<int>();

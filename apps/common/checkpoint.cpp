@@ -1,6 +1,8 @@
 #include "apps/common/checkpoint.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -78,6 +80,18 @@ std::string Checkpoint::get(const std::string& key) const {
   const auto v = find_value(state, key);
   if (!v) throw InputError(file(kStateFile), 0, "checkpoint state has no '" + key + "'");
   return *v;
+}
+
+std::int64_t Checkpoint::get_count(const std::string& key, std::int64_t max) const {
+  const std::string text = get(key);
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || v < 0 || v > max)
+    throw InputError(file(kStateFile), 0,
+                     "'" + key + "' is not a whole number from 0 to " + std::to_string(max) +
+                         ": '" + text + "'");
+  return v;
 }
 
 std::optional<Checkpoint> find_checkpoint(const std::string& dir) {

@@ -3,6 +3,7 @@
 // DIR is renamed to DIR.old, DIR.tmp to DIR, and DIR.old removed. A run killed at any moment
 // leaves a complete DIR or a complete DIR.old, and find_checkpoint() takes whichever is complete.
 // What goes inside is the app's business (arrays as .npy, scalars in state.ini).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct Checkpoint {
   std::string file(const std::string& name) const { return dir + "/" + name; }
   // The value of `key`; InputError naming state.ini when it is missing.
   std::string get(const std::string& key) const;
+  // The value of `key` as a count from 0 to `max`; InputError naming state.ini and the key when it
+  // is missing, not a whole number, negative or larger.
+  std::int64_t get_count(const std::string& key, std::int64_t max) const;
 };
 
 // The complete checkpoint at `dir` (or its DIR.old twin), or nullopt when there is none.

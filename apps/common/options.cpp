@@ -236,6 +236,9 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     usage_fail("device", "expected auto, gpu or cpu, got '" + device_text_ + "'");
   }
   require_at_least("threads", common_.threads, 0);
+  if (common_.threads > Context::kMaxThreads)
+    usage_fail("threads", "must be at most " + std::to_string(Context::kMaxThreads) + ", got " +
+                              std::to_string(common_.threads));
   require_at_least("iters", common_.iters, 0);
   if (common_.out.empty()) usage_fail("out", "must not be empty");
   check_output_dir(common_.out);  // before a possibly long load and training

@@ -17,6 +17,7 @@
 
 #include "apps/common/app_main.hpp"
 #include "apps/common/options.hpp"
+#include "core/context.hpp"
 #include "core/generate/lda_corpus.hpp"
 #include "core/generate/ratings.hpp"
 #include "core/generate/sparse.hpp"
@@ -105,7 +106,9 @@ bool parse(int argc, char** argv, const po::options_description& desc, const std
 }
 
 void apply_common(const Common& c) {
-  if (c.threads < 0) usage_fail("threads", "must be >= 0, got " + std::to_string(c.threads));
+  if (c.threads < 0 || c.threads > Context::kMaxThreads)
+    usage_fail("threads", "must be between 0 and " + std::to_string(Context::kMaxThreads) +
+                              ", got " + std::to_string(c.threads));
   if (c.threads > 0) omp_set_num_threads(c.threads);
   if (c.quiet) set_log_level(LogLevel::kWarn);
 }

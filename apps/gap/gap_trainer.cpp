@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -74,12 +75,7 @@ class Trainer {
     const std::optional<app::Checkpoint> ck =
         app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
     if (ck) {
-      const std::string text = ck->get("iter");
-      char* end = nullptr;
-      const long v = std::strtol(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0' || v < 0)
-        throw InputError(ck->file("state.ini"), 0, "'iter' is not a non-negative integer");
-      start = static_cast<int>(v);
+      start = static_cast<int>(ck->get_count("iter", INT_MAX));
       const HostDense<float> lambda = io::read_npy_f32(ck->file("lambda.npy"));
       const HostDense<float> x = io::read_npy_f32(ck->file("x.npy"));
       if (lambda.rows() != data_.words() || x.rows() != data_.docs() ||

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -95,17 +96,6 @@ double bound_topic_terms(const HostDense<float>& lambda, double eta) {
   const double lg_sum_eta = log_gamma(eta * static_cast<double>(w));
   for (int c = 0; c < k; ++c) total += lg_sum_eta - log_gamma(colsum[c]);
   return total;
-}
-
-// A non-negative integer from a checkpoint's state.ini; InputError naming the file otherwise.
-std::int64_t state_number(const app::Checkpoint& ck, const std::string& key) {
-  const std::string text = ck.get(key);
-  char* end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < 0)
-    throw InputError(ck.file("state.ini"), 0,
-                     "'" + key + "' is not a non-negative integer: '" + text + "'");
-  return v;
 }
 
 HostDense<float> initial_lambda(std::int64_t words, int k, std::uint64_t seed) {
@@ -202,8 +192,8 @@ class Trainer {
     const std::optional<app::Checkpoint> ck =
         app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
     if (ck) {
-      start_pass = static_cast<int>(state_number(*ck, "pass"));
-      updates = state_number(*ck, "updates");
+      start_pass = static_cast<int>(ck->get_count("pass", INT_MAX));
+      updates = ck->get_count("updates", INT64_MAX);
       HostDense<float> lambda = io::read_npy_f32(ck->file("lambda.npy"));
       HostDense<float> gamma = io::read_npy_f32(ck->file("gamma.npy"));
       if (lambda.rows() != data_.words || lambda.cols() != k || gamma.rows() != data_.train_docs ||

@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <vector>
@@ -452,6 +453,25 @@ TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
   EXPECT_EQ(flat(rest.items), flat(full.items));
   ASSERT_TRUE(rest.last && full.last);
   EXPECT_EQ(*rest.last->test_rmse, *full.last->test_rmse);
+  // A damaged state.ini is refused with its file and key, not resumed from a wrapped number.
+  for (const char* bad : {"zz", "-5", "99999999999999999999"}) {
+    const std::string state = dir.file("parts") + "/checkpoint/state.ini";
+    std::string text;
+    {
+      std::ifstream in(state);
+      for (std::string line; std::getline(in, line);)
+        text += (line.rfind("iter = ", 0) == 0 ? std::string("iter = ") + bad : line) + "\n";
+    }
+    std::ofstream(state) << text;
+    try {
+      train_als(opt, common, d, Context(DeviceKind::kCpu), dir.file("parts"), config);
+      ADD_FAILURE() << "resumed from iter = " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("state.ini"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("'iter' is not a whole number"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 // Float sums in another order (cuSPARSE, warp reductions) drift through 5 iterations of 3 CG

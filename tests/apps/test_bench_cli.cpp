@@ -325,6 +325,7 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"sddmm --k 8,x" + gen, "--k"},
       {"spmm --runs abc" + gen, "--runs"},
       {"spmm --runs 0" + gen, "--runs"},
+      {"spmm --threads 100000" + gen, "--threads"},  // OpenMP's runtime crashed on it
       {"sddmm --device tpu --gen uniform:rows=10,cols=10,nnz=20", "--device"},
       {"sddmm --op t" + gen, "--op"},
       {"ratio-spmm --op x" + gen, "--op"},
