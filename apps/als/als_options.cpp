@@ -66,7 +66,7 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
   // clang-format on
 }
 
-void finalize_als_options(const app::CommandLine& cli, AlsOptions& o) {
+void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
   using app::require_at_least;
   using app::usage_fail;
   require_at_least("factors", o.factors, 1);
@@ -79,7 +79,10 @@ void finalize_als_options(const app::CommandLine& cli, AlsOptions& o) {
   }
   require_at_least("cg-steps", o.cg_steps, 1);
   if (!(o.alpha > 0) || !std::isfinite(o.alpha)) usage_fail("alpha", "must be a finite number > 0");
-  if (cli.given("alpha") && !o.implicit) usage_fail("alpha", "applies to --implicit only");
+  if (!o.implicit) {  // a config file's alpha (every written config.ini has one) is moot
+    if (cli.given_on_command_line("alpha")) usage_fail("alpha", "applies to --implicit only");
+    cli.set_moot("alpha");
+  }
   if (o.biases && o.implicit)
     usage_fail("biases", "conflicts with --implicit (implicit mode has no rating scale to bias)");
   if (!(o.init_scale > 0) || !std::isfinite(o.init_scale))

@@ -42,7 +42,7 @@ void add_als_options(app::CommandLine& cli, AlsOptions& opt);
 // After cli.parse(): checks every value and the combinations (one way of holding ratings out,
 // --alpha only with --implicit, --biases not with --implicit) and resolves --precision; throws
 // app::UsageError naming the option.
-void finalize_als_options(const app::CommandLine& cli, AlsOptions& opt);
+void finalize_als_options(app::CommandLine& cli, AlsOptions& opt);
 // Resolved values that differ from what the command line shows (holdout-frac when another split
 // was chosen).
 app::ResolvedConfig als_overrides(const AlsOptions& opt);

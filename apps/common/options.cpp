@@ -1,5 +1,6 @@
 #include "apps/common/options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -150,8 +151,7 @@ bool CommandLine::given_on_command_line(const std::string& name) const {
   return command_line_.count(name) > 0;
 }
 
-std::string CommandLine::one_of(const std::vector<std::string>& names,
-                                const std::string& why) const {
+std::string CommandLine::one_of(const std::vector<std::string>& names, const std::string& why) {
   auto set = [&](const std::string& n) {
     if (!given(n)) return false;
     const boost::any& v = vm_.find(n)->second.value();
@@ -164,12 +164,14 @@ std::string CommandLine::one_of(const std::vector<std::string>& names,
     if (set(n)) (given_on_command_line(n) ? cli : file).push_back(n);
   const std::vector<std::string>& from = cli.empty() ? file : cli;
   if (from.size() > 1) usage_fail(from[1], "conflicts with --" + from[0] + ": " + why);
-  if (from.empty()) return "";
   if (!cli.empty())
     for (const std::string& n : file)
       log_info() << "--" << n << " from the config file is not used: --" << cli[0]
                  << " is given on the command line";
-  return from[0];
+  const std::string& applies = from.empty() ? names.front() : from.front();
+  for (const std::string& n : names)
+    if (n != applies) set_moot(n);
+  return from.empty() ? "" : from.front();
 }
 
 bool CommandLine::parse(int argc, const char* const* argv, int first) {
@@ -278,6 +280,9 @@ ResolvedConfig CommandLine::resolved(const ResolvedConfig& overrides) const {
       }
     if (!replaced) out.push_back(o);
   }
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const ConfigEntry& e) { return moot_.count(e.key) > 0; }),
+            out.end());
   return out;
 }
 

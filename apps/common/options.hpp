@@ -85,12 +85,16 @@ class CommandLine {
   // True when it was given on the command line: a value there may conflict with another option,
   // while a config file's value may be one the command line makes moot.
   bool given_on_command_line(const std::string& name) const;
-  // Of `names`, options that exclude one another (ways of holding data out, say), the one that
-  // applies: the one given on the command line, else the one given in the config file, else ""
-  // (a switch set to false or an empty string counts as not given). Two on the command line, or two
-  // in the config file and none on the command line, are a usage error saying `why`; config values
-  // the command line overrides this way are logged as not used.
-  std::string one_of(const std::vector<std::string>& names, const std::string& why) const;
+  // Of `names`, options that exclude one another (ways of holding data out, say; the first is
+  // the default), the one that applies: the one given on the command line, else the one given in
+  // the config file, else "" (a switch set to false or an empty string counts as not given). Two
+  // on the command line, or two in the config file and none on the command line, are a usage
+  // error saying `why`; config values the command line overrides this way are logged as not
+  // used. The others become moot (below).
+  std::string one_of(const std::vector<std::string>& names, const std::string& why);
+  // An option that does not apply to this run (--alpha without --implicit): resolved() leaves it
+  // out, so that the config.ini a run writes runs again as it is.
+  void set_moot(const std::string& name) { moot_.insert(name); }
   const std::string& app() const { return app_name_; }
 
   void print_help(std::ostream& os) const;
@@ -106,6 +110,7 @@ class CommandLine {
   po::options_description app_;
   po::variables_map vm_;
   std::set<std::string> command_line_;  // the options given on the command line
+  std::set<std::string> moot_;          // left out of resolved()
   CommonOptions common_;
   std::string format_text_, device_text_;
 };

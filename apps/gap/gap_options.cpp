@@ -51,7 +51,7 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
   // clang-format on
 }
 
-void finalize_gap_options(const app::CommandLine& cli, GapOptions& o) {
+void finalize_gap_options(app::CommandLine& cli, GapOptions& o) {
   using app::require_at_least;
   using app::usage_fail;
   require_at_least("factors", o.factors, 1);

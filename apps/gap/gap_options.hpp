@@ -33,7 +33,7 @@ struct GapOptions {
 void add_gap_options(app::CommandLine& cli, GapOptions& opt);
 // After cli.parse(): checks every value and the combinations and resolves --precision; throws
 // app::UsageError naming the option.
-void finalize_gap_options(const app::CommandLine& cli, GapOptions& opt);
+void finalize_gap_options(app::CommandLine& cli, GapOptions& opt);
 // Resolved values that differ from what the command line shows (holdout-frac with --test).
 app::ResolvedConfig gap_overrides(const GapOptions& opt);
 

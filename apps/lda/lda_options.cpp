@@ -76,7 +76,7 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
   // clang-format on
 }
 
-void finalize_lda_options(const app::CommandLine& cli, LdaOptions& o) {
+void finalize_lda_options(app::CommandLine& cli, LdaOptions& o) {
   using app::require_at_least;
   using app::usage_fail;
   require_at_least("topics", o.topics, 1);
@@ -97,7 +97,7 @@ void finalize_lda_options(const app::CommandLine& cli, LdaOptions& o) {
   }
   if (!(o.tau0 > 0) || !std::isfinite(o.tau0)) usage_fail("tau0", "must be a finite number > 0");
   if (!(o.kappa > 0 && o.kappa <= 1)) usage_fail("kappa", "must be in (0, 1]");
-  o.batch = cli.one_of({"batch", "batch-size"},
+  o.batch = cli.one_of({"batch-size", "batch"},
                        "batch mode uses the whole corpus as one minibatch") == "batch";
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
   const std::string way =

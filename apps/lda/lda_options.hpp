@@ -40,7 +40,7 @@ struct LdaOptions {
 void add_lda_options(app::CommandLine& cli, LdaOptions& opt);
 // After cli.parse(): resolves α and η (1/K unless given) and --precision and checks every value;
 // throws app::UsageError naming the option.
-void finalize_lda_options(const app::CommandLine& cli, LdaOptions& opt);
+void finalize_lda_options(app::CommandLine& cli, LdaOptions& opt);
 // The resolved values that differ from what the command line shows (α, η).
 app::ResolvedConfig lda_overrides(const LdaOptions& opt);
 

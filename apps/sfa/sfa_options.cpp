@@ -67,7 +67,7 @@ void require_positive(const std::string& name, double v) {
 }
 }  // namespace
 
-void finalize_sfa_options(const app::CommandLine& cli, SfaOptions& o) {
+void finalize_sfa_options(app::CommandLine& cli, SfaOptions& o) {
   using app::require_at_least;
   using app::usage_fail;
   require_at_least("factors", o.factors, 1);
@@ -81,8 +81,10 @@ void finalize_sfa_options(const app::CommandLine& cli, SfaOptions& o) {
   }
   require_positive("lrate", o.lrate);
   // A config file's lrate does not stop a command-line --mstep em (em has no learning rate).
-  if (cli.given_on_command_line("lrate") && o.mstep_kind != MStep::kGrad)
-    usage_fail("lrate", "applies to --mstep grad only");
+  if (o.mstep_kind != MStep::kGrad) {
+    if (cli.given_on_command_line("lrate")) usage_fail("lrate", "applies to --mstep grad only");
+    cli.set_moot("lrate");
+  }
   if (!(o.mean_prior >= 0) || !std::isfinite(o.mean_prior))
     usage_fail("mean-prior", "must be a finite number >= 0");
   require_positive("init-scale", o.init_scale);

@@ -37,7 +37,7 @@ struct SfaOptions {
 void add_sfa_options(app::CommandLine& cli, SfaOptions& opt);
 // After cli.parse(): checks every value and the combinations and resolves --mstep and
 // --precision; throws app::UsageError naming the option.
-void finalize_sfa_options(const app::CommandLine& cli, SfaOptions& opt);
+void finalize_sfa_options(app::CommandLine& cli, SfaOptions& opt);
 // Resolved values that differ from what the command line shows.
 app::ResolvedConfig sfa_overrides(const SfaOptions& opt);
 

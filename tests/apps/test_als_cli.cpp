@@ -193,6 +193,33 @@ TEST(AlsCli, CommandLineTestWinsOverConfigHoldout) {
   EXPECT_NE(both.err.find("--test"), std::string::npos) << both.err;
 }
 
+// The config.ini a run writes ("run again with --config <out>/config.ini") runs again to the same
+// model, whichever way the ratings were held out and in either mode: options that do not apply
+// (alpha in explicit mode, the ways not taken) are left out of it.
+TEST(AlsCli, WrittenConfigRunsAgainToTheSameModel) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 5);
+  const std::string test_file = dir.file("test.csv");
+  {
+    std::ofstream t(test_file);
+    t << "userId,movieId,rating\n1,2,4\n2,3,5\n";
+  }
+  const std::string common = "--input '" + input + "' --factors 3 --iters 2 --device cpu ";
+  int n = 0;
+  const std::vector<std::string> extras = {"", "--implicit --alpha 2", "--leave-k-out 1",
+                                           "--test '" + test_file + "' --biases"};
+  for (const std::string& extra : extras) {
+    SCOPED_TRACE(extra);
+    const std::string a = dir.file("a" + std::to_string(n)), b = dir.file("b" + std::to_string(n));
+    ++n;
+    const Outcome first = run_als(dir, common + extra + " --out '" + a + "'");
+    ASSERT_EQ(first.code, 0) << first.err;
+    const Outcome again = run_als(dir, "--config '" + a + "/config.ini' --out '" + b + "'");
+    ASSERT_EQ(again.code, 0) << again.err;
+    EXPECT_EQ(slurp(a + "/item_factors.npy"), slurp(b + "/item_factors.npy"));
+  }
+}
+
 TEST(AlsCli, ImplicitModeReportsRankingMetrics) {
   test::TempDir dir;
   const std::string input = write_small_csv(dir, 4);

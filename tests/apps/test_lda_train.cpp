@@ -135,6 +135,11 @@ TEST(LdaTrain, CommandLineBatchWinsOverConfigBatchSize) {
   std::string config;
   for (const std::string& line : read_lines(dir.file("o/config.json"))) config += line;
   EXPECT_NE(config.find("\"batch\": true"), std::string::npos) << config;
+  // The config.ini it wrote runs again (batch-size, which does not apply, is left out of it).
+  const auto again = run_lda({"--config", dir.file("o/config.ini"), "--out", dir.file("p")});
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(io::read_npy_f32(dir.file("o/lambda.npy")).storage(),
+            io::read_npy_f32(dir.file("p/lambda.npy")).storage());
 }
 
 const std::string kSmall = "gen:default:docs=300,words=200,topics=4,length=60,seed=7";

@@ -175,6 +175,12 @@ TEST(SfaCli, ConfigLrateDoesNotStopCommandLineEm) {
   ASSERT_EQ(grad.code, 0) << grad.err;
   EXPECT_NE(slurp(dir.file("em") + "/item_factors.npy"),
             slurp(dir.file("grad") + "/item_factors.npy"));
+  // The em run's config.ini (lrate, which em does not use, left out) runs again to its model.
+  const Outcome again =
+      run_sfa(dir, "--config '" + dir.file("em") + "/config.ini' --out '" + dir.file("em2") + "'");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(slurp(dir.file("em") + "/item_factors.npy"),
+            slurp(dir.file("em2") + "/item_factors.npy"));
 }
 
 TEST(SfaCli, CompareWithoutGpuRunsTheCpu) {
