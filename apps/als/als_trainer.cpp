@@ -90,10 +90,12 @@ class Trainer {
 
   TrainResult run() {
     app::ensure_output_dir(out_);
-    app::write_resolved_config(out_, config_);
-    int start = 0;
+    // A checkpoint this run cannot resume is refused before anything in --out changes.
     const std::optional<app::Checkpoint> ck =
         app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
+    app::remove_completion_markers(out_);
+    app::write_resolved_config(out_, config_);
+    int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));
       const HostDense<float> users = io::read_npy_f32(ck->file("users.npy"));

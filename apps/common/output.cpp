@@ -140,6 +140,16 @@ void MetricsWriter::write(const JsonObject& line) {
 
 // ---- configuration ------------------------------------------------------------------------------
 
+void remove_stale_output(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  if (ec) throw Error("cannot remove the earlier run's " + path + ": " + ec.message());
+}
+
+void remove_completion_markers(const std::string& dir) {
+  for (const char* name : {"model.ini", "summary.json"}) remove_stale_output(dir + "/" + name);
+}
+
 void write_resolved_config(const std::string& dir, const ResolvedConfig& config) {
   io::AtomicFile ini(dir + "/config.ini");
   ini.stream() << "# resolved configuration; run again with --config " << dir << "/config.ini\n";

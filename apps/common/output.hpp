@@ -73,6 +73,15 @@ class MetricsWriter {
 // (one object), both atomically.
 void write_resolved_config(const std::string& dir, const ResolvedConfig& config);
 
+// A training run's results are complete when its last files exist: model.ini (the fk-lda and
+// fk-als models, which infer and recommend require) and summary.json, each written after the rest.
+// A training run removes them from `dir` as it starts, so that a run that stops early (an error,
+// a kill, a full disk) leaves no complete-looking mix of its files and an earlier run's.
+void remove_completion_markers(const std::string& dir);
+// Removes an earlier run's file that this run does not write (an optional output, such as
+// fk-lda's vocab.txt), so that it is not read as this run's. Throws fk::Error when it cannot.
+void remove_stale_output(const std::string& path);
+
 // Reads a key = value file such as config.ini or a checkpoint's state file into entries (ini
 // text only). Blank lines and lines starting with '#' or ';' are skipped. InputError on a line
 // without '='.

@@ -184,13 +184,15 @@ class Trainer {
 
   TrainResult run() {
     app::ensure_output_dir(out_);
+    // A checkpoint this run cannot resume is refused before anything in --out changes.
+    const std::optional<app::Checkpoint> ck =
+        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
+    app::remove_completion_markers(out_);
     app::write_resolved_config(out_, config_);
     const int k = opt_.topics;
     int start_pass = 0;
     std::int64_t updates = 0;
     bool have_gamma = false;
-    const std::optional<app::Checkpoint> ck =
-        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
     if (ck) {
       start_pass = static_cast<int>(ck->get_count("pass", INT_MAX));
       updates = ck->get_count("updates", INT64_MAX);
@@ -362,6 +364,8 @@ class Trainer {
         data_.heldout_docs > 0 && opt_.test.empty()) {
       std::vector<std::int32_t> ids(data_.train_ids.begin(), data_.train_ids.end());
       io::write_npy(out_ + "/train_doc_ids.npy", ids);
+    } else {
+      app::remove_stale_output(out_ + "/train_doc_ids.npy");
     }
     {
       io::AtomicFile f(out_ + "/top_words.txt");
@@ -373,6 +377,14 @@ class Trainer {
       }
       f.commit();
     }
+    if (data_.vocab.empty()) {
+      app::remove_stale_output(out_ + "/vocab.txt");
+    } else {
+      io::AtomicFile f(out_ + "/vocab.txt");
+      for (const std::string& w : data_.vocab) f.stream() << w << '\n';
+      f.commit();
+    }
+    // model.ini last: infer requires it, and a run that stops before it leaves none.
     {
       io::AtomicFile f(out_ + "/model.ini");
       f.stream() << "# fk-lda model: lambda.npy is topics x words (the variational λ)\n"
@@ -382,11 +394,6 @@ class Trainer {
                  << "\ninner-iters = " << opt_.inner_iters
                  << "\ntol = " << app::format_double(opt_.tol)
                  << "\nvocab = " << (data_.vocab.empty() ? "no" : "yes") << "\n";
-      f.commit();
-    }
-    if (!data_.vocab.empty()) {
-      io::AtomicFile f(out_ + "/vocab.txt");
-      for (const std::string& w : data_.vocab) f.stream() << w << '\n';
       f.commit();
     }
   }

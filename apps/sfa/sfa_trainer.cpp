@@ -74,10 +74,12 @@ class Trainer {
 
   TrainResult run() {
     app::ensure_output_dir(out_);
-    app::write_resolved_config(out_, config_);
-    int start = 0;
+    // A checkpoint this run cannot resume is refused before anything in --out changes.
     const std::optional<app::Checkpoint> ck =
         app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
+    app::remove_completion_markers(out_);
+    app::write_resolved_config(out_, config_);
+    int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));
       const HostDense<float> users = io::read_npy_f32(ck->file("users.npy"));
@@ -130,10 +132,10 @@ class Trainer {
     HostDense<float> users_aug = hyper_.user_offset ? result.users : augment(result.users, nullptr);
     HostDense<float> items_aug = augment(result.items, &means_);
     if (hyper_.user_offset) items_aug = drop_offset_column(items_aug, opt_.factors);
+    io::write_npy(out_ + "/item_means.npy", means_);  // before model.ini, which comes last
     als::save_als_model(out_, users_aug, items_aug, opt_.factors, /*biases=*/true,
                         /*implicit=*/false, data_.global_mean, data_.user_ids, data_.item_ids,
                         data_.train);
-    io::write_npy(out_ + "/item_means.npy", means_);
     write_summary(result);
     return result;
   }

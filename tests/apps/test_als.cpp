@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -453,7 +454,9 @@ TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
   EXPECT_EQ(flat(rest.items), flat(full.items));
   ASSERT_TRUE(rest.last && full.last);
   EXPECT_EQ(*rest.last->test_rmse, *full.last->test_rmse);
-  // A damaged state.ini is refused with its file and key, not resumed from a wrapped number.
+  ASSERT_TRUE(std::filesystem::exists(dir.file("parts") + "/model.ini"));
+  // A damaged state.ini is refused with its file and key, not resumed from a wrapped number; the
+  // run that stopped leaves no model.ini or summary.json (its config.ini is already written).
   for (const char* bad : {"zz", "-5", "99999999999999999999"}) {
     const std::string state = dir.file("parts") + "/checkpoint/state.ini";
     std::string text;
@@ -468,6 +471,8 @@ TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
       ADD_FAILURE() << "resumed from iter = " << bad;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("state.ini"), std::string::npos) << e.what();
+      EXPECT_FALSE(std::filesystem::exists(dir.file("parts") + "/model.ini"));
+      EXPECT_FALSE(std::filesystem::exists(dir.file("parts") + "/summary.json"));
       EXPECT_NE(std::string(e.what()).find("'iter' is not a whole number"), std::string::npos)
           << e.what();
     }
