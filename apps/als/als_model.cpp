@@ -116,6 +116,10 @@ AlsModel load_als_model(const std::string& dir) {
         ini, 0,
         "no fk-als model here (model.ini is missing); give the --out directory of a training run");
   const app::ResolvedConfig cfg = app::read_key_values(ini);
+  if (!app::find_value(cfg, "biases"))
+    throw InputError(ini, 0,
+                     "not an fk-als model (no 'biases' key; another app's model?); give the --out "
+                     "directory of an fk-als or fk-sfa training run");
   AlsModel m;
   m.biases = required(cfg, "biases", ini) == "true";
   m.implicit = required(cfg, "implicit", ini) == "true";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -214,7 +215,10 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   if (vm_.count("config")) {
     const std::string path = vm_["config"].as<std::string>();
     std::ifstream in(path);
-    if (!in) throw UsageError("--config: cannot open config file '" + path + "'");
+    // A directory opens on Linux and reads as empty: say so rather than run on the defaults.
+    if (!in || !std::filesystem::is_regular_file(path))
+      throw UsageError("--config: cannot open config file '" + path + "'" +
+                       (std::filesystem::is_directory(path) ? " (it is a directory)" : ""));
     try {
       po::store(po::parse_config_file(in, all, /*allow_unregistered=*/false), vm_);
     } catch (const po::error& e) {

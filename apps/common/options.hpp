@@ -119,7 +119,7 @@ class CommandLine {
 [[noreturn]] void usage_fail(const std::string& option, const std::string& message);
 template <typename T>
 void require_at_least(const std::string& option, T value, T minimum) {
-  if (value < minimum) {
+  if (!(value >= minimum)) {  // NaN too
     std::ostringstream os;
     os << "must be at least " << minimum << ", got " << value;
     usage_fail(option, os.str());

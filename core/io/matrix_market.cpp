@@ -98,7 +98,7 @@ Header read_header(LineReader& in, std::string& line, bool want_coordinate) {
   if (!h.coordinate && h.symmetry != Symmetry::kGeneral)
     in.fail("only 'general' array matrices are supported");
   if (want_coordinate && !h.coordinate)
-    in.fail("this is an 'array' (dense) Matrix Market file; read it with read_matrix_market_array");
+    in.fail("this is an 'array' (dense) Matrix Market file; a sparse 'coordinate' one is expected");
   if (!want_coordinate && h.coordinate)
     in.fail("this is a 'coordinate' (sparse) Matrix Market file; read it with read_matrix_market");
 

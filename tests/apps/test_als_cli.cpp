@@ -140,6 +140,12 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
       run_als(dir, "recommend --model '" + dir.file("nothing") + "' --users 1");
   EXPECT_EQ(no_model.code, 1);
   EXPECT_NE(no_model.err.find("model.ini"), std::string::npos) << no_model.err;
+  // Another app's model (fk-lda's model.ini has no biases) is named as such.
+  std::filesystem::create_directories(dir.file("lda"));
+  std::ofstream(dir.file("lda") + "/model.ini") << "# fk-lda model\ntopics = 4\n";
+  const Outcome other = run_als(dir, "recommend --model '" + dir.file("lda") + "' --users 1");
+  EXPECT_EQ(other.code, 1);
+  EXPECT_NE(other.err.find("not an fk-als model"), std::string::npos) << other.err;
 }
 
 TEST(AlsCli, UnseenTestUsersAndItemsAreReported) {

@@ -545,6 +545,8 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({}, 2, "--input");
   expect({"--input", "gen:default", "stray"}, 2, "stray");
   expect({"--input", "gen:default", "--config", dir.file("none.ini")}, 2, "none.ini");
+  expect({"--input", "gen:default", "--config", dir.path()}, 2, "is a directory");
+  expect({"--input", "gen:default", "--device-memory", "nan"}, 2, "--device-memory");
   {
     std::ofstream f(dir.file("bad.ini"));
     f << "topics = 5\nbogus = 1\n";

@@ -189,7 +189,7 @@ TEST(IoMatrixMarket, EveryKindOfBadInputIsOneInputErrorWithFileAndLine) {
       {"lying nnz", b + "1000 1000 999999\n1 1 1\n", 2, "cannot hold that many"},
       {"huge dimension", b + "3000000000 3 1\n1 1 1\n", 2, "implausible"},
       {"array given", "%%MatrixMarket matrix array real general\n1 1\n1\n", 1,
-       "read_matrix_market_array"},
+       "a sparse 'coordinate' one is expected"},
   };
   test::TempDir dir;
   for (const auto& c : cases) {
