@@ -116,8 +116,21 @@ InputFormat detect_format(const std::string& path) {
     if (!detail::blank_line(prefix)) lines.push_back(std::move(prefix));
   }
   if (lines.empty()) throw InputError(path, 0, "empty file: cannot detect its format");
+  // Control bytes other than tabs and line ends (a NUL above all) mean a binary file, which would
+  // otherwise be read as plain text and trained on.
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    for (const char c : lines[k]) {
+      const auto b = static_cast<unsigned char>(c);
+      if (b < 0x20 && b != '\t' && b != '\r' && b != '\f' && b != '\v')
+        throw InputError(path, 0,
+                         "looks like a binary file (control byte " + std::to_string(b) +
+                             " among its first lines); expected text: a UCI bag of words, Matrix "
+                             "Market, DLMC .smtx, ratings or plain documents");
+    }
   const std::string& l0 = lines[0];
-  if (lower(l0.substr(0, 14)) == "%%matrixmarket") return InputFormat::kMtx;
+  // "%%" opens only Matrix Market files: a misspelt banner gets the Matrix Market reader's
+  // message about it instead of being read as a plain-text document.
+  if (l0.rfind("%%", 0) == 0) return InputFormat::kMtx;
   if (l0.find(',') != std::string::npos && count_ints(l0, true) == 3 && lines.size() >= 2 &&
       lines[1].find(',') == std::string::npos && count_ints(lines[1], false) >= 1 &&
       first_token(lines[1]) == "0")

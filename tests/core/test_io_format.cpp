@@ -74,6 +74,19 @@ TEST(IoFormat, DetectOnEmptyMissingOrDirectoryIsAnInputError) {
       test::throws_input_error([&] { io::detect_format(missing); }, missing, 0, {"no such file"}));
   EXPECT_TRUE(test::throws_input_error([&] { io::detect_format(dir.path()); }, dir.path(), 0,
                                        {"directory"}));
+  // Binary data is refused rather than read as plain-text documents.
+  const std::string binary = dir.file("binary");
+  test::write_bytes(binary, std::string("PK\x03\x04\x14\0\0\0 some text\n", 19));
+  EXPECT_TRUE(test::throws_input_error([&] { io::detect_format(binary); }, binary, 0,
+                                       {"binary file"}));
+}
+
+// A misspelt Matrix Market banner goes to the Matrix Market reader, whose error names the line.
+TEST(IoFormat, MisspeltMatrixMarketBannerIsReadAsMatrixMarket) {
+  test::TempDir dir;
+  const std::string p = dir.file("m.mtx");
+  test::write_bytes(p, "%%MatrixMurket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  EXPECT_EQ(io::to_string(io::detect_format(p)), std::string("mtx"));
 }
 
 }  // namespace
