@@ -360,6 +360,8 @@ Corpus load_corpus(const std::string& input, io::InputFormat format, const TextO
   }
   if (c.counts.rows == 0) throw InputError(input, 0, "the corpus has no documents");
   if (c.counts.cols == 0) throw InputError(input, 0, "the corpus has no words");
+  if (c.counts.nnz() == 0)
+    throw InputError(input, 0, "the corpus has no tokens (no nonzero counts)");
   return c;
 }
 

@@ -546,6 +546,11 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:default", "stray"}, 2, "stray");
   expect({"--input", "gen:default", "--config", dir.file("none.ini")}, 2, "none.ini");
   expect({"--input", "gen:default", "--config", dir.path()}, 2, "is a directory");
+  {
+    std::ofstream f(dir.file("empty.mtx"));
+    f << "%%MatrixMarket matrix coordinate integer general\n3 4 0\n";
+  }
+  expect({"--input", dir.file("empty.mtx")}, 1, "no tokens");  // trained to null metrics before
   expect({"--input", "gen:default", "--device-memory", "nan"}, 2, "--device-memory");
   {
     std::ofstream f(dir.file("bad.ini"));
