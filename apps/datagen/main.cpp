@@ -17,6 +17,7 @@
 
 #include "apps/common/app_main.hpp"
 #include "apps/common/options.hpp"
+#include "apps/common/output.hpp"
 #include "core/context.hpp"
 #include "core/generate/lda_corpus.hpp"
 #include "core/generate/ratings.hpp"
@@ -203,7 +204,7 @@ int run_lda(int argc, char** argv) {
              << " tokens in " << gen_s << " s; writing " << out;
 
   sw.restart();
-  std::filesystem::create_directories(out);
+  app::ensure_output_dir(out);  // a message naming --out's problem, not the filesystem's
   const std::string docword = out + "/docword.txt", vocab = out + "/vocab.txt",
                     topics = out + "/true_topics.npy";
   io::Corpus corpus;
