@@ -108,8 +108,18 @@ class Trainer {
       be_->model_step();
     };
     loop.evaluate = [&](PassReport& rep) { evaluate(rep); };
+    std::optional<double> first_objective;
+    bool warned = false;
     loop.record = [&](const PassReport& rep) {
       log_pass(rep);
+      // The objective falls pass by pass unless a grad M-step's learning rate is too large.
+      if (!first_objective) first_objective = rep.objective;
+      if (!warned && (!std::isfinite(rep.objective) || rep.objective > 10 * *first_objective)) {
+        log_warn() << "the objective grew from " << *first_objective << " to " << rep.objective
+                   << " by pass " << rep.iter << ": training diverges"
+                   << (hyper_.mstep == MStep::kGrad ? "; lower --lrate" : "");
+        warned = true;
+      }
       metrics.write(json(rep));
       result.iters.push_back(rep);
       result.last = rep;

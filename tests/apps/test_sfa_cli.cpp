@@ -183,6 +183,20 @@ TEST(SfaCli, ConfigLrateDoesNotStopCommandLineEm) {
             slurp(dir.file("em2") + "/item_factors.npy"));
 }
 
+// A learning rate far too large makes the grad M-step diverge: the run says so.
+TEST(SfaCli, DivergingGradMStepIsWarnedAbout) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 9);
+  const Outcome o = run_sfa(dir, "--input '" + input + "' --factors 4 --iters 3 --lrate 100 " +
+                                     "--device cpu --threads 1 --out '" + dir.file("o") + "'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("training diverges; lower --lrate"), std::string::npos) << o.err;
+  const Outcome fine = run_sfa(dir, "--input '" + input + "' --factors 4 --iters 3 " +
+                                        "--device cpu --threads 1 --out '" + dir.file("p") + "'");
+  ASSERT_EQ(fine.code, 0) << fine.err;
+  EXPECT_EQ(fine.err.find("diverges"), std::string::npos) << fine.err;
+}
+
 TEST(SfaCli, CompareWithoutGpuRunsTheCpu) {
   if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
   test::TempDir dir;
