@@ -112,7 +112,7 @@ int recommend_main(int argc, char** argv) {
   if (users.empty())
     app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
   app::require_at_least("n", n, 1);
-  if (common.compare) app::usage_fail("compare", "does not apply to recommend");
+  cli.reject(app::kTrainingOnly, "recommend");
   const AlsModel model = load_als_model(model_dir);
   std::vector<std::int64_t> index;
   for (const std::string& u : users) {
@@ -147,7 +147,7 @@ int similar_main(int argc, char** argv) {
     app::usage_fail("model", "is required: the --out directory of a training run");
   if (item.empty()) app::usage_fail("item", "is required: a raw item id");
   app::require_at_least("n", n, 1);
-  if (common.compare) app::usage_fail("compare", "does not apply to similar");
+  cli.reject(app::kTrainingOnly, "similar");
   const AlsModel model = load_als_model(model_dir);
   const std::int64_t i = model.item_index(item);
   if (i < 0) app::usage_fail("item", "item '" + item + "' is not in the model " + model_dir);

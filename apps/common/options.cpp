@@ -175,6 +175,11 @@ std::string CommandLine::one_of(const std::vector<std::string>& names, const std
   return from.empty() ? "" : from.front();
 }
 
+void CommandLine::reject(const std::vector<std::string>& names, const std::string& command) const {
+  for (const std::string& n : names)
+    if (given_on_command_line(n)) usage_fail(n, "does not apply to " + command);
+}
+
 bool CommandLine::parse(int argc, const char* const* argv, int first) {
   return parse(argc, argv, std::cout, first);
 }

@@ -95,6 +95,10 @@ class CommandLine {
   // An option that does not apply to this run (--alpha without --implicit): resolved() leaves it
   // out, so that the config.ini a run writes runs again as it is.
   void set_moot(const std::string& name) { moot_.insert(name); }
+  // Of `names`, one given on the command line is a usage error saying that it does not apply to
+  // `command` (a command that reads a saved model ignores the training options; a config file's
+  // values for them are moot, not errors).
+  void reject(const std::vector<std::string>& names, const std::string& command) const;
   const std::string& app() const { return app_name_; }
 
   void print_help(std::ostream& os) const;
@@ -114,6 +118,11 @@ class CommandLine {
   CommonOptions common_;
   std::string format_text_, device_text_;
 };
+
+// The common options that only a training run reads (CommandLine::reject them in commands that
+// read a saved model, such as fk-als recommend).
+inline const std::vector<std::string> kTrainingOnly = {"input", "format",  "iters",
+                                                       "seed",  "compare", "device"};
 
 // Helpers for apps' own checks; each throws UsageError "--NAME: ...".
 [[noreturn]] void usage_fail(const std::string& option, const std::string& message);

@@ -107,7 +107,7 @@ int recommend_main(int argc, char** argv, bool similar) {
   if (model_dir.empty())
     app::usage_fail("model", "is required: the --out directory of a training run");
   app::require_at_least("n", n, 1);
-  if (common.compare) app::usage_fail("compare", "does not apply here");
+  cli.reject(app::kTrainingOnly, similar ? "similar" : "recommend");
   std::vector<std::string> users;
   if (similar) {
     if (item.empty()) app::usage_fail("item", "is required: a raw item id");

@@ -140,6 +140,11 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
       run_als(dir, "recommend --model '" + dir.file("nothing") + "' --users 1");
   EXPECT_EQ(no_model.code, 1);
   EXPECT_NE(no_model.err.find("model.ini"), std::string::npos) << no_model.err;
+  // Training options do not apply to recommend: an error, not silently ignored.
+  const Outcome training = run_als(dir, "recommend --model '" + model + "' --users 5 --iters 50");
+  EXPECT_EQ(training.code, 2);
+  EXPECT_NE(training.err.find("--iters: does not apply to recommend"), std::string::npos)
+      << training.err;
   // Another app's model (fk-lda's model.ini has no biases) is named as such.
   std::filesystem::create_directories(dir.file("lda"));
   std::ofstream(dir.file("lda") + "/model.ini") << "# fk-lda model\ntopics = 4\n";
