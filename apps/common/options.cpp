@@ -133,7 +133,8 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
     ("threads", po::value<int>(&common_.threads)->default_value(0)->value_name("N"),
      "CPU threads (0: OpenMP's default, usually all cores)")
     ("seed", po::value<std::uint64_t>(&common_.seed)->default_value(defaults.seed)->value_name("N"),
-     "random seed; the same seed gives the same result")
+     "random seed; the same seed gives the same result on the same device and thread count "
+     "(another thread count may change the rounding where a kernel splits rows across threads)")
     ("iters", po::value<int>(&common_.iters)->default_value(defaults.iters)->value_name("N"),
      "iterations (passes over the data)")
     ("compare", po::bool_switch(&common_.compare),
