@@ -16,6 +16,7 @@
 #include "core/io/npy.hpp"
 #include "core/io/ratings.hpp"
 #include "tests/apps/app_test_util.hpp"
+#include "tests/core/test_io_util.hpp"
 
 namespace fk {
 namespace {
@@ -180,15 +181,9 @@ TEST(AlsCli, CommandLineTestWinsOverConfigHoldout) {
   test::TempDir dir;
   const std::string input = write_small_csv(dir, 4);
   const std::string test_file = dir.file("test.csv");
-  {
-    std::ofstream t(test_file);
-    t << "userId,movieId,rating\n1,2,4\n2,3,5\n";
-  }
+  test::write_bytes(test_file, "userId,movieId,rating\n1,2,4\n2,3,5\n");
   const std::string ini = dir.file("split.ini");
-  {
-    std::ofstream f(ini);
-    f << "holdout-frac = 0.2\nfactors = 3\n";
-  }
+  test::write_bytes(ini, "holdout-frac = 0.2\nfactors = 3\n");
   const std::string common =
       "--input '" + input + "' --config '" + ini + "' --iters 2 --device cpu ";
   const Outcome o =
@@ -211,10 +206,7 @@ TEST(AlsCli, WrittenConfigRunsAgainToTheSameModel) {
   test::TempDir dir;
   const std::string input = write_small_csv(dir, 5);
   const std::string test_file = dir.file("test.csv");
-  {
-    std::ofstream t(test_file);
-    t << "userId,movieId,rating\n1,2,4\n2,3,5\n";
-  }
+  test::write_bytes(test_file, "userId,movieId,rating\n1,2,4\n2,3,5\n");
   const std::string common = "--input '" + input + "' --factors 3 --iters 2 --device cpu ";
   int n = 0;
   const std::vector<std::string> extras = {"", "--implicit --alpha 2", "--leave-k-out 1",
