@@ -15,6 +15,7 @@
 #include "core/io/npy.hpp"
 #include "core/io/ratings.hpp"
 #include "tests/apps/app_test_util.hpp"
+#include "tests/core/test_io_util.hpp"
 
 namespace fk {
 namespace {
@@ -162,10 +163,7 @@ TEST(SfaCli, ConfigLrateDoesNotStopCommandLineEm) {
   test::TempDir dir;
   const std::string input = write_small_csv(dir, 8);
   const std::string ini = dir.file("grad.ini");
-  {
-    std::ofstream f(ini);
-    f << "mstep = grad\nlrate = 0.5\n";
-  }
+  test::write_bytes(ini, "mstep = grad\nlrate = 0.5\n");
   const std::string common = "--input '" + input + "' --config '" + ini +
                              "' --factors 4 --iters 2 --device cpu --threads 1 ";
   const Outcome em = run_sfa(dir, common + "--mstep em --out '" + dir.file("em") + "'");
