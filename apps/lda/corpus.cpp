@@ -362,6 +362,15 @@ Corpus load_corpus(const std::string& input, io::InputFormat format, const TextO
   if (c.counts.cols == 0) throw InputError(input, 0, "the corpus has no words");
   if (c.counts.nnz() == 0)
     throw InputError(input, 0, "the corpus has no tokens (no nonzero counts)");
+  std::int64_t empty = 0;
+  for (std::int64_t d = 0; d < c.counts.rows; ++d)
+    empty += c.counts.row_ptr[d + 1] == c.counts.row_ptr[d];
+  // A UCI header that counts more documents than its entries name, for instance: harmless, but the
+  // user should know.
+  if (empty > 0)
+    log_warn() << input << ": " << empty << " of " << c.counts.rows
+               << " documents have no words (kept: they add no tokens to training or to the "
+                  "held-out score)";
   return c;
 }
 
