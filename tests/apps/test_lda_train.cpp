@@ -516,6 +516,20 @@ TEST(LdaTrain, TextInputWithVocabularyAndInfer) {
 // Bad input and bad options give one line "fk-lda: error: ..." naming the problem, exit status 1
 // for runtime failures (bad input files) and 2 for usage errors. In-process through the same
 // wrapper as main(); the built executable is checked for a few cases below.
+// A UCI header that counts more documents than its entries name: the empty documents are kept
+// and the run says how many there are.
+TEST(LdaErrors, EmptyDocumentsAreWarnedAbout) {
+  test::TempDir dir;
+  {
+    std::ofstream f(dir.file("docword.five.txt"));
+    f << "5\n3\n2\n1 1 2\n2 3 1\n";
+  }
+  const auto r = run_lda({"--input", dir.file("docword.five.txt"), "--format", "uci", "--topics",
+                          "2", "--iters", "1", "--device", "cpu", "--out", dir.file("o")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("3 of 5 documents have no words"), std::string::npos) << r.err;
+}
+
 TEST(LdaErrors, BadInputAndOptions) {
   test::TempDir dir;
   auto expect = [&](std::vector<std::string> args, int status, const std::string& needle) {
