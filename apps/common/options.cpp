@@ -210,6 +210,11 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   }
   for (const auto& [name, value] : vm_)
     if (!value.defaulted()) command_line_.insert(name);
+  // Boost reads "-1" into the unsigned seed as 2^64 - 1: refuse a sign instead.
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if ((args[i] == "--seed" && i + 1 < args.size() && args[i + 1].rfind('-', 0) == 0) ||
+        args[i].rfind("--seed=-", 0) == 0)
+      usage_fail("seed", "must be a whole number >= 0");
   if (vm_.count(kPositional)) {
     const auto& stray = vm_[kPositional].as<std::vector<std::string>>();
     throw UsageError("unexpected argument '" + stray.front() + "' (options start with --)");
@@ -226,7 +231,12 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
       throw UsageError("--config: cannot open config file '" + path + "'" +
                        (std::filesystem::is_directory(path) ? " (it is a directory)" : ""));
     try {
-      po::store(po::parse_config_file(in, all, /*allow_unregistered=*/false), vm_);
+      const po::parsed_options parsed =
+          po::parse_config_file(in, all, /*allow_unregistered=*/false);
+      for (const po::option& o : parsed.options)
+        if (o.string_key == "seed" && !o.value.empty() && o.value.front().rfind('-', 0) == 0)
+          throw UsageError("config file '" + path + "': --seed must be a whole number >= 0");
+      po::store(parsed, vm_);
     } catch (const po::error& e) {
       throw UsageError("config file '" + path + "': " + e.what());
     }

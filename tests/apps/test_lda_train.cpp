@@ -566,6 +566,12 @@ TEST(LdaErrors, BadInputAndOptions) {
   }
   expect({"--input", dir.file("empty.mtx")}, 1, "no tokens");  // trained to null metrics before
   expect({"--input", "gen:default", "--device-memory", "nan"}, 2, "--device-memory");
+  expect({"--input", "gen:default", "--seed", "-1"}, 2, "--seed");  // read as 2^64 - 1 before
+  {
+    std::ofstream f(dir.file("neg.ini"));
+    f << "seed = -3\n";
+  }
+  expect({"--input", "gen:default", "--config", dir.file("neg.ini")}, 2, "--seed");
   {
     std::ofstream f(dir.file("bad.ini"));
     f << "topics = 5\nbogus = 1\n";
