@@ -36,7 +36,8 @@ constexpr const char* kUsage =
     "                                                ratings (ml-100k, ml-20m, netflix)\n"
     "  fk-als recommend --model DIR --users ID,...   top-N items per user, excluding what the "
     "user\n"
-    "                                                rated (CSV on stdout and in --out)\n"
+    "                                                rated (CSV on stdout and in --out; with -q\n"
+    "                                                in --out only)\n"
     "  fk-als similar --model DIR --item ID          the items closest to an item (cosine of the\n"
     "                                                factors)";
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "apps/common/options.hpp"
 #include "apps/lda/corpus.hpp"
 #include "core/error.hpp"
 #include "core/io/ratings.hpp"
@@ -45,7 +46,8 @@ lda::Corpus read_ratings_counts(const std::string& path) {
       if (!(v >= 0) || !std::isfinite(v))
         throw InputError(path, 0,
                          "fk-gap reads ratings as counts, which must be non-negative; found " +
-                             std::to_string(v));
+                             app::format_double(v) + " for user " + r.user_ids[i] + ", item " +
+                             r.item_ids[m.col_idx[j]]);
       if (v > 0) {
         out.col_idx.push_back(m.col_idx[j]);
         out.vals.push_back(v);

@@ -35,7 +35,8 @@ constexpr const char* kUsage =
     "                                                file, or gen:NAME[:key=value,...] for\n"
     "                                                generated ratings (ml-100k, ml-20m, netflix)\n"
     "  fk-sfa recommend --model DIR --users ID,...   top-N items per user, excluding what the\n"
-    "                                                user rated (CSV on stdout and in --out)\n"
+    "                                                user rated (CSV on stdout and in --out; with\n"
+    "                                                -q in --out only)\n"
     "  fk-sfa similar --model DIR --item ID          the items closest to an item (cosine of\n"
     "                                                the loadings)";
 
