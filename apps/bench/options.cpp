@@ -36,7 +36,8 @@ void add_option_groups(po::options_description& out) {
       ("format", po::value<std::string>()->value_name("NAME"), "format of --input: auto (default), mtx, smtx, uci, ratings")
       ("gen", po::value<std::string>()->value_name("SPEC"),
        "generated matrix 'KIND:rows=R,cols=C,nnz=Z[,param=P][,seed=S]', KIND one of uniform, "
-       "powerlaw, banded, clustered")
+       "powerlaw, banded, clustered, vector (blocks of P = 2, 4 or 8 rows sharing their columns: "
+       "the tensor-core variants' V x 1 structure; fk-datagen sparse --help has the details)")
       ("preset", po::value<std::string>()->value_name("NAME"),
        "a generator preset; LDA corpora (documents x words counts: nytimes, nips, ...) or ratings "
        "(users x items: ml-20m, netflix, ml-100k, ...)")

@@ -327,7 +327,9 @@ int run_sparse(int argc, char** argv) {
        "columns; no param), powerlaw (row lengths and column popularity Zipf with exponent P, "
        "default 1), banded (uniform within a band of P columns around the scaled diagonal, default "
        "2*ceil(nnz/rows)+1), clustered (groups of P rows, default 32, share a column set that holds "
-       "80% of their entries). nnz is met exactly; counts may be written as 1e6")
+       "80% of their entries), vector (blocks of P consecutive rows, 2, 4 or 8, default 4, share "
+       "one uniformly drawn column set: exactly P x 1 structured; rows and nnz multiples of P). "
+       "nnz is met exactly; counts may be written as 1e6")
       ("out", po::value<std::string>(&out)->required(),
        "output file: .mtx (Matrix Market coordinate real general, values in [0.5, 1.5)) or .smtx "
        "(DLMC pattern CSR)");
