@@ -1,5 +1,6 @@
 #include "core/io/format.hpp"
 
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
@@ -140,6 +141,10 @@ InputFormat detect_format(const std::string& path) {
     return InputFormat::kUci;
   if (l0.find("::") != std::string::npos) return InputFormat::kRatings;
   if (looks_like_ratings(lines)) return InputFormat::kRatings;
+  // A UCI file (docword.NAME.txt) whose header is broken: its reader says which line and why,
+  // where plain text would end in a puzzling "no word is left" after filtering numbers.
+  if (std::filesystem::path(path).filename().string().rfind("docword.", 0) == 0)
+    return InputFormat::kUci;
   return InputFormat::kText;
 }
 

@@ -81,6 +81,14 @@ TEST(IoFormat, DetectOnEmptyMissingOrDirectoryIsAnInputError) {
                                        {"binary file"}));
 }
 
+// A docword file with a broken header goes to the UCI reader, whose error names the line.
+TEST(IoFormat, DocwordWithBrokenHeaderIsReadAsUci) {
+  test::TempDir dir;
+  const std::string p = dir.file("docword.kos.txt");
+  test::write_bytes(p, "3430x\n6906\n2\n1 61 2\n1 76 1\n");
+  EXPECT_EQ(io::to_string(io::detect_format(p)), std::string("uci"));
+}
+
 // A misspelt Matrix Market banner goes to the Matrix Market reader, whose error names the line.
 TEST(IoFormat, MisspeltMatrixMarketBannerIsReadAsMatrixMarket) {
   test::TempDir dir;
