@@ -62,7 +62,7 @@ void add_option_groups(po::options_description& out) {
       ("warmup", po::value<int>()->value_name("N"), "untimed runs per variant after the check run (default 3)")
       ("runs", po::value<int>()->value_name("N"), "timed runs per variant; the median is reported (default 20)")
       ("no-flush", "do not evict caches before each timed run (default: flush; see below)")
-      ("seed", po::value<std::uint64_t>()->value_name("N"), "seed of the dense operands and of random values (default 1)")
+      ("seed", po::value<std::int64_t>()->value_name("N"), "seed of the dense operands and of random values (default 1)")
       ("precision", po::value<std::string>()->value_name("P"),
        "fp32 (default), fp16 or bf16: the lowest operand precision accepted. fp16/bf16 add the tensor-core "
        "variants (cuda.*.tc_v*, which round the operands and accumulate in fp32) and let auto pick them on "
@@ -214,7 +214,11 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   if (vm.count("runs")) o.runs = vm["runs"].as<int>();
   if (o.runs < 1) throw UsageError("--runs: must be at least 1, got " + std::to_string(o.runs));
   o.flush = vm.count("no-flush") == 0;
-  if (vm.count("seed")) o.seed = vm["seed"].as<std::uint64_t>();
+  if (vm.count("seed")) {  // read signed: Boost reads "-1" into an unsigned value as 2^64 - 1
+    const std::int64_t seed = vm["seed"].as<std::int64_t>();
+    if (seed < 0) throw UsageError("--seed: must be at least 0, got " + std::to_string(seed));
+    o.seed = static_cast<std::uint64_t>(seed);
+  }
   if (vm.count("precision")) {
     try {
       o.precision = parse_precision(vm["precision"].as<std::string>());

@@ -132,7 +132,8 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
      "where to run: auto (a CUDA GPU when one is usable, else the CPU), gpu or cpu")
     ("threads", po::value<int>(&common_.threads)->default_value(0)->value_name("N"),
      "CPU threads (0: OpenMP's default, usually all cores)")
-    ("seed", po::value<std::uint64_t>(&common_.seed)->default_value(defaults.seed)->value_name("N"),
+    // Read signed and checked below: Boost reads "-1" into an unsigned value as 2^64 - 1.
+    ("seed", po::value<std::int64_t>(&seed_)->default_value(std::int64_t(defaults.seed))->value_name("N"),
      "random seed; the same seed gives the same result on the same device and thread count "
      "(another thread count may change the rounding where a kernel splits rows across threads)")
     ("iters", po::value<int>(&common_.iters)->default_value(defaults.iters)->value_name("N"),
@@ -210,11 +211,6 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   }
   for (const auto& [name, value] : vm_)
     if (!value.defaulted()) command_line_.insert(name);
-  // Boost reads "-1" into the unsigned seed as 2^64 - 1: refuse a sign instead.
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if ((args[i] == "--seed" && i + 1 < args.size() && args[i + 1].rfind('-', 0) == 0) ||
-        args[i].rfind("--seed=-", 0) == 0)
-      usage_fail("seed", "must be a whole number >= 0");
   if (vm_.count(kPositional)) {
     const auto& stray = vm_[kPositional].as<std::vector<std::string>>();
     throw UsageError("unexpected argument '" + stray.front() + "' (options start with --)");
@@ -231,12 +227,7 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
       throw UsageError("--config: cannot open config file '" + path + "'" +
                        (std::filesystem::is_directory(path) ? " (it is a directory)" : ""));
     try {
-      const po::parsed_options parsed =
-          po::parse_config_file(in, all, /*allow_unregistered=*/false);
-      for (const po::option& o : parsed.options)
-        if (o.string_key == "seed" && !o.value.empty() && o.value.front().rfind('-', 0) == 0)
-          throw UsageError("config file '" + path + "': --seed must be a whole number >= 0");
-      po::store(parsed, vm_);
+      po::store(po::parse_config_file(in, all, /*allow_unregistered=*/false), vm_);
     } catch (const po::error& e) {
       throw UsageError("config file '" + path + "': " + e.what());
     }
@@ -257,6 +248,8 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   } catch (const Error&) {
     usage_fail("device", "expected auto, gpu or cpu, got '" + device_text_ + "'");
   }
+  require_at_least("seed", seed_, std::int64_t{0});
+  common_.seed = static_cast<std::uint64_t>(seed_);
   require_at_least("threads", common_.threads, 0);
   if (common_.threads > Context::kMaxThreads)
     usage_fail("threads", "must be at most " + std::to_string(Context::kMaxThreads) + ", got " +

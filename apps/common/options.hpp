@@ -117,6 +117,7 @@ class CommandLine {
   std::set<std::string> moot_;          // left out of resolved()
   CommonOptions common_;
   std::string format_text_, device_text_;
+  std::int64_t seed_ = 0;  // --seed as given (common_.seed once checked)
 };
 
 // The common options that only a training run reads (CommandLine::reject them in commands that

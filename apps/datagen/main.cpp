@@ -69,7 +69,7 @@ void print_usage(std::ostream& os) {
 
 // Options every command has.
 struct Common {
-  std::uint64_t seed = 1;
+  std::int64_t seed = 1;  // signed: Boost reads "-1" into an unsigned value as 2^64 - 1
   int threads = 0;
   bool quiet = false;
 };
@@ -77,7 +77,7 @@ struct Common {
 void add_common(po::options_description& desc, Common& c, const std::string& seed_help) {
   // clang-format off
   desc.add_options()
-      ("seed", po::value<std::uint64_t>(&c.seed), seed_help.c_str())
+      ("seed", po::value<std::int64_t>(&c.seed), seed_help.c_str())
       ("threads", po::value<int>(&c.threads)->default_value(0),
        "OpenMP threads (0: OpenMP's default); the output does not depend on it")
       ("quiet", po::bool_switch(&c.quiet), "only warnings and errors on stderr (no progress lines)")
@@ -107,6 +107,7 @@ bool parse(int argc, char** argv, const po::options_description& desc, const std
 }
 
 void apply_common(const Common& c) {
+  if (c.seed < 0) usage_fail("seed", "must be at least 0, got " + std::to_string(c.seed));
   if (c.threads < 0 || c.threads > Context::kMaxThreads)
     usage_fail("threads", "must be between 0 and " + std::to_string(Context::kMaxThreads) +
                               ", got " + std::to_string(c.threads));
@@ -190,7 +191,7 @@ int run_lda(int argc, char** argv) {
   take<double>(vm, "doc-alpha", spec.doc_alpha);
   take<double>(vm, "topic-eta", spec.topic_eta);
   take<double>(vm, "zipf", spec.zipf_exponent);
-  if (vm.count("seed")) spec.seed = common.seed;
+  if (vm.count("seed")) spec.seed = static_cast<std::uint64_t>(common.seed);
 
   log_info() << "lda: " << spec.docs << " docs x " << spec.words << " words, " << spec.topics
              << " topics, mean length " << spec.mean_doc_length << ", seed " << spec.seed;
@@ -282,7 +283,7 @@ int run_ratings(int argc, char** argv) {
   take<float>(vm, "max-rating", spec.max_rating);
   take<float>(vm, "step", spec.step);
   take<std::int64_t>(vm, "min-user-ratings", spec.min_user_ratings);
-  if (vm.count("seed")) spec.seed = common.seed;
+  if (vm.count("seed")) spec.seed = static_cast<std::uint64_t>(common.seed);
   // Checks that involve several options, named by the options.
   if (!(spec.min_rating < spec.max_rating))
     usage_fail("min-rating/--max-rating", "need min-rating < max-rating");
@@ -345,7 +346,7 @@ int run_sparse(int argc, char** argv) {
   } catch (const Error& e) {
     usage_fail("spec", e.what());
   }
-  if (vm.count("seed")) spec.seed = common.seed;
+  if (vm.count("seed")) spec.seed = static_cast<std::uint64_t>(common.seed);
   const std::string ext = std::filesystem::path(out).extension().string();
   if (ext != ".mtx" && ext != ".smtx")
     usage_fail("out", "'" + out + "' must end in .mtx (Matrix Market) or .smtx (DLMC)");

@@ -326,6 +326,7 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"spmm --runs abc" + gen, "--runs"},
       {"spmm --runs 0" + gen, "--runs"},
       {"spmm --threads 100000" + gen, "--threads"},  // OpenMP's runtime crashed on it
+      {"spmm --seed -1" + gen, "--seed"},  // Boost read it as 2^64 - 1
       {"sddmm --device tpu --gen uniform:rows=10,cols=10,nnz=20", "--device"},
       {"sddmm --op t" + gen, "--op"},
       {"ratio-spmm --op x" + gen, "--op"},
