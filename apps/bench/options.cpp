@@ -1,7 +1,5 @@
 #include "apps/bench/options.hpp"
 
-#include "core/context.hpp"
-
 #include <boost/program_options.hpp>
 
 #include <sstream>
