@@ -17,8 +17,17 @@
 // served by a transposed copy of the pattern cached in the plan (values still given in S's
 // order): LDA's sufficient statistics, the ratios' Sᵀ·E[θ], in one pass.
 //
+// The same plans run the product form, the weight a nonzero's scale times its dot product:
+//
+//   C[i,:] = Σ_{j in row i} s_j (A[i,:] · B[c_j,:]) · B[c_j,:],   s_j = scale_j, or 1 unscaled
+//
+// which is SpMM(SDDMM(A, B, scale), B) in one pass: the operator (S ∘ A·Bᵀ)·B that ALS's and
+// SFA's conjugate-gradient steps apply to each search direction (A) with the other side's
+// factors (B), otherwise an SDDMM and an SpMM that each read every B row.
+//
 //   auto p = make_ratio_spmm_plan(ctx, s, k);      // "auto" may give no plan: then run the pair
 //   if (p.plan) p.run(ctx, vals, a, b, eps, c);
+//   if (p.plan) p.run_product(ctx, scale, a, b, c);
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +44,10 @@ class RatioSpmmPlan {
   // All on the plan's side. eps >= 0 keeps zero dot products finite.
   virtual void run(const Context& ctx, const float* vals, DenseView<const float> a,
                    DenseView<const float> b, float eps, DenseView<float> c) = 0;
+  // The product form: scale holds nnz factors in S's order, or nullptr for 1 (as the SDDMM's
+  // unscaled form). a: M x K, b: N x K, c: M x K (overwritten).
+  virtual void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
+                           DenseView<const float> b, DenseView<float> c) = 0;
 };
 
 class RatioSpmmVariant : public VariantInfo {
@@ -58,6 +71,10 @@ struct PreparedRatioSpmm {
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) const {
     plan->run(ctx, vals, a, b, eps, c);
+  }
+  void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
+                   DenseView<const float> b, DenseView<float> c) const {
+    plan->run_product(ctx, scale, a, b, c);
   }
 };
 

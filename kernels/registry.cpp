@@ -254,7 +254,8 @@ class CachedTransposePlan : public SpmmPlan {
 };
 
 // The ratio SpMM over Sᵀ: C[j,:] = Σ_{i: (i,j) in S} v_ij / (A[j,:]·B[i,:] + eps) · B[i,:] for A and
-// C N x K, B M x K, by the inner plan on a cached transpose (values gathered into its order).
+// C N x K, B M x K, by the inner plan on a cached transpose (values gathered into its order); and
+// its product form.
 class TransposedRatioSpmmPlan : public RatioSpmmPlan {
  public:
   TransposedRatioSpmmPlan(const Context& ctx, const CsrView& s, int k, const RatioSpmmVariant& inner)
@@ -263,6 +264,10 @@ class TransposedRatioSpmmPlan : public RatioSpmmPlan {
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {
     inner_->run(ctx, t_.gather(ctx, t_.source(vals, "ratio SpMM")), a, b, eps, c);
+  }
+  void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
+                   DenseView<const float> b, DenseView<float> c) override {
+    inner_->run_product(ctx, scale ? t_.gather(ctx, scale) : nullptr, a, b, c);
   }
 
  private:

@@ -1,4 +1,5 @@
-// cuda.ratio_spmm.fused: the fused ratio SpMM on the GPU (kernels/ratio_spmm.hpp).
+// cuda.ratio_spmm.fused: the fused ratio SpMM on the GPU (kernels/ratio_spmm.hpp), and its
+// product form (run_product: the weight v · d instead of v / (d + eps); the same code otherwise).
 //
 // Mapping: a block of 8 warps takes 8 / P rows, P warps per row (P from the mean row length: 1, 2,
 // 4 or 8), each warp a contiguous part of its row's nonzeros. A nonzero is handled by a group of G
@@ -129,10 +130,23 @@ __device__ __forceinline__ float group_sum(float v) {
   return v;
 }
 
-// acc += v0 / (ar·b0 + eps) · b0 + v1 / (ar·b1 + eps) · b1 for one lane group, each dot product
+// A nonzero's weight from its value v and dot product d: the ratio v / (d + eps), or the product
+// v · d (the plan's run_product; eps unused).
+template <bool kProduct>
+__device__ __forceinline__ float weight(float v, float d, float eps) {
+  if constexpr (kProduct) return v * d;
+  else return v / (d + eps);
+}
+
+// A nonzero's value: vals[j], or 1 where the product form runs unscaled (vals null).
+__device__ __forceinline__ float value_at(const float* __restrict__ vals, std::int64_t j) {
+  return vals ? vals[j] : 1.0f;
+}
+
+// acc += w(v0, ar·b0) · b0 + w(v1, ar·b1) · b1 for one lane group, each dot product
 // summed over the group's G lanes; a row that is not there (ok false) was loaded as zeros and adds
 // nothing.
-template <int G, int NQ, int W>
+template <bool kProduct, int G, int NQ, int W>
 __device__ __forceinline__ void add_two(LaneRow<G, NQ, W>& acc, const LaneRow<G, NQ, W>& ar,
                                         const LaneRow<G, NQ, W>& b0, bool ok0, float v0,
                                         const LaneRow<G, NQ, W>& b1, bool ok1, float v1, float eps) {
@@ -142,14 +156,14 @@ __device__ __forceinline__ void add_two(LaneRow<G, NQ, W>& acc, const LaneRow<G,
     d0 += __shfl_xor_sync(kFullMask, d0, o);
     d1 += __shfl_xor_sync(kFullMask, d1, o);
   }
-  acc.axpy(ok0 ? v0 / (d0 + eps) : 0.0f, b0);
-  acc.axpy(ok1 ? v1 / (d1 + eps) : 0.0f, b1);
+  acc.axpy(ok0 ? weight<kProduct>(v0, d0, eps) : 0.0f, b0);
+  acc.axpy(ok1 ? weight<kProduct>(v1, d1, eps) : 0.0f, b1);
 }
 
-// acc += Σ_{j in [p0, p1)} vals_j / (ar · B[col_j] + eps) · B[col_j] over one warp: its 32 / G lane
+// acc += Σ_{j in [p0, p1)} w(vals_j, ar · B[col_j]) · B[col_j] over one warp: its 32 / G lane
 // groups take consecutive nonzeros, two steps of them in flight. Each group keeps its own partial
 // row (add_groups sums them).
-template <int G, int NQ, int W>
+template <bool kProduct, int G, int NQ, int W>
 __device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, W>& acc, const LaneRow<G, NQ, W>& ar,
                                                 std::int64_t p0, std::int64_t p1,
                                                 const std::int32_t* __restrict__ col_idx,
@@ -165,7 +179,7 @@ __device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, W>& acc, const La
     float my_val = 0.0f;
     if (lane < n) {
       my_col = col_idx[base + lane];
-      my_val = vals[base + lane];
+      my_val = value_at(vals, base + lane);
     }
     if constexpr (kGroups == 1) {
       // Whole-warp rows: pairs of nonzeros without predicates, then the odd one. (The group
@@ -183,15 +197,15 @@ __device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, W>& acc, const La
           d0 += __shfl_xor_sync(kFullMask, d0, o);
           d1 += __shfl_xor_sync(kFullMask, d1, o);
         }
-        acc.axpy(v0 / (d0 + eps), b0);
-        acc.axpy(v1 / (d1 + eps), b1);
+        acc.axpy(weight<kProduct>(v0, d0, eps), b0);
+        acc.axpy(weight<kProduct>(v1, d1, eps), b1);
       }
       if (e < n) {
         const int c0 = __shfl_sync(kFullMask, my_col, e);
         const float v0 = __shfl_sync(kFullMask, my_val, e);
         Row b0;
         b0.load(b + std::int64_t(c0) * k, k, li);
-        acc.axpy(v0 / (group_sum<G>(ar.dot(b0)) + eps), b0);
+        acc.axpy(weight<kProduct>(v0, group_sum<G>(ar.dot(b0)), eps), b0);
       }
     } else {
       for (int e = 0; e < n; e += 2 * kGroups) {
@@ -202,7 +216,7 @@ __device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, W>& acc, const La
         Row b0, b1;
         if (e0 < n) b0.load(b + std::int64_t(c0) * k, k, li); else b0.zero();
         if (e1 < n) b1.load(b + std::int64_t(c1) * k, k, li); else b1.zero();
-        add_two(acc, ar, b0, e0 < n, v0, b1, e1 < n, v1, eps);
+        add_two<kProduct>(acc, ar, b0, e0 < n, v0, b1, e1 < n, v1, eps);
       }
     }
   }
@@ -286,7 +300,7 @@ __device__ __forceinline__ void arrive(const Segments& seg, std::int64_t sg, int
 // its step. The warp runs as many steps as its longest row needs (rows past long_row are the
 // segments'); the dot products are summed within the group, the row added in order (bit-identical
 // runs). Blocks from `first_block` on, 8 x 32 / G rows a block.
-template <int G, int NQ, int W>
+template <bool kProduct, int G, int NQ, int W>
 __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_t long_row,
                                            const std::int64_t* __restrict__ row_ptr,
                                            const std::int32_t* __restrict__ col_idx,
@@ -320,18 +334,18 @@ __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_
       Row b0, b1;
       float v0 = 0.0f, v1 = 0.0f;
       if (e0 < j1) {
-        v0 = vals[e0];
+        v0 = value_at(vals, e0);
         b0.load(b + std::int64_t(col_idx[e0]) * k, k, li);
       } else {
         b0.zero();
       }
       if (e1 < j1) {
-        v1 = vals[e1];
+        v1 = value_at(vals, e1);
         b1.load(b + std::int64_t(col_idx[e1]) * k, k, li);
       } else {
         b1.zero();
       }
-      add_two(acc, ar, b0, e0 < j1, v0, b1, e1 < j1, v1, eps);
+      add_two<kProduct>(acc, ar, b0, e0 < j1, v0, b1, e1 < j1, v1, eps);
     }
     if (mine_to_store) acc.store(c + row * k, k, li);
   }
@@ -346,7 +360,7 @@ __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_
 // floats a lane (K <= 256) the launch bounds hold it to 64 registers, 4 blocks an SM (1.03x at
 // K = 256 on an H100 against the compiler's 80 registers; the same elsewhere within 2%;
 // docs/benchmarks/ratio-spmm.md).
-template <int G, int NQ, int W>
+template <bool kProduct, int G, int NQ, int W>
 __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, W>::kCount <= 8 ? 4 : 1)
     ratio_spmm_kernel(std::int64_t rows, int k, int parts, std::int64_t long_row, Segments seg,
                       const std::int64_t* __restrict__ row_ptr,
@@ -365,7 +379,7 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, W>::kCount <= 8 ? 4 :
       Row ar, acc;
       ar.load(a + row * k, k, li);
       acc.zero();
-      accumulate_part(acc, ar, p0, p1, col_idx, vals, b, k, eps, lane);
+      accumulate_part<kProduct>(acc, ar, p0, p1, col_idx, vals, b, k, eps, lane);
       add_groups(acc);
       if (sg >= seg.partial) {  // the row's only segment: its sum is the row
         if (group == 0) acc.store(c + row * k, k, li);
@@ -377,7 +391,7 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, W>::kCount <= 8 ? 4 :
     return;
   }
   if (parts == kGroupRows) {
-    group_rows<G, NQ, W>(rows, k, long_row, row_ptr, col_idx, vals, a, b, eps, c, seg.blocks);
+    group_rows<kProduct, G, NQ, W>(rows, k, long_row, row_ptr, col_idx, vals, a, b, eps, c, seg.blocks);
     return;
   }
   const int rows_per_block = kWarps / parts, part = warp % parts;
@@ -393,7 +407,7 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, W>::kCount <= 8 ? 4 :
       if (mine_to_store) {
         Row ar;
         ar.load(a + row * k, k, li);
-        accumulate_part(acc, ar, j0 + len * part / parts, j0 + len * (part + 1) / parts, col_idx,
+        accumulate_part<kProduct>(acc, ar, j0 + len * part / parts, j0 + len * (part + 1) / parts, col_idx,
                         vals, b, k, eps, lane);
       }
     }
@@ -463,12 +477,12 @@ struct LongRowSplit {
 };
 
 struct Operands {
-  const float *vals, *a, *b;
+  const float *vals, *a, *b;  // vals null: 1 (the product form unscaled)
   float eps;
   float* c;
 };
 
-template <int G, int NQ, int W>
+template <bool kProduct, int G, int NQ, int W>
 void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit& split,
             const Operands& op) {
   using Row = LaneRow<G, NQ, W>;
@@ -493,7 +507,7 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
   const std::int64_t row_blocks =
       std::min<std::int64_t>(ceil_div(s.rows, rows_per_block), cuda_spmm::kMaxBlocks / 2);
   const std::size_t shared = parts > 1 ? sizeof(float) * kWarps * Row::kCount * kWarpSize : 0;
-  ratio_spmm_kernel<G, NQ, W><<<static_cast<unsigned>(seg.blocks + row_blocks), kThreads, shared, stream>>>(
+  ratio_spmm_kernel<kProduct, G, NQ, W><<<static_cast<unsigned>(seg.blocks + row_blocks), kThreads, shared, stream>>>(
       s.rows, k, parts, split.threshold, seg, s.row_ptr, s.col_idx, op.vals, op.a, op.b, op.eps, op.c);
   FK_CUDA_CHECK_LAUNCH();
 }
@@ -504,12 +518,12 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
 // holds two lane groups: on 44 cases of rows of mean 1.3-13 at K = 30 and 96-128 (LDA minibatch
 // transposes, uniform, banded, power-law, hep-th, delaunay_n14) 0.71x the time of a warp a row in
 // geometric mean (0.51-0.93x; H100, docs/benchmarks/ratio-spmm.md).
-template <int W>
+template <bool kProduct, int W>
 void dispatch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit& split,
               const Operands& op) {
   const int units = (k + W - 1) / W;
   auto go = [&](auto g, auto nq) {
-    launch<decltype(g)::value, decltype(nq)::value, W>(ctx, s, k, parts, split, op);
+    launch<kProduct, decltype(g)::value, decltype(nq)::value, W>(ctx, s, k, parts, split, op);
   };
   using One = std::integral_constant<int, 1>;
   using L32 = std::integral_constant<int, 32>;
@@ -596,11 +610,22 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {
-    constexpr const char* kName = "cuda.ratio_spmm.fused";
+    go<false>(ctx, cuda_spmm::resolve_values(kName, s_, vals), a, b, eps, c);
+  }
+  void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
+                   DenseView<const float> b, DenseView<float> c) override {
+    go<true>(ctx, scale, a, b, 0.0f, c);
+  }
+
+ private:
+  static constexpr const char* kName = "cuda.ratio_spmm.fused";
+
+  template <bool kProduct>
+  void go(const Context& ctx, const float* vals, DenseView<const float> a,
+          DenseView<const float> b, float eps, DenseView<float> c) {
     cuda_spmm::check_shapes(kName, s_, k_, b, c);
     FK_CHECK(a.rows == s_.rows && a.cols == k_,
              kName << ": A must be " << s_.rows << " x " << k_ << ", got " << a.rows << " x " << a.cols);
-    vals = cuda_spmm::resolve_values(kName, s_, vals);
     if (s_.rows == 0) return;
     // The widest rows K and the operands' alignment allow. The plan's mapping (lane groups, chain
     // length, segments) assumed the widest K allows; narrower rows keep it (correct, only slower;
@@ -612,14 +637,13 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
     };
     const Operands op{vals, a.data, b.data, eps, c.data};
     if (k_ % 4 == 0 && aligned(16))
-      dispatch<4>(ctx, s_, k_, parts_, split_, op);
+      dispatch<kProduct, 4>(ctx, s_, k_, parts_, split_, op);
     else if (k_ % 2 == 0 && aligned(8))
-      dispatch<2>(ctx, s_, k_, parts_, split_, op);
+      dispatch<kProduct, 2>(ctx, s_, k_, parts_, split_, op);
     else
-      dispatch<1>(ctx, s_, k_, parts_, split_, op);
+      dispatch<kProduct, 1>(ctx, s_, k_, parts_, split_, op);
   }
 
- private:
   CsrView s_;
   int k_;
   int parts_;

@@ -1,8 +1,9 @@
-// omp.ratio_spmm.rows: the fused ratio SpMM on the CPU. Rows in dynamic chunks over the threads;
-// a row's nonzeros go in chunks of kChunk: the chunk's dot products (kernels/omp/simd.hpp,
-// register-blocked over several B rows), their ratios in a small per-thread buffer, then the
-// chunk's update of the C row, while the chunk's B rows are still in L1 (32 rows of K = 256 take
-// 32 KiB). The ratios never reach memory and each B row leaves cache at most once per use.
+// omp.ratio_spmm.rows: the fused ratio SpMM on the CPU (and its product form). Rows in dynamic
+// chunks over the threads; a row's nonzeros go in chunks of kChunk: the chunk's dot products
+// (kernels/omp/simd.hpp, register-blocked over several B rows), their ratios (or scaled products)
+// in a small per-thread buffer, then the chunk's update of the C row, while the chunk's B rows
+// are still in L1 (32 rows of K = 256 take 32 KiB). The weights never reach memory and each B
+// row leaves cache at most once per use.
 #include <memory>
 #include <vector>
 
@@ -22,29 +23,49 @@ class OmpRatioSpmmRowsPlan : public RatioSpmmPlan {
   void run(const Context&, const float* vals, DenseView<const float> a, DenseView<const float> b,
            float eps, DenseView<float> c) override {
     vals = omp_common::check_spmm_shapes(s_, k_, vals, b, c, "omp.ratio_spmm.rows");
+    rows(a, b, c, nullptr, [&](std::int64_t j, std::int64_t n, float* w) {
+      for (std::int64_t e = 0; e < n; ++e) w[e] = vals[j + e] / (w[e] + eps);
+    });
+  }
+  void run_product(const Context&, const float* scale, DenseView<const float> a,
+                   DenseView<const float> b, DenseView<float> c) override {
+    rows(a, b, c, scale, [](std::int64_t, std::int64_t, float*) {});
+  }
+
+ private:
+  // C[i,:] = Σ_j w_j B[c_j,:], a chunk at a time: w = the chunk's dot products (times scale where
+  // given), then weigh(first nonzero, count, w) turns them into the weights.
+  template <class Weigh>
+  void rows(DenseView<const float> a, DenseView<const float> b, DenseView<float> c,
+            const float* scale, const Weigh& weigh) const {
     FK_CHECK(a.rows == s_.rows && a.cols == k_ && (s_.nnz == 0 || a.data != nullptr),
              "omp.ratio_spmm.rows: A must be " << s_.rows << " x " << k_ << ", got " << a.rows
                                                << " x " << a.cols);
+    FK_CHECK(b.rows == s_.cols && b.cols == k_ && c.rows == s_.rows && c.cols == k_ &&
+                 (c.size() == 0 || c.data != nullptr),
+             "omp.ratio_spmm.rows: B must be " << s_.cols << " x " << k_ << " and C " << s_.rows
+                                               << " x " << k_ << ", got " << b.rows << " x " << b.cols
+                                               << " and " << c.rows << " x " << c.cols);
     const std::int64_t* row_ptr = s_.row_ptr;
     const std::int32_t* col_idx = s_.col_idx;
 #pragma omp parallel
     {
-      float ratio[kChunk];
+      float w[kChunk];
 #pragma omp for schedule(dynamic, chunk_)
       for (std::int64_t i = 0; i < s_.rows; ++i) {
         const std::int64_t j0 = row_ptr[i], j1 = row_ptr[i + 1];
-        if (j0 == j1) omp_simd::spmm_row(col_idx, vals, 0, b.data, b.cols, k_, c.row(i), false);
+        if (j0 == j1) omp_simd::spmm_row(col_idx, w, 0, b.data, b.cols, k_, c.row(i), false);
         for (std::int64_t j = j0; j < j1; j += kChunk) {
           const std::int64_t n = std::min(kChunk, j1 - j);
-          omp_simd::sddmm_entries(a.row(i), b.data, b.cols, k_, col_idx + j, nullptr, 0, n, nullptr, ratio);
-          for (std::int64_t e = 0; e < n; ++e) ratio[e] = vals[j + e] / (ratio[e] + eps);
-          omp_simd::spmm_row(col_idx + j, ratio, n, b.data, b.cols, k_, c.row(i), j > j0);
+          omp_simd::sddmm_entries(a.row(i), b.data, b.cols, k_, col_idx + j, nullptr, 0, n,
+                                  scale ? scale + j : nullptr, w);
+          weigh(j, n, w);
+          omp_simd::spmm_row(col_idx + j, w, n, b.data, b.cols, k_, c.row(i), j > j0);
         }
       }
     }
   }
 
- private:
   CsrView s_;
   int k_;
   std::int64_t chunk_;

@@ -1,4 +1,4 @@
-// The ratio SpMM oracle: sequential, double dot products and accumulation.
+// The ratio SpMM oracle (both weights): sequential, double dot products and accumulation.
 #include <memory>
 #include <vector>
 
@@ -14,6 +14,18 @@ class ReferenceRatioSpmmPlan : public RatioSpmmPlan {
            float eps, DenseView<float> c) override {
     if (!vals) vals = s_.vals;
     FK_CHECK(vals != nullptr, "ratio SpMM run without values");
+    compute(a, b, c, [&](std::int64_t j, double dot) { return double(vals[j]) / (dot + double(eps)); });
+  }
+  void run_product(const Context&, const float* scale, DenseView<const float> a,
+                   DenseView<const float> b, DenseView<float> c) override {
+    compute(a, b, c, [&](std::int64_t j, double dot) { return (scale ? double(scale[j]) : 1.0) * dot; });
+  }
+
+ private:
+  // c[i,:] = Σ_j weight(j, A[i,:]·B[c_j,:]) B[c_j,:], all in double.
+  template <class Weight>
+  void compute(DenseView<const float> a, DenseView<const float> b, DenseView<float> c,
+               const Weight& weight) const {
     FK_CHECK(a.rows == s_.rows && b.rows == s_.cols && c.rows == s_.rows && a.cols == k_ &&
                  b.cols == k_ && c.cols == k_,
              "ratio SpMM shape mismatch: S " << s_.rows << "x" << s_.cols << ", A " << a.rows << "x"
@@ -27,14 +39,13 @@ class ReferenceRatioSpmmPlan : public RatioSpmmPlan {
         const float* br = b.row(s_.col_idx[j]);
         double dot = 0;
         for (int t = 0; t < k_; ++t) dot += double(ar[t]) * double(br[t]);
-        const double r = double(vals[j]) / (dot + double(eps));
-        for (int t = 0; t < k_; ++t) acc[t] += r * double(br[t]);
+        const double w = weight(j, dot);
+        for (int t = 0; t < k_; ++t) acc[t] += w * double(br[t]);
       }
       for (int t = 0; t < k_; ++t) c(i, t) = static_cast<float>(acc[t]);
     }
   }
 
- private:
   CsrView s_;
   int k_;
 };

@@ -1,5 +1,6 @@
 // Ratio SpMM conformance: every registered variant against ref.ratio_spmm,
-// C[i,:] = Σ_j v_j / (A[i,:]·B[c_j,:] + eps) · B[c_j,:], on the awkward problems
+// C[i,:] = Σ_j v_j / (A[i,:]·B[c_j,:] + eps) · B[c_j,:], and the product form
+// C[i,:] = Σ_j s_j (A[i,:]·B[c_j,:]) · B[c_j,:] (scaled and unscaled), on the awkward problems
 // (tests/kernels/problems.hpp) and the SuiteSparse files, with values given at run time and S's
 // own values, fresh random inputs and a NaN-poisoned C every run. A and B are positive, as in the
 // apps (probabilities and their exponentials), so the dot products are well away from zero and the
@@ -65,6 +66,22 @@ class Runner {
     return dc.to_host().values();
   }
 
+  // The product form; scale null: unscaled.
+  std::vector<float> run_product(const std::vector<float>* scale, const HostDense<float>& a,
+                                 const HostDense<float>& b) {
+    if (!ctx_.is_gpu()) {
+      HostDense<float> c(out_rows_, k_, std::numeric_limits<float>::quiet_NaN());
+      plan_.run_product(ctx_, scale ? scale->data() : nullptr, a.view(), b.view(), c.view());
+      return c.values();
+    }
+    DeviceDense<float> da(a), db(b), dc(out_rows_, k_);
+    DeviceBuffer<float> dscale = scale ? DeviceBuffer<float>(*scale) : DeviceBuffer<float>();
+    dc.fill_bytes(0xFF);  // NaN
+    plan_.run_product(ctx_, scale ? dscale.data() : nullptr, da.view(), db.view(), dc.view());
+    ctx_.synchronize();
+    return dc.to_host().values();
+  }
+
  private:
   Context ctx_;
   int k_;
@@ -87,6 +104,24 @@ Expected reference(const HostCsr& s, int k, const std::vector<float>& vals, cons
   e.want = c.values();
   const std::vector<float> av = test::abs_values(vals);
   plan.run(cpu, av.data(), a.view(), b.view(), eps, c.view());
+  e.bound = c.values();
+  return e;
+}
+
+// The product form's: want = ref(scale); bound = ref(|scale|) (A and B positive, so every dot
+// product is); unscaled (scale null) both are ref(1).
+Expected reference_product(const HostCsr& s, int k, const std::vector<float>* scale,
+                           const HostDense<float>& a, const HostDense<float>& b) {
+  Context cpu(DeviceKind::kCpu);
+  auto plan = make_ratio_spmm_plan(cpu, s.view(), k, "ref.ratio_spmm");
+  HostDense<float> c(s.rows, k);
+  plan.run_product(cpu, scale ? scale->data() : nullptr, a.view(), b.view(), c.view());
+  Expected e;
+  e.want = c.values();
+  if (scale) {
+    const std::vector<float> as = test::abs_values(*scale);
+    plan.run_product(cpu, as.data(), a.view(), b.view(), c.view());
+  }
   e.bound = c.values();
   return e;
 }
@@ -127,6 +162,15 @@ class RatioSpmmConformance : public ::testing::TestWithParam<std::string> {
           const Expected e = reference(s, k, s.vals, a, b, 0.5f);
           const std::string bad = test::check_within_bound(runner.run(nullptr, a, b, 0.5f), e.want, e.bound, kTol);
           EXPECT_TRUE(bad.empty()) << "S's own values, eps 0.5: " << bad;
+        }
+        // The product form, scaled and unscaled, on the same plan.
+        for (bool scaled : {true, false}) {
+          const std::vector<float> scale = random_values(s.nnz(), rng_);
+          const HostDense<float> a = positive_matrix(s.rows, k, rng_), b = positive_matrix(s.cols, k, rng_);
+          const std::vector<float>* sp = scaled ? &scale : nullptr;
+          const Expected e = reference_product(s, k, sp, a, b);
+          const std::string bad = test::check_within_bound(runner.run_product(sp, a, b), e.want, e.bound, kTol);
+          EXPECT_TRUE(bad.empty()) << "product form, " << (scaled ? "scaled" : "unscaled") << ": " << bad;
         }
       } catch (const std::exception& ex) {
         ADD_FAILURE() << describe(name, k) << " threw: " << ex.what();
@@ -178,6 +222,10 @@ TEST_P(RatioSpmmConformance, TransposedMatchesTheExplicitTranspose) {
       Runner runner(*variant_, p.s, k, Op::kTrans);
       const std::string bad = test::check_within_bound(runner.run(&vals, a, b, kEps), e.want, e.bound, kTol);
       EXPECT_TRUE(bad.empty()) << bad;
+      const Expected ep = reference_product(t, k, &t_vals, a, b);
+      const std::string bad_product =
+          test::check_within_bound(runner.run_product(&vals, a, b), ep.want, ep.bound, kTol);
+      EXPECT_TRUE(bad_product.empty()) << "product form: " << bad_product;
       ++checked_;
     }
   }
@@ -200,6 +248,9 @@ TEST_P(RatioSpmmConformance, PlanIsReusableAndRepeatable) {
         const std::string bad = test::check_within_bound(got, e.want, e.bound, kTol);
         EXPECT_TRUE(bad.empty()) << "round " << round << ": " << bad;
         EXPECT_EQ(runner.run(&vals, a, b, kEps), got) << "round " << round << " differs on a second run";
+        const std::vector<float> product = runner.run_product(&vals, a, b);
+        EXPECT_EQ(runner.run_product(&vals, a, b), product)
+            << "round " << round << ": the product form differs on a second run";
       }
       ++checked_;
     }
@@ -288,6 +339,16 @@ TEST(RatioSpmmFusedGpu, MisalignedOperands) {
         std::vector<float> c = dc.to_host();
         c.erase(c.begin(), c.begin() + offset);
         EXPECT_EQ(test::check_within_bound(c, e.want, e.bound, kTol), "");
+        // The product form through the same fallbacks.
+        const Expected ep = reference_product(host_s, k, &host_vals, a, b);
+        dc = shifted(poison, offset);
+        plan.run_product(ctx, dv.data(), DenseView<const float>{da.data() + offset, host_s.rows, k},
+                         DenseView<const float>{db.data() + offset, host_s.cols, k},
+                         DenseView<float>{dc.data() + offset, host_s.rows, k});
+        ctx.synchronize();
+        c = dc.to_host();
+        c.erase(c.begin(), c.begin() + offset);
+        EXPECT_EQ(test::check_within_bound(c, ep.want, ep.bound, kTol), "") << "product form";
       }
     }
   }
