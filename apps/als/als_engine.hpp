@@ -39,6 +39,8 @@
 #include "apps/als/als_backend.hpp"
 #include "apps/common/padded.hpp"
 #include "apps/common/precision.hpp"
+#include "apps/common/training_options.hpp"
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -70,10 +72,17 @@ class AlsEngine final : public AlsBackend {
     init_side(users_, train);
     init_side(items_, train_t);
     // The users' products and the training loss run on R; the items' on R as Rᵀ·B through a
-    // transposed plan where items_on_r_, else on Rᵀ (items_.csr).
+    // transposed plan where items_on_r_, else on Rᵀ (items_.csr). The CG products (apply) run
+    // fused where app::fused_allowed and the rules say, on the sides that run on their own
+    // pattern; the SDDMM plan on R also serves the training loss and the items on R, the SpMM
+    // plans the right-hand sides.
     const CsrView r = Ops::view(users_.csr);
     sddmm_ = make_sddmm_plan(ctx_, r, k_, h_.sddmm, h_.precision);
     note(sddmm_.variant->name(), sddmm_.prepare_seconds);
+    const bool fused = h_.solver == Solver::kCg &&
+                       app::fused_allowed(h_.product_spmm, h_.sddmm, h_.spmm,
+                                          sddmm_.variant->half_precision());
+    if (fused) product_ = make_product_plan(r);
     spmm_ = make_spmm_plan(ctx_, r, k_, Op::kNoTrans, h_.spmm, h_.precision);
     note(spmm_.variant->name(), spmm_.prepare_seconds);
     if (items_on_r_) {
@@ -81,8 +90,11 @@ class AlsEngine final : public AlsBackend {
       note(items_spmm_.variant->name() + std::string(" (transposed)"), items_spmm_.prepare_seconds);
     } else {
       const CsrView rt = Ops::view(items_.csr);
-      items_sddmm_ = make_sddmm_plan(ctx_, rt, k_, h_.sddmm, h_.precision);
-      note(items_sddmm_.variant->name(), items_sddmm_.prepare_seconds);
+      if (fused) items_product_ = make_product_plan(rt);
+      if (!items_product_.plan) {
+        items_sddmm_ = make_sddmm_plan(ctx_, rt, k_, h_.sddmm, h_.precision);
+        note(items_sddmm_.variant->name(), items_sddmm_.prepare_seconds);
+      }
       items_spmm_ = make_spmm_plan(ctx_, rt, k_, Op::kNoTrans, h_.spmm, h_.precision);
       note(items_spmm_.variant->name(), items_spmm_.prepare_seconds);
     }
@@ -248,14 +260,25 @@ class AlsEngine final : public AlsBackend {
   struct Products {
     CsrView pattern;
     PreparedSddmm* sddmm;
-    PreparedSpmm* spmm;  // Σ over the pattern's rows (or, swapped, its columns)
-    const float* cm1;    // implicit: c − 1 in the pattern's order
+    PreparedSpmm* spmm;        // Σ over the pattern's rows (or, swapped, its columns)
+    PreparedRatioSpmm* fused;  // the two in one pass (never swapped); no plan: run the pair
+    const float* cm1;          // implicit: c − 1 in the pattern's order
     bool swapped;
   };
   Products products(Side& s) {
-    if (is_users(s)) return {Ops::view(users_.csr), &sddmm_, &spmm_, users_.cm1.data(), false};
-    if (items_on_r_) return {Ops::view(users_.csr), &sddmm_, &items_spmm_, users_.cm1.data(), true};
-    return {Ops::view(items_.csr), &items_sddmm_, &items_spmm_, items_.cm1.data(), false};
+    if (is_users(s))
+      return {Ops::view(users_.csr), &sddmm_, &spmm_, &product_, users_.cm1.data(), false};
+    if (items_on_r_)
+      return {Ops::view(users_.csr), &sddmm_, &items_spmm_, nullptr, users_.cm1.data(), true};
+    return {Ops::view(items_.csr), &items_sddmm_, &items_spmm_, &items_product_,
+            items_.cm1.data(), false};
+  }
+
+  // The fused product plan for a pattern, or none where auto sends it to the pair.
+  PreparedRatioSpmm make_product_plan(const CsrView& pattern) {
+    PreparedRatioSpmm p = make_ratio_spmm_plan(ctx_, pattern, k_, h_.product_spmm);
+    if (p.plan) note(p.variant->name() + std::string(" (product)"), p.prepare_seconds);
+    return p;
   }
 
   // out = A·in for every row of `s` (the sparse part through SDDMM + SpMM; the dense part of the
@@ -266,11 +289,16 @@ class AlsEngine final : public AlsBackend {
     const Products p = products(s);
     const DenseView<const float> in_view{in, s.rows, k_};
     const float* scale = h_.implicit ? p.cm1 : nullptr;
-    if (p.swapped)
-      p.sddmm->run(ctx_, dv, in_view, scale, w_.data());
-    else
-      p.sddmm->run(ctx_, in_view, dv, scale, w_.data());
-    p.spmm->run(ctx_, w_.data(), dv, DenseView<float>{out, s.rows, k_});
+    const DenseView<float> out_view{out, s.rows, k_};
+    if (p.fused && p.fused->plan) {
+      p.fused->run_product(ctx_, scale, in_view, dv, out_view);
+    } else {
+      if (p.swapped)
+        p.sddmm->run(ctx_, dv, in_view, scale, w_.data());
+      else
+        p.sddmm->run(ctx_, in_view, dv, scale, w_.data());
+      p.spmm->run(ctx_, w_.data(), dv, out_view);
+    }
     count_sddmm(nnz_);
     count_spmm(nnz_);
     if (h_.implicit) ops_.gemm_add(ctx_, in, s.rows, k_, gram_.data(), out);
@@ -341,6 +369,7 @@ class AlsEngine final : public AlsBackend {
   // S·B over Rᵀ) and, on Rᵀ, their SDDMM.
   PreparedSddmm sddmm_, items_sddmm_;
   PreparedSpmm spmm_, items_spmm_;
+  PreparedRatioSpmm product_, items_product_;  // apply's fused products (no plan: the pair)
   Buf<float> t_, w_;  // nnz: targets / right-hand-side values, SDDMM output
   Buf<float> b_, r_, p_, y_,
       rs_;  // CG: right-hand side, residual, direction, A·p (rows x K); r·r (rows)

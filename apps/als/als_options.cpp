@@ -57,6 +57,11 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
      "SDDMM kernel variant (a registered name, or auto)")
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
      "SpMM kernel variant (a registered name, or auto)")
+    ("product-spmm", po::value<std::string>(&o.product_spmm)->default_value(o.product_spmm)->value_name("NAME"),
+     "the conjugate-gradient products' SDDMM and SpMM, (R ∘ X·Yᵀ)·Y, as one fused kernel that "
+     "reads each row of the other side's factors once: auto (where a fused variant applies and "
+     "pays, while --sddmm and --spmm are auto and --precision is fp32), off (the separate "
+     "kernels), or a registered name (omp.ratio_spmm.rows, cuda.ratio_spmm.fused)")
     ("precision", po::value<std::string>(&o.precision)->default_value(o.precision)->value_name("P"),
      app::kPrecisionHelp)
     ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
@@ -98,6 +103,7 @@ void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
   if (way != "leave-k-out") o.leave_k_out = 0;
   if (way != "test") o.test.clear();
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
+  app::check_fused_option("product-spmm", o.product_spmm);
   o.precision_kind = app::check_precision(o.precision);
 }
 

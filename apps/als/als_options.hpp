@@ -29,6 +29,7 @@ struct AlsOptions {
   int leave_k_out = 0;             // per-user hold-out (instead of --holdout-frac)
   std::string test;                // a separate test file (instead of a split)
   std::string sddmm = "auto", spmm = "auto";  // kernel variants
+  std::string product_spmm = "auto";           // fused SDDMM → SpMM: auto, off or a name
   int checkpoint_every = 0;                   // iterations between checkpoints (0: none)
   bool resume = false;                        // continue from <out>/checkpoint
   // Lowest operand precision of the kernels: fp32 | bf16 | fp16 (text as given; `precision_kind`

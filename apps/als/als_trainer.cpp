@@ -69,6 +69,7 @@ class Trainer {
     }
     hyper_.sddmm = opt.sddmm;
     hyper_.spmm = opt.spmm;
+    hyper_.product_spmm = opt.product_spmm;
     hyper_.precision = opt.precision_kind;
     device_ = ctx.describe();
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";

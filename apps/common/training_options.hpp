@@ -1,12 +1,14 @@
 #pragma once
 // Checks of the training options the apps share by name: --checkpoint-every, --sddmm, --spmm,
-// --precision (its help text too, so that the four apps say the same).
+// --precision (its help text too, so that the four apps say the same), and the fused SDDMM → SpMM
+// options (fk-lda's --ratio-spmm, fk-als's and fk-sfa's --product-spmm).
 // Header-only so that fk_app_common does not link the kernels (fk-datagen uses it without them);
 // the apps that include it link fk_kernels.
 #include <string>
 
 #include "apps/common/options.hpp"
 #include "apps/common/precision.hpp"
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -37,6 +39,27 @@ inline void check_training_options(int checkpoint_every, const std::string& sddm
                                    const std::string& spmm) {
   require_at_least("checkpoint-every", checkpoint_every, 0);
   check_kernel_variants(sddmm, spmm);
+}
+
+// A fused SDDMM → SpMM option's value: auto, off or a registered ratio SpMM variant (whose plans
+// run both fused forms); UsageError "--<option>: ..." with the registry's message otherwise.
+inline void check_fused_option(const std::string& option, const std::string& value) {
+  if (value == "auto" || value == "off") return;
+  try {
+    find_ratio_spmm_variant(value);
+  } catch (const Error& e) {
+    usage_fail(option, std::string(e.what()) + " off");
+  }
+}
+
+// Whether an app makes fused plans: not with `off`; under auto only where the separate kernels
+// would be auto's fp32 choices (a named --sddmm/--spmm asks for those kernels, and a 16-bit
+// precision lets auto pick tensor-core ones on V x 1 structured data for SDDMM and S·B alike,
+// kernels/select.cpp, so the SDDMM plan made for the same pattern, `sddmm_half`, tells).
+inline bool fused_allowed(const std::string& fused, const std::string& sddmm,
+                          const std::string& spmm, bool sddmm_half) {
+  if (fused == "off") return false;
+  return fused != "auto" || (sddmm == "auto" && spmm == "auto" && !sddmm_half);
 }
 
 // --precision's help text. The option's key is "precision" and its value text fp32 (the default),

@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "apps/common/precision.hpp"
+#include "apps/common/training_options.hpp"
 #include "apps/lda/lda_backend.hpp"
 #include "core/log.hpp"
 #include "kernels/ratio_spmm.hpp"
@@ -403,14 +404,10 @@ class LdaEngine final : public LdaBackend {
         asked ? h_.precision : app::evaluation_precision(h_.spmm, h_.precision);
     b.sddmm = make_sddmm_plan(ctx_, v, k, h_.sddmm, sddmm_p);
     note(b.sddmm.variant->name(), b.sddmm.prepare_seconds);
-    // The fused kernels under auto only where the separate kernels would be auto's fp32 choices:
-    // a named --sddmm/--spmm asks for those kernels, and a 16-bit precision lets auto pick
-    // tensor-core ones on V x 1 structured data, for SDDMM and S·B alike (kernels/select.cpp,
-    // tensor_core_pick), so the SDDMM plan made above tells.
-    const bool fused_allowed =
-        h_.ratio_spmm != "off" &&
-        (h_.ratio_spmm != "auto" ||
-         (h_.sddmm == "auto" && h_.spmm == "auto" && !b.sddmm.variant->half_precision()));
+    // The fused kernels as app::fused_allowed says (the SDDMM plan made above tells whether auto
+    // went to 16 bits).
+    const bool fused_allowed = app::fused_allowed(h_.ratio_spmm, h_.sddmm, h_.spmm,
+                                                  b.sddmm.variant->half_precision());
     if (b.role != BatchRole::kScore) {
       if (fused_allowed) b.fused = make_ratio_spmm_plan(ctx_, v, k, h_.ratio_spmm);
       if (b.fused.plan) {

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "apps/common/training_options.hpp"
-#include "kernels/ratio_spmm.hpp"
 
 namespace fk::lda {
 
@@ -109,13 +108,7 @@ void finalize_lda_options(app::CommandLine& cli, LdaOptions& o) {
   require_at_least("min-count", o.min_count, std::int64_t{0});
   if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
-  if (o.ratio_spmm != "auto" && o.ratio_spmm != "off") {
-    try {
-      find_ratio_spmm_variant(o.ratio_spmm);
-    } catch (const Error& e) {
-      usage_fail("ratio-spmm", std::string(e.what()) + " off");
-    }
-  }
+  app::check_fused_option("ratio-spmm", o.ratio_spmm);
   o.precision_kind = app::check_precision(o.precision);
 }
 

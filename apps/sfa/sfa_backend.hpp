@@ -68,6 +68,10 @@ struct SfaHyper {
   // Test predictions are clipped to [clip_lo, clip_hi] when clip_lo < clip_hi.
   double clip_lo = 0, clip_hi = 0;
   std::string sddmm = "auto", spmm = "auto";
+  // The CG products' fused SDDMM → SpMM (kernels/ratio_spmm.hpp, the product form) on the sides
+  // that run on their own pattern: auto (where app::fused_allowed and the rules say), off, or a
+  // variant's name.
+  std::string product_spmm = "auto";
   // Lowest operand precision of the training plans (--precision); test plans stay fp32 unless a
   // variant is named (app::evaluation_precision).
   Precision precision = Precision::kF32;

@@ -33,7 +33,9 @@
 
 #include "apps/common/padded.hpp"
 #include "apps/common/precision.hpp"
+#include "apps/common/training_options.hpp"
 #include "apps/sfa/sfa_backend.hpp"
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -228,6 +230,7 @@ class SfaEngine final : public SfaBackend {
     // not prepared where their products run on R.
     PreparedSddmm sddmm;
     PreparedSpmm spmm;
+    PreparedRatioSpmm product;  // apply's SDDMM → SpMM fused (no plan: the pair)
   };
 
   void init_side(Side& s, const HostCsr& m, const std::vector<float>& means, bool is_items,
@@ -249,6 +252,11 @@ class SfaEngine final : public SfaBackend {
     note(s.sddmm.variant->name(), s.sddmm.prepare_seconds);
     s.spmm = make_spmm_plan(ctx_, v, k_, Op::kNoTrans, h_.spmm, h_.precision);
     note(s.spmm.variant->name(), s.spmm.prepare_seconds);
+    if (app::fused_allowed(h_.product_spmm, h_.sddmm, h_.spmm, s.sddmm.variant->half_precision())) {
+      s.product = make_ratio_spmm_plan(ctx_, v, k_, h_.product_spmm);
+      if (s.product.plan)
+        note(s.product.variant->name() + std::string(" (product)"), s.product.prepare_seconds);
+    }
   }
 
   HostDense<float> download(const Side& s) const {
@@ -287,10 +295,16 @@ class SfaEngine final : public SfaBackend {
     count_spmm(nnz_);
   }
 
-  // y = (the sparse part of A) · in for every row of `s`: SDDMM then SpMM.
+  // y = (the sparse part of A) · in for every row of `s`: SDDMM then SpMM, or the two fused
+  // where the side has a product plan (on its own pattern).
   void apply(Side& s, DenseView<const float> ov, const float* in, float* out) {
     const DenseView<const float> in_view{in, s.rows, k_};
-    if (s.is_items) {
+    if (s.product.plan) {  // (none for the items where their products run on R)
+      s.product.run_product(ctx_, nullptr, in_view, ov, DenseView<float>{out, s.rows, k_});
+      count_sddmm(s.nnz);
+      count_spmm(s.nnz);
+      if (s.is_items) reducer_->sum(ctx_, out, s.rows * k_);
+    } else if (s.is_items) {
       items_sddmm(in_view, ov, w_.data());
       items_spmm(w_.data(), ov, out);
       // Item rows sum over users: a multi-worker run all-reduces every product.

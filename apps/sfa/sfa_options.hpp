@@ -25,6 +25,7 @@ struct SfaOptions {
   double holdout_frac = 0.2;    // seeded random hold-out fraction of the ratings
   std::string test;             // a separate test file (instead of a split)
   std::string sddmm = "auto", spmm = "auto";  // kernel variants
+  std::string product_spmm = "auto";           // fused SDDMM → SpMM: auto, off or a name
   int checkpoint_every = 0;                   // passes between checkpoints (0: none)
   bool resume = false;                        // continue from <out>/checkpoint
   // Lowest operand precision of the kernels: fp32 | bf16 | fp16 (text as given; `precision_kind`

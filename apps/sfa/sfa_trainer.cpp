@@ -61,6 +61,7 @@ class Trainer {
     }
     hyper_.sddmm = opt.sddmm;
     hyper_.spmm = opt.spmm;
+    hyper_.product_spmm = opt.product_spmm;
     hyper_.precision = opt.precision_kind;
     means_ = item_means(data, opt.mean_prior);
     device_ = ctx.describe();

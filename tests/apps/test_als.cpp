@@ -99,17 +99,22 @@ TEST_P(AlsTinyExact, UserHalfStepEqualsClosedFormRidge) {
   const int factors = 2, k = factors + (c.biases ? 1 : 0);
   const double mu = c.implicit ? 0.0 : d.global_mean;
   // K CG steps solve a K x K SPD system exactly (in exact arithmetic); a few more absorb rounding.
-  const AlsHyper h = hyper_for(factors, c.biases, c.implicit, c.solver, k + 3, mu);
-  auto be = make_cpu_als_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test);
-  const HostDense<float> items = tiny_items(k);
-  // Poisoned warm start: CG must get away from it, Cholesky must ignore it.
-  be->set_factors(HostDense<float>(3, k, 7.5f), items);
-  be->solve_users();
-  const HostDense<float> want =
-      closed_form_users(d, items, factors, c.biases, c.implicit, h.lambda, h.alpha, mu);
-  EXPECT_LT(test::max_rel_error(flat(be->user_factors()), flat(want)), 2e-5);
-  // The items are untouched by a user half-step.
-  EXPECT_EQ(flat(be->item_factors()), flat(items));
+  // CG's products as the SDDMM → SpMM pair and fused (the ratio SpMM's product form).
+  for (const char* fused : {"off", "omp.ratio_spmm.rows"}) {
+    SCOPED_TRACE(std::string("--product-spmm ") + fused);
+    AlsHyper h = hyper_for(factors, c.biases, c.implicit, c.solver, k + 3, mu);
+    h.product_spmm = fused;
+    auto be = make_cpu_als_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test);
+    const HostDense<float> items = tiny_items(k);
+    // Poisoned warm start: CG must get away from it, Cholesky must ignore it.
+    be->set_factors(HostDense<float>(3, k, 7.5f), items);
+    be->solve_users();
+    const HostDense<float> want =
+        closed_form_users(d, items, factors, c.biases, c.implicit, h.lambda, h.alpha, mu);
+    EXPECT_LT(test::max_rel_error(flat(be->user_factors()), flat(want)), 2e-5);
+    // The items are untouched by a user half-step.
+    EXPECT_EQ(flat(be->item_factors()), flat(items));
+  }
 }
 
 // The item half-step, on Rᵀ and on R (Rᵀ·B through a transposed plan, targets by row): the same
@@ -127,16 +132,18 @@ TEST_P(AlsTinyExact, ItemHalfStepEqualsClosedFormRidgeOnRtAndOnR) {
     for (int col = 0; col < k; ++col) users(u, col) = tiny_items(k)(u, col);
   const HostDense<float> want =
       closed_form_users(swapped, users, factors, c.biases, c.implicit, 0.1, 2.0, mu);
-  for (const bool on_r : {false, true}) {
-    SCOPED_TRACE(on_r ? "on R" : "on Rᵀ");
-    AlsHyper h = hyper_for(factors, c.biases, c.implicit, c.solver, k + 3, mu);
-    h.items_on_r = on_r;
-    auto be = make_cpu_als_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test);
-    be->set_factors(users, HostDense<float>(d.items(), k, 7.5f));
-    be->solve_items();
-    EXPECT_LT(test::max_rel_error(flat(be->item_factors()), flat(want)), 2e-5);
-    EXPECT_EQ(flat(be->user_factors()), flat(users));
-  }
+  for (const bool on_r : {false, true})
+    for (const char* fused : {"off", "omp.ratio_spmm.rows"}) {  // fused on Rᵀ only
+      SCOPED_TRACE(std::string(on_r ? "on R" : "on Rᵀ") + ", --product-spmm " + fused);
+      AlsHyper h = hyper_for(factors, c.biases, c.implicit, c.solver, k + 3, mu);
+      h.items_on_r = on_r;
+      h.product_spmm = fused;
+      auto be = make_cpu_als_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test);
+      be->set_factors(users, HostDense<float>(d.items(), k, 7.5f));
+      be->solve_items();
+      EXPECT_LT(test::max_rel_error(flat(be->item_factors()), flat(want)), 2e-5);
+      EXPECT_EQ(flat(be->user_factors()), flat(users));
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, AlsTinyExact,
@@ -311,8 +318,8 @@ TEST(AlsData, MalformedRatingsNameTheLineNotTheFormat) {
                         Case{"widths.txt", "1 2 5 7\n1 3 4\n", 2, ""}}) {
     const std::string path = dir.file(c.name);
     test::write_bytes(path, c.text);
-    EXPECT_TRUE(test::throws_input_error([&] { load_ratings(path, io::InputFormat::kAuto); },
-                                         path, c.line, {c.says}))
+    EXPECT_TRUE(test::throws_input_error([&] { load_ratings(path, io::InputFormat::kAuto); }, path,
+                                         c.line, {c.says}))
         << c.name;
   }
   // A UCI bag of words is still refused by its format.
@@ -501,19 +508,23 @@ TEST(AlsGpu, GpuAgreesWithCpu) {
     const TrainRun cpu = train(data, h, 5, 3, Context(DeviceKind::kCpu));
     // The items' half-steps on Rᵀ and on R (where the users' rows outgrow L2, which no test
     // data does by itself).
-    for (const bool on_r : {false, true}) {
-      SCOPED_TRACE(on_r ? "items on R" : "items on Rᵀ");
-      h.items_on_r = on_r;
-      const TrainRun gpu = train(data, h, 5, 3, Context(DeviceKind::kGpu));
-      EXPECT_LT(test::max_rel_error(flat(gpu.users), flat(cpu.users)), 5e-3);
-      EXPECT_LT(test::max_rel_error(flat(gpu.items), flat(cpu.items)), 5e-3);
-      EXPECT_LT(std::fabs(gpu.objective.back() - cpu.objective.back()) / cpu.objective.back(),
-                5e-4);
-      if (!c.implicit) {
-        EXPECT_LT(std::fabs(gpu.test_rmse.back() - cpu.test_rmse.back()) / cpu.test_rmse.back(),
-                  1e-3);
+    // And CG's products fused (auto on the GPU at this K) or as the pair.
+    for (const bool on_r : {false, true})
+      for (const char* fused : {"auto", "off"}) {
+        SCOPED_TRACE(std::string(on_r ? "items on R" : "items on Rᵀ") + ", --product-spmm " +
+                     fused);
+        h.items_on_r = on_r;
+        h.product_spmm = fused;
+        const TrainRun gpu = train(data, h, 5, 3, Context(DeviceKind::kGpu));
+        EXPECT_LT(test::max_rel_error(flat(gpu.users), flat(cpu.users)), 5e-3);
+        EXPECT_LT(test::max_rel_error(flat(gpu.items), flat(cpu.items)), 5e-3);
+        EXPECT_LT(std::fabs(gpu.objective.back() - cpu.objective.back()) / cpu.objective.back(),
+                  5e-4);
+        if (!c.implicit) {
+          EXPECT_LT(std::fabs(gpu.test_rmse.back() - cpu.test_rmse.back()) / cpu.test_rmse.back(),
+                    1e-3);
+        }
       }
-    }
   }
 }
 

@@ -77,18 +77,23 @@ TEST_P(SfaTinyExact, EStepEqualsClosedFormRidge) {
   const std::vector<float> means = item_means(d, 1.0);
   const int factors = 2, k = factors + (offset ? 1 : 0);
   // PCG solves a K x K SPD system in K steps (exact arithmetic); a few more absorb rounding.
-  const SfaHyper h = hyper_for(d, factors, offset, 0.3, 0.5, k + 3);
-  auto be = make_cpu_sfa_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test, means);
-  HostDense<float> lam = tiny_loadings(k);
-  if (offset)
-    for (int i = 0; i < 4; ++i) lam(i, factors) = 1.0f;
-  // Poisoned warm start: CG must get away from it.
-  be->set_factors(HostDense<float>(3, k, 7.5f), lam);
-  be->user_step();
-  const HostDense<float> want = closed_form_users(d, lam, means, h.lambda_u);
-  EXPECT_LT(test::max_rel_error(be->user_factors().storage(), want.storage()), 2e-5);
-  // The E-step leaves the model alone.
-  EXPECT_EQ(be->item_factors().storage(), lam.storage());
+  // CG's products as the SDDMM → SpMM pair and fused (the ratio SpMM's product form).
+  for (const char* fused : {"off", "omp.ratio_spmm.rows"}) {
+    SCOPED_TRACE(std::string("--product-spmm ") + fused);
+    SfaHyper h = hyper_for(d, factors, offset, 0.3, 0.5, k + 3);
+    h.product_spmm = fused;
+    auto be = make_cpu_sfa_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test, means);
+    HostDense<float> lam = tiny_loadings(k);
+    if (offset)
+      for (int i = 0; i < 4; ++i) lam(i, factors) = 1.0f;
+    // Poisoned warm start: CG must get away from it.
+    be->set_factors(HostDense<float>(3, k, 7.5f), lam);
+    be->user_step();
+    const HostDense<float> want = closed_form_users(d, lam, means, h.lambda_u);
+    EXPECT_LT(test::max_rel_error(be->user_factors().storage(), want.storage()), 2e-5);
+    // The E-step leaves the model alone.
+    EXPECT_EQ(be->item_factors().storage(), lam.storage());
+  }
 }
 
 // Closed-form em M-step in double: for every item, over the factor columns (F of them),
@@ -123,18 +128,23 @@ TEST_P(SfaTinyExact, EmMStepEqualsClosedFormRidge) {
   for (int u = 0; u < 3; ++u)
     for (int c = 0; c < k; ++c) x(u, c) = xv[u][c];
   // The items' products on Rᵀ and on R (Rᵀ·B through a transposed plan).
-  for (const bool on_r : {false, true}) {
-    SCOPED_TRACE(on_r ? "on R" : "on Rᵀ");
-    SfaHyper h = hyper_for(d, factors, offset, 0.3, 0.5, k + 3);
-    h.mstep = MStep::kEm;
-    h.items_on_r = on_r;
-    auto be = make_cpu_sfa_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test, means);
-    be->set_factors(x, HostDense<float>(4, k, -3.0f));  // poisoned warm start (offset column: 1)
-    be->model_step();
-    const HostDense<float> want = closed_form_items(d, x, factors, offset, means, h.lambda_m);
-    EXPECT_LT(test::max_rel_error(be->item_factors().storage(), want.storage()), 2e-5);
-    EXPECT_EQ(be->user_factors().storage(), x.storage());  // the M-step leaves X alone
-  }
+  // And CG's products as the SDDMM → SpMM pair or fused (the ratio SpMM's product form; the
+  // items' on Rᵀ only).
+  for (const bool on_r : {false, true})
+    for (const char* fused : {"off", "omp.ratio_spmm.rows"}) {
+      SCOPED_TRACE(std::string(on_r ? "on R" : "on Rᵀ") + ", --product-spmm " + fused);
+      SfaHyper h = hyper_for(d, factors, offset, 0.3, 0.5, k + 3);
+      h.mstep = MStep::kEm;
+      h.items_on_r = on_r;
+      h.product_spmm = fused;
+      auto be =
+          make_cpu_sfa_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test, means);
+      be->set_factors(x, HostDense<float>(4, k, -3.0f));  // poisoned warm start (offset column: 1)
+      be->model_step();
+      const HostDense<float> want = closed_form_items(d, x, factors, offset, means, h.lambda_m);
+      EXPECT_LT(test::max_rel_error(be->item_factors().storage(), want.storage()), 2e-5);
+      EXPECT_EQ(be->user_factors().storage(), x.storage());  // the M-step leaves X alone
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Offset, SfaTinyExact, ::testing::Bool(),
@@ -297,17 +307,21 @@ TEST(SfaGpu, AgreesWithCpu) {
     const Trained cpu = train(g.d, h, means, 5, Context(DeviceKind::kCpu, 1));
     // The items' products on Rᵀ and on R (where the users' rows outgrow L2, which no test data
     // does by itself).
-    for (const bool on_r : {false, true}) {
-      SCOPED_TRACE(on_r ? "items on R" : "items on Rᵀ");
-      h.items_on_r = on_r;
-      const Trained gpu = train(g.d, h, means, 5, Context(DeviceKind::kGpu));
-      for (std::size_t p = 0; p < cpu.test_rmse.size(); ++p) {
-        EXPECT_NEAR(gpu.train_rmse[p], cpu.train_rmse[p], 1e-3 * cpu.train_rmse[p]) << p;
-        EXPECT_NEAR(gpu.test_rmse[p], cpu.test_rmse[p], 1e-3 * cpu.test_rmse[p]) << p;
+    // And CG's products fused (auto on the GPU at this K) or as the pair.
+    for (const bool on_r : {false, true})
+      for (const char* fused : {"auto", "off"}) {
+        SCOPED_TRACE(std::string(on_r ? "items on R" : "items on Rᵀ") + ", --product-spmm " +
+                     fused);
+        h.items_on_r = on_r;
+        h.product_spmm = fused;
+        const Trained gpu = train(g.d, h, means, 5, Context(DeviceKind::kGpu));
+        for (std::size_t p = 0; p < cpu.test_rmse.size(); ++p) {
+          EXPECT_NEAR(gpu.train_rmse[p], cpu.train_rmse[p], 1e-3 * cpu.train_rmse[p]) << p;
+          EXPECT_NEAR(gpu.test_rmse[p], cpu.test_rmse[p], 1e-3 * cpu.test_rmse[p]) << p;
+        }
+        EXPECT_LT(test::max_rel_error(gpu.items.storage(), cpu.items.storage()), 1e-2);
+        EXPECT_LT(test::max_rel_error(gpu.users.storage(), cpu.users.storage()), 1e-2);
       }
-      EXPECT_LT(test::max_rel_error(gpu.items.storage(), cpu.items.storage()), 1e-2);
-      EXPECT_LT(test::max_rel_error(gpu.users.storage(), cpu.users.storage()), 1e-2);
-    }
   }
 }
 
