@@ -142,7 +142,7 @@ SpmmCheck::SpmmCheck(const CsrView& o, DenseView<const float> b, std::int64_t nn
 }
 
 SpmmCheck::SpmmCheck(const CsrView& s, DenseView<const float> a, DenseView<const float> b, float eps,
-                     std::int64_t nnz_budget)
+                     bool product, std::int64_t nnz_budget)
     : k_(static_cast<int>(b.cols)) {
   rows_ = sample_rows(s, nnz_budget, max_rows_for(k_));
   const HostCsr sub = take_rows(s, rows_);
@@ -152,11 +152,18 @@ SpmmCheck::SpmmCheck(const CsrView& s, DenseView<const float> a, DenseView<const
   auto plan = find_ratio_spmm_variant("ref.ratio_spmm").prepare(host, sub.view(), k_);
   HostDense<float> c(sub.rows, k_);
   const float no_values = 0;
-  plan->run(host, sub.vals.empty() ? &no_values : sub.vals.data(), sub_a.view(), b, eps, c.view());
+  const auto run = [&](const std::vector<float>& vals) {
+    const float* v = vals.empty() ? &no_values : vals.data();
+    if (product)
+      plan->run_product(host, v, sub_a.view(), b, c.view());
+    else
+      plan->run(host, v, sub_a.view(), b, eps, c.view());
+  };
+  run(sub.vals);
   ref_ = c.values();
   std::vector<float> magnitudes = sub.vals;
   for (float& v : magnitudes) v = std::fabs(v);
-  plan->run(host, magnitudes.empty() ? &no_values : magnitudes.data(), sub_a.view(), b, eps, c.view());
+  run(magnitudes);
   const std::vector<float> mag = c.values();
   mag_.assign(mag.begin(), mag.end());
 }

@@ -55,7 +55,10 @@ void add_option_groups(po::options_description& out) {
        "comma-separated variant names and/or 'auto' (default: every variant of the device that applies, "
        "plus auto; ref.* is left out when nnz*K > 2e8 unless named). The baseline variant is always "
        "timed when it exists, for the speedup column")
-      ("form", po::value<std::string>()->value_name("FORM"), "sddmm only: scaled (default; out = S .* (A B^T)), unscaled, or both")
+      ("form", po::value<std::string>()->value_name("FORM"),
+       "sddmm: scaled (default; out = S .* (A B^T)), unscaled, or both; ratio-spmm: ratio (default; "
+       "C = (S ./ (A B^T + eps)) B), product (C = (S .* (A B^T)) B, the CG products of fk-als and "
+       "fk-sfa), or both")
       ("op", po::value<std::string>()->value_name("OP"), "spmm and ratio-spmm: n (default; C = S B, or the ratio SpMM over S), t (C = S^T B, or the ratio SpMM over S^T), or both")
       ("warmup", po::value<int>()->value_name("N"), "untimed runs per variant after the check run (default 3)")
       ("runs", po::value<int>()->value_name("N"), "timed runs per variant; the median is reported (default 20)")
@@ -110,14 +113,6 @@ std::vector<int> parse_widths(const std::string& text) {
   }
   if (out.empty()) throw UsageError("--k: expected a comma-separated list of widths, got '" + text + "'");
   return out;
-}
-
-// `op` options that exist only for one command are errors with the other: silently ignoring
-// `--op t` on an SDDMM run would report something the user did not ask for.
-void only_for(const po::variables_map& vm, const char* option, BenchOp allowed, BenchOp given) {
-  if (vm.count(option) && allowed != given)
-    throw UsageError(std::string("--") + option + " applies only to '" + to_string(allowed) + "', not to '" +
-                     to_string(given) + "'");
 }
 
 }  // namespace
@@ -183,11 +178,24 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
     if (o.variants.empty()) throw UsageError("--variants: expected a comma-separated list of names");
   }
 
-  only_for(vm, "form", BenchOp::kSddmm, o.op);
+  if (vm.count("form") && o.op == BenchOp::kSpmm)
+    throw UsageError("--form applies only to 'sddmm' and 'ratio-spmm', not to 'spmm'");
   if (vm.count("op") && o.op == BenchOp::kSddmm)
     throw UsageError("--op applies only to 'spmm' and 'ratio-spmm', not to 'sddmm'");
-  const std::string form = vm.count("form") ? vm["form"].as<std::string>() : "scaled";
-  if (form == "scaled") {
+  const bool ratio_op = o.op == BenchOp::kRatioSpmm;
+  const std::string form =
+      vm.count("form") ? vm["form"].as<std::string>() : ratio_op ? "ratio" : "scaled";
+  if (ratio_op) {
+    if (form == "ratio") {
+      o.ratio_products = {false};
+    } else if (form == "product") {
+      o.ratio_products = {true};
+    } else if (form == "both") {
+      o.ratio_products = {false, true};
+    } else {
+      throw UsageError("--form: expected ratio, product or both, got '" + form + "'");
+    }
+  } else if (form == "scaled") {
     o.sddmm_scaled = {true};
   } else if (form == "unscaled") {
     o.sddmm_scaled = {false};

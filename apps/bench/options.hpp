@@ -42,6 +42,7 @@ struct BenchOptions {
   int gpu = 0;
   std::vector<std::string> variants;  // empty = every applicable variant of the device + auto
   std::vector<bool> sddmm_scaled;     // forms to run: true = scaled, false = unscaled
+  std::vector<bool> ratio_products;   // ratio-spmm forms: false = ratio, true = product
   std::vector<Op> spmm_ops;           // S·B and/or Sᵀ·B
   int warmup = 3;
   int runs = 20;
