@@ -337,6 +337,92 @@ class SlicedTransposePlan : public SpmmPlan {
   DeviceBuffer<float> scratch_;
 };
 
+// The ratio SpMM over Sᵀ (both forms) as the sum over row slices S_q of S of the same product over
+// S_qᵀ, each through its own cached transpose, as SlicedTransposePlan does for Sᵀ·B: where B (S's
+// rows x K, gathered once per nonzero) outgrows L2, a slice's rows of B stay there. A (S's columns
+// x K) is read whole by every slice; C is added up once per slice.
+class SlicedTransposedRatioPlan : public RatioSpmmPlan {
+ public:
+  SlicedTransposedRatioPlan(const Context& ctx, const CsrView& s, int k,
+                            const RatioSpmmVariant& inner, std::int64_t slice_rows)
+      : rows_(s.rows), cols_(s.cols), k_(k) {
+    std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(s.rows) + 1);
+    hooks::copy_device_to_host(row_ptr.data(), s.row_ptr, row_ptr.size() * sizeof(std::int64_t));
+    for (std::int64_t r0 = 0; r0 < s.rows; r0 += slice_rows) {
+      Slice sl;
+      sl.row0 = r0;
+      sl.rows = std::min(slice_rows, s.rows - r0);
+      sl.pos0 = row_ptr[r0];
+      sl.offsets = rebased_row_offsets(ctx, s.row_ptr, r0, sl.rows);
+      const CsrView v{sl.rows,
+                      s.cols,
+                      row_ptr[r0 + sl.rows] - row_ptr[r0],
+                      sl.offsets.data(),
+                      s.col_idx + sl.pos0,
+                      s.vals ? s.vals + sl.pos0 : nullptr};
+      sl.plan = std::make_unique<TransposedRatioSpmmPlan>(ctx, v, k, inner);
+      slices_.push_back(std::move(sl));
+    }
+    scratch_ = DeviceBuffer<float>(std::max<std::int64_t>(s.cols * k, 1));
+  }
+
+  void run(const Context& ctx, const float* vals, DenseView<const float> a,
+           DenseView<const float> b, float eps, DenseView<float> c) override {
+    each_slice(ctx, a, b, c, [&](const Slice& sl, DenseView<const float> bq, DenseView<float> cq) {
+      sl.plan->run(ctx, vals ? vals + sl.pos0 : nullptr, a, bq, eps, cq);
+    });
+  }
+  void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
+                   DenseView<const float> b, DenseView<float> c) override {
+    each_slice(ctx, a, b, c, [&](const Slice& sl, DenseView<const float> bq, DenseView<float> cq) {
+      sl.plan->run_product(ctx, scale ? scale + sl.pos0 : nullptr, a, bq, cq);
+    });
+  }
+
+ private:
+  struct Slice {
+    std::int64_t row0 = 0, rows = 0, pos0 = 0;  // first row of S, rows, first nonzero
+    DeviceBuffer<std::int64_t> offsets;         // the slice's row_ptr, from 0
+    std::unique_ptr<RatioSpmmPlan> plan;
+  };
+  // run_one(slice, its rows of B, where its C goes) for every slice, the first into C, the others
+  // through the scratch C and added.
+  template <class RunOne>
+  void each_slice(const Context& ctx, DenseView<const float> a, DenseView<const float> b,
+                  DenseView<float> c, const RunOne& run_one) {
+    FK_CHECK(a.rows == cols_ && a.cols == k_ && b.rows == rows_ && b.cols == k_ &&
+                 c.rows == cols_ && c.cols == k_,
+             "ratio SpMM over Sᵀ: A must be " << cols_ << " x " << k_ << ", B " << rows_ << " x "
+                                              << k_ << " and C " << cols_ << " x " << k_
+                                              << ", got A " << a.rows << " x " << a.cols << ", B "
+                                              << b.rows << " x " << b.cols << " and C " << c.rows
+                                              << " x " << c.cols);
+    for (std::size_t q = 0; q < slices_.size(); ++q) {
+      const Slice& sl = slices_[q];
+      run_one(sl, DenseView<const float>{b.data + sl.row0 * k_, sl.rows, k_},
+              DenseView<float>{q == 0 ? c.data : scratch_.data(), cols_, k_});
+      if (q > 0) add_into(ctx, cols_ * k_, scratch_.data(), c.data);
+    }
+  }
+  std::int64_t rows_, cols_;
+  int k_;
+  std::vector<Slice> slices_;
+  DeviceBuffer<float> scratch_;
+};
+
+// Rows of S per slice for a GPU ratio SpMM over Sᵀ, or 0 for one cached transpose: the Sᵀ·B
+// slicing rule (kernels/transposed_slices.hpp) for every variant (the fused kernel splits its long
+// rows itself, so slicing's shorter rows do not unbalance it as they do row_split). A context's
+// transposed_slice_bytes() > 0 replaces the budget and the other conditions (tests).
+std::int64_t ratio_slice_rows_for(const Context& ctx, const CsrView& s, int k) {
+  if (!ctx.is_gpu() || s.rows == 0 || s.cols == 0) return 0;
+  if (const std::int64_t budget = ctx.transposed_slice_bytes(); budget > 0) {
+    const std::int64_t row_bytes = std::int64_t(k) * std::int64_t(sizeof(float));
+    return s.rows * row_bytes > budget ? std::max<std::int64_t>(1, budget / row_bytes) : 0;
+  }
+  return transposed_slice_rows(s.rows, k, double(s.nnz) / double(s.cols), l2_bytes(ctx));
+}
+
 // Rows of S per slice for a GPU Sᵀ·B plan of `inner`, or 0 for one cached transpose
 // (kernels/transposed_slices.hpp, with the device's own L2). Only for nnz_vsr: on an H200
 // (docs/benchmarks/checks/sliced-transpose) slicing took its Sᵀ·B 1.11-1.63x faster on netflix,
@@ -498,10 +584,16 @@ PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int
                                              "ratio SpMM", nullptr);
   }
   Stopwatch clock;
-  if (op == Op::kTrans)
-    out.plan = std::make_unique<TransposedRatioSpmmPlan>(ctx, s, k, *out.variant);
-  else
+  if (op == Op::kTrans) {
+#if FK_WITH_CUDA
+    const std::int64_t slice_rows = ratio_slice_rows_for(ctx, s, k);
+    if (slice_rows > 0 && slice_rows < s.rows)
+      out.plan = std::make_unique<SlicedTransposedRatioPlan>(ctx, s, k, *out.variant, slice_rows);
+#endif
+    if (!out.plan) out.plan = std::make_unique<TransposedRatioSpmmPlan>(ctx, s, k, *out.variant);
+  } else {
     out.plan = out.variant->prepare(ctx, s, k);
+  }
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();
   return out;

@@ -86,6 +86,7 @@ class AlsEngine final : public AlsBackend {
     spmm_ = make_spmm_plan(ctx_, r, k_, Op::kNoTrans, h_.spmm, h_.precision);
     note(spmm_.variant->name(), spmm_.prepare_seconds);
     if (items_on_r_) {
+      if (fused) items_product_ = make_product_plan(r, Op::kTrans);
       items_spmm_ = make_spmm_plan(ctx_, r, k_, Op::kTrans, h_.spmm, h_.precision);
       note(items_spmm_.variant->name() + std::string(" (transposed)"), items_spmm_.prepare_seconds);
     } else {
@@ -261,7 +262,7 @@ class AlsEngine final : public AlsBackend {
     CsrView pattern;
     PreparedSddmm* sddmm;
     PreparedSpmm* spmm;        // Σ over the pattern's rows (or, swapped, its columns)
-    PreparedRatioSpmm* fused;  // the two in one pass (never swapped); no plan: run the pair
+    PreparedRatioSpmm* fused;  // the two in one pass (swapped: over Rᵀ); no plan: the pair
     const float* cm1;          // implicit: c − 1 in the pattern's order
     bool swapped;
   };
@@ -269,15 +270,19 @@ class AlsEngine final : public AlsBackend {
     if (is_users(s))
       return {Ops::view(users_.csr), &sddmm_, &spmm_, &product_, users_.cm1.data(), false};
     if (items_on_r_)
-      return {Ops::view(users_.csr), &sddmm_, &items_spmm_, nullptr, users_.cm1.data(), true};
+      return {Ops::view(users_.csr), &sddmm_, &items_spmm_, &items_product_, users_.cm1.data(),
+              true};
     return {Ops::view(items_.csr), &items_sddmm_, &items_spmm_, &items_product_,
             items_.cm1.data(), false};
   }
 
-  // The fused product plan for a pattern, or none where auto sends it to the pair.
-  PreparedRatioSpmm make_product_plan(const CsrView& pattern) {
-    PreparedRatioSpmm p = make_ratio_spmm_plan(ctx_, pattern, k_, h_.product_spmm);
-    if (p.plan) note(p.variant->name() + std::string(" (product)"), p.prepare_seconds);
+  // The fused product plan over a pattern (op = kTrans: over its transpose, the items on R), or
+  // none where auto sends it to the pair.
+  PreparedRatioSpmm make_product_plan(const CsrView& pattern, Op op = Op::kNoTrans) {
+    PreparedRatioSpmm p = make_ratio_spmm_plan(ctx_, pattern, k_, h_.product_spmm, op);
+    if (p.plan)
+      note(p.variant->name() + std::string(op == Op::kTrans ? " (product, transposed)" : " (product)"),
+           p.prepare_seconds);
     return p;
   }
 

@@ -74,6 +74,14 @@ class SfaEngine final : public SfaBackend {
           make_spmm_plan(ctx_, Ops::view(users_.csr), k_, Op::kTrans, h_.spmm, h_.precision);
       note(items_spmm_t_.variant->name() + std::string(" (transposed)"),
            items_spmm_t_.prepare_seconds);
+      if (app::fused_allowed(h_.product_spmm, h_.sddmm, h_.spmm,
+                             users_.sddmm.variant->half_precision())) {
+        items_.product =
+            make_ratio_spmm_plan(ctx_, Ops::view(users_.csr), k_, h_.product_spmm, Op::kTrans);
+        if (items_.product.plan)
+          note(items_.product.variant->name() + std::string(" (product, transposed)"),
+               items_.product.prepare_seconds);
+      }
     }
     w_ = ops_.template alloc<float>(nnz_);
     const std::int64_t rows = std::max(users_.rows, items_.rows);
@@ -230,7 +238,8 @@ class SfaEngine final : public SfaBackend {
     // not prepared where their products run on R.
     PreparedSddmm sddmm;
     PreparedSpmm spmm;
-    PreparedRatioSpmm product;  // apply's SDDMM → SpMM fused (no plan: the pair)
+    PreparedRatioSpmm product;  // apply's SDDMM → SpMM fused (no plan: the pair; the items'
+                                // on R: a plan over R's transpose)
   };
 
   void init_side(Side& s, const HostCsr& m, const std::vector<float>& means, bool is_items,
@@ -299,7 +308,7 @@ class SfaEngine final : public SfaBackend {
   // where the side has a product plan (on its own pattern).
   void apply(Side& s, DenseView<const float> ov, const float* in, float* out) {
     const DenseView<const float> in_view{in, s.rows, k_};
-    if (s.product.plan) {  // (none for the items where their products run on R)
+    if (s.product.plan) {  // (for the items on R: over Rᵀ through R's transpose)
       s.product.run_product(ctx_, nullptr, in_view, ov, DenseView<float>{out, s.rows, k_});
       count_sddmm(s.nnz);
       count_spmm(s.nnz);

@@ -354,6 +354,66 @@ TEST(RatioSpmmFusedGpu, MisalignedOperands) {
   }
 }
 
+// Over Sᵀ through row slices of S (kernels/registry.cpp, SlicedTransposedRatioPlan), forced on a
+// small matrix by a slice budget: one slice, a few, one row per slice (K = 64: 256-byte B rows in
+// a 200-byte budget), empty rows among them; both forms, run-time and S's own values, unscaled
+// products, and a second run into the same C. Needs a device.
+TEST(RatioSpmmFusedGpu, SlicedTranspose) {
+  FK_REQUIRE_GPU();
+  const std::uint64_t seed = test::fresh_seed();
+  Rng rng(seed);
+  HostCsr s = test::random_pattern(700, 300, rng, [&](std::int64_t r) -> std::int64_t {
+    if (r >= 100 && r < 140) return 0;  // slices with no nonzeros at the smallest budgets
+    return std::int64_t(rng.below(60));
+  });
+  s.vals = random_values(s.nnz(), rng);
+  std::vector<std::int64_t> perm;
+  HostCsr t = transpose(s.view(), &perm);
+  const auto in_t_order = [&](const std::vector<float>& v) {
+    std::vector<float> out(v.size());
+    for (std::size_t j = 0; j < perm.size(); ++j) out[j] = v[static_cast<std::size_t>(perm[j])];
+    return out;
+  };
+  DeviceCsr ds(s);
+  for (std::int64_t budget : {std::int64_t(1) << 30, std::int64_t(4000), std::int64_t(200)}) {
+    Context ctx(DeviceKind::kGpu);
+    ctx.set_transposed_slice_bytes(budget);
+    for (int k : {5, 64}) {
+      SCOPED_TRACE("budget " + std::to_string(budget) + " K=" + std::to_string(k) +
+                   " (replay: FK_TEST_SEED=" + std::to_string(seed) + ")");
+      PreparedRatioSpmm plan = make_ratio_spmm_plan(ctx, ds.view(), k, "cuda.ratio_spmm.fused", Op::kTrans);
+      const HostDense<float> a = positive_matrix(s.cols, k, rng), b = positive_matrix(s.rows, k, rng);
+      DeviceDense<float> da(a), db(b), dc(s.cols, k);
+      const auto run = [&](const float* vals, bool product) {
+        dc.fill_bytes(0xFF);  // NaN
+        if (product)
+          plan.run_product(ctx, vals, da.view(), db.view(), dc.view());
+        else
+          plan.run(ctx, vals, da.view(), db.view(), kEps, dc.view());
+        ctx.synchronize();
+        return dc.to_host().values();
+      };
+      const std::vector<float> v = random_values(s.nnz(), rng);
+      DeviceBuffer<float> dv(v);
+      const std::vector<float> tv = in_t_order(v);
+      const Expected ratio = reference(t, k, tv, a, b, kEps);
+      EXPECT_EQ(test::check_within_bound(run(dv.data(), false), ratio.want, ratio.bound, kTol), "")
+          << "ratio, run-time values";
+      EXPECT_EQ(test::check_within_bound(run(dv.data(), false), ratio.want, ratio.bound, kTol), "")
+          << "ratio, a second run into the same C";
+      const Expected own = reference(t, k, in_t_order(s.vals), a, b, kEps);
+      EXPECT_EQ(test::check_within_bound(run(nullptr, false), own.want, own.bound, kTol), "")
+          << "ratio, S's own values";
+      const Expected product = reference_product(t, k, &tv, a, b);
+      EXPECT_EQ(test::check_within_bound(run(dv.data(), true), product.want, product.bound, kTol), "")
+          << "product, scaled";
+      const Expected unscaled = reference_product(t, k, nullptr, a, b);
+      EXPECT_EQ(test::check_within_bound(run(nullptr, true), unscaled.want, unscaled.bound, kTol), "")
+          << "product, unscaled";
+    }
+  }
+}
+
 // auto: the fused variant where it pays (kernels/select.cpp), else none, and the caller runs the
 // SDDMM → divide → SpMM pair: on the CPU below K = 48, and below K = 64 on rows of mean < 100 or
 // skewed rows; on the GPU above K = 1024 only.
