@@ -98,7 +98,7 @@ std::vector<std::int32_t> merge_ids(std::vector<std::string>& ids,
 }  // namespace
 
 io::Ratings load_ratings(const std::string& path, io::InputFormat format,
-                         std::vector<float>* truth) {
+                         std::vector<float>* truth, const io::RatingCheck& check) {
   if (path.rfind("gen:", 0) == 0) {
     const gen::RatingsSpec spec = parse_gen_spec(path.substr(4));
     gen::GeneratedRatings g = gen::generate_ratings(spec);
@@ -120,13 +120,21 @@ io::Ratings load_ratings(const std::string& path, io::InputFormat format,
   if (detected) format = io::detect_format(path);
   switch (format) {
     case io::InputFormat::kRatings:
-      return io::read_ratings(path);
-    case io::InputFormat::kMtx:
-      return ratings_from_coo(io::read_matrix_market_coo(path));
+      return io::read_ratings(path, check);
+    case io::InputFormat::kMtx: {
+      io::Ratings r = ratings_from_coo(io::read_matrix_market_coo(path));
+      if (check)
+        for (std::int64_t j = 0; j < r.size(); ++j)
+          if (const std::string why = check(r.rating[j]); !why.empty())
+            throw InputError(path, 0,
+                             "entry " + std::to_string(j + 1) + " (row " + r.user_ids[r.user[j]] +
+                                 ", column " + r.item_ids[r.item[j]] + "): " + why);
+      return r;
+    }
     case io::InputFormat::kText:
       // Detection calls a ratings file with a bad line among its first few "text". No other text
       // is ours to read here, so read it as ratings: the error then names the line that is wrong.
-      if (detected) return io::read_ratings(path);
+      if (detected) return io::read_ratings(path, check);
       [[fallthrough]];
     default:
       throw InputError(
@@ -256,12 +264,21 @@ AlsData prepare_als_data(const AlsOptions& opt, const std::string& input, io::In
                          std::uint64_t seed) {
   std::vector<float> truth;
   const bool generated = input.rfind("gen:", 0) == 0;
-  io::Ratings r = load_ratings(input, format, generated ? &truth : nullptr);
+  // Implicit mode's confidences 1 + alpha*r need r >= 0: checked as each file is read, so that
+  // the error names the file and the line.
+  io::RatingCheck check;
+  if (opt.implicit)
+    check = [](float v) {
+      return v >= 0 ? std::string()
+                    : "implicit mode needs ratings >= 0 (confidence 1 + alpha*r), found " +
+                          app::format_double(v);
+    };
+  io::Ratings r = load_ratings(input, format, generated ? &truth : nullptr, check);
   std::vector<char> is_test;
   std::string split;
   if (!opt.test.empty()) {
     if (generated) truth.clear();  // the test file has no generating model
-    const io::Ratings t = load_ratings(opt.test, format);
+    const io::Ratings t = load_ratings(opt.test, format, nullptr, check);
     const std::vector<std::int32_t> umap = merge_ids(r.user_ids, t.user_ids);
     const std::vector<std::int32_t> imap = merge_ids(r.item_ids, t.item_ids);
     is_test.assign(static_cast<std::size_t>(r.size()), 0);
@@ -280,14 +297,6 @@ AlsData prepare_als_data(const AlsOptions& opt, const std::string& input, io::In
     split = "random hold-out " + app::format_double(opt.holdout_frac);
   } else {
     split = "no test set";
-  }
-  if (opt.implicit) {
-    for (std::int64_t j = 0; j < r.size(); ++j)
-      if (!(r.rating[j] >= 0))
-        throw InputError(input, 0,
-                         "implicit mode needs ratings >= 0 (confidence 1 + alpha*r), found " +
-                             app::format_double(r.rating[j]) + " for user " +
-                             r.user_ids[r.user[j]] + ", item " + r.item_ids[r.item[j]]);
   }
   AlsData d = build_als_data(r, is_test, truth.empty() ? nullptr : &truth);
   d.source = input;

@@ -41,9 +41,10 @@ struct AlsData {
 // users, items, ratings, rank, noise, step, min_user_ratings, seed), a ratings file (MovieLens
 // "::", CSV with header, whitespace "u i r [t]"), or a Matrix Market users x items file (raw ids
 // are the 1-based indices). `truth` receives the generating model's prediction per rating for
-// generated input. Throws InputError for unreadable files, fk::Error for a bad gen: spec.
+// generated input. `check` vets each rating read from a file (InputError naming the line, or the
+// Matrix Market entry). Throws InputError for unreadable files, fk::Error for a bad gen: spec.
 io::Ratings load_ratings(const std::string& path, io::InputFormat format,
-                         std::vector<float>* truth = nullptr);
+                         std::vector<float>* truth = nullptr, const io::RatingCheck& check = {});
 
 // Reads --input (and --test), splits as the options say (seeded by common.seed), builds the
 // matrices. Implicit mode requires ratings >= 0. Logs one line about the data.

@@ -33,7 +33,12 @@ double row_sum(const HostCsr& m, std::int64_t d) {
 
 // Ratings (user item rating lines) as users x items counts; the item ids become the vocabulary.
 lda::Corpus read_ratings_counts(const std::string& path) {
-  const io::Ratings r = io::read_ratings(path);
+  const io::Ratings r = io::read_ratings(path, [](float v) {
+    return v >= 0 && std::isfinite(v)
+               ? std::string()
+               : "fk-gap reads ratings as counts, which must be non-negative; found " +
+                     app::format_double(v);
+  });
   lda::Corpus c;
   HostCsr m = r.to_csr();
   HostCsr out;
@@ -43,11 +48,6 @@ lda::Corpus read_ratings_counts(const std::string& path) {
   for (std::int64_t i = 0; i < m.rows; ++i) {
     for (std::int64_t j = m.row_ptr[i]; j < m.row_ptr[i + 1]; ++j) {
       const float v = m.vals[j];
-      if (!(v >= 0) || !std::isfinite(v))
-        throw InputError(path, 0,
-                         "fk-gap reads ratings as counts, which must be non-negative; found " +
-                             app::format_double(v) + " for user " + r.user_ids[i] + ", item " +
-                             r.item_ids[m.col_idx[j]]);
       if (v > 0) {
         out.col_idx.push_back(m.col_idx[j]);
         out.vals.push_back(v);

@@ -169,7 +169,7 @@ HostCsr Ratings::to_csr() const {
                                  rating.size());
 }
 
-Ratings read_ratings(const std::string& path) {
+Ratings read_ratings(const std::string& path, const RatingCheck& check) {
   Ratings out;
   {
     LineReader in(path);
@@ -177,6 +177,8 @@ Ratings read_ratings(const std::string& path) {
     std::int64_t bytes_seen = 0;
     bool reserved = false;
     for_each_rating(in, [&](std::string_view u, std::string_view i, float r, std::size_t bytes) {
+      if (check)
+        if (const std::string why = check(r); !why.empty()) in.fail(why);
       out.user.push_back(users.index(u, out.user_ids, in, "user"));
       out.item.push_back(items.index(i, out.item_ids, in, "item"));
       out.rating.push_back(r);

@@ -10,6 +10,7 @@
 // them); a timestamp, when present, must be an integer. A repeated (user, item) pair, an empty id,
 // a wrong field count, or a file without ratings is one fk::InputError "file:line: what".
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,11 @@ struct Ratings {
   HostCsr to_csr() const;
 };
 
-Ratings read_ratings(const std::string& path);
+// A check of each rating as it is read: what is wrong with it, or "" (the reader then fails with
+// the file, the line and that text).
+using RatingCheck = std::function<std::string(float rating)>;
+
+Ratings read_ratings(const std::string& path, const RatingCheck& check = {});
 // CSV "user,item,rating" with a header, raw ids (atomically).
 void write_ratings_csv(const std::string& path, const Ratings& r);
 

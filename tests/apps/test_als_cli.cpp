@@ -376,16 +376,26 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   EXPECT_EQ(no_input.code, 2);
   EXPECT_NE(no_input.err.find("--input"), std::string::npos);
 
-  // Implicit mode refuses negative ratings with the file named.
-  const std::string negative = dir.file("negative.csv");
+  // Implicit mode refuses negative ratings with the file and the line named, in --input and in
+  // --test alike.
+  const std::string negative = dir.file("negative.csv"), good = dir.file("good.csv");
   {
     std::ofstream t(negative);
     t << "u,i,r\n1,1,2\n1,2,-1\n2,1,3\n";
+    std::ofstream g(good);
+    g << "u,i,r\n1,1,2\n2,2,1\n2,1,3\n";
   }
   const Outcome neg = run_als(
       dir, "--input '" + negative + "' --out '" + dir.file("o") + "' --implicit --holdout-frac 0");
   EXPECT_EQ(neg.code, 1);
-  EXPECT_NE(neg.err.find("negative.csv"), std::string::npos) << neg.err;
+  EXPECT_NE(neg.err.find("negative.csv:3: implicit mode needs ratings >= 0"), std::string::npos)
+      << neg.err;
+  const Outcome neg_test = run_als(dir, "--input '" + good + "' --test '" + negative + "' --out '" +
+                                            dir.file("o") + "' --implicit");
+  EXPECT_EQ(neg_test.code, 1);
+  EXPECT_NE(neg_test.err.find("negative.csv:3: implicit mode needs ratings >= 0"),
+            std::string::npos)
+      << neg_test.err;
 }
 
 // The quality target on MovieLens 100K with the shipped configuration: a seeded 80/20 random split,

@@ -207,6 +207,18 @@ TEST(GapCli, RatingsAreCounts) {
   EXPECT_EQ(io::read_npy_f32(dir.file("out/lambda.npy")).rows(), 12);
   EXPECT_NE(slurp(dir.file("out/top_words.txt")).find(" m"), std::string::npos)
       << "factors list item ids";
+  // A negative count is refused with the file and its line.
+  {
+    std::ofstream f(dir.file("negative.csv"));
+    f << "userId,movieId,rating\nu1,m1,2\nu1,m2,3\nu2,m1,-1\n";
+  }
+  const auto bad = run_gap({"--input", dir.file("negative.csv"), "--factors", "2", "--iters", "1",
+                            "--device", "cpu", "--out", dir.file("out2"), "-q"});
+  EXPECT_EQ(bad.status, 1) << bad.err;
+  EXPECT_NE(bad.err.find("negative.csv:4: fk-gap reads ratings as counts, which must be "
+                         "non-negative; found -1"),
+            std::string::npos)
+      << bad.err;
 }
 
 // --compare without a GPU runs the CPU and says why; with one it prints per-iteration times of
