@@ -276,6 +276,62 @@ class TransposedRatioSpmmPlan : public RatioSpmmPlan {
 };
 
 #if FK_WITH_CUDA
+// S cut into slices of `slice_rows` consecutive rows (the last may have fewer), each a pattern of
+// its own (row offsets rebased to 0, S's columns and values in place), for the transposed plans
+// below; and their run: each slice's product over S_qᵀ with the matching rows B_q of B, the first
+// into C, the others into a scratch C added to it.
+class RowSlices {
+ public:
+  struct Slice {
+    std::int64_t row0 = 0, rows = 0, pos0 = 0;  // first row of S, rows, first nonzero
+    DeviceBuffer<std::int64_t> offsets;         // the slice's row_ptr, from 0
+    CsrView view;                               // the slice as a pattern
+  };
+
+  RowSlices(const Context& ctx, const CsrView& s, int k, std::int64_t slice_rows)
+      : rows_(s.rows), cols_(s.cols), k_(k) {
+    std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(s.rows) + 1);
+    hooks::copy_device_to_host(row_ptr.data(), s.row_ptr, row_ptr.size() * sizeof(std::int64_t));
+    for (std::int64_t r0 = 0; r0 < s.rows; r0 += slice_rows) {
+      Slice sl;
+      sl.row0 = r0;
+      sl.rows = std::min(slice_rows, s.rows - r0);
+      sl.pos0 = row_ptr[r0];
+      sl.offsets = rebased_row_offsets(ctx, s.row_ptr, r0, sl.rows);
+      sl.view = CsrView{sl.rows,
+                        s.cols,
+                        row_ptr[r0 + sl.rows] - row_ptr[r0],
+                        sl.offsets.data(),
+                        s.col_idx + sl.pos0,
+                        s.vals ? s.vals + sl.pos0 : nullptr};
+      slices_.push_back(std::move(sl));
+    }
+    if (slices_.size() > 1) scratch_ = DeviceBuffer<float>(std::max<std::int64_t>(s.cols * k, 1));
+  }
+  const std::vector<Slice>& slices() const { return slices_; }
+
+  // run_one(q, B_q, where slice q's C goes) for every slice; b: S's rows x K, c: S's columns x K.
+  template <class RunOne>
+  void run(const Context& ctx, DenseView<const float> b, DenseView<float> c, const RunOne& run_one) {
+    FK_CHECK(b.rows == rows_ && b.cols == k_ && c.rows == cols_ && c.cols == k_,
+             "over Sᵀ: B must be " << rows_ << " x " << k_ << " and C " << cols_ << " x " << k_
+                                   << ", got B " << b.rows << " x " << b.cols << " and C " << c.rows
+                                   << " x " << c.cols);
+    for (std::size_t q = 0; q < slices_.size(); ++q) {
+      const Slice& sl = slices_[q];
+      run_one(q, DenseView<const float>{b.data + sl.row0 * k_, sl.rows, k_},
+              DenseView<float>{q == 0 ? c.data : scratch_.data(), cols_, k_});
+      if (q > 0) add_into(ctx, cols_ * k_, scratch_.data(), c.data);
+    }
+  }
+
+ private:
+  std::int64_t rows_, cols_;
+  int k_;
+  std::vector<Slice> slices_;
+  DeviceBuffer<float> scratch_;
+};
+
 // C = Sᵀ·B as the sum over row slices S_q of S (and the matching row slices B_q of B) of
 // S_qᵀ·B_q, each through its own cached transpose. A transposed product gathers one row of B per
 // nonzero of Sᵀ; when B outgrows L2 and its rows have no hot set those gathers come from DRAM
@@ -286,140 +342,71 @@ class SlicedTransposePlan : public SpmmPlan {
  public:
   SlicedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner,
                       Precision precision, std::int64_t slice_rows)
-      : rows_(s.rows), cols_(s.cols), k_(k), own_vals_(s.vals) {
-    std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(s.rows) + 1);
-    hooks::copy_device_to_host(row_ptr.data(), s.row_ptr, row_ptr.size() * sizeof(std::int64_t));
-    for (std::int64_t r0 = 0; r0 < s.rows; r0 += slice_rows) {
-      Slice sl;
-      sl.row0 = r0;
-      sl.rows = std::min(slice_rows, s.rows - r0);
-      sl.pos0 = row_ptr[r0];
-      sl.offsets = rebased_row_offsets(ctx, s.row_ptr, r0, sl.rows);
-      const CsrView v{sl.rows,
-                      s.cols,
-                      row_ptr[r0 + sl.rows] - row_ptr[r0],
-                      sl.offsets.data(),
-                      s.col_idx + sl.pos0,
-                      s.vals ? s.vals + sl.pos0 : nullptr};
-      sl.plan = std::make_unique<CachedTransposePlan>(ctx, v, k, inner, precision);
-      slices_.push_back(std::move(sl));
-    }
-    if (slices_.size() > 1) scratch_ = DeviceBuffer<float>(std::max<std::int64_t>(s.cols * k, 1));
+      : slices_(ctx, s, k, slice_rows), own_vals_(s.vals) {
+    for (const RowSlices::Slice& sl : slices_.slices())
+      plans_.push_back(std::make_unique<CachedTransposePlan>(ctx, sl.view, k, inner, precision));
   }
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) override {
     if (!vals) vals = own_vals_;
     FK_CHECK(vals != nullptr, "SpMM run without values: the pattern has none and none were given");
-    FK_CHECK(b.rows == rows_ && b.cols == k_ && c.rows == cols_ && c.cols == k_,
-             "Sᵀ·B: B must be " << rows_ << " x " << k_ << " and C " << cols_ << " x " << k_
-                                << ", got B " << b.rows << " x " << b.cols << " and C " << c.rows
-                                << " x " << c.cols);
-    for (std::size_t q = 0; q < slices_.size(); ++q) {
-      const Slice& sl = slices_[q];
-      const DenseView<const float> bq{b.data + sl.row0 * k_, sl.rows, k_};
-      const DenseView<float> cq{q == 0 ? c.data : scratch_.data(), cols_, k_};
-      sl.plan->run(ctx, vals + sl.pos0, bq, cq);
-      if (q > 0) add_into(ctx, cols_ * k_, scratch_.data(), c.data);
-    }
+    slices_.run(ctx, b, c, [&](std::size_t q, DenseView<const float> bq, DenseView<float> cq) {
+      plans_[q]->run(ctx, vals + slices_.slices()[q].pos0, bq, cq);
+    });
   }
 
  private:
-  struct Slice {
-    std::int64_t row0 = 0, rows = 0, pos0 = 0;  // first row of S, rows, first nonzero
-    DeviceBuffer<std::int64_t> offsets;         // the slice's row_ptr, from 0
-    std::unique_ptr<SpmmPlan> plan;
-  };
-  std::int64_t rows_, cols_;
-  int k_;
+  RowSlices slices_;
   const float* own_vals_;
-  std::vector<Slice> slices_;
-  DeviceBuffer<float> scratch_;
+  std::vector<std::unique_ptr<SpmmPlan>> plans_;  // one per slice
 };
 
-// The ratio SpMM over Sᵀ (both forms) as the sum over row slices S_q of S of the same product over
-// S_qᵀ, each through its own cached transpose, as SlicedTransposePlan does for Sᵀ·B: where B (S's
-// rows x K, gathered once per nonzero) outgrows L2, a slice's rows of B stay there. A (S's columns
-// x K) is read whole by every slice; C is added up once per slice.
+// The ratio SpMM over Sᵀ (both forms) through row slices of S, as SlicedTransposePlan does Sᵀ·B:
+// where B (S's rows x K, gathered once per nonzero) outgrows L2, a slice's rows of B stay there.
+// A (S's columns x K) is read whole by every slice; each slice's plan checks its shape.
 class SlicedTransposedRatioPlan : public RatioSpmmPlan {
  public:
   SlicedTransposedRatioPlan(const Context& ctx, const CsrView& s, int k,
                             const RatioSpmmVariant& inner, std::int64_t slice_rows)
-      : rows_(s.rows), cols_(s.cols), k_(k) {
-    std::vector<std::int64_t> row_ptr(static_cast<std::size_t>(s.rows) + 1);
-    hooks::copy_device_to_host(row_ptr.data(), s.row_ptr, row_ptr.size() * sizeof(std::int64_t));
-    for (std::int64_t r0 = 0; r0 < s.rows; r0 += slice_rows) {
-      Slice sl;
-      sl.row0 = r0;
-      sl.rows = std::min(slice_rows, s.rows - r0);
-      sl.pos0 = row_ptr[r0];
-      sl.offsets = rebased_row_offsets(ctx, s.row_ptr, r0, sl.rows);
-      const CsrView v{sl.rows,
-                      s.cols,
-                      row_ptr[r0 + sl.rows] - row_ptr[r0],
-                      sl.offsets.data(),
-                      s.col_idx + sl.pos0,
-                      s.vals ? s.vals + sl.pos0 : nullptr};
-      sl.plan = std::make_unique<TransposedRatioSpmmPlan>(ctx, v, k, inner);
-      slices_.push_back(std::move(sl));
-    }
-    scratch_ = DeviceBuffer<float>(std::max<std::int64_t>(s.cols * k, 1));
+      : slices_(ctx, s, k, slice_rows) {
+    for (const RowSlices::Slice& sl : slices_.slices())
+      plans_.push_back(std::make_unique<TransposedRatioSpmmPlan>(ctx, sl.view, k, inner));
   }
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {
-    each_slice(ctx, a, b, c, [&](const Slice& sl, DenseView<const float> bq, DenseView<float> cq) {
-      sl.plan->run(ctx, vals ? vals + sl.pos0 : nullptr, a, bq, eps, cq);
+    slices_.run(ctx, b, c, [&](std::size_t q, DenseView<const float> bq, DenseView<float> cq) {
+      plans_[q]->run(ctx, vals ? vals + slices_.slices()[q].pos0 : nullptr, a, bq, eps, cq);
     });
   }
   void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
                    DenseView<const float> b, DenseView<float> c) override {
-    each_slice(ctx, a, b, c, [&](const Slice& sl, DenseView<const float> bq, DenseView<float> cq) {
-      sl.plan->run_product(ctx, scale ? scale + sl.pos0 : nullptr, a, bq, cq);
+    slices_.run(ctx, b, c, [&](std::size_t q, DenseView<const float> bq, DenseView<float> cq) {
+      plans_[q]->run_product(ctx, scale ? scale + slices_.slices()[q].pos0 : nullptr, a, bq, cq);
     });
   }
 
  private:
-  struct Slice {
-    std::int64_t row0 = 0, rows = 0, pos0 = 0;  // first row of S, rows, first nonzero
-    DeviceBuffer<std::int64_t> offsets;         // the slice's row_ptr, from 0
-    std::unique_ptr<RatioSpmmPlan> plan;
-  };
-  // run_one(slice, its rows of B, where its C goes) for every slice, the first into C, the others
-  // through the scratch C and added.
-  template <class RunOne>
-  void each_slice(const Context& ctx, DenseView<const float> a, DenseView<const float> b,
-                  DenseView<float> c, const RunOne& run_one) {
-    FK_CHECK(a.rows == cols_ && a.cols == k_ && b.rows == rows_ && b.cols == k_ &&
-                 c.rows == cols_ && c.cols == k_,
-             "ratio SpMM over Sᵀ: A must be " << cols_ << " x " << k_ << ", B " << rows_ << " x "
-                                              << k_ << " and C " << cols_ << " x " << k_
-                                              << ", got A " << a.rows << " x " << a.cols << ", B "
-                                              << b.rows << " x " << b.cols << " and C " << c.rows
-                                              << " x " << c.cols);
-    for (std::size_t q = 0; q < slices_.size(); ++q) {
-      const Slice& sl = slices_[q];
-      run_one(sl, DenseView<const float>{b.data + sl.row0 * k_, sl.rows, k_},
-              DenseView<float>{q == 0 ? c.data : scratch_.data(), cols_, k_});
-      if (q > 0) add_into(ctx, cols_ * k_, scratch_.data(), c.data);
-    }
-  }
-  std::int64_t rows_, cols_;
-  int k_;
-  std::vector<Slice> slices_;
-  DeviceBuffer<float> scratch_;
+  RowSlices slices_;
+  std::vector<std::unique_ptr<RatioSpmmPlan>> plans_;  // one per slice
 };
+
+// Rows of S per slice that a context's transposed_slice_bytes() > 0 asks for (tests: it replaces
+// the L2 budget and the rules' other conditions), or -1 when it asks for none.
+std::int64_t forced_slice_rows(const Context& ctx, const CsrView& s, int k) {
+  const std::int64_t budget = ctx.transposed_slice_bytes();
+  if (budget <= 0) return -1;
+  const std::int64_t row_bytes = std::int64_t(k) * std::int64_t(sizeof(float));
+  return s.rows * row_bytes > budget ? std::max<std::int64_t>(1, budget / row_bytes) : 0;
+}
 
 // Rows of S per slice for a GPU ratio SpMM over Sᵀ, or 0 for one cached transpose: the Sᵀ·B
 // slicing rule (kernels/transposed_slices.hpp) for every variant (the fused kernel splits its long
-// rows itself, so slicing's shorter rows do not unbalance it as they do row_split). A context's
-// transposed_slice_bytes() > 0 replaces the budget and the other conditions (tests).
+// rows itself, so slicing's shorter rows do not unbalance it as they do row_split).
 std::int64_t ratio_slice_rows_for(const Context& ctx, const CsrView& s, int k) {
   if (!ctx.is_gpu() || s.rows == 0 || s.cols == 0) return 0;
-  if (const std::int64_t budget = ctx.transposed_slice_bytes(); budget > 0) {
-    const std::int64_t row_bytes = std::int64_t(k) * std::int64_t(sizeof(float));
-    return s.rows * row_bytes > budget ? std::max<std::int64_t>(1, budget / row_bytes) : 0;
-  }
+  if (const std::int64_t forced = forced_slice_rows(ctx, s, k); forced >= 0) return forced;
   return transposed_slice_rows(s.rows, k, double(s.nnz) / double(s.cols), l2_bytes(ctx));
 }
 
@@ -431,10 +418,7 @@ std::int64_t ratio_slice_rows_for(const Context& ctx, const CsrView& s, int k) {
 // and drops the other conditions (tests).
 std::int64_t slice_rows_for(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner) {
   if (!ctx.is_gpu() || s.rows == 0 || s.cols == 0) return 0;
-  if (const std::int64_t budget = ctx.transposed_slice_bytes(); budget > 0) {
-    const std::int64_t row_bytes = std::int64_t(k) * std::int64_t(sizeof(float));
-    return s.rows * row_bytes > budget ? std::max<std::int64_t>(1, budget / row_bytes) : 0;
-  }
+  if (const std::int64_t forced = forced_slice_rows(ctx, s, k); forced >= 0) return forced;
   if (std::string(inner.name()) != "cuda.spmm.nnz_vsr") return 0;
   return transposed_slice_rows(s.rows, k, double(s.nnz) / double(s.cols), l2_bytes(ctx));
 }
