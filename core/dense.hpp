@@ -2,6 +2,7 @@
 // Dense row-major matrices: an owning host matrix and a non-owning view that kernels take.
 // Row-major with no padding: element (r, c) lives at data[r * cols + c].
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/aligned_vector.hpp"
@@ -20,7 +21,13 @@ struct DenseView {
   std::int64_t size() const { return rows * cols; }
   T* row(std::int64_t r) const { return data + r * cols; }
   T& operator()(std::int64_t r, std::int64_t c) const { return data[r * cols + c]; }
-  operator DenseView<const T>() const { return {data, rows, cols}; }  // NOLINT: implicit by design
+  // A view of mutable elements passes where a read-only one is taken (implicit by design). Only
+  // for non-const T: for T = const X it would convert a type to itself, which nvcc warns about
+  // (#554) in every file that includes this.
+  template <typename U = T, typename = std::enable_if_t<!std::is_const_v<U>>>
+  operator DenseView<const U>() const {  // NOLINT: implicit by design
+    return {data, rows, cols};
+  }
 };
 
 // Owning row-major host matrix; its first element is 64-byte aligned (core/aligned_vector.hpp).

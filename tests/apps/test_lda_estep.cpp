@@ -286,8 +286,9 @@ TEST(LdaEStep, GpuBackendMatchesDirectComputation) {
     auto be = make_gpu_lda_backend(Context(DeviceKind::kGpu), hyper("auto", "auto", ratio));
     check_backend(*be, docs, lambda, std::string("GPU, --ratio-spmm ") + ratio);
     const bool fused = be->kernel_names().find("cuda.ratio_spmm.fused") != std::string::npos;
-    if (std::string(ratio) != "auto")
+    if (std::string(ratio) != "auto") {
       EXPECT_EQ(fused, std::string(ratio) != "off") << be->kernel_names();
+    }
   }
 }
 
