@@ -25,9 +25,18 @@
 // SFA's conjugate-gradient steps apply to each search direction (A) with the other side's
 // factors (B), otherwise an SDDMM and an SpMM that each read every B row.
 //
+// And the residual form, the weight a value minus its scale times the dot product:
+//
+//   C[i,:] = Σ_{j in row i} (v_j − s_j (A[i,:] · B[c_j,:])) · B[c_j,:]
+//
+// which is S·B − the product form in one pass: a least-squares gradient (SFA's M-step, with v
+// the ratings) or a CG solve's first residual b − A·x0 (ALS, SFA), where the right-hand side
+// S·B and the product would each gather every B row.
+//
 //   auto p = make_ratio_spmm_plan(ctx, s, k);      // "auto" may give no plan: then run the pair
 //   if (p.plan) p.run(ctx, vals, a, b, eps, c);
 //   if (p.plan) p.run_product(ctx, scale, a, b, c);
+//   if (p.plan) p.run_residual(ctx, vals, scale, a, b, c);
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +57,10 @@ class RatioSpmmPlan {
   // unscaled form). a: M x K, b: N x K, c: M x K (overwritten).
   virtual void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
                            DenseView<const float> b, DenseView<float> c) = 0;
+  // The residual form: vals (S's order; null: S's own) and scale (S's order; null: 1).
+  virtual void run_residual(const Context& ctx, const float* vals, const float* scale,
+                            DenseView<const float> a, DenseView<const float> b,
+                            DenseView<float> c) = 0;
 };
 
 class RatioSpmmVariant : public VariantInfo {
@@ -75,6 +88,10 @@ struct PreparedRatioSpmm {
   void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
                    DenseView<const float> b, DenseView<float> c) const {
     plan->run_product(ctx, scale, a, b, c);
+  }
+  void run_residual(const Context& ctx, const float* vals, const float* scale,
+                    DenseView<const float> a, DenseView<const float> b, DenseView<float> c) const {
+    plan->run_residual(ctx, vals, scale, a, b, c);
   }
 };
 

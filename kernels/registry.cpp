@@ -192,18 +192,23 @@ class TransposedPattern {
     FK_CHECK(vals != nullptr, what << " run without values: the pattern has none and none were given");
     return vals;
   }
-  // The values in Sᵀ's order, in a buffer of this object's (queued on ctx's stream).
-  const float* gather(const Context& ctx, const float* vals) {
+  // The values in Sᵀ's order, in a buffer of this object's (queued on ctx's stream); `second`
+  // uses another buffer (allocated on first use), for a run that needs two arrays gathered.
+  const float* gather(const Context& ctx, const float* vals, bool second = false) {
     if (ctx.is_gpu()) {
+      DeviceBuffer<float>& out = second ? dev_vals2_ : dev_vals_;
+      if (out.size() == 0) out = DeviceBuffer<float>(std::max<std::int64_t>(nnz_, 1));
 #if FK_WITH_CUDA
-      dev_gather_.run(ctx, vals, dev_vals_.data());
+      dev_gather_.run(ctx, vals, out.data());
 #endif
-      return dev_vals_.data();
+      return out.data();
     }
+    std::vector<float>& out = second ? host_vals2_ : host_vals_;
+    out.resize(std::max<std::int64_t>(nnz_, 1));
     const std::int64_t nnz = nnz_;
 #pragma omp parallel for schedule(static)
-    for (std::int64_t j = 0; j < nnz; ++j) host_vals_[j] = vals[perm_[j]];
-    return host_vals_.data();
+    for (std::int64_t j = 0; j < nnz; ++j) out[j] = vals[perm_[j]];
+    return out.data();
   }
   // GPU: Sᵀ's entries' positions in S's order, where reading through them pays (ValueGather).
   const std::int32_t* read_through_index() const {
@@ -221,13 +226,13 @@ class TransposedPattern {
   // CPU context: Sᵀ on the host and perm.
   HostCsr transposed_;
   std::vector<std::int64_t> perm_;
-  std::vector<float> host_vals_;
+  std::vector<float> host_vals_, host_vals2_;
   // GPU context: Sᵀ and the gather of values (from perm) on the device only.
   DeviceCsr dev_t_;
 #if FK_WITH_CUDA
   ValueGather dev_gather_;
 #endif
-  DeviceBuffer<float> dev_vals_;
+  DeviceBuffer<float> dev_vals_, dev_vals2_;
 };
 
 // C = Sᵀ·B through a transposed copy of the pattern: the inner plan runs on Sᵀ (N x M), with the
@@ -268,6 +273,12 @@ class TransposedRatioSpmmPlan : public RatioSpmmPlan {
   void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
                    DenseView<const float> b, DenseView<float> c) override {
     inner_->run_product(ctx, scale ? t_.gather(ctx, scale) : nullptr, a, b, c);
+  }
+  void run_residual(const Context& ctx, const float* vals, const float* scale,
+                    DenseView<const float> a, DenseView<const float> b,
+                    DenseView<float> c) override {
+    inner_->run_residual(ctx, t_.gather(ctx, t_.source(vals, "ratio SpMM")),
+                         scale ? t_.gather(ctx, scale, true) : nullptr, a, b, c);
   }
 
  private:
@@ -384,6 +395,15 @@ class SlicedTransposedRatioPlan : public RatioSpmmPlan {
                    DenseView<const float> b, DenseView<float> c) override {
     slices_.run(ctx, b, c, [&](std::size_t q, DenseView<const float> bq, DenseView<float> cq) {
       plans_[q]->run_product(ctx, scale ? scale + slices_.slices()[q].pos0 : nullptr, a, bq, cq);
+    });
+  }
+  void run_residual(const Context& ctx, const float* vals, const float* scale,
+                    DenseView<const float> a, DenseView<const float> b,
+                    DenseView<float> c) override {
+    slices_.run(ctx, b, c, [&](std::size_t q, DenseView<const float> bq, DenseView<float> cq) {
+      const std::int64_t pos0 = slices_.slices()[q].pos0;
+      plans_[q]->run_residual(ctx, vals ? vals + pos0 : nullptr, scale ? scale + pos0 : nullptr, a,
+                              bq, cq);
     });
   }
 

@@ -1,5 +1,6 @@
 // cuda.ratio_spmm.fused: the fused ratio SpMM on the GPU (kernels/ratio_spmm.hpp), and its
-// product form (run_product: the weight v · d instead of v / (d + eps); the same code otherwise).
+// product and residual forms (the weight v · d or v − s · d instead of v / (d + eps); the same
+// code otherwise).
 //
 // Mapping: a block of 8 warps takes 8 / P rows, P warps per row (P from the mean row length: 1, 2,
 // 4 or 8), each warp a contiguous part of its row's nonzeros. A nonzero is handled by a group of G
@@ -130,44 +131,65 @@ __device__ __forceinline__ float group_sum(float v) {
   return v;
 }
 
-// A nonzero's weight from its value v and dot product d: the ratio v / (d + eps), or the product
-// v · d (the plan's run_product; eps unused).
-template <bool kProduct>
-__device__ __forceinline__ float weight(float v, float d, float eps) {
-  if constexpr (kProduct) return v * d;
-  else return v / (d + eps);
-}
+// How a nonzero's weight comes from its value(s) and its dot product d (kernels/ratio_spmm.hpp's
+// three forms): the ratio v / (d + eps), the product v · d, the residual v − s · d.
+enum class Edge { kRatio, kProduct, kResidual };
 
-// A nonzero's value: vals[j], or 1 where the product form runs unscaled (vals null).
-__device__ __forceinline__ float value_at(const float* __restrict__ vals, std::int64_t j) {
-  return vals ? vals[j] : 1.0f;
+// A nonzero's values: v (vals[j], or 1 where vals is null: the product form unscaled) and, for
+// the residual, s (scale[j], or 1).
+template <Edge E>
+struct EdgeValue {
+  float v = 0.0f, s = 1.0f;
+};
+template <Edge E>
+__device__ __forceinline__ EdgeValue<E> edge_value(const float* __restrict__ vals,
+                                                   const float* __restrict__ scale, std::int64_t j) {
+  EdgeValue<E> out;
+  out.v = vals ? vals[j] : 1.0f;
+  if constexpr (E == Edge::kResidual) out.s = scale ? scale[j] : 1.0f;
+  return out;
+}
+template <Edge E>
+__device__ __forceinline__ EdgeValue<E> shfl_value(const EdgeValue<E>& x, int src) {
+  EdgeValue<E> out;
+  out.v = __shfl_sync(kFullMask, x.v, src);
+  if constexpr (E == Edge::kResidual) out.s = __shfl_sync(kFullMask, x.s, src);
+  return out;
+}
+template <Edge E>
+__device__ __forceinline__ float weight(const EdgeValue<E>& x, float d, float eps) {
+  if constexpr (E == Edge::kRatio) return x.v / (d + eps);
+  else if constexpr (E == Edge::kProduct) return x.v * d;
+  else return x.v - x.s * d;
 }
 
 // acc += w(v0, ar·b0) · b0 + w(v1, ar·b1) · b1 for one lane group, each dot product
 // summed over the group's G lanes; a row that is not there (ok false) was loaded as zeros and adds
 // nothing.
-template <bool kProduct, int G, int NQ, int W>
+template <Edge E, int G, int NQ, int W>
 __device__ __forceinline__ void add_two(LaneRow<G, NQ, W>& acc, const LaneRow<G, NQ, W>& ar,
-                                        const LaneRow<G, NQ, W>& b0, bool ok0, float v0,
-                                        const LaneRow<G, NQ, W>& b1, bool ok1, float v1, float eps) {
+                                        const LaneRow<G, NQ, W>& b0, bool ok0, const EdgeValue<E>& v0,
+                                        const LaneRow<G, NQ, W>& b1, bool ok1, const EdgeValue<E>& v1,
+                                        float eps) {
   float d0 = ar.dot(b0), d1 = ar.dot(b1);
 #pragma unroll
   for (int o = G / 2; o > 0; o >>= 1) {
     d0 += __shfl_xor_sync(kFullMask, d0, o);
     d1 += __shfl_xor_sync(kFullMask, d1, o);
   }
-  acc.axpy(ok0 ? weight<kProduct>(v0, d0, eps) : 0.0f, b0);
-  acc.axpy(ok1 ? weight<kProduct>(v1, d1, eps) : 0.0f, b1);
+  acc.axpy(ok0 ? weight<E>(v0, d0, eps) : 0.0f, b0);
+  acc.axpy(ok1 ? weight<E>(v1, d1, eps) : 0.0f, b1);
 }
 
 // acc += Σ_{j in [p0, p1)} w(vals_j, ar · B[col_j]) · B[col_j] over one warp: its 32 / G lane
 // groups take consecutive nonzeros, two steps of them in flight. Each group keeps its own partial
 // row (add_groups sums them).
-template <bool kProduct, int G, int NQ, int W>
+template <Edge E, int G, int NQ, int W>
 __device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, W>& acc, const LaneRow<G, NQ, W>& ar,
                                                 std::int64_t p0, std::int64_t p1,
                                                 const std::int32_t* __restrict__ col_idx,
                                                 const float* __restrict__ vals,
+                                                const float* __restrict__ scale,
                                                 const float* __restrict__ b, int k, float eps,
                                                 int lane) {
   using Row = LaneRow<G, NQ, W>;
@@ -176,10 +198,10 @@ __device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, W>& acc, const La
   for (std::int64_t base = p0; base < p1; base += kWarpSize) {
     const int n = p1 - base < kWarpSize ? static_cast<int>(p1 - base) : kWarpSize;
     int my_col = 0;
-    float my_val = 0.0f;
+    EdgeValue<E> my_val;
     if (lane < n) {
       my_col = col_idx[base + lane];
-      my_val = value_at(vals, base + lane);
+      my_val = edge_value<E>(vals, scale, base + lane);
     }
     if constexpr (kGroups == 1) {
       // Whole-warp rows: pairs of nonzeros without predicates, then the odd one. (The group
@@ -187,7 +209,7 @@ __device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, W>& acc, const La
       int e = 0;
       for (; e + 2 <= n; e += 2) {
         const int c0 = __shfl_sync(kFullMask, my_col, e), c1 = __shfl_sync(kFullMask, my_col, e + 1);
-        const float v0 = __shfl_sync(kFullMask, my_val, e), v1 = __shfl_sync(kFullMask, my_val, e + 1);
+        const EdgeValue<E> v0 = shfl_value(my_val, e), v1 = shfl_value(my_val, e + 1);
         Row b0, b1;
         b0.load(b + std::int64_t(c0) * k, k, li);
         b1.load(b + std::int64_t(c1) * k, k, li);
@@ -197,26 +219,26 @@ __device__ __forceinline__ void accumulate_part(LaneRow<G, NQ, W>& acc, const La
           d0 += __shfl_xor_sync(kFullMask, d0, o);
           d1 += __shfl_xor_sync(kFullMask, d1, o);
         }
-        acc.axpy(weight<kProduct>(v0, d0, eps), b0);
-        acc.axpy(weight<kProduct>(v1, d1, eps), b1);
+        acc.axpy(weight<E>(v0, d0, eps), b0);
+        acc.axpy(weight<E>(v1, d1, eps), b1);
       }
       if (e < n) {
         const int c0 = __shfl_sync(kFullMask, my_col, e);
-        const float v0 = __shfl_sync(kFullMask, my_val, e);
+        const EdgeValue<E> v0 = shfl_value(my_val, e);
         Row b0;
         b0.load(b + std::int64_t(c0) * k, k, li);
-        acc.axpy(weight<kProduct>(v0, group_sum<G>(ar.dot(b0)), eps), b0);
+        acc.axpy(weight<E>(v0, group_sum<G>(ar.dot(b0)), eps), b0);
       }
     } else {
       for (int e = 0; e < n; e += 2 * kGroups) {
         // This group's two nonzeros of the step: e + group and e + kGroups + group.
         const int e0 = e + group, e1 = e + kGroups + group;
         const int c0 = __shfl_sync(kFullMask, my_col, e0 & 31), c1 = __shfl_sync(kFullMask, my_col, e1 & 31);
-        const float v0 = __shfl_sync(kFullMask, my_val, e0 & 31), v1 = __shfl_sync(kFullMask, my_val, e1 & 31);
+        const EdgeValue<E> v0 = shfl_value(my_val, e0 & 31), v1 = shfl_value(my_val, e1 & 31);
         Row b0, b1;
         if (e0 < n) b0.load(b + std::int64_t(c0) * k, k, li); else b0.zero();
         if (e1 < n) b1.load(b + std::int64_t(c1) * k, k, li); else b1.zero();
-        add_two<kProduct>(acc, ar, b0, e0 < n, v0, b1, e1 < n, v1, eps);
+        add_two<E>(acc, ar, b0, e0 < n, v0, b1, e1 < n, v1, eps);
       }
     }
   }
@@ -300,11 +322,12 @@ __device__ __forceinline__ void arrive(const Segments& seg, std::int64_t sg, int
 // its step. The warp runs as many steps as its longest row needs (rows past long_row are the
 // segments'); the dot products are summed within the group, the row added in order (bit-identical
 // runs). Blocks from `first_block` on, 8 x 32 / G rows a block.
-template <bool kProduct, int G, int NQ, int W>
+template <Edge E, int G, int NQ, int W>
 __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_t long_row,
                                            const std::int64_t* __restrict__ row_ptr,
                                            const std::int32_t* __restrict__ col_idx,
-                                           const float* __restrict__ vals, const float* __restrict__ a,
+                                           const float* __restrict__ vals,
+                                           const float* __restrict__ scale, const float* __restrict__ a,
                                            const float* __restrict__ b, float eps,
                                            float* __restrict__ c, unsigned first_block) {
   using Row = LaneRow<G, NQ, W>;
@@ -332,20 +355,20 @@ __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_
     for (int st = 0; st < steps; ++st) {
       const std::int64_t e0 = j0 + 2 * st, e1 = e0 + 1;
       Row b0, b1;
-      float v0 = 0.0f, v1 = 0.0f;
+      EdgeValue<E> v0, v1;
       if (e0 < j1) {
-        v0 = value_at(vals, e0);
+        v0 = edge_value<E>(vals, scale, e0);
         b0.load(b + std::int64_t(col_idx[e0]) * k, k, li);
       } else {
         b0.zero();
       }
       if (e1 < j1) {
-        v1 = value_at(vals, e1);
+        v1 = edge_value<E>(vals, scale, e1);
         b1.load(b + std::int64_t(col_idx[e1]) * k, k, li);
       } else {
         b1.zero();
       }
-      add_two<kProduct>(acc, ar, b0, e0 < j1, v0, b1, e1 < j1, v1, eps);
+      add_two<E>(acc, ar, b0, e0 < j1, v0, b1, e1 < j1, v1, eps);
     }
     if (mine_to_store) acc.store(c + row * k, k, li);
   }
@@ -360,13 +383,13 @@ __device__ __forceinline__ void group_rows(std::int64_t rows, int k, std::int64_
 // floats a lane (K <= 256) the launch bounds hold it to 64 registers, 4 blocks an SM (1.03x at
 // K = 256 on an H100 against the compiler's 80 registers; the same elsewhere within 2%;
 // docs/benchmarks/ratio-spmm.md).
-template <bool kProduct, int G, int NQ, int W>
+template <Edge E, int G, int NQ, int W>
 __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, W>::kCount <= 8 ? 4 : 1)
     ratio_spmm_kernel(std::int64_t rows, int k, int parts, std::int64_t long_row, Segments seg,
                       const std::int64_t* __restrict__ row_ptr,
                       const std::int32_t* __restrict__ col_idx, const float* __restrict__ vals,
-                      const float* __restrict__ a, const float* __restrict__ b, float eps,
-                      float* __restrict__ c) {
+                      const float* __restrict__ scale, const float* __restrict__ a,
+                      const float* __restrict__ b, float eps, float* __restrict__ c) {
   using Row = LaneRow<G, NQ, W>;
   extern __shared__ float partial[];
   const int warp = threadIdx.x / kWarpSize, lane = threadIdx.x % kWarpSize;
@@ -379,7 +402,7 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, W>::kCount <= 8 ? 4 :
       Row ar, acc;
       ar.load(a + row * k, k, li);
       acc.zero();
-      accumulate_part<kProduct>(acc, ar, p0, p1, col_idx, vals, b, k, eps, lane);
+      accumulate_part<E>(acc, ar, p0, p1, col_idx, vals, scale, b, k, eps, lane);
       add_groups(acc);
       if (sg >= seg.partial) {  // the row's only segment: its sum is the row
         if (group == 0) acc.store(c + row * k, k, li);
@@ -391,7 +414,8 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, W>::kCount <= 8 ? 4 :
     return;
   }
   if (parts == kGroupRows) {
-    group_rows<kProduct, G, NQ, W>(rows, k, long_row, row_ptr, col_idx, vals, a, b, eps, c, seg.blocks);
+    group_rows<E, G, NQ, W>(rows, k, long_row, row_ptr, col_idx, vals, scale, a, b, eps, c,
+                            seg.blocks);
     return;
   }
   const int rows_per_block = kWarps / parts, part = warp % parts;
@@ -407,8 +431,8 @@ __global__ void __launch_bounds__(kThreads, LaneRow<G, NQ, W>::kCount <= 8 ? 4 :
       if (mine_to_store) {
         Row ar;
         ar.load(a + row * k, k, li);
-        accumulate_part<kProduct>(acc, ar, j0 + len * part / parts, j0 + len * (part + 1) / parts, col_idx,
-                        vals, b, k, eps, lane);
+        accumulate_part<E>(acc, ar, j0 + len * part / parts, j0 + len * (part + 1) / parts, col_idx,
+                        vals, scale, b, k, eps, lane);
       }
     }
     add_groups(acc);
@@ -477,12 +501,13 @@ struct LongRowSplit {
 };
 
 struct Operands {
-  const float *vals, *a, *b;  // vals null: 1 (the product form unscaled)
+  const float *vals, *scale;  // null: 1 (the product form unscaled; the residual's scale)
+  const float *a, *b;
   float eps;
   float* c;
 };
 
-template <bool kProduct, int G, int NQ, int W>
+template <Edge E, int G, int NQ, int W>
 void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit& split,
             const Operands& op) {
   using Row = LaneRow<G, NQ, W>;
@@ -507,8 +532,9 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
   const std::int64_t row_blocks =
       std::min<std::int64_t>(ceil_div(s.rows, rows_per_block), cuda_spmm::kMaxBlocks / 2);
   const std::size_t shared = parts > 1 ? sizeof(float) * kWarps * Row::kCount * kWarpSize : 0;
-  ratio_spmm_kernel<kProduct, G, NQ, W><<<static_cast<unsigned>(seg.blocks + row_blocks), kThreads, shared, stream>>>(
-      s.rows, k, parts, split.threshold, seg, s.row_ptr, s.col_idx, op.vals, op.a, op.b, op.eps, op.c);
+  ratio_spmm_kernel<E, G, NQ, W><<<static_cast<unsigned>(seg.blocks + row_blocks), kThreads, shared, stream>>>(
+      s.rows, k, parts, split.threshold, seg, s.row_ptr, s.col_idx, op.vals, op.scale, op.a, op.b, op.eps,
+      op.c);
   FK_CUDA_CHECK_LAUNCH();
 }
 
@@ -518,12 +544,12 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
 // holds two lane groups: on 44 cases of rows of mean 1.3-13 at K = 30 and 96-128 (LDA minibatch
 // transposes, uniform, banded, power-law, hep-th, delaunay_n14) 0.71x the time of a warp a row in
 // geometric mean (0.51-0.93x; H100, docs/benchmarks/ratio-spmm.md).
-template <bool kProduct, int W>
+template <Edge E, int W>
 void dispatch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit& split,
               const Operands& op) {
   const int units = (k + W - 1) / W;
   auto go = [&](auto g, auto nq) {
-    launch<kProduct, decltype(g)::value, decltype(nq)::value, W>(ctx, s, k, parts, split, op);
+    launch<E, decltype(g)::value, decltype(nq)::value, W>(ctx, s, k, parts, split, op);
   };
   using One = std::integral_constant<int, 1>;
   using L32 = std::integral_constant<int, 32>;
@@ -610,18 +636,23 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {
-    go<false>(ctx, cuda_spmm::resolve_values(kName, s_, vals), a, b, eps, c);
+    go<Edge::kRatio>(ctx, cuda_spmm::resolve_values(kName, s_, vals), nullptr, a, b, eps, c);
   }
   void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
                    DenseView<const float> b, DenseView<float> c) override {
-    go<true>(ctx, scale, a, b, 0.0f, c);
+    go<Edge::kProduct>(ctx, scale, nullptr, a, b, 0.0f, c);
+  }
+  void run_residual(const Context& ctx, const float* vals, const float* scale,
+                    DenseView<const float> a, DenseView<const float> b,
+                    DenseView<float> c) override {
+    go<Edge::kResidual>(ctx, cuda_spmm::resolve_values(kName, s_, vals), scale, a, b, 0.0f, c);
   }
 
  private:
   static constexpr const char* kName = "cuda.ratio_spmm.fused";
 
-  template <bool kProduct>
-  void go(const Context& ctx, const float* vals, DenseView<const float> a,
+  template <Edge E>
+  void go(const Context& ctx, const float* vals, const float* scale, DenseView<const float> a,
           DenseView<const float> b, float eps, DenseView<float> c) {
     cuda_spmm::check_shapes(kName, s_, k_, b, c);
     FK_CHECK(a.rows == s_.rows && a.cols == k_,
@@ -635,13 +666,13 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
              reinterpret_cast<std::uintptr_t>(b.data) % bytes == 0 &&
              reinterpret_cast<std::uintptr_t>(c.data) % bytes == 0;
     };
-    const Operands op{vals, a.data, b.data, eps, c.data};
+    const Operands op{vals, scale, a.data, b.data, eps, c.data};
     if (k_ % 4 == 0 && aligned(16))
-      dispatch<kProduct, 4>(ctx, s_, k_, parts_, split_, op);
+      dispatch<E, 4>(ctx, s_, k_, parts_, split_, op);
     else if (k_ % 2 == 0 && aligned(8))
-      dispatch<kProduct, 2>(ctx, s_, k_, parts_, split_, op);
+      dispatch<E, 2>(ctx, s_, k_, parts_, split_, op);
     else
-      dispatch<kProduct, 1>(ctx, s_, k_, parts_, split_, op);
+      dispatch<E, 1>(ctx, s_, k_, parts_, split_, op);
   }
 
   CsrView s_;

@@ -1,6 +1,6 @@
-// omp.ratio_spmm.rows: the fused ratio SpMM on the CPU (and its product form). Rows in dynamic
+// omp.ratio_spmm.rows: the fused ratio SpMM on the CPU (and its product and residual forms). Rows in dynamic
 // chunks over the threads; a row's nonzeros go in chunks of kChunk: the chunk's dot products
-// (kernels/omp/simd.hpp, register-blocked over several B rows), their ratios (or scaled products)
+// (kernels/omp/simd.hpp, register-blocked over several B rows), their ratios (or scaled products, or residuals)
 // in a small per-thread buffer, then the chunk's update of the C row, while the chunk's B rows
 // are still in L1 (32 rows of K = 256 take 32 KiB). The weights never reach memory and each B
 // row leaves cache at most once per use.
@@ -30,6 +30,13 @@ class OmpRatioSpmmRowsPlan : public RatioSpmmPlan {
   void run_product(const Context&, const float* scale, DenseView<const float> a,
                    DenseView<const float> b, DenseView<float> c) override {
     rows(a, b, c, scale, [](std::int64_t, std::int64_t, float*) {});
+  }
+  void run_residual(const Context&, const float* vals, const float* scale, DenseView<const float> a,
+                    DenseView<const float> b, DenseView<float> c) override {
+    vals = omp_common::check_spmm_shapes(s_, k_, vals, b, c, "omp.ratio_spmm.rows");
+    rows(a, b, c, scale, [&](std::int64_t j, std::int64_t n, float* w) {
+      for (std::int64_t e = 0; e < n; ++e) w[e] = vals[j + e] - w[e];
+    });
   }
 
  private:

@@ -1,4 +1,4 @@
-// The ratio SpMM oracle (both weights): sequential, double dot products and accumulation.
+// The ratio SpMM oracle (every form): sequential, double dot products and accumulation.
 #include <memory>
 #include <vector>
 
@@ -19,6 +19,14 @@ class ReferenceRatioSpmmPlan : public RatioSpmmPlan {
   void run_product(const Context&, const float* scale, DenseView<const float> a,
                    DenseView<const float> b, DenseView<float> c) override {
     compute(a, b, c, [&](std::int64_t j, double dot) { return (scale ? double(scale[j]) : 1.0) * dot; });
+  }
+  void run_residual(const Context&, const float* vals, const float* scale, DenseView<const float> a,
+                    DenseView<const float> b, DenseView<float> c) override {
+    if (!vals) vals = s_.vals;
+    FK_CHECK(vals != nullptr || s_.nnz == 0, "ratio SpMM run without values");
+    compute(a, b, c, [&](std::int64_t j, double dot) {
+      return double(vals[j]) - (scale ? double(scale[j]) : 1.0) * dot;
+    });
   }
 
  private:

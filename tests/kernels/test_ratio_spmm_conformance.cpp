@@ -1,6 +1,7 @@
 // Ratio SpMM conformance: every registered variant against ref.ratio_spmm,
 // C[i,:] = Σ_j v_j / (A[i,:]·B[c_j,:] + eps) · B[c_j,:], and the product form
-// C[i,:] = Σ_j s_j (A[i,:]·B[c_j,:]) · B[c_j,:] (scaled and unscaled), on the awkward problems
+// C[i,:] = Σ_j s_j (A[i,:]·B[c_j,:]) · B[c_j,:] (scaled and unscaled) and the residual form
+// C[i,:] = Σ_j (v_j − s_j (A[i,:]·B[c_j,:])) · B[c_j,:], on the awkward problems
 // (tests/kernels/problems.hpp) and the SuiteSparse files, with values given at run time and S's
 // own values, fresh random inputs and a NaN-poisoned C every run. A and B are positive, as in the
 // apps (probabilities and their exponentials), so the dot products are well away from zero and the
@@ -10,6 +11,7 @@
 // FK_TEST_SEED=<seed> replays a failure's inputs.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <sstream>
@@ -62,6 +64,25 @@ class Runner {
     DeviceBuffer<float> dvals = vals ? DeviceBuffer<float>(*vals) : DeviceBuffer<float>();
     dc.fill_bytes(0xFF);  // NaN
     plan_.run(ctx_, vals ? dvals.data() : nullptr, da.view(), db.view(), eps, dc.view());
+    ctx_.synchronize();
+    return dc.to_host().values();
+  }
+
+  // The residual form; vals null: S's own, scale null: 1.
+  std::vector<float> run_residual(const std::vector<float>* vals, const std::vector<float>* scale,
+                                  const HostDense<float>& a, const HostDense<float>& b) {
+    const auto ptr = [](const std::vector<float>* v) { return v ? v->data() : nullptr; };
+    if (!ctx_.is_gpu()) {
+      HostDense<float> c(out_rows_, k_, std::numeric_limits<float>::quiet_NaN());
+      plan_.run_residual(ctx_, ptr(vals), ptr(scale), a.view(), b.view(), c.view());
+      return c.values();
+    }
+    DeviceDense<float> da(a), db(b), dc(out_rows_, k_);
+    DeviceBuffer<float> dvals = vals ? DeviceBuffer<float>(*vals) : DeviceBuffer<float>();
+    DeviceBuffer<float> dscale = scale ? DeviceBuffer<float>(*scale) : DeviceBuffer<float>();
+    dc.fill_bytes(0xFF);  // NaN
+    plan_.run_residual(ctx_, vals ? dvals.data() : nullptr, scale ? dscale.data() : nullptr,
+                       da.view(), db.view(), dc.view());
     ctx_.synchronize();
     return dc.to_host().values();
   }
@@ -126,6 +147,27 @@ Expected reference_product(const HostCsr& s, int k, const std::vector<float>* sc
   return e;
 }
 
+// The residual form's: want = ref(vals, scale); bound = ref(|vals|, −|scale|) = Σ_j (|v_j| +
+// |s_j| d_j) B[c_j,:] (A and B positive, so every d_j is). vals: the values (S's own for a
+// pattern's test); scale null: 1.
+Expected reference_residual(const HostCsr& s, int k, const std::vector<float>& vals,
+                            const std::vector<float>* scale, const HostDense<float>& a,
+                            const HostDense<float>& b) {
+  Context cpu(DeviceKind::kCpu);
+  auto plan = make_ratio_spmm_plan(cpu, s.view(), k, "ref.ratio_spmm");
+  HostDense<float> c(s.rows, k);
+  plan.run_residual(cpu, vals.data(), scale ? scale->data() : nullptr, a.view(), b.view(), c.view());
+  Expected e;
+  e.want = c.values();
+  const std::vector<float> av = test::abs_values(vals);
+  std::vector<float> neg(vals.size(), -1.0f);
+  if (scale)
+    for (std::size_t j = 0; j < neg.size(); ++j) neg[j] = -std::fabs((*scale)[j]);
+  plan.run_residual(cpu, av.data(), neg.data(), a.view(), b.view(), c.view());
+  e.bound = c.values();
+  return e;
+}
+
 std::vector<float> random_values(std::int64_t nnz, Rng& rng) {
   return test::random_dense(std::max<std::int64_t>(nnz, 1), rng);
 }
@@ -162,6 +204,21 @@ class RatioSpmmConformance : public ::testing::TestWithParam<std::string> {
           const Expected e = reference(s, k, s.vals, a, b, 0.5f);
           const std::string bad = test::check_within_bound(runner.run(nullptr, a, b, 0.5f), e.want, e.bound, kTol);
           EXPECT_TRUE(bad.empty()) << "S's own values, eps 0.5: " << bad;
+        }
+        // The residual form, scaled and unscaled, run-time values and S's own.
+        for (bool scaled : {true, false}) {
+          const std::vector<float> vals = random_values(s.nnz(), rng_), scale = random_values(s.nnz(), rng_);
+          const HostDense<float> a = positive_matrix(s.rows, k, rng_), b = positive_matrix(s.cols, k, rng_);
+          const std::vector<float>* sp = scaled ? &scale : nullptr;
+          const Expected e = reference_residual(s, k, vals, sp, a, b);
+          const std::string bad = test::check_within_bound(runner.run_residual(&vals, sp, a, b), e.want, e.bound, kTol);
+          EXPECT_TRUE(bad.empty()) << "residual form, " << (scaled ? "scaled" : "unscaled") << ": " << bad;
+          if (!s.vals.empty()) {
+            const Expected own = reference_residual(s, k, s.vals, sp, a, b);
+            const std::string bad_own =
+                test::check_within_bound(runner.run_residual(nullptr, sp, a, b), own.want, own.bound, kTol);
+            EXPECT_TRUE(bad_own.empty()) << "residual form, S's own values: " << bad_own;
+          }
         }
         // The product form, scaled and unscaled, on the same plan.
         for (bool scaled : {true, false}) {
@@ -226,6 +283,14 @@ TEST_P(RatioSpmmConformance, TransposedMatchesTheExplicitTranspose) {
       const std::string bad_product =
           test::check_within_bound(runner.run_product(&vals, a, b), ep.want, ep.bound, kTol);
       EXPECT_TRUE(bad_product.empty()) << "product form: " << bad_product;
+      // The residual form: two arrays gathered into Sᵀ's order.
+      const std::vector<float> scale = random_values(p.s.nnz(), rng_);
+      std::vector<float> t_scale(scale.size());
+      for (std::size_t j = 0; j < perm.size(); ++j) t_scale[j] = scale[static_cast<std::size_t>(perm[j])];
+      const Expected er = reference_residual(t, k, t_vals, &t_scale, a, b);
+      const std::string bad_residual =
+          test::check_within_bound(runner.run_residual(&vals, &scale, a, b), er.want, er.bound, kTol);
+      EXPECT_TRUE(bad_residual.empty()) << "residual form: " << bad_residual;
       ++checked_;
     }
   }
@@ -251,6 +316,9 @@ TEST_P(RatioSpmmConformance, PlanIsReusableAndRepeatable) {
         const std::vector<float> product = runner.run_product(&vals, a, b);
         EXPECT_EQ(runner.run_product(&vals, a, b), product)
             << "round " << round << ": the product form differs on a second run";
+        const std::vector<float> residual = runner.run_residual(&vals, &vals, a, b);
+        EXPECT_EQ(runner.run_residual(&vals, &vals, a, b), residual)
+            << "round " << round << ": the residual form differs on a second run";
       }
       ++checked_;
     }
@@ -349,6 +417,16 @@ TEST(RatioSpmmFusedGpu, MisalignedOperands) {
         c = dc.to_host();
         c.erase(c.begin(), c.begin() + offset);
         EXPECT_EQ(test::check_within_bound(c, ep.want, ep.bound, kTol), "") << "product form";
+        // And the residual form (values and scale both the run's values).
+        const Expected er = reference_residual(host_s, k, host_vals, &host_vals, a, b);
+        dc = shifted(poison, offset);
+        plan.run_residual(ctx, dv.data(), dv.data(), DenseView<const float>{da.data() + offset, host_s.rows, k},
+                          DenseView<const float>{db.data() + offset, host_s.cols, k},
+                          DenseView<float>{dc.data() + offset, host_s.rows, k});
+        ctx.synchronize();
+        c = dc.to_host();
+        c.erase(c.begin(), c.begin() + offset);
+        EXPECT_EQ(test::check_within_bound(c, er.want, er.bound, kTol), "") << "residual form";
       }
     }
   }
@@ -410,6 +488,21 @@ TEST(RatioSpmmFusedGpu, SlicedTranspose) {
       const Expected unscaled = reference_product(t, k, nullptr, a, b);
       EXPECT_EQ(test::check_within_bound(run(nullptr, true), unscaled.want, unscaled.bound, kTol), "")
           << "product, unscaled";
+      const std::vector<float> sc = random_values(s.nnz(), rng);
+      DeviceBuffer<float> dsc(sc);
+      const std::vector<float> tsc = in_t_order(sc);
+      const Expected residual = reference_residual(t, k, tv, &tsc, a, b);
+      dc.fill_bytes(0xFF);
+      plan.run_residual(ctx, dv.data(), dsc.data(), da.view(), db.view(), dc.view());
+      ctx.synchronize();
+      EXPECT_EQ(test::check_within_bound(dc.to_host().values(), residual.want, residual.bound, kTol), "")
+          << "residual, scaled";
+      const Expected residual_own = reference_residual(t, k, in_t_order(s.vals), nullptr, a, b);
+      dc.fill_bytes(0xFF);
+      plan.run_residual(ctx, nullptr, nullptr, da.view(), db.view(), dc.view());
+      ctx.synchronize();
+      EXPECT_EQ(test::check_within_bound(dc.to_host().values(), residual_own.want, residual_own.bound, kTol), "")
+          << "residual, S's own values, unscaled";
     }
   }
 }
