@@ -326,14 +326,29 @@ class AlsEngine final : public AlsBackend {
       ops_.targets(ctx_, p.pattern.vals, p.pattern.col_idx, nnz_, mu(), o.x.data(), k_, bias_col(),
                    t_.data());
     }
-    p.spmm->run(ctx_, t_.data(), dv, DenseView<float>{b_.data(), s.rows, k_});
-    count_spmm(nnz_);
     const float* diag = h_.implicit ? nullptr : s.diag.data();
+    const DenseView<float> b_view{b_.data(), s.rows, k_};
     if (h_.solver == Solver::kCholesky) {
+      p.spmm->run(ctx_, t_.data(), dv, b_view);
+      count_spmm(nnz_);
       ops_.exact_solve(ctx_, v, h_.implicit ? s.cm1.data() : nullptr, diag,
                        h_.implicit ? gram_.data() : nullptr, d, b_.data(), s.x.data(), s.rows, k_);
     } else {
-      apply(s, dv, s.x.data(), y_.data());
+      if (p.fused && p.fused->plan) {
+        // The right-hand side less the sparse part of A·x in one pass (the residual form:
+        // Σ (t − s·(x·y)) y, s = c − 1 or 1); the dense rest comes in through y = x·G (implicit)
+        // or diag (explicit) in cg_init.
+        p.fused->run_residual(ctx_, t_.data(), h_.implicit ? p.cm1 : nullptr,
+                              {s.x.data(), s.rows, k_}, dv, b_view);
+        count_sddmm(nnz_);
+        count_spmm(nnz_);
+        ops_.fill(ctx_, y_.data(), s.rows * k_, 0.0f);
+        if (h_.implicit) ops_.gemm_add(ctx_, s.x.data(), s.rows, k_, gram_.data(), y_.data());
+      } else {
+        p.spmm->run(ctx_, t_.data(), dv, b_view);
+        count_spmm(nnz_);
+        apply(s, dv, s.x.data(), y_.data());
+      }
       ops_.cg_init(ctx_, s.rows, k_, b_.data(), y_.data(), s.x.data(), diag, r_.data(), p_.data(),
                    rs_.data());
       for (int step = 0; step < h_.cg_steps; ++step) {

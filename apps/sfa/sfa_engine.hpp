@@ -161,11 +161,18 @@ class SfaEngine final : public SfaBackend {
     const std::int64_t n = items_.rows * k_;
     const DenseView<const float> xu{users_.x.data(), users_.rows, k_};
     const DenseView<const float> lam{items_.x.data(), items_.rows, k_};
-    // Residual E = Y − DDS(Λ, X), in the order of the pattern the items' products run on.
-    items_sddmm(lam, xu, w_.data());
-    ops_.axpby(ctx_, nnz_, 1.0f, items_ratings(), -1.0f, w_.data());
-    // G = Eᵀ X − λ_m Λ, a sum over users: the statistic a multi-worker run all-reduces.
-    items_spmm(w_.data(), xu, b_.data());
+    // G = Eᵀ X − λ_m Λ with the residual E = Y − DDS(Λ, X), a sum over users: the statistic a
+    // multi-worker run all-reduces. Eᵀ X in one pass where the items have a fused plan (the
+    // residual form), else E in the order of the pattern the items' products run on, then Eᵀ X.
+    if (items_.product.plan) {
+      items_.product.run_residual(ctx_, nullptr, nullptr, lam, xu, {b_.data(), items_.rows, k_});
+      count_sddmm(nnz_);
+      count_spmm(nnz_);
+    } else {
+      items_sddmm(lam, xu, w_.data());
+      ops_.axpby(ctx_, nnz_, 1.0f, items_ratings(), -1.0f, w_.data());
+      items_spmm(w_.data(), xu, b_.data());
+    }
     ops_.axpby(ctx_, n, -static_cast<float>(h_.lambda_m), items_.x.data(), 1.0f, b_.data());
     // The offset column of Λ is constant: no gradient (and, below, no curvature) there.
     if (h_.user_offset) ops_.set_column(ctx_, b_.data(), items_.rows, k_, h_.factors, 0.0f);
@@ -330,14 +337,25 @@ class SfaEngine final : public SfaBackend {
   // from s.x, with the preconditioner in minv_.
   void solve(Side& s, Side& o, float lambda) {
     const DenseView<const float> ov{o.x.data(), o.rows, k_};
-    if (s.is_items) {
-      items_spmm(items_ratings(), ov, b_.data());
-      reducer_->sum(ctx_, b_.data(), s.rows * k_);
+    if (s.product.plan) {
+      // The right-hand side less the sparse part of A·x in one pass (the residual form over the
+      // side's ratings: Σ (y − x·o) o); y_ = 0 leaves pcg_residual the λx term.
+      s.product.run_residual(ctx_, nullptr, nullptr, {s.x.data(), s.rows, k_}, ov,
+                             {b_.data(), s.rows, k_});
+      count_sddmm(nnz_);
+      count_spmm(nnz_);
+      if (s.is_items) reducer_->sum(ctx_, b_.data(), s.rows * k_);
+      ops_.fill(ctx_, y_.data(), s.rows * k_, 0.0f);
     } else {
-      s.spmm.run(ctx_, Ops::view(s.csr).vals, ov, DenseView<float>{b_.data(), s.rows, k_});
-      count_spmm(s.nnz);
+      if (s.is_items) {
+        items_spmm(items_ratings(), ov, b_.data());
+        reducer_->sum(ctx_, b_.data(), s.rows * k_);
+      } else {
+        s.spmm.run(ctx_, Ops::view(s.csr).vals, ov, DenseView<float>{b_.data(), s.rows, k_});
+        count_spmm(s.nnz);
+      }
+      apply(s, ov, s.x.data(), y_.data());
     }
-    apply(s, ov, s.x.data(), y_.data());
     ops_.pcg_residual(ctx_, s.rows, k_, b_.data(), y_.data(), s.x.data(), lambda, r_.data());
     ops_.gemm(ctx_, r_.data(), s.rows, k_, minv_.data(), z_.data());
     ops_.pcg_start(ctx_, s.rows, k_, r_.data(), z_.data(), p_.data(), rz_.data());

@@ -279,6 +279,28 @@ TEST(SfaTrain, DeterministicAcrossThreadCounts) {
 }
 
 // Both M-steps with the items' products on R give the model they give on Rᵀ, up to rounding.
+// Training with the fused products (CG's first residual and products, the grad M-step's
+// gradient: the ratio SpMM's residual and product forms) against the separate SDDMM and SpMM, the
+// items on R and on Rᵀ, both M-steps: the same model up to float rounding.
+TEST(SfaTrain, FusedProductsAgreeWithThePair) {
+  const Generated g = generated(300, 200, 9000, 4, 0.3, 17, false);
+  const std::vector<float> means = item_means(g.d, 5.0);
+  for (const MStep m : {MStep::kGrad, MStep::kEm})
+    for (const bool on_r : {false, true}) {
+      SCOPED_TRACE(std::string(to_string(m)) + (on_r ? ", items on R" : ", items on Rᵀ"));
+      SfaHyper h = hyper_for(g.d, 5, true, 5, 5, 3);
+      h.mstep = m;
+      h.items_on_r = on_r;
+      h.product_spmm = "off";
+      const Trained pair = train(g.d, h, means, 4, Context(DeviceKind::kCpu, 2));
+      h.product_spmm = "omp.ratio_spmm.rows";
+      const Trained fused = train(g.d, h, means, 4, Context(DeviceKind::kCpu, 2));
+      EXPECT_LT(test::max_rel_error(fused.items.storage(), pair.items.storage()), 1e-4);
+      EXPECT_LT(test::max_rel_error(fused.users.storage(), pair.users.storage()), 1e-4);
+      EXPECT_NEAR(fused.test_rmse.back(), pair.test_rmse.back(), 1e-5 * pair.test_rmse.back());
+    }
+}
+
 TEST(SfaTrain, ItemsOnRAgreesWithItemsOnRt) {
   const Generated g = generated(300, 200, 9000, 4, 0.3, 17, false);
   const std::vector<float> means = item_means(g.d, 5.0);
