@@ -72,10 +72,10 @@ class AlsEngine final : public AlsBackend {
     init_side(users_, train);
     init_side(items_, train_t);
     // The users' products and the training loss run on R; the items' on R as Rᵀ·B through a
-    // transposed plan where items_on_r_, else on Rᵀ (items_.csr). The CG products (apply) run
-    // fused where app::fused_allowed and the rules say, on the sides that run on their own
-    // pattern; the SDDMM plan on R also serves the training loss and the items on R, the SpMM
-    // plans the right-hand sides.
+    // transposed plan where items_on_r_, else on Rᵀ (items_.csr). A CG solve's sparse products
+    // (its first residual and apply) run fused where app::fused_allowed and the rules say; a side
+    // with a fused plan needs no SpMM plan (nor, on Rᵀ, an SDDMM plan). The SDDMM plan on R also
+    // serves the training loss and the items' pair on R.
     const CsrView r = Ops::view(users_.csr);
     sddmm_ = make_sddmm_plan(ctx_, r, k_, h_.sddmm, h_.precision);
     note(sddmm_.variant->name(), sddmm_.prepare_seconds);
@@ -83,21 +83,24 @@ class AlsEngine final : public AlsBackend {
                        app::fused_allowed(h_.product_spmm, h_.sddmm, h_.spmm,
                                           sddmm_.variant->half_precision());
     if (fused) product_ = make_product_plan(r);
-    spmm_ = make_spmm_plan(ctx_, r, k_, Op::kNoTrans, h_.spmm, h_.precision);
-    note(spmm_.variant->name(), spmm_.prepare_seconds);
-    if (items_on_r_) {
-      if (fused) items_product_ = make_product_plan(r, Op::kTrans);
-      items_spmm_ = make_spmm_plan(ctx_, r, k_, Op::kTrans, h_.spmm, h_.precision);
-      note(items_spmm_.variant->name() + std::string(" (transposed)"), items_spmm_.prepare_seconds);
-    } else {
-      const CsrView rt = Ops::view(items_.csr);
-      if (fused) items_product_ = make_product_plan(rt);
-      if (!items_product_.plan) {
+    if (!product_.plan) {
+      spmm_ = make_spmm_plan(ctx_, r, k_, Op::kNoTrans, h_.spmm, h_.precision);
+      note(spmm_.variant->name(), spmm_.prepare_seconds);
+    }
+    const CsrView rt = Ops::view(items_.csr);
+    if (fused)
+      items_product_ = items_on_r_ ? make_product_plan(r, Op::kTrans) : make_product_plan(rt);
+    if (!items_product_.plan) {
+      if (items_on_r_) {
+        items_spmm_ = make_spmm_plan(ctx_, r, k_, Op::kTrans, h_.spmm, h_.precision);
+        note(items_spmm_.variant->name() + std::string(" (transposed)"),
+             items_spmm_.prepare_seconds);
+      } else {
         items_sddmm_ = make_sddmm_plan(ctx_, rt, k_, h_.sddmm, h_.precision);
         note(items_sddmm_.variant->name(), items_sddmm_.prepare_seconds);
+        items_spmm_ = make_spmm_plan(ctx_, rt, k_, Op::kNoTrans, h_.spmm, h_.precision);
+        note(items_spmm_.variant->name(), items_spmm_.prepare_seconds);
       }
-      items_spmm_ = make_spmm_plan(ctx_, rt, k_, Op::kNoTrans, h_.spmm, h_.precision);
-      note(items_spmm_.variant->name(), items_spmm_.prepare_seconds);
     }
     t_ = ops_.template alloc<float>(nnz_);
     w_ = ops_.template alloc<float>(nnz_);

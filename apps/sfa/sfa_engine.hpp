@@ -69,18 +69,19 @@ class SfaEngine final : public SfaBackend {
         ops_.items_on_r(ctx_, train.rows * std::int64_t{k_} * std::int64_t(sizeof(float))));
     init_side(users_, train, item_means, false, true);
     init_side(items_, train_t, item_means, true, !items_on_r_);
-    if (items_on_r_) {
-      items_spmm_t_ =
-          make_spmm_plan(ctx_, Ops::view(users_.csr), k_, Op::kTrans, h_.spmm, h_.precision);
-      note(items_spmm_t_.variant->name() + std::string(" (transposed)"),
-           items_spmm_t_.prepare_seconds);
-      if (app::fused_allowed(h_.product_spmm, h_.sddmm, h_.spmm,
-                             users_.sddmm.variant->half_precision())) {
+    if (items_on_r_) {  // the items' fused plan over R's transpose, else the transposed SpMM
+      if (fused_allowed()) {
         items_.product =
             make_ratio_spmm_plan(ctx_, Ops::view(users_.csr), k_, h_.product_spmm, Op::kTrans);
         if (items_.product.plan)
           note(items_.product.variant->name() + std::string(" (product, transposed)"),
                items_.product.prepare_seconds);
+      }
+      if (!items_.product.plan) {
+        items_spmm_t_ =
+            make_spmm_plan(ctx_, Ops::view(users_.csr), k_, Op::kTrans, h_.spmm, h_.precision);
+        note(items_spmm_t_.variant->name() + std::string(" (transposed)"),
+             items_spmm_t_.prepare_seconds);
       }
     }
     w_ = ops_.template alloc<float>(nnz_);
@@ -263,16 +264,31 @@ class SfaEngine final : public SfaBackend {
     s.x = ops_.template alloc<float>(s.rows * k_);
     ops_.fill(ctx_, s.x.data(), s.rows * k_, 0.0f);
     if (!plans) return;
+    // The users' SDDMM plan also serves the loss, the test errors and the items' pair on R. A
+    // side's fused plan (its solves and, for the items, the gradient) leaves its SpMM plan (and
+    // the items' SDDMM plan) unused, so those are made only without one. Whether to fuse follows
+    // the users' SDDMM plan (app::fused_allowed), made first.
     const CsrView v = Ops::view(s.csr);
-    s.sddmm = make_sddmm_plan(ctx_, v, k_, h_.sddmm, h_.precision);
-    note(s.sddmm.variant->name(), s.sddmm.prepare_seconds);
-    s.spmm = make_spmm_plan(ctx_, v, k_, Op::kNoTrans, h_.spmm, h_.precision);
-    note(s.spmm.variant->name(), s.spmm.prepare_seconds);
-    if (app::fused_allowed(h_.product_spmm, h_.sddmm, h_.spmm, s.sddmm.variant->half_precision())) {
+    if (!is_items) {
+      s.sddmm = make_sddmm_plan(ctx_, v, k_, h_.sddmm, h_.precision);
+      note(s.sddmm.variant->name(), s.sddmm.prepare_seconds);
+    }
+    if (fused_allowed()) {
       s.product = make_ratio_spmm_plan(ctx_, v, k_, h_.product_spmm);
       if (s.product.plan)
         note(s.product.variant->name() + std::string(" (product)"), s.product.prepare_seconds);
     }
+    if (s.product.plan) return;
+    if (is_items) {
+      s.sddmm = make_sddmm_plan(ctx_, v, k_, h_.sddmm, h_.precision);
+      note(s.sddmm.variant->name(), s.sddmm.prepare_seconds);
+    }
+    s.spmm = make_spmm_plan(ctx_, v, k_, Op::kNoTrans, h_.spmm, h_.precision);
+    note(s.spmm.variant->name(), s.spmm.prepare_seconds);
+  }
+  bool fused_allowed() const {
+    return app::fused_allowed(h_.product_spmm, h_.sddmm, h_.spmm,
+                              users_.sddmm.variant->half_precision());
   }
 
   HostDense<float> download(const Side& s) const {
