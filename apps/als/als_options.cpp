@@ -58,9 +58,10 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
      "SpMM kernel variant (a registered name, or auto)")
     ("product-spmm", po::value<std::string>(&o.product_spmm)->default_value(o.product_spmm)->value_name("NAME"),
-     "the conjugate-gradient products' SDDMM and SpMM, (R ∘ X·Yᵀ)·Y, as one fused kernel that "
-     "reads each row of the other side's factors once: auto (where a fused variant applies and "
-     "pays, while --sddmm and --spmm are auto and --precision is fp32), off (the separate "
+     "the conjugate-gradient products (R ∘ X·Yᵀ)·Y and first residuals as one "
+     "fused kernel each instead of an SDDMM and an SpMM, reading each row of the other side's "
+     "factors once: auto (where a fused variant applies and "
+     "pays, while --sddmm and --spmm are auto and auto keeps fp32 kernels: always at --precision fp32), off (the separate "
      "kernels), or a registered name (omp.ratio_spmm.rows, cuda.ratio_spmm.fused)")
     ("precision", po::value<std::string>(&o.precision)->default_value(o.precision)->value_name("P"),
      app::kPrecisionHelp)
