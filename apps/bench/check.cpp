@@ -142,7 +142,7 @@ SpmmCheck::SpmmCheck(const CsrView& o, DenseView<const float> b, std::int64_t nn
 }
 
 SpmmCheck::SpmmCheck(const CsrView& s, DenseView<const float> a, DenseView<const float> b, float eps,
-                     bool product, std::int64_t nnz_budget)
+                     RatioForm form, std::int64_t nnz_budget)
     : k_(static_cast<int>(b.cols)) {
   rows_ = sample_rows(s, nnz_budget, max_rows_for(k_));
   const HostCsr sub = take_rows(s, rows_);
@@ -152,18 +152,22 @@ SpmmCheck::SpmmCheck(const CsrView& s, DenseView<const float> a, DenseView<const
   auto plan = find_ratio_spmm_variant("ref.ratio_spmm").prepare(host, sub.view(), k_);
   HostDense<float> c(sub.rows, k_);
   const float no_values = 0;
-  const auto run = [&](const std::vector<float>& vals) {
+  // The residual's bound: |v| + d as (|v|) − (−1)·d.
+  const std::vector<float> minus_one(std::max<std::size_t>(sub.vals.size(), 1), -1.0f);
+  const auto run = [&](const std::vector<float>& vals, bool bound) {
     const float* v = vals.empty() ? &no_values : vals.data();
-    if (product)
+    if (form == RatioForm::kProduct)
       plan->run_product(host, v, sub_a.view(), b, c.view());
+    else if (form == RatioForm::kResidual)
+      plan->run_residual(host, v, bound ? minus_one.data() : nullptr, sub_a.view(), b, c.view());
     else
       plan->run(host, v, sub_a.view(), b, eps, c.view());
   };
-  run(sub.vals);
+  run(sub.vals, false);
   ref_ = c.values();
   std::vector<float> magnitudes = sub.vals;
   for (float& v : magnitudes) v = std::fabs(v);
-  run(magnitudes);
+  run(magnitudes, true);
   const std::vector<float> mag = c.values();
   mag_.assign(mag.begin(), mag.end());
 }

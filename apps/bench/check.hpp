@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "apps/bench/options.hpp"
+
 #include "core/csr.hpp"
 #include "core/dense.hpp"
 
@@ -40,11 +42,12 @@ class SddmmCheck {
 class SpmmCheck {
  public:
   SpmmCheck(const CsrView& o, DenseView<const float> b, std::int64_t nnz_budget);
-  // The ratio SpMM's check: C = R · B with r_j = v_j / (A[i,:]·B[c_j,:] + eps), or with
-  // `product` r_j = v_j (A[i,:]·B[c_j,:]) (a: S.rows x K, host; A and B positive, so the terms'
-  // magnitudes are |r_j| B[c_j,t]).
+  // The ratio SpMM's check: C = R · B with r_j = v_j / (A[i,:]·B[c_j,:] + eps), or in the
+  // product form r_j = v_j (A[i,:]·B[c_j,:]), or in the residual form (unscaled)
+  // r_j = v_j − A[i,:]·B[c_j,:] (a: S.rows x K, host; A and B positive, so the terms' magnitudes
+  // are |r_j| B[c_j,t], at most (|v_j| + d_j) B[c_j,t] for the residual).
   SpmmCheck(const CsrView& s, DenseView<const float> a, DenseView<const float> b, float eps,
-            bool product, std::int64_t nnz_budget);
+            RatioForm form, std::int64_t nnz_budget);
   // out: all O.rows x K outputs of a variant, row-major, on the host.
   double max_rel_err(const std::vector<float>& out) const;
   std::int64_t rows() const { return static_cast<std::int64_t>(rows_.size()); }

@@ -98,17 +98,20 @@ class GpuTimer : public RunTimer {
 }  // namespace
 
 namespace {
-__global__ void divide_kernel(const float* __restrict__ n, float* __restrict__ p, std::int64_t count, float eps) {
+__global__ void pair_weights_kernel(const float* __restrict__ n, float* __restrict__ p,
+                                    std::int64_t count, float eps, bool residual) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < count;
        j += std::int64_t(gridDim.x) * blockDim.x)
-    p[j] = n[j] / (p[j] + eps);
+    p[j] = residual ? n[j] - p[j] : n[j] / (p[j] + eps);
 }
 }  // namespace
 
-void divide_on_gpu(const Context& ctx, const float* n, float* p, std::int64_t count, float eps) {
+void pair_weights_on_gpu(const Context& ctx, const float* n, float* p, std::int64_t count, float eps,
+                         bool residual) {
   if (count == 0) return;
   const std::int64_t blocks = std::min<std::int64_t>((count + 255) / 256, std::int64_t(1) << 20);
-  divide_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream_of(ctx)>>>(n, p, count, eps);
+  pair_weights_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream_of(ctx)>>>(n, p, count, eps,
+                                                                                 residual);
   FK_CUDA_CHECK_LAUNCH();
 }
 

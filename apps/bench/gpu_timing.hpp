@@ -19,8 +19,10 @@ Ceilings measure_gpu_ceilings(const Context& ctx);
 // `flush` false: flush() does nothing.
 std::unique_ptr<RunTimer> make_gpu_timer(const Context& ctx, bool flush);
 
-// p[j] ← n[j] / (p[j] + eps) for j < count, on ctx's stream: the division of the unfused ratio
-// SpMM ("pair": SDDMM, this, SpMM), the one kernel fk-bench runs of its own.
-void divide_on_gpu(const Context& ctx, const float* n, float* p, std::int64_t count, float eps);
+// p[j] ← n[j] / (p[j] + eps), or with `residual` n[j] − p[j], for j < count, on ctx's stream: the
+// elementwise step of the unfused ratio SpMM's ratio and residual forms ("pair": SDDMM, this,
+// SpMM), the one kernel fk-bench runs of its own.
+void pair_weights_on_gpu(const Context& ctx, const float* n, float* p, std::int64_t count, float eps,
+                         bool residual);
 
 }  // namespace fk::bench

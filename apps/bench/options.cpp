@@ -58,7 +58,8 @@ void add_option_groups(po::options_description& out) {
       ("form", po::value<std::string>()->value_name("FORM"),
        "sddmm: scaled (default; out = S .* (A B^T)), unscaled, or both; ratio-spmm: ratio (default; "
        "C = (S ./ (A B^T + eps)) B), product (C = (S .* (A B^T)) B, the CG products of fk-als and "
-       "fk-sfa), or both")
+       "fk-sfa), residual (C = (S - A B^T at S's nonzeros) B, their CG solves' first residuals), "
+       "or all")
       ("op", po::value<std::string>()->value_name("OP"), "spmm and ratio-spmm: n (default; C = S B, or the ratio SpMM over S), t (C = S^T B, or the ratio SpMM over S^T), or both")
       ("warmup", po::value<int>()->value_name("N"), "untimed runs per variant after the check run (default 3)")
       ("runs", po::value<int>()->value_name("N"), "timed runs per variant; the median is reported (default 20)")
@@ -187,13 +188,15 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
       vm.count("form") ? vm["form"].as<std::string>() : ratio_op ? "ratio" : "scaled";
   if (ratio_op) {
     if (form == "ratio") {
-      o.ratio_products = {false};
+      o.ratio_forms = {RatioForm::kRatio};
     } else if (form == "product") {
-      o.ratio_products = {true};
-    } else if (form == "both") {
-      o.ratio_products = {false, true};
+      o.ratio_forms = {RatioForm::kProduct};
+    } else if (form == "residual") {
+      o.ratio_forms = {RatioForm::kResidual};
+    } else if (form == "all") {
+      o.ratio_forms = {RatioForm::kRatio, RatioForm::kProduct, RatioForm::kResidual};
     } else {
-      throw UsageError("--form: expected ratio, product or both, got '" + form + "'");
+      throw UsageError("--form: expected ratio, product, residual or all, got '" + form + "'");
     }
   } else if (form == "scaled") {
     o.sddmm_scaled = {true};

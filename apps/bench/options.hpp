@@ -20,6 +20,9 @@ class UsageError : public Error {
 enum class BenchOp { kSddmm, kSpmm, kRatioSpmm };
 const char* to_string(BenchOp op);
 
+// The ratio SpMM's forms (kernels/ratio_spmm.hpp): run, run_product, run_residual.
+enum class RatioForm { kRatio, kProduct, kResidual };
+
 struct BenchOptions {
   bool help = false;
   bool list = false;
@@ -42,7 +45,7 @@ struct BenchOptions {
   int gpu = 0;
   std::vector<std::string> variants;  // empty = every applicable variant of the device + auto
   std::vector<bool> sddmm_scaled;     // forms to run: true = scaled, false = unscaled
-  std::vector<bool> ratio_products;   // ratio-spmm forms: false = ratio, true = product
+  std::vector<RatioForm> ratio_forms;  // ratio-spmm forms to run
   std::vector<Op> spmm_ops;           // S·B and/or Sᵀ·B
   int warmup = 3;
   int runs = 20;

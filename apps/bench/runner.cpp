@@ -223,17 +223,18 @@ class SpmmCase : public Case {
 // The ratio SpMM (kernels/ratio_spmm.hpp) of a registered variant or auto, and its unfused baseline
 // kPair: auto's SDDMM into nnz ratios, their division, auto's S·B on them (what an app runs without
 // the fused kernel; for op = kTrans the SDDMM on S with the operands' roles swapped and auto's
-// Sᵀ·B). `auto` where no fused variant applies is the pair too. With `product` the product form
-// (weights S's values times the dot products): the pair is the scaled SDDMM and the SpMM.
+// Sᵀ·B). `auto` where no fused variant applies is the pair too. The product form (weights S's
+// values times the dot products): the pair is the scaled SDDMM and the SpMM; the residual form
+// (S's values minus the dot products): the unscaled SDDMM, the subtraction and the SpMM.
 constexpr const char* kPair = "pair";
 constexpr float kRatioEps = 1e-30f;
 
 class RatioSpmmCase : public Case {
  public:
   // op = kTrans: A and C have S's columns as rows, B S's rows; `problem` describes Sᵀ.
-  RatioSpmmCase(const Context& ctx, const SideCsr& s, Op op, bool product, Dense& a, Dense& b,
+  RatioSpmmCase(const Context& ctx, const SideCsr& s, Op op, RatioForm form, Dense& a, Dense& b,
                 const KernelProblem& problem, const SpmmCheck& check)
-      : ctx_(ctx), s_(s), op_(op), product_(product), a_(a), b_(b), k_(problem.k), problem_(problem),
+      : ctx_(ctx), s_(s), op_(op), form_(form), a_(a), b_(b), k_(problem.k), problem_(problem),
         check_(check),
         out_rows_(op == Op::kTrans ? s.view().cols : s.view().rows), out_(ctx, out_rows_ * problem.k),
         ratios_(ctx, s.view().nnz) {}
@@ -260,19 +261,21 @@ class RatioSpmmCase : public Case {
     Plans& p = plans_[slot_];
     const DenseView<float> c{out_.data(), out_rows_, k_};
     if (p.fused.plan) {
-      if (product_)
+      if (form_ == RatioForm::kProduct)
         p.fused.run_product(ctx_, s_.vals(), a_.view(), b_.view(), c);
+      else if (form_ == RatioForm::kResidual)
+        p.fused.run_residual(ctx_, s_.vals(), nullptr, a_.view(), b_.view(), c);
       else
         p.fused.run(ctx_, s_.vals(), a_.view(), b_.view(), kRatioEps, c);
       return;
     }
     // The dot product of nonzero (i, j) is A[i]·B[j], or A[j]·B[i] over Sᵀ: SDDMM(S, B, A).
-    const float* scale = product_ ? s_.vals() : nullptr;
+    const float* scale = form_ == RatioForm::kProduct ? s_.vals() : nullptr;
     if (op_ == Op::kTrans)
       p.sddmm.run(ctx_, b_.view(), a_.view(), scale, ratios_.data());
     else
       p.sddmm.run(ctx_, a_.view(), b_.view(), scale, ratios_.data());
-    if (!product_) divide(s_.vals(), ratios_.data(), s_.view().nnz);
+    if (form_ != RatioForm::kProduct) weigh(s_.vals(), ratios_.data(), s_.view().nnz);
     p.spmm.run(ctx_, ratios_.data(), b_.view(), c);
   }
   double check() override {
@@ -287,18 +290,21 @@ class RatioSpmmCase : public Case {
     PreparedSddmm sddmm;
     PreparedSpmm spmm;
   };
-  void divide(const float* n, float* p, std::int64_t count) {
+  // The pair's elementwise step on the dot products p: the ratio n / (p + eps) or the residual
+  // n − p.
+  void weigh(const float* n, float* p, std::int64_t count) {
+    const bool residual = form_ == RatioForm::kResidual;
 #if FK_WITH_CUDA
-    if (ctx_.is_gpu()) return divide_on_gpu(ctx_, n, p, count, kRatioEps);
+    if (ctx_.is_gpu()) return pair_weights_on_gpu(ctx_, n, p, count, kRatioEps, residual);
 #endif
 #pragma omp parallel for schedule(static)
-    for (std::int64_t j = 0; j < count; ++j) p[j] = n[j] / (p[j] + kRatioEps);
+    for (std::int64_t j = 0; j < count; ++j) p[j] = residual ? n[j] - p[j] : n[j] / (p[j] + kRatioEps);
   }
 
   const Context& ctx_;
   const SideCsr& s_;
   Op op_;
-  bool product_;
+  RatioForm form_;
   Dense& a_;
   Dense& b_;
   int k_;
@@ -448,19 +454,22 @@ class Runner {
       const HostCsr t = op == Op::kTrans ? transpose(s.view()) : HostCsr{};
       const HostCsr& o = op == Op::kTrans ? t : s;
       const SparseFeatures f = features(o.view());
-      for (const bool product : o_.ratio_products)
+      for (const RatioForm form : o_.ratio_forms)
         for (int k : o_.ks) {
           const HostDense<float> a = positive(random_dense(o.rows, k, o_.seed, 4));
           const HostDense<float> b = positive(random_dense(o.cols, k, o_.seed, 5));
-          const SpmmCheck check(o.view(), a.view(), b.view(), kRatioEps, product, o_.check_nnz);
+          const SpmmCheck check(o.view(), a.view(), b.view(), kRatioEps, form, o_.check_nnz);
           Dense da(ctx_, a), db(ctx_, b);
           CaseInfo info;
-          info.form = std::string(product ? "product" : "fused") + (op == Op::kTrans ? "-t" : "");
+          info.form = std::string(form == RatioForm::kProduct    ? "product"
+                                  : form == RatioForm::kResidual ? "residual"
+                                                                 : "fused") +
+                      (op == Op::kTrans ? "-t" : "");
           info.k = k;
           info.bytes = 8.0 * double(o.nnz()) + 4.0 * k * double(f.nonempty_cols + 2 * o.rows);
           info.flops = 4.0 * double(o.nnz()) * k;
           info.checked_rows = check.rows();
-          RatioSpmmCase c(ctx_, side, op, product, da, db, KernelProblem{f, k}, check);
+          RatioSpmmCase c(ctx_, side, op, form, da, db, KernelProblem{f, k}, check);
           run_case(c, info);
         }
     }

@@ -219,18 +219,19 @@ TEST(BenchCli, RatioSpmmTimesThePairAndTheFusedVariants) {
   }
 }
 
-// --form product: the ratio SpMM's product form (fk-als's and fk-sfa's CG products) against its
-// pair (the scaled SDDMM and the SpMM), checked, beside the ratio form with --form both.
-TEST(BenchCli, RatioSpmmProductForm) {
+// --form all: the ratio SpMM's product and residual forms (fk-als's and fk-sfa's CG products and
+// first residuals) against their pairs (the scaled SDDMM and the SpMM; the SDDMM, the subtraction
+// and the SpMM), checked, beside the ratio form.
+TEST(BenchCli, RatioSpmmProductAndResidualForms) {
   test::TempDir dir;
   const std::string csv_path = dir.file("product.csv");
   const Outcome o = run_bench(dir, "ratio-spmm --gen uniform:rows=100,cols=400,nnz=12000 --device cpu --threads 2 "
-                                   "--form both --op both --k 48 --runs 2 --warmup 1 --no-flush --seed " +
+                                   "--form all --op both --k 48 --runs 2 --warmup 1 --no-flush --seed " +
                                    fresh_seed() + " --csv '" + csv_path + "'");
   ASSERT_EQ(o.code, 0) << o.out << o.err;
   const Csv csv = read_csv(csv_path);
   const std::multiset<std::string> expected = {"pair", "ref.ratio_spmm", "omp.ratio_spmm.rows", "auto"};
-  for (const char* form : {"fused", "fused-t", "product", "product-t"})
+  for (const char* form : {"fused", "fused-t", "product", "product-t", "residual", "residual-t"})
     EXPECT_EQ(variants_of(csv, "48", form), expected) << form;
   expect_rows_checked(csv);
   const Outcome bad = run_bench(dir, "spmm --gen uniform:rows=10,cols=10,nnz=20 --form product");
@@ -238,7 +239,7 @@ TEST(BenchCli, RatioSpmmProductForm) {
   EXPECT_NE(bad.err.find("--form applies only to 'sddmm' and 'ratio-spmm'"), std::string::npos) << bad.err;
   const Outcome wrong = run_bench(dir, "ratio-spmm --gen uniform:rows=10,cols=10,nnz=20 --form scaled");
   EXPECT_NE(wrong.code, 0);
-  EXPECT_NE(wrong.err.find("expected ratio, product or both"), std::string::npos) << wrong.err;
+  EXPECT_NE(wrong.err.find("expected ratio, product, residual or all"), std::string::npos) << wrong.err;
 }
 
 TEST(BenchCli, RealFilesWithPatternOnlyValues) {
