@@ -105,6 +105,11 @@ void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
   if (way != "test") o.test.clear();
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
   app::check_fused_option("product-spmm", o.product_spmm);
+  if (o.solver_kind == Solver::kCholesky) {  // no CG products to fuse; a config file's is moot
+    if (cli.given_on_command_line("product-spmm") && o.product_spmm != "auto")
+      usage_fail("product-spmm", "applies to --solver cg only");
+    cli.set_moot("product-spmm");
+  }
   o.precision_kind = app::check_precision(o.precision);
 }
 

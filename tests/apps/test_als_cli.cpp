@@ -363,6 +363,9 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
       {"--holdout-frac 1.5", "holdout-frac"},
       {"--cg-steps 0", "cg-steps"},
       {"--sddmm no.such.variant", "sddmm"},
+      {"--product-spmm no.such.variant", "--product-spmm: unknown ratio SpMM variant"},
+      {"--solver cholesky --product-spmm omp.ratio_spmm.rows",
+       "--product-spmm: applies to --solver cg only"},
       {"--precision fp8",
        "--precision: unknown precision 'fp8' (expected one of fp32, fp16, bf16)"},
   };
