@@ -1081,8 +1081,10 @@ const SpmmVariant& choose_spmm_variant(DeviceKind device, const KernelProblem& p
   return *v;
 }
 
-// The fused ratio SpMM: it reads each B row once where the SDDMM → divide → SpMM pair reads it
-// twice and passes over the nonzeros three times (docs/benchmarks/ratio-spmm.md). On the GPU
+// The fused ratio SpMM (and its product and residual forms, which share these rules and plans):
+// it reads each B row once where the SDDMM → divide → SpMM pair reads it twice and passes over the
+// nonzeros three times (docs/benchmarks/ratio-spmm.md; the product form checked against the rules
+// in docs/benchmarks/checks/product-spmm). On the GPU
 // (kernels/cuda/ratio_spmm_fused.cu) it runs wherever it applies (K <= 1024). Four rules that sent
 // some shapes to the pair (by row mean and nonzeros, by the size of B, by row count, and small
 // skewed matrices at K <= 32) each failed on shapes they were not fitted on (the last: 1.064x the
