@@ -179,10 +179,8 @@ class TransposedPattern {
 #else
       throw Error("a GPU context in a build without CUDA");
 #endif
-      dev_vals_ = DeviceBuffer<float>(std::max<std::int64_t>(s.nnz, 1));  // never null
     } else {
       transposed_ = transpose(s, &perm_);
-      host_vals_.resize(std::max<std::int64_t>(s.nnz, 1));  // never null, even for nnz = 0
     }
   }
   CsrView view() const { return on_gpu_ ? dev_t_.view() : transposed_.view(); }
@@ -193,7 +191,9 @@ class TransposedPattern {
     return vals;
   }
   // The values in Sᵀ's order, in a buffer of this object's (queued on ctx's stream); `second`
-  // uses another buffer (allocated on first use), for a run that needs two arrays gathered.
+  // uses another buffer, for a run that needs two arrays gathered. The buffers (never null, even
+  // for nnz = 0) are allocated on first use: Sᵀ·B plans whose kernels read the values through the
+  // permutation never gather, and so never hold nnz floats for it.
   const float* gather(const Context& ctx, const float* vals, bool second = false) {
     if (ctx.is_gpu()) {
       DeviceBuffer<float>& out = second ? dev_vals2_ : dev_vals_;
@@ -260,7 +260,7 @@ class CachedTransposePlan : public SpmmPlan {
 
 // The ratio SpMM over Sᵀ: C[j,:] = Σ_{i: (i,j) in S} v_ij / (A[j,:]·B[i,:] + eps) · B[i,:] for A and
 // C N x K, B M x K, by the inner plan on a cached transpose (values gathered into its order); and
-// its product form.
+// its product and residual forms.
 class TransposedRatioSpmmPlan : public RatioSpmmPlan {
  public:
   TransposedRatioSpmmPlan(const Context& ctx, const CsrView& s, int k, const RatioSpmmVariant& inner)
@@ -373,7 +373,7 @@ class SlicedTransposePlan : public SpmmPlan {
   std::vector<std::unique_ptr<SpmmPlan>> plans_;  // one per slice
 };
 
-// The ratio SpMM over Sᵀ (both forms) through row slices of S, as SlicedTransposePlan does Sᵀ·B:
+// The ratio SpMM over Sᵀ (every form) through row slices of S, as SlicedTransposePlan does Sᵀ·B:
 // where B (S's rows x K, gathered once per nonzero) outgrows L2, a slice's rows of B stay there.
 // A (S's columns x K) is read whole by every slice; each slice's plan checks its shape.
 class SlicedTransposedRatioPlan : public RatioSpmmPlan {

@@ -392,7 +392,7 @@ class AlsEngine final : public AlsBackend {
   // S·B over Rᵀ) and, on Rᵀ, their SDDMM.
   PreparedSddmm sddmm_, items_sddmm_;
   PreparedSpmm spmm_, items_spmm_;
-  PreparedRatioSpmm product_, items_product_;  // apply's fused products (no plan: the pair)
+  PreparedRatioSpmm product_, items_product_;  // CG's fused residual and products (none: the pair)
   Buf<float> t_, w_;  // nnz: targets / right-hand-side values, SDDMM output
   Buf<float> b_, r_, p_, y_,
       rs_;  // CG: right-hand side, residual, direction, A·p (rows x K); r·r (rows)

@@ -246,8 +246,8 @@ class SfaEngine final : public SfaBackend {
     // not prepared where their products run on R.
     PreparedSddmm sddmm;
     PreparedSpmm spmm;
-    PreparedRatioSpmm product;  // apply's SDDMM → SpMM fused (no plan: the pair; the items'
-                                // on R: a plan over R's transpose)
+    PreparedRatioSpmm product;  // the solves' (and the gradient's) SDDMM → SpMM fused (no
+                                // plan: the pair; the items' on R: a plan over R's transpose)
   };
 
   void init_side(Side& s, const HostCsr& m, const std::vector<float>& means, bool is_items,
@@ -328,10 +328,10 @@ class SfaEngine final : public SfaBackend {
   }
 
   // y = (the sparse part of A) · in for every row of `s`: SDDMM then SpMM, or the two fused
-  // where the side has a product plan (on its own pattern).
+  // where the side has a product plan (the items' on R: over R's transpose).
   void apply(Side& s, DenseView<const float> ov, const float* in, float* out) {
     const DenseView<const float> in_view{in, s.rows, k_};
-    if (s.product.plan) {  // (for the items on R: over Rᵀ through R's transpose)
+    if (s.product.plan) {
       s.product.run_product(ctx_, nullptr, in_view, ov, DenseView<float>{out, s.rows, k_});
       count_sddmm(s.nnz);
       count_spmm(s.nnz);
