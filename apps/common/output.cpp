@@ -146,6 +146,17 @@ void remove_stale_output(const std::string& path) {
   if (ec) throw Error("cannot remove the earlier run's " + path + ": " + ec.message());
 }
 
+void check_outputs_are_not_inputs(const std::string& dir, const std::vector<std::string>& names,
+                                  const std::vector<std::string>& inputs) {
+  for (const std::string& name : names)
+    for (const std::string& input : inputs) {
+      std::error_code ec;  // false, not an error, when either does not exist
+      if (std::filesystem::equivalent(dir + "/" + name, input, ec))
+        usage_fail("out", dir + "/" + name + " would be replaced, and it is this run's input " +
+                              input + "; choose another --out");
+    }
+}
+
 void remove_completion_markers(const std::string& dir) {
   for (const char* name : {"model.ini", "summary.json"}) remove_stale_output(dir + "/" + name);
 }

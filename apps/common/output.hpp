@@ -78,6 +78,12 @@ void write_resolved_config(const std::string& dir, const ResolvedConfig& config)
 // A training run removes them from `dir` as it starts, so that a run that stops early (an error,
 // a kill, a full disk) leaves no complete-looking mix of its files and an earlier run's.
 void remove_completion_markers(const std::string& dir);
+// Throws UsageError naming --out when a file this run may write or remove in `dir` (`names`) is
+// one of the files it reads (`inputs`): --out pointed at a data folder (fk-datagen's writes
+// vocab.txt, as fk-lda and fk-gap do) must not lose or rewrite the data. Call before anything in
+// `dir` changes.
+void check_outputs_are_not_inputs(const std::string& dir, const std::vector<std::string>& names,
+                                  const std::vector<std::string>& inputs);
 // Removes an earlier run's file that this run does not write (an optional output, such as
 // fk-lda's vocab.txt), so that it is not read as this run's. Throws fk::Error when it cannot.
 void remove_stale_output(const std::string& path);

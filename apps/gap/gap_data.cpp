@@ -59,6 +59,7 @@ lda::Corpus read_ratings_counts(const std::string& path) {
   c.counts = std::move(out);
   c.vocab = r.item_ids;
   c.source = "ratings " + path + " as users x items counts";
+  c.files.push_back(path);
   return c;
 }
 
@@ -173,6 +174,7 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
   lda::Corpus corpus = read_input(opt, input, format);
   GapData d;
   d.source = corpus.source;
+  d.input_files = corpus.files;
   d.true_topics = std::move(corpus.true_topics);
   d.holdout_frac = opt.test.empty() ? opt.holdout_frac : 0.0;
   HostCsr held_all;
@@ -210,6 +212,7 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
     }
   } else if (!opt.test.empty()) {
     const lda::Corpus test = lda::load_corpus_in_vocab(opt.test, format, corpus.vocab, words);
+    d.input_files.insert(d.input_files.end(), test.files.begin(), test.files.end());
     HostCsr observed, scored;
     lda::completion_halves(test.counts, observed, scored);
     std::vector<char> all_rows(static_cast<std::size_t>(observed.rows), 1);

@@ -21,6 +21,7 @@ struct GapData {
   std::vector<std::string> vocab;               // W words (item ids for ratings), or empty
   std::optional<HostDense<float>> true_topics;  // generated corpora: K_true x W
   std::string source;                           // one line for the log
+  std::vector<std::string> input_files;  // every file read: no output may replace one of them
   double holdout_frac = 0;                      // p of the thinning (0: none)
   double train_tokens = 0, heldout_tokens = 0, test_tokens = 0;        // test: scored halves
   double train_log_fact = 0, heldout_log_fact = 0, test_log_fact = 0;  // Σ log f!

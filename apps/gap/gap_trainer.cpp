@@ -69,6 +69,11 @@ class Trainer {
   }
 
   TrainResult run() {
+    app::check_outputs_are_not_inputs(out_,
+                                      {"lambda.npy", "x.npy", "top_words.txt", "vocab.txt",
+                                       "model.ini", "summary.json", "metrics.jsonl", "config.ini",
+                                       "config.json"},
+                                      data_.input_files);
     app::ensure_output_dir(out_);
     // A checkpoint this run cannot resume is refused before anything in --out changes.
     const std::optional<app::Checkpoint> ck =

@@ -74,17 +74,19 @@ std::vector<std::string> read_lines(const std::string& path) {
   return lines;
 }
 
-// vocab.X.txt beside docword.X.txt or docword.X.txt.gz, when it exists.
+// The vocabulary beside a UCI docword file, when it exists: vocab.X.txt beside docword.X.txt or
+// docword.X.txt.gz (the UCI naming), vocab.txt beside docword.txt[.gz] (fk-datagen's).
 std::string uci_vocab_beside(const std::string& docword) {
   const fs::path p(docword);
   std::string name = p.filename().string();
-  if (name.rfind("docword.", 0) != 0) return {};
-  std::string stem = name.substr(8);
-  for (const char* ext : {".gz", ".txt"})
-    if (stem.size() > std::strlen(ext) &&
-        stem.compare(stem.size() - std::strlen(ext), std::string::npos, ext) == 0)
-      stem.resize(stem.size() - std::strlen(ext));
-  const fs::path v = p.parent_path() / ("vocab." + stem + ".txt");
+  auto strip = [&name](const char* ext) {
+    const std::size_t n = std::strlen(ext);
+    if (name.size() >= n && name.compare(name.size() - n, n, ext) == 0) name.resize(name.size() - n);
+  };
+  strip(".gz");
+  strip(".txt");
+  if (name != "docword" && name.rfind("docword.", 0) != 0) return {};
+  const fs::path v = p.parent_path() / ("vocab" + name.substr(7) + ".txt");
   std::error_code ec;
   return fs::is_regular_file(v, ec) ? v.string() : std::string();
 }
@@ -227,6 +229,7 @@ Corpus read_text(const std::string& path, const TextOptions& opt,
   os << "text " << path << ": " << D << " documents, " << c.vocab.size() << " words";
   if (!fixed) os << " (of " << words.size() << " distinct after stop words)";
   c.source = os.str();
+  c.files.push_back(path);
   return c;
 }
 
@@ -246,6 +249,7 @@ Corpus read_matrix_file(const std::string& path, io::InputFormat format) {
     c.vocab = std::move(u.vocab);
     c.source =
         "UCI " + path + (vocab.empty() ? std::string(" (no vocab file beside it)") : " + " + vocab);
+    if (!vocab.empty()) c.files.push_back(vocab);
   } else if (format == io::InputFormat::kMtx) {
     c.counts = io::read_matrix_market(path);
     c.source = "Matrix Market " + path;
@@ -257,6 +261,7 @@ Corpus read_matrix_file(const std::string& path, io::InputFormat format) {
   }
   check_counts(c.counts, path, format == io::InputFormat::kMtx);
   c.counts = normalise(std::move(c.counts));
+  c.files.push_back(path);
   return c;
 }
 
@@ -353,6 +358,7 @@ Corpus load_corpus(const std::string& input, io::InputFormat format, const TextO
   }
   if (!vocab_path.empty()) {
     c.vocab = read_lines(vocab_path);
+    c.files.push_back(vocab_path);
     if (static_cast<std::int64_t>(c.vocab.size()) != c.counts.cols)
       throw InputError(vocab_path, 0,
                        "vocabulary has " + std::to_string(c.vocab.size()) +

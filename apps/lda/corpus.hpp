@@ -19,6 +19,7 @@ struct Corpus {
   std::vector<std::string> vocab;               // W words, or empty when unknown
   std::optional<HostDense<float>> true_topics;  // generated corpora: K x W, rows sum to 1
   std::string source;                           // one line for the log
+  std::vector<std::string> files;               // the files read (counts, vocabulary)
 };
 
 // Plain-text options (one document per line).

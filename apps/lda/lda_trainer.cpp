@@ -183,6 +183,11 @@ class Trainer {
   }
 
   TrainResult run() {
+    app::check_outputs_are_not_inputs(
+        out_,
+        {"topics.npy", "lambda.npy", "doc_topics.npy", "train_doc_ids.npy", "top_words.txt",
+         "vocab.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini", "config.json"},
+        data_.input_files);
     app::ensure_output_dir(out_);
     // A checkpoint this run cannot resume is refused before anything in --out changes.
     const std::optional<app::Checkpoint> ck =
@@ -422,9 +427,11 @@ LdaData prepare_lda_data(const LdaOptions& opt, const app::CommonOptions& common
   d.words = corpus.counts.cols;
   d.source = corpus.source;
   d.true_topics = std::move(corpus.true_topics);
+  d.input_files = corpus.files;
   HostCsr train, heldout;
   if (!opt.test.empty()) {
     Corpus test = load_corpus_in_vocab(opt.test, common.format, corpus.vocab, d.words);
+    d.input_files.insert(d.input_files.end(), test.files.begin(), test.files.end());
     heldout = std::move(test.counts);
     train = std::move(corpus.counts);
     d.train_ids.resize(static_cast<std::size_t>(train.rows));

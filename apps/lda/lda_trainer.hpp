@@ -26,6 +26,7 @@ struct LdaData {
   double train_tokens = 0, eval_tokens = 0;     // eval_tokens: tokens of the scored halves
   std::optional<HostDense<float>> true_topics;  // K_true x W for generated corpora
   std::string source;
+  std::vector<std::string> input_files;  // every file read: no output may replace one of them
 };
 
 // Reads --input (and --test), splits, cuts minibatches. Logs one line about the data.

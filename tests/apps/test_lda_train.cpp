@@ -471,6 +471,33 @@ TEST(LdaTrain, SeparateTestCorpus) {
   EXPECT_NE(both.err.find("--test"), std::string::npos) << both.err;
 }
 
+// fk-datagen's folder: docword.txt pairs with vocab.txt beside it (the UCI files' vocab.X.txt
+// naming does not fit "docword.txt"), and --out at that folder is refused before it changes: the
+// run would replace the corpus's vocab.txt with its own.
+TEST(LdaTrain, DocwordTxtUsesVocabTxtAndOutMayNotReplaceIt) {
+  test::TempDir dir;
+  const Sub data(dir, "data");
+  {
+    std::ofstream f(data.file("docword.txt"));  // 3 documents over 4 words
+    f << "3\n4\n6\n1 1 3\n1 2 2\n2 3 4\n2 4 1\n3 1 2\n3 4 2\n";
+    std::ofstream v(data.file("vocab.txt"));
+    v << "apple\nbanana\ncherry\ndate\n";
+  }
+  const auto r = run_lda({"--input", data.file("docword.txt"), "--topics", "2", "--iters", "1",
+                          "--holdout-frac", "0", "--device", "cpu", "-q", "--out",
+                          dir.file("o")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(read_lines(dir.file("o/vocab.txt")),
+            (std::vector<std::string>{"apple", "banana", "cherry", "date"}));
+  const auto into = run_lda({"--input", data.file("docword.txt"), "--topics", "2", "--iters", "1",
+                             "--holdout-frac", "0", "--device", "cpu", "-q", "--out",
+                             data.path()});
+  EXPECT_EQ(into.status, 2);
+  EXPECT_NE(into.err.find("--out"), std::string::npos) << into.err;
+  EXPECT_EQ(read_lines(data.file("vocab.txt")).size(), 4u) << "the corpus's vocabulary is kept";
+  EXPECT_FALSE(std::filesystem::exists(data.file("config.ini"))) << "nothing written there";
+}
+
 TEST(LdaTrain, TextInputWithVocabularyAndInfer) {
   test::TempDir dir;
   const Sub model(dir, "model"), out(dir, "out");
