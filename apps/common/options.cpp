@@ -226,6 +226,15 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     if (!in || !std::filesystem::is_regular_file(path))
       throw UsageError("--config: cannot open config file '" + path + "'" +
                        (std::filesystem::is_directory(path) ? " (it is a directory)" : ""));
+    // A UTF-8 byte order mark (Windows editors write one) is not part of the first key.
+    if (in.peek() == 0xEF) {
+      char bom[3] = {};
+      in.read(bom, 3);
+      if (!(in && bom[1] == '\xBB' && bom[2] == '\xBF')) {
+        in.clear();
+        in.seekg(0);
+      }
+    }
     try {
       po::store(po::parse_config_file(in, all, /*allow_unregistered=*/false), vm_);
     } catch (const po::error& e) {

@@ -95,6 +95,7 @@ std::string uci_vocab_beside(const std::string& docword) {
 // below. The reader has already rejected NaN and infinity and keeps no line numbers; this runs
 // only on the error path, so reading the file again costs nothing that matters.
 std::int64_t first_negative_value_line(const std::string& path) {
+  if (!io::rereadable(path)) return 0;  // a pipe gives its lines once
   io::LineReader in(path);
   std::string line;
   bool size_line_seen = false;

@@ -107,6 +107,15 @@ const char* to_string(InputFormat f) {
 InputFormat detect_format(const std::string& path) {
   constexpr std::size_t kPrefix = 4096;
   constexpr std::size_t kLines = 8;
+  // Detection reads the first lines and parsing opens the file again: a pipe would be empty the
+  // second time (and a FIFO would wait for a writer that is gone).
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status) &&
+      !std::filesystem::is_directory(status))
+    throw InputError(path, 0,
+                     "is a pipe or a device, which can be read only once: name its format with "
+                     "--format (uci, mtx, text, ratings or smtx) so that it is read only once");
   LineReader in(path);
   std::vector<std::string> lines;
   std::string part;

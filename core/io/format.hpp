@@ -23,7 +23,7 @@ const char* to_string(InputFormat f);
 // three lines holding one integer each, then (if any) a line of three integers -> kUci; "::"
 // separators, or 3-4 comma- or blank-separated columns whose third is a number on every data line
 // looked at (a CSV may start with a header) -> kRatings; anything else -> kText. Throws InputError
-// for a missing/empty file or a directory.
+// for a missing/empty file, a directory, or a pipe or device (it could not be read again).
 InputFormat detect_format(const std::string& path);
 
 }  // namespace fk::io

@@ -100,6 +100,17 @@ void LineReader::fail(const std::string& message) const {
   throw InputError(path_, line_no_, message);
 }
 
+void LineReader::skip_bom() {
+  Impl& s = *impl_;
+  // The first fill holds the file's first bytes (a buffer of 1 MiB, or a whole small file).
+  if (s.end - s.pos >= 3 && std::memcmp(s.buf.data() + s.pos, "\xEF\xBB\xBF", 3) == 0) s.pos += 3;
+}
+
+bool rereadable(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
 bool LineReader::fill() {
   Impl& s = *impl_;
   if (s.pos < s.end) return true;
@@ -172,6 +183,7 @@ bool LineReader::next(std::string& line) {
       --line_no_;
       return false;
     }
+    if (line_no_ == 1) skip_bom();
   }
   mid_line_ = false;
   Impl& s = *impl_;
@@ -203,6 +215,7 @@ bool LineReader::next_part(std::string& part, std::size_t max_bytes, bool& line_
       --line_no_;
       return false;
     }
+    if (line_no_ == 1) skip_bom();
   }
   Impl& s = *impl_;
   while (part.size() < max_bytes) {

@@ -4,13 +4,20 @@
 // max_line_length()) plus two 1 MiB buffers, whatever the file size. Opening a directory or a
 // missing file, a read error, or a truncated/corrupt gzip stream (including a CRC mismatch and
 // non-gzip bytes after the last member) throws fk::InputError with the path and line.
-// Concatenated gzip members (as `cat a.gz b.gz` makes) read as one stream.
+// Concatenated gzip members (as `cat a.gz b.gz` makes) read as one stream. A UTF-8 byte order
+// mark at the start of the data is skipped (it is not part of the first line's first token).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 
 namespace fk::io {
+
+// True when `path` is a regular file (after symlinks), which can be opened and read again; a
+// pipe, FIFO or device (/dev/stdin, <(...)) gives its bytes once. Readers that look at a file
+// twice (format detection, then parsing; naming the line of a duplicate on the error path) ask
+// this first.
+bool rereadable(const std::string& path);
 
 class LineReader {
  public:
@@ -48,6 +55,7 @@ class LineReader {
  private:
   struct Impl;
   bool fill();  // makes decoded bytes available; false at the clean end of the data
+  void skip_bom();  // at line 1: steps over a UTF-8 byte order mark
   std::unique_ptr<Impl> impl_;
   std::string path_;
   std::int64_t line_no_ = 0;

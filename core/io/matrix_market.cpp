@@ -197,6 +197,11 @@ void for_each_entry(LineReader& in, const Header& h, std::string& line, Emit&& e
 // Called once a duplicate (row, col) (0-based, after symmetric expansion) is known to exist: reads
 // the file again to name the line that repeats it. Costs nothing unless the input is bad.
 [[noreturn]] void report_duplicate(const std::string& path, std::int64_t row, std::int64_t col) {
+  if (!rereadable(path))
+    throw InputError(path, 0,
+                     "duplicate entry (" + std::to_string(row + 1) + ", " +
+                         std::to_string(col + 1) +
+                         ") (a pipe cannot be read again to name its lines)");
   LineReader in(path);
   std::string line;
   const Header h = read_header(in, line, true);

@@ -141,6 +141,10 @@ class IdMap {
 
 [[noreturn]] void report_duplicate(const std::string& path, const std::string& user,
                                    const std::string& item) {
+  if (!rereadable(path))
+    throw InputError(path, 0,
+                     "duplicate rating of item " + quote(item) + " by user " + quote(user) +
+                         " (a pipe cannot be read again to name its lines)");
   LineReader in(path);
   std::int64_t first = 0;
   for_each_rating(in, [&](std::string_view u, std::string_view i, float, std::size_t) {

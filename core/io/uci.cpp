@@ -101,6 +101,11 @@ void for_each_entry(LineReader& in, const Header& h, std::string& line, Emit&& e
 
 // Reads the docword file again to name the line that repeats (doc, word); only on bad input.
 [[noreturn]] void report_duplicate(const std::string& path, std::int64_t doc, std::int64_t word) {
+  if (!rereadable(path))
+    throw InputError(path, 0,
+                     "duplicate entry (docID " + std::to_string(doc + 1) + ", wordID " +
+                         std::to_string(word + 1) +
+                         ") (a pipe cannot be read again to name its lines)");
   LineReader in(path);
   std::string line;
   const Header h = read_header(in, line);

@@ -1,6 +1,9 @@
+#include <sys/stat.h>
+
 #include <string>
 
 #include "core/io/format.hpp"
+#include "core/io/line_reader.hpp"
 #include "test_io_util.hpp"
 
 namespace fk {
@@ -79,6 +82,19 @@ TEST(IoFormat, DetectOnEmptyMissingOrDirectoryIsAnInputError) {
   test::write_bytes(binary, std::string("PK\x03\x04\x14\0\0\0 some text\n", 19));
   EXPECT_TRUE(test::throws_input_error([&] { io::detect_format(binary); }, binary, 0,
                                        {"binary file"}));
+}
+
+// A pipe or FIFO gives its bytes once: detection (which parsing would follow with a second open)
+// refuses it at once, without opening it (a FIFO's open would wait for a writer).
+TEST(IoFormat, DetectRefusesAFifo) {
+  test::TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(io::rereadable(fifo));
+  EXPECT_TRUE(test::throws_input_error([&] { io::detect_format(fifo); }, fifo, 0,
+                                       {"pipe", "--format"}));
+  test::write_bytes(dir.file("plain"), "x\n");
+  EXPECT_TRUE(io::rereadable(dir.file("plain")));
 }
 
 // A docword file with a broken header goes to the UCI reader, whose error names the line.

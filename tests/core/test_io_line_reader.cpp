@@ -47,6 +47,19 @@ TEST(IoLineReader, PlainLinesWithCrlfAndNoFinalNewline) {
   EXPECT_EQ(all_lines(p), (std::vector<std::string>{"x", "y"}));
 }
 
+// A UTF-8 byte order mark opens the data, not the first line; elsewhere its bytes are kept.
+TEST(IoLineReader, ByteOrderMarkAtTheStartIsSkipped) {
+  test::TempDir dir;
+  const std::string p = dir.file("bom.txt");
+  test::write_bytes(p, "\xEF\xBB\xBF" "196\t242\t3\n\xEF\xBB\xBFx\n");
+  EXPECT_EQ(all_lines(p), (std::vector<std::string>{"196\t242\t3", "\xEF\xBB\xBFx"}));
+  io::LineReader in(p);
+  std::string part;
+  bool end = false;
+  ASSERT_TRUE(in.next_part(part, 2, end));
+  EXPECT_EQ(part, "19");
+}
+
 TEST(IoLineReader, EmptyFileHasNoLines) {
   test::TempDir dir;
   const std::string p = dir.file("empty.txt");
