@@ -175,8 +175,10 @@ class CpuOps : public app::HostOps {
       }
     }
     (void)rows;
-    FK_CHECK(failures == 0,
-             failures << " rows' normal equations are not positive definite (lambda too small?)");
+    if (failures > 0)
+      throw Error(std::to_string(failures) +
+                  " rows' normal equations are not positive definite: the factors overflowed "
+                  "(ratings far from unit scale? rescale them) or --lambda is too small");
   }
 
   std::pair<double, double> sq_abs_diff(const Context&, const float* t, const float* s,

@@ -327,9 +327,10 @@ class GpuOps : public DeviceOps {
     }
     int failed = 0;
     flag_.download(&failed, 1);  // synchronous: one int per half-step
-    FK_CHECK(failed == 0,
-             "batched Cholesky failed: some rows' normal equations are not positive definite "
-             "(lambda too small?)");
+    if (failed != 0)
+      throw Error(
+          "some rows' normal equations are not positive definite: the factors overflowed "
+          "(ratings far from unit scale? rescale them) or --lambda is too small");
   }
 
   std::pair<double, double> sq_abs_diff(const Context& ctx, const float* t, const float* s,

@@ -89,8 +89,13 @@ void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
     if (cli.given_on_command_line("alpha")) usage_fail("alpha", "applies to --implicit only");
     cli.set_moot("alpha");
   }
-  if (o.biases && o.implicit)
-    usage_fail("biases", "conflicts with --implicit (implicit mode has no rating scale to bias)");
+  if (o.biases && o.implicit) {
+    // A config file's biases (als-ml100k.ini has them) give way to a command-line --implicit.
+    if (cli.given_on_command_line("biases") || !cli.given_on_command_line("implicit"))
+      usage_fail("biases", "conflicts with --implicit (implicit mode has no rating scale to bias)");
+    o.biases = false;
+    cli.set_moot("biases");
+  }
   if (!(o.init_scale > 0) || !std::isfinite(o.init_scale))
     usage_fail("init-scale", "must be a finite number > 0");
   require_at_least("k", o.k, 1);

@@ -93,8 +93,10 @@ class Trainer {
     app::ensure_output_dir(out_);
     // A checkpoint this run cannot resume is refused before anything in --out changes.
     const std::optional<app::Checkpoint> ck =
-        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
+        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint(), "iter",
+                               common_.iters, "iteration");
     app::remove_completion_markers(out_);
+    if (!ck) app::remove_stale_checkpoint(checkpoint_dir());
     app::write_resolved_config(out_, config_);
     int start = 0;
     if (ck) {
@@ -131,6 +133,8 @@ class Trainer {
     };
     loop.checkpoint = [&](int it) { write_checkpoint(it); };
     loop.checkpoint_every = opt_.checkpoint_every;
+    loop.divergence_hint =
+        "ratings far from unit scale (rescale them) or too little regularization (raise --lambda)";
     loop.run(*ctx_, start + 1, common_.iters);
     if (!result.last && common_.iters > 0 && start >= common_.iters) {
       // Resumed at or after the last iteration: report the checkpoint's model.
@@ -219,7 +223,10 @@ class Trainer {
         .add("unseen_test_ratings", data_.unseen_test_ratings)
         .add("unseen_policy",
              "predicted from the global mean and the known biases (their factors are zero)")
-        .add("iterations", static_cast<std::int64_t>(r.iters.size()))
+        // The model's iterations (a resumed run's include the checkpoint's); the median is over
+        // the ones this run made.
+        .add("iterations", static_cast<std::int64_t>(r.last ? r.last->iter : 0))
+        .add("iterations_this_run", static_cast<std::int64_t>(r.iters.size()))
         .add("median_iter_seconds", app::median_seconds(secs))
         .add("prepare_seconds", r.prepare_seconds)
         .add("kernels", r.kernels)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -134,7 +135,9 @@ void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint) 
 }
 
 std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
-                                            const ResolvedConfig& fingerprint) {
+                                            const ResolvedConfig& fingerprint,
+                                            const std::string& count_key, int total,
+                                            const std::string& noun) {
   if (!resume) return std::nullopt;
   std::optional<Checkpoint> ck = find_checkpoint(dir);
   if (!ck) {
@@ -142,7 +145,21 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
     return std::nullopt;
   }
   check_fingerprint(*ck, fingerprint);
+  const std::int64_t done = ck->get_count(count_key, INT_MAX);
+  if (done > total)
+    usage_fail("iters", "the checkpoint in " + ck->dir + " is after " + noun + " " +
+                            std::to_string(done) + ", past --iters " + std::to_string(total) +
+                            "; ask for at least " + std::to_string(done) +
+                            " or use another --out");
   return ck;
+}
+
+void remove_stale_checkpoint(const std::string& dir) {
+  for (const std::string& d : {dir, dir + ".old"}) {
+    std::error_code ec;
+    fs::remove_all(d, ec);
+    if (ec) throw Error("cannot remove the earlier run's checkpoint " + d + ": " + ec.message());
+  }
 }
 
 void save_checkpoint(const std::string& dir, int iter, const std::string& iter_name,

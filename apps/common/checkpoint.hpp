@@ -63,9 +63,18 @@ void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint);
 
 // What --resume starts from: nullopt when `resume` is false; otherwise the checkpoint at `dir`
 // (checked with check_fingerprint), or nullopt after logging "--resume: no checkpoint in DIR;
-// starting from the beginning" when there is none.
+// starting from the beginning" when there is none. The checkpoint's count of iterations done
+// (its `count_key`: "iter", or "pass") may not exceed the run's --iters `total`: that run would
+// hand back a model trained longer than asked (UsageError naming --iters; `noun` names the unit).
 std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
-                                            const ResolvedConfig& fingerprint);
+                                            const ResolvedConfig& fingerprint,
+                                            const std::string& count_key, int total,
+                                            const std::string& noun);
+
+// A run that starts from the beginning removes an earlier run's checkpoint at `dir` (and its
+// ".old"): it rewrites metrics.jsonl from its first iteration, and a later --resume must not
+// join that checkpoint's model to this run's log. Throws fk::Error when it cannot.
+void remove_stale_checkpoint(const std::string& dir);
 
 // One float matrix of a checkpoint: written as FILE (.npy) inside it.
 struct CheckpointArray {

@@ -4,12 +4,16 @@
 // its GFLOP/s taken from the backend's flop counter; then the iteration is evaluated when
 // `evaluate_now` says so, handed to `record` (log line, metrics.jsonl, the run's result), and a
 // checkpoint is written every `checkpoint_every` iterations. The report type needs the members
-// iter, seconds, gflops and eval_seconds.
+// iter, seconds, gflops, eval_seconds and objective. An evaluated objective that is not finite
+// (the factors overflowed) ends the run with an fk::Error after the iteration is recorded, so
+// that no complete-looking model of NaNs is written.
+#include <cmath>
 #include <functional>
 #include <string>
 
 #include "apps/common/output.hpp"
 #include "core/context.hpp"
+#include "core/error.hpp"
 #include "core/timer.hpp"
 
 namespace fk::app {
@@ -23,6 +27,8 @@ struct IterationLoop {
   std::function<void(const Report&)> record;
   std::function<void(int)> checkpoint;  // after iteration `iter`
   int checkpoint_every = 0;             // 0: never
+  std::string iter_name = "iteration";  // in the divergence error
+  std::string divergence_hint;          // what to change when the objective is not finite
 
   // Runs iterations first..last (none when first > last) on ctx's device.
   void run(const Context& ctx, int first, int last) const {
@@ -36,12 +42,17 @@ struct IterationLoop {
       rep.iter = it;
       rep.seconds = clock.seconds();
       rep.gflops = rep.seconds > 0 ? (flops() - flops0) / rep.seconds * 1e-9 : 0.0;
-      if (evaluate_now(it)) {
+      const bool evaluated = evaluate_now(it);
+      if (evaluated) {
         Stopwatch eval_clock;
         evaluate(rep);
         rep.eval_seconds = eval_clock.seconds();
       }
       record(rep);
+      if (evaluated && !std::isfinite(rep.objective))
+        throw Error(iter_name + " " + std::to_string(it) + ": the training objective is " +
+                    (std::isnan(rep.objective) ? "NaN" : "infinite") + ": the model diverged" +
+                    (divergence_hint.empty() ? std::string() : "; " + divergence_hint));
       if (checkpoint_every > 0 && it % checkpoint_every == 0) checkpoint(it);
     }
   }

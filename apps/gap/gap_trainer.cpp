@@ -77,8 +77,10 @@ class Trainer {
     app::ensure_output_dir(out_);
     // A checkpoint this run cannot resume is refused before anything in --out changes.
     const std::optional<app::Checkpoint> ck =
-        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
+        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint(), "iter",
+                               common_.iters, "iteration");
     app::remove_completion_markers(out_);
+    if (!ck) app::remove_stale_checkpoint(checkpoint_dir());
     app::write_resolved_config(out_, config_);
     int start = 0;
     if (ck) {
@@ -114,6 +116,7 @@ class Trainer {
     };
     loop.checkpoint = [&](int it) { write_checkpoint(it); };
     loop.checkpoint_every = opt_.checkpoint_every;
+    loop.divergence_hint = "counts too large for single precision (rescale them)";
     loop.run(be_->context(), start + 1, common_.iters);
     if (!result.last) {
       IterReport rep;  // no iteration ran (--iters 0, or resumed at the end): the model as it is
@@ -203,7 +206,10 @@ class Trainer {
                  : (data_.test_tokens > 0 ? "test documents, completion halves" : "none"))
         .add("holdout_frac", data_.holdout_frac)
         .add("unscored_tokens", data_.unscored_tokens)
-        .add("iterations", static_cast<std::int64_t>(r.iters.size()))
+        // The model's iterations (a resumed run's include the checkpoint's); the median is over
+        // the ones this run made.
+        .add("iterations", static_cast<std::int64_t>(r.last ? r.last->iter : 0))
+        .add("iterations_this_run", static_cast<std::int64_t>(r.iters.size()))
         .add("median_iter_seconds", app::median_seconds(secs))
         .add("prepare_seconds", r.prepare_seconds)
         .add("kernels", r.kernels)

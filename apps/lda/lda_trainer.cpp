@@ -191,8 +191,10 @@ class Trainer {
     app::ensure_output_dir(out_);
     // A checkpoint this run cannot resume is refused before anything in --out changes.
     const std::optional<app::Checkpoint> ck =
-        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
+        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint(), "pass",
+                               common_.iters, "pass");
     app::remove_completion_markers(out_);
+    if (!ck) app::remove_stale_checkpoint(checkpoint_dir());
     app::write_resolved_config(out_, config_);
     const int k = opt_.topics;
     int start_pass = 0;

@@ -46,7 +46,9 @@ void preconditioner_inverse(const std::vector<float>& g, int k, int m, double c,
   RowMatrixD a = c * load(g, k).topLeftCorner(m, m);
   a.diagonal().array() += lambda;
   const Eigen::LLT<RowMatrixD> llt(a);
-  FK_CHECK(llt.info() == Eigen::Success, "the SFA preconditioner is not positive definite");
+  if (llt.info() != Eigen::Success)
+    throw Error("the M-step's preconditioner is not positive definite: the factors overflowed "
+                "(ratings far from unit scale? rescale them)");
   RowMatrixD inv = RowMatrixD::Zero(k, k);
   inv.topLeftCorner(m, m) = llt.solve(RowMatrixD::Identity(m, m));
   store(inv, out);
@@ -57,7 +59,9 @@ void symmetric_eigen(const std::vector<float>& g, int k, int m, std::vector<floa
   FK_CHECK(m >= 1 && m <= k, "eigen block " << m << " of a " << k << " x " << k << " matrix");
   const RowMatrixD full = load(g, k);
   const Eigen::SelfAdjointEigenSolver<RowMatrixD> es(full.topLeftCorner(m, m));
-  FK_CHECK(es.info() == Eigen::Success, "the eigendecomposition of XᵀX failed");
+  if (es.info() != Eigen::Success)
+    throw Error("the eigendecomposition of XᵀX failed: the factors overflowed (ratings far from "
+                "unit scale? rescale them)");
   RowMatrixD vec = RowMatrixD::Identity(k, k);
   vec.topLeftCorner(m, m) = es.eigenvectors();
   store(vec, v);

@@ -77,8 +77,10 @@ class Trainer {
     app::ensure_output_dir(out_);
     // A checkpoint this run cannot resume is refused before anything in --out changes.
     const std::optional<app::Checkpoint> ck =
-        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint());
+        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint(), "iter",
+                               common_.iters, "pass");
     app::remove_completion_markers(out_);
+    if (!ck) app::remove_stale_checkpoint(checkpoint_dir());
     app::write_resolved_config(out_, config_);
     int start = 0;
     if (ck) {
@@ -127,6 +129,11 @@ class Trainer {
     };
     loop.checkpoint = [&](int it) { write_checkpoint(it); };
     loop.checkpoint_every = opt_.checkpoint_every;
+    loop.iter_name = "pass";
+    loop.divergence_hint =
+        "ratings far from unit scale (rescale them), too little regularization (raise --lambda-u, "
+        "--lambda-m) "
+        "or, with --mstep grad, too large a step (lower --lrate)";
     loop.run(*ctx_, start + 1, common_.iters);
     if (!result.last && common_.iters > 0 && start >= common_.iters) {
       PassReport rep;  // resumed at or after the last pass: report the checkpoint's model
@@ -199,7 +206,10 @@ class Trainer {
         .add("unseen_test_users", data_.unseen_test_users)
         .add("unseen_test_items", data_.unseen_test_items)
         .add("unseen_test_ratings", data_.unseen_test_ratings)
-        .add("iterations", static_cast<std::int64_t>(r.iters.size()))
+        // The model's iterations (a resumed run's include the checkpoint's); the median is over
+        // the ones this run made.
+        .add("iterations", static_cast<std::int64_t>(r.last ? r.last->iter : 0))
+        .add("iterations_this_run", static_cast<std::int64_t>(r.iters.size()))
         .add("median_iter_seconds", app::median_seconds(secs))
         .add("prepare_seconds", r.prepare_seconds)
         .add("kernels", r.kernels)

@@ -490,8 +490,8 @@ TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
   ASSERT_TRUE(rest.last && full.last);
   EXPECT_EQ(*rest.last->test_rmse, *full.last->test_rmse);
   ASSERT_TRUE(std::filesystem::exists(dir.file("parts") + "/model.ini"));
-  // A damaged state.ini is refused with its file and key, not resumed from a wrapped number; the
-  // run that stopped leaves no model.ini or summary.json (its config.ini is already written).
+  // A damaged state.ini is refused with its file and key, not resumed from a wrapped number, and
+  // before anything in --out changes: the earlier run's model.ini and summary.json stay.
   for (const char* bad : {"zz", "-5", "99999999999999999999"}) {
     const std::string state = dir.file("parts") + "/checkpoint/state.ini";
     std::string text;
@@ -506,8 +506,8 @@ TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
       ADD_FAILURE() << "resumed from iter = " << bad;
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("state.ini"), std::string::npos) << e.what();
-      EXPECT_FALSE(std::filesystem::exists(dir.file("parts") + "/model.ini"));
-      EXPECT_FALSE(std::filesystem::exists(dir.file("parts") + "/summary.json"));
+      EXPECT_TRUE(std::filesystem::exists(dir.file("parts") + "/model.ini"));
+      EXPECT_TRUE(std::filesystem::exists(dir.file("parts") + "/summary.json"));
       EXPECT_NE(std::string(e.what()).find("'iter' is not a whole number"), std::string::npos)
           << e.what();
     }

@@ -197,6 +197,39 @@ TEST(AlsCli, CommandLineTestWinsOverConfigHoldout) {
       dir, common + "--holdout-frac 0.1 --test '" + test_file + "' --out '" + dir.file("b") + "'");
   EXPECT_EQ(both.code, 2) << both.err;
   EXPECT_NE(both.err.find("--test"), std::string::npos) << both.err;
+  // A config file's biases give way to a command-line --implicit (als-ml100k.ini has biases).
+  const std::string biased = dir.file("biased.ini");
+  test::write_bytes(biased, "biases = true\nfactors = 3\n");
+  const Outcome implicit = run_als(dir, "--input '" + input + "' --config '" + biased +
+                                            "' --implicit --iters 1 --device cpu --out '" +
+                                            dir.file("c") + "'");
+  EXPECT_EQ(implicit.code, 0) << implicit.err;
+  EXPECT_EQ(slurp(dir.file("c") + "/config.ini").find("biases"), std::string::npos);
+  const Outcome cli_both = run_als(dir, "--input '" + input + "' --biases --implicit --iters 1 " +
+                                            "--device cpu --out '" + dir.file("d") + "'");
+  EXPECT_EQ(cli_both.code, 2) << cli_both.err;
+}
+
+// --resume never hands back a model trained past --iters, and a run that starts from the
+// beginning removes an earlier run's checkpoint (a later --resume would join that model to this
+// run's metrics). summary.json counts the model's iterations, the checkpoint's included.
+TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 7);
+  const std::string common = "--input '" + input + "' --factors 3 --device cpu --out '" +
+                             dir.file("o") + "' ";
+  ASSERT_EQ(run_als(dir, common + "--iters 4 --checkpoint-every 2").code, 0);
+  const Outcome shorter = run_als(dir, common + "--iters 3 --resume");
+  EXPECT_EQ(shorter.code, 2) << shorter.err;
+  EXPECT_NE(shorter.err.find("--iters: the checkpoint"), std::string::npos) << shorter.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("o/model.ini"))) << "refused before --out changed";
+  const Outcome longer = run_als(dir, common + "--iters 6 --resume");
+  ASSERT_EQ(longer.code, 0) << longer.err;
+  const std::string summary = slurp(dir.file("o/summary.json"));
+  EXPECT_EQ(test::json_number_or_nan(summary, "iterations"), 6);
+  EXPECT_EQ(test::json_number_or_nan(summary, "iterations_this_run"), 2);
+  ASSERT_EQ(run_als(dir, common + "--iters 1").code, 0);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o/checkpoint")));
 }
 
 // The config.ini a run writes ("run again with --config <out>/config.ini") runs again to the same
@@ -399,6 +432,27 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   EXPECT_NE(neg_test.err.find("negative.csv:3: implicit mode needs ratings >= 0"),
             std::string::npos)
       << neg_test.err;
+}
+
+// Ratings of 1e20 overflow the factors: the run ends with exit status 1 and a message that names
+// the iteration and what to change, and leaves no complete-looking model (model.ini) behind.
+TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
+  test::TempDir dir;
+  io::Ratings r;
+  write_small_csv(dir, 6, &r);
+  for (float& v : r.rating) v *= 1e20f;
+  const std::string huge = dir.file("huge.csv");
+  io::write_ratings_csv(huge, r);
+  const Outcome cg = run_als(dir, "--input '" + huge + "' --iters 3 --out '" + dir.file("o") + "'");
+  EXPECT_EQ(cg.code, 1) << cg.err;
+  EXPECT_NE(cg.err.find("the model diverged"), std::string::npos) << cg.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o/model.ini")));
+  const Outcome chol = run_als(dir, "--input '" + huge + "' --iters 3 --solver cholesky --out '" +
+                                        dir.file("c") + "'");
+  EXPECT_EQ(chol.code, 1) << chol.err;
+  EXPECT_NE(chol.err.find("rescale"), std::string::npos) << chol.err;
+  EXPECT_EQ(chol.err.find(".cpp"), std::string::npos) << "no source location: " << chol.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("c/model.ini")));
 }
 
 // The quality target on MovieLens 100K with the shipped configuration: a seeded 80/20 random split,
