@@ -94,6 +94,8 @@ int recommend_main(int argc, char** argv) {
   int n = 10;
   app::CommonDefaults defaults;
   defaults.out = "out/als-recommend";
+  defaults.not_applicable = app::kTrainingOnly;
+  defaults.out_help = "output directory (created when missing); recommendations.csv is written there";
   app::CommandLine cli(
       "fk-als recommend",
       "top-N items for given users under a saved fk-als model, excluding the items each user "
@@ -134,6 +136,8 @@ int similar_main(int argc, char** argv) {
   int n = 10;
   app::CommonDefaults defaults;
   defaults.out = "out/als-similar";
+  defaults.not_applicable = app::kTrainingOnly;
+  defaults.out_help = "output directory (created when missing); similar.csv is written there";
   app::CommandLine cli("fk-als similar",
                        "the items whose factors are closest (cosine) to an item's",
                        "fk-als similar --model DIR --item ID [--n N] [--out DIR]", defaults);

@@ -137,11 +137,13 @@ io::Ratings load_ratings(const std::string& path, io::InputFormat format,
       if (detected) return io::read_ratings(path, check);
       [[fallthrough]];
     default:
-      throw InputError(
-          path, 0,
-          std::string("fk-als reads ratings files (u::i::r, CSV, u i r) or Matrix Market users x "
-                      "items; this file looks like format '") +
-              io::to_string(format) + "'");
+      throw InputError(path, 0,
+                       std::string("expected ratings (u::i::r, CSV, u i r) or Matrix Market users "
+                                   "x items; ") +
+                           (detected ? std::string("this file looks like format '") +
+                                           io::to_string(format) + "'"
+                                     : std::string("--format ") + io::to_string(format) +
+                                           " is neither"));
   }
 }
 
@@ -306,7 +308,7 @@ AlsData prepare_als_data(const AlsOptions& opt, const std::string& input, io::In
   if (d.unseen_test_ratings > 0)
     log_info() << "test: " << d.unseen_test_users << " users and " << d.unseen_test_items
                << " items have no training rating; their " << d.unseen_test_ratings
-               << " test ratings are predicted from the global mean and the known biases";
+               << " test ratings have no learned factors to use (the summary says how they count)";
   if (d.true_test_rmse)
     log_info() << "generating model: RMSE " << *d.true_train_rmse << " on the training and "
                << *d.true_test_rmse << " on the test ratings";

@@ -114,7 +114,7 @@ AlsModel load_als_model(const std::string& dir) {
   if (!std::filesystem::is_regular_file(ini))
     throw InputError(
         ini, 0,
-        "no fk-als model here (model.ini is missing); give the --out directory of a training run");
+        "no model here (model.ini is missing); give the --out directory of a training run");
   const app::ResolvedConfig cfg = app::read_key_values(ini);
   if (!app::find_value(cfg, "biases"))
     throw InputError(ini, 0,

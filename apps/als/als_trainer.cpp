@@ -222,7 +222,9 @@ class Trainer {
         .add("unseen_test_items", data_.unseen_test_items)
         .add("unseen_test_ratings", data_.unseen_test_ratings)
         .add("unseen_policy",
-             "predicted from the global mean and the known biases (their factors are zero)")
+             opt_.implicit
+                 ? "left out of the ranking metrics"
+                 : "predicted from the global mean and the known biases (their factors are zero)")
         // The model's iterations (a resumed run's include the checkpoint's); the median is over
         // the ones this run made.
         .add("iterations", static_cast<std::int64_t>(r.last ? r.last->iter : 0))

@@ -17,6 +17,7 @@ namespace {
 // A hidden option that collects stray positional words so the error can name them.
 constexpr const char* kPositional = "fk-positional";
 constexpr unsigned kHelpWidth = 100;
+constexpr const char* kCommonCaption = "Common options (every factorkit app)";
 
 std::string value_text(const boost::any& v, bool json) {
   if (v.empty()) return {};
@@ -109,11 +110,17 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
     : app_name_(std::move(app)),
       synopsis_(std::move(synopsis)),
       usage_(std::move(usage)),
-      common_desc_("Common options (every factorkit app)", kHelpWidth, kHelpWidth / 2),
+      common_desc_(kCommonCaption, kHelpWidth, kHelpWidth / 2),
       app_("Options of " + app_name_, kHelpWidth, kHelpWidth / 2) {
   common_.out = defaults.out;
   common_.iters = defaults.iters;
   common_.seed = defaults.seed;
+  not_applicable_ = defaults.not_applicable;
+  const std::string out_help =
+      defaults.out_help.empty() ? std::string("output directory (created when missing); "
+                                              "metrics.jsonl and the resolved configuration are "
+                                              "written there")
+                                : defaults.out_help;
   // clang-format off
   common_desc_.add_options()
     ("help,h", "print this help and exit")
@@ -126,8 +133,7 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
     ("format", po::value<std::string>(&format_text_)->default_value("auto")->value_name("FMT"),
      "input format: auto (detect from the content), uci, mtx, text, ratings or smtx")
     ("out", po::value<std::string>(&common_.out)->default_value(defaults.out)->value_name("DIR"),
-     "output directory (created when missing); metrics.jsonl and the resolved configuration "
-     "are written there")
+     out_help.c_str())
     ("device", po::value<std::string>(&device_text_)->default_value("auto")->value_name("DEV"),
      "where to run: auto (a CUDA GPU when one is usable, else the CPU), gpu or cpu")
     ("threads", po::value<int>(&common_.threads)->default_value(0)->value_name("N"),
@@ -273,7 +279,12 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
 
 void CommandLine::print_help(std::ostream& os) const {
   os << app_name_ << ": " << synopsis_ << "\n\nUsage:\n  " << usage_ << "\n\n";
-  os << app_ << "\n" << common_desc_ << "\n";
+  po::options_description common(kCommonCaption, kHelpWidth, kHelpWidth / 2);
+  for (const auto& opt : common_desc_.options())
+    if (std::find(not_applicable_.begin(), not_applicable_.end(), opt->long_name()) ==
+        not_applicable_.end())
+      common.add(opt);
+  os << app_ << "\n" << common << "\n";
   os << "Options can also come from an INI file given with --config (e.g. `topics = 50`); the\n"
         "command line wins. Exit status: 0 success, 1 runtime failure (bad input file, device\n"
         "error), 2 usage error (unknown option, bad value).\n";

@@ -51,6 +51,10 @@ struct CommonDefaults {
   std::string out = "out";
   int iters = 10;
   std::uint64_t seed = 1;
+  // A command that reads a saved model (fk-als recommend, fk-lda infer): the common options it
+  // rejects are left out of its --help, and --out's help says what it writes there.
+  std::vector<std::string> not_applicable;
+  std::string out_help;  // empty: a training run's text
 };
 
 // One resolved option: its name and value as INI text and as a JSON value.
@@ -110,6 +114,7 @@ class CommandLine {
 
  private:
   std::string app_name_, synopsis_, usage_;
+  std::vector<std::string> not_applicable_;  // left out of --help
   po::options_description common_desc_;
   po::options_description app_;
   po::variables_map vm_;

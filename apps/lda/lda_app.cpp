@@ -81,6 +81,10 @@ int infer_main(int argc, char** argv) {
       ". Here the E-step that computes θ takes it as training's does";
   app::CommonDefaults defaults;
   defaults.out = "out/lda-infer";
+  defaults.not_applicable = {"iters", "compare"};
+  defaults.out_help =
+      "output directory (created when missing); theta.npy and the resolved configuration are "
+      "written there";
   app::CommandLine cli("fk-lda infer",
                        "θ (documents x topics) of new documents under a saved fk-lda model",
                        "fk-lda infer --model DIR --input FILE [--out DIR] [options]", defaults);

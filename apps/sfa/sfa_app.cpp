@@ -84,6 +84,9 @@ int recommend_main(int argc, char** argv, bool similar) {
   int n = 10;
   app::CommonDefaults defaults;
   defaults.out = similar ? "out/sfa-similar" : "out/sfa-recommend";
+  defaults.not_applicable = app::kTrainingOnly;
+  defaults.out_help = std::string("output directory (created when missing); ") +
+                      (similar ? "similar.csv" : "recommendations.csv") + " is written there";
   app::CommandLine cli(
       similar ? "fk-sfa similar" : "fk-sfa recommend",
       similar ? "the items whose loadings are closest (cosine) to an item's"

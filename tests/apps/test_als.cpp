@@ -355,6 +355,11 @@ TEST(AlsData, MalformedRatingsNameTheLineNotTheFormat) {
   test::write_bytes(uci, "3\n4\n2\n1 2 3\n2 4 1\n");
   EXPECT_TRUE(test::throws_input_error([&] { load_ratings(uci, io::InputFormat::kAuto); }, uci, 0,
                                        {"looks like format 'uci'"}));
+  // A format the user named is not called a guess.
+  const std::string ratings = dir.file("good.csv");
+  test::write_bytes(ratings, "1,2,5\n2,3,4\n");
+  EXPECT_TRUE(test::throws_input_error([&] { load_ratings(ratings, io::InputFormat::kUci); },
+                                       ratings, 0, {"--format uci is neither"}));
 }
 
 TEST(AlsData, LeaveKOutHoldsOutKPerUserWithMoreThanK) {

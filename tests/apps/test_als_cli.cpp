@@ -408,6 +408,12 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
     EXPECT_EQ(o.code, 2) << b.args << ": " << o.err;
     EXPECT_NE(o.err.find(b.names), std::string::npos) << b.args << ": " << o.err;
   }
+  // A command that reads a saved model lists only the options it takes.
+  const Outcome help = run_als(dir, "recommend --help");
+  EXPECT_EQ(help.code, 0);
+  for (const char* gone : {"--device", "--iters", "--input", "--seed", "metrics.jsonl"})
+    EXPECT_EQ(help.out.find(gone), std::string::npos) << gone;
+  EXPECT_NE(help.out.find("recommendations.csv"), std::string::npos) << help.out;
   const Outcome no_input = run_als(dir, "--out '" + dir.file("o") + "'");
   EXPECT_EQ(no_input.code, 2);
   EXPECT_NE(no_input.err.find("--input"), std::string::npos);
