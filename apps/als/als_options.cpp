@@ -85,9 +85,16 @@ void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
   }
   require_at_least("cg-steps", o.cg_steps, 1);
   if (!(o.alpha > 0) || !std::isfinite(o.alpha)) usage_fail("alpha", "must be a finite number > 0");
-  if (!o.implicit) {  // a config file's alpha (every written config.ini has one) is moot
-    if (cli.given_on_command_line("alpha")) usage_fail("alpha", "applies to --implicit only");
-    cli.set_moot("alpha");
+  // Each mode's own options: given on the command line in the other mode they are an error (they
+  // would be ignored); a config file's are moot (every written config.ini has them).
+  for (const char* name : {"alpha", "k", "eval-users"})
+    if (!o.implicit) {
+      if (cli.given_on_command_line(name)) usage_fail(name, "applies to --implicit only");
+      cli.set_moot(name);
+    }
+  if (o.implicit) {
+    if (cli.given_on_command_line("no-clip")) usage_fail("no-clip", "applies to explicit mode only");
+    cli.set_moot("no-clip");
   }
   if (o.biases && o.implicit) {
     // A config file's biases (als-ml100k.ini has them) give way to a command-line --implicit.
