@@ -176,7 +176,7 @@ Matrix load_matrix(const std::string& item) {
     m.s = fk::gen::generate_sparse(spec);
     m.name = fk::gen::to_string(spec);
     if (item.rfind("vector:", 0) == 0)
-      m.own_v = spec.param > 0 ? static_cast<int>(spec.param) : fk::vector_length_of(m.s.view());
+      m.own_v = spec.param ? static_cast<int>(*spec.param) : fk::vector_length_of(m.s.view());
   }
   if (m.s.vals.empty()) {
     // .smtx is pattern only: the generators' value range, from a fixed seed.

@@ -325,12 +325,13 @@ int run_sparse(int argc, char** argv) {
   desc.add_options()
       ("spec", po::value<std::string>(&spec_text)->required(),
        "KIND:rows=R,cols=C,nnz=Z[,param=P][,seed=S]. KIND: uniform (Poisson row lengths, uniform "
-       "columns; no param), powerlaw (row lengths and column popularity Zipf with exponent P, "
-       "default 1), banded (uniform within a band of P columns around the scaled diagonal, default "
-       "2*ceil(nnz/rows)+1), clustered (groups of P rows, default 32, share a column set that holds "
-       "80% of their entries), vector (blocks of P consecutive rows, 2, 4 or 8, default 4, share "
-       "one uniformly drawn column set: exactly P x 1 structured; rows and nnz multiples of P). "
-       "nnz is met exactly; counts may be written as 1e6")
+       "columns; no param), powerlaw (row lengths and column popularity Zipf with exponent P in "
+       "[0, 5], default 1; 0: equal row lengths, uniform columns), banded (uniform within a band "
+       "of P >= 1 columns around the scaled diagonal, default 2*ceil(nnz/rows)+1), clustered "
+       "(groups of P rows, 1 to rows, default 32, share a column set that holds 80% of their "
+       "entries), vector (blocks of P consecutive rows, 2, 4 or 8, default 4, share one uniformly "
+       "drawn column set: exactly P x 1 structured; rows and nnz multiples of P). A P outside its "
+       "kind's range is an error. nnz is met exactly; counts may be written as 1e6")
       ("out", po::value<std::string>(&out)->required(),
        "output file: .mtx (Matrix Market coordinate real general, values in [0.5, 1.5)) or .smtx "
        "(DLMC pattern CSR)");

@@ -77,13 +77,12 @@ bool parse_count(const std::string& v, std::int64_t& out) {
 // Rows that share one length and one column set: a vector's rows, or 1 for the other kinds.
 std::int64_t rows_per_vector(const SparseSpec& s) {
   if (s.kind != SparseKind::kColumnVector) return 1;
-  return s.param > 0 ? static_cast<std::int64_t>(s.param) : kDefaultVectorRows;
+  return s.param ? static_cast<std::int64_t>(*s.param) : kDefaultVectorRows;
 }
 
 std::int64_t band_half_width(const SparseSpec& s) {
-  const double width =
-      s.param > 0 ? s.param
-                  : 2.0 * std::ceil(static_cast<double>(s.nnz) / static_cast<double>(s.rows)) + 1;
+  const double width = s.param.value_or(
+      2.0 * std::ceil(static_cast<double>(s.nnz) / static_cast<double>(s.rows)) + 1);
   return static_cast<std::int64_t>(width - 1) / 2;  // the band is 2h + 1 columns
 }
 
@@ -104,29 +103,31 @@ void check_spec(const SparseSpec& s) {
   FK_REQUIRE(
       static_cast<double>(s.nnz) <= static_cast<double>(s.rows) * static_cast<double>(s.cols),
       "sparse: nnz " << s.nnz << " exceeds rows x cols = " << s.rows << " x " << s.cols);
-  FK_REQUIRE(std::isfinite(s.param) && s.param >= 0, "sparse: param must be >= 0, got " << s.param);
+  // A param given is checked against its kind's range (NaN fails every comparison); one not
+  // given takes the kind's default, which is always valid.
+  const double p = s.param.value_or(0);
+  const bool whole = p == std::floor(p);
   switch (s.kind) {
     case SparseKind::kUniform:
-      FK_REQUIRE(s.param == 0, "sparse: uniform takes no param, got " << s.param);
+      FK_REQUIRE(!s.param, "sparse: uniform takes no param, got " << p);
       break;
     case SparseKind::kPowerLaw:
-      FK_REQUIRE(s.param <= 5,
-                 "sparse: powerlaw param (Zipf exponent) must be in [0, 5], got " << s.param);
+      FK_REQUIRE(!s.param || (p >= 0 && p <= 5),
+                 "sparse: powerlaw param (Zipf exponent) must be in [0, 5], got " << p);
       break;
     case SparseKind::kBanded:
-      FK_REQUIRE(
-          s.param == std::floor(s.param) && s.param <= 2.0 * s.cols + 1,
-          "sparse: banded param (band width in columns) must be a whole number <= 2 cols + 1, got "
-              << s.param);
+      FK_REQUIRE(!s.param || (whole && p >= 1 && p <= 2.0 * static_cast<double>(s.cols) + 1),
+                 "sparse: banded param (band width in columns) must be a whole number in [1, "
+                     << 2 * s.cols + 1 << "] (2 cols + 1), got " << p);
       break;
     case SparseKind::kBlockClustered:
-      FK_REQUIRE(s.param == std::floor(s.param) && s.param <= static_cast<double>(s.rows),
-                 "sparse: clustered param (rows per cluster) must be a whole number <= rows, got "
-                     << s.param);
+      FK_REQUIRE(!s.param || (whole && p >= 1 && p <= static_cast<double>(s.rows)),
+                 "sparse: clustered param (rows per cluster) must be a whole number in [1, "
+                     << s.rows << "] (rows), got " << p);
       break;
     case SparseKind::kColumnVector: {
-      FK_REQUIRE(s.param == 0 || s.param == 2 || s.param == 4 || s.param == 8,
-                 "sparse: vector param (rows per vector) must be 2, 4 or 8, got " << s.param);
+      FK_REQUIRE(!s.param || p == 2 || p == 4 || p == 8,
+                 "sparse: vector param (rows per vector) must be 2, 4 or 8, got " << p);
       const std::int64_t v = rows_per_vector(s);
       FK_REQUIRE(s.rows % v == 0 && s.nnz % v == 0,
                  "sparse: vector rows and nnz must be multiples of "
@@ -172,9 +173,10 @@ SparseSpec parse_sparse_spec(const std::string& text) {
     } else if (key == "param") {
       once(seen_param);
       char* end = nullptr;
-      s.param = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || !std::isfinite(s.param) || s.param < 0)
+      const double p = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !std::isfinite(p))
         spec_error(text, "bad value '" + value + "' for param");
+      s.param = p;  // its range depends on the kind: check_spec
     } else {
       spec_error(text, "unknown key '" + key + "'");
     }
@@ -194,14 +196,14 @@ std::string to_string(const SparseSpec& spec) {
   std::ostringstream os;
   os << kind_name(spec.kind) << ":rows=" << spec.rows << ",cols=" << spec.cols
      << ",nnz=" << spec.nnz;
-  if (spec.param != 0) {
+  if (spec.param) {  // a param given is part of the spec, 0 included
     // The shortest form that reads back to the same double.
     std::ostringstream p;
     for (int digits = 6; digits <= 17; ++digits) {
       p.str("");
       p.precision(digits);
-      p << spec.param;
-      if (std::strtod(p.str().c_str(), nullptr) == spec.param) break;
+      p << *spec.param;
+      if (std::strtod(p.str().c_str(), nullptr) == *spec.param) break;
     }
     os << ",param=" << p.str();
   }
@@ -235,7 +237,7 @@ HostCsr generate_sparse(const SparseSpec& spec) {
       }
       break;
     case SparseKind::kPowerLaw: {
-      const double a = spec.param > 0 ? spec.param : kDefaultPowerLaw;
+      const double a = spec.param.value_or(kDefaultPowerLaw);
       Rng rank_rng = root.split(kRankStream);
       const std::vector<std::int64_t> row_rank = random_permutation(R, rank_rng);
       const std::vector<double> zr = zipf_weights(R, a);
@@ -275,10 +277,10 @@ HostCsr generate_sparse(const SparseSpec& spec) {
   m.vals.resize(static_cast<std::size_t>(spec.nnz));
 
   // Clustered rows come in groups; a work item is one group so its column set is drawn once.
-  const std::int64_t group = spec.kind == SparseKind::kBlockClustered
-                                 ? (spec.param > 0 ? static_cast<std::int64_t>(spec.param)
-                                                   : std::min(kDefaultClusterRows, R))
-                                 : kRowBlock;
+  const std::int64_t group =
+      spec.kind == SparseKind::kBlockClustered
+          ? (spec.param ? static_cast<std::int64_t>(*spec.param) : std::min(kDefaultClusterRows, R))
+          : kRowBlock;
   const std::int64_t set_size = std::clamp<std::int64_t>(
       static_cast<std::int64_t>(std::ceil(kClusterWidthFactor * mean_len)), 1, C);
   const std::int64_t nblocks = (R + group - 1) / group;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,10 +23,14 @@ const char* const kSpecs[] = {
     "uniform:rows=1500,cols=900,nnz=20000,seed=3",
     "powerlaw:rows=1500,cols=900,nnz=20000,seed=3",
     "powerlaw:rows=600,cols=400,nnz=60000,param=1.6,seed=4",  // skewed and dense: huge rows capped
+    "powerlaw:rows=1500,cols=900,nnz=20000,param=0,seed=3",   // exponent 0: equal rows, uniform
     "banded:rows=1500,cols=900,nnz=20000,seed=3",
     "banded:rows=300,cols=1200,nnz=3000,param=40,seed=3",  // wide and short
+    "banded:rows=1500,cols=900,nnz=1000,param=1,seed=3",   // the narrowest band: one column
     "clustered:rows=1500,cols=900,nnz=20000,seed=3",
     "clustered:rows=1000,cols=5000,nnz=8000,param=16,seed=5",
+    // One row per cluster.
+    "clustered:rows=1000,cols=5000,nnz=8000,param=1,seed=5",
     "uniform:rows=2000,cols=50,nnz=300,seed=1",  // mostly empty rows
     "uniform:rows=20,cols=30,nnz=600,seed=1",    // completely full
     "vector:rows=1500,cols=900,nnz=20000,seed=3",
@@ -91,6 +96,27 @@ TEST(GenerateSparse, PowerLawHasHugeRowsAndSkewedColumnsUniformDoesNot) {
   EXPECT_LT(top_col_share(u), 0.02);
 }
 
+// An explicit param 0 is a value, not "not given": powerlaw's exponent 0 gives every row the same
+// length (within 1) and uniform columns, where the default exponent 1 gives huge rows.
+TEST(GenerateSparse, PowerLawExponentZeroIsHonouredNotTheDefault) {
+  const SparseSpec zero = gen::parse_sparse_spec("powerlaw:rows=4000,cols=4000,nnz=40000,param=0");
+  ASSERT_TRUE(zero.param.has_value());
+  EXPECT_EQ(*zero.param, 0.0);
+  const HostCsr z = gen::generate_sparse(zero);
+  const std::vector<std::int64_t> lz = row_lengths(z);
+  EXPECT_EQ(*std::min_element(lz.begin(), lz.end()), 10);  // nnz / rows = 10 exactly
+  EXPECT_EQ(*std::max_element(lz.begin(), lz.end()), 10);
+  std::vector<std::int64_t> per_col(static_cast<std::size_t>(z.cols), 0);
+  for (std::int32_t c : z.col_idx) ++per_col[c];
+  EXPECT_LT(*std::max_element(per_col.begin(), per_col.end()), 3 * 10);  // no popular columns
+  const HostCsr d =
+      gen::generate_sparse(gen::parse_sparse_spec("powerlaw:rows=4000,cols=4000,nnz=40000"));
+  EXPECT_FALSE(test::same_csr(z, d));
+  // Not given is the default exponent: the same matrix as param=1, under a shorter label.
+  EXPECT_TRUE(test::same_csr(d, gen::generate_sparse(gen::parse_sparse_spec(
+                                    "powerlaw:rows=4000,cols=4000,nnz=40000,param=1"))));
+}
+
 TEST(GenerateSparse, BandedEntriesStayInTheBand) {
   const SparseSpec spec = gen::parse_sparse_spec("banded:rows=500,cols=2000,nnz=9000,param=41");
   const HostCsr m = gen::generate_sparse(spec);
@@ -126,10 +152,11 @@ TEST(GenerateSparse, ClusteredRowsShareColumns) {
 
 // Every block of V rows has one column set; the sets themselves look uniform.
 TEST(GenerateSparse, VectorBlocksShareExactlyOneColumnSet) {
-  for (int v : {0, 2, 4, 8}) {
-    const std::string text = "vector:rows=4000,cols=4000,nnz=40000,param=" + std::to_string(v);
+  for (int v : {0, 2, 4, 8}) {  // 0: no param given, the default 4
+    const std::string text = "vector:rows=4000,cols=4000,nnz=40000" +
+                             (v > 0 ? ",param=" + std::to_string(v) : std::string());
     const HostCsr m = gen::generate_sparse(gen::parse_sparse_spec(text));
-    const std::int64_t V = v > 0 ? v : 4;  // param 0 is the default, 4
+    const std::int64_t V = v > 0 ? v : 4;
     const auto row = [&](std::int64_t r) {
       return std::vector<std::int32_t>(m.col_idx.begin() + m.row_ptr[r],
                                        m.col_idx.begin() + m.row_ptr[r + 1]);
@@ -174,8 +201,12 @@ TEST(GenerateSparse, SpecRoundTrip) {
   EXPECT_EQ(sci.seed, 1u);
   const SparseSpec vec = gen::parse_sparse_spec("vector:rows=8,cols=8,nnz=16");
   EXPECT_EQ(vec.kind, SparseKind::kColumnVector);
-  EXPECT_EQ(vec.param, 0);
+  EXPECT_FALSE(vec.param.has_value());
   EXPECT_EQ(gen::to_string(vec), "vector:rows=8,cols=8,nnz=16,seed=1");
+  // A param given is kept in the label (fk-datagen's and fk-bench's), 0 included.
+  const SparseSpec zero = gen::parse_sparse_spec("powerlaw:rows=8,cols=8,nnz=16,param=0");
+  EXPECT_EQ(gen::to_string(zero), "powerlaw:rows=8,cols=8,nnz=16,param=0,seed=1");
+  EXPECT_EQ(gen::parse_sparse_spec(gen::to_string(zero)).param, std::optional<double>(0.0));
 }
 
 TEST(GenerateSparse, BadSpecsNameTheProblem) {
@@ -189,7 +220,17 @@ TEST(GenerateSparse, BadSpecsNameTheProblem) {
       {"uniform:rows=10,cols=10,nnz=101", "exceeds"},
       {"uniform:rows=10,cols=10,nnz=5,param=2", "param"},
       {"banded:rows=10,cols=10,nnz=5,param=2.5", "param"},
-      {"powerlaw:rows=10,cols=10,nnz=5,param=-1", "param"},
+      {"powerlaw:rows=10,cols=10,nnz=5,param=-1", "must be in [0, 5], got -1"},
+      {"powerlaw:rows=10,cols=10,nnz=5,param=5.5", "must be in [0, 5], got 5.5"},
+      {"powerlaw:rows=10,cols=10,nnz=5,param=nan", "bad value 'nan' for param"},
+      {"uniform:rows=10,cols=10,nnz=5,param=0", "uniform takes no param"},
+      // 0 was once read as "not given" and silently took the default; now it is out of range.
+      {"banded:rows=10,cols=10,nnz=5,param=0", "whole number in [1, 21]"},
+      {"banded:rows=10,cols=10,nnz=5,param=22", "whole number in [1, 21]"},
+      {"clustered:rows=10,cols=10,nnz=5,param=0", "whole number in [1, 10]"},
+      {"clustered:rows=10,cols=10,nnz=5,param=11", "whole number in [1, 10]"},
+      {"clustered:rows=10,cols=10,nnz=5,param=1.5", "whole number in [1, 10]"},
+      {"vector:rows=12,cols=10,nnz=8,param=0", "2, 4 or 8"},
       {"uniform:rows=0,cols=10,nnz=0", "rows"},
       {"uniform:rows=10,cols=1.5,nnz=5", "1.5"},
       {"uniform:rows=10,cols=10,nnz", "key=value"},
