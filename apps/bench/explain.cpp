@@ -1,23 +1,17 @@
 #include "apps/bench/explain.hpp"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 
-#include "core/io/csv.hpp"
+#include "apps/bench/report.hpp"
 #include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
 namespace fk::bench {
 namespace {
-
-const char* const kHeader =
-    "op,form,matrix,m,n,nnz,k,device,"
-    "rows,row_mean,row_cv,row_max,col_span,neighbour_share,auto_pick";
 
 std::string number(double x) {
   std::ostringstream os;
@@ -26,6 +20,16 @@ std::string number(double x) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& explain_csv_header() {
+  // clang-format off
+  static const std::vector<std::string> header = {
+      "op", "form", "matrix", "m", "n", "nnz", "k", "device",                  // the case
+      "rows", "row_mean", "row_cv", "row_max", "col_span", "neighbour_share",  // the rules' input
+      "auto_pick"};
+  // clang-format on
+  return header;
+}
 
 void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream& os) {
   // Plans see S's row statistics, or Sᵀ's for the transposed product (kernels/registry.cpp); both
@@ -42,22 +46,21 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
     of_t.neighbour_share = SparseFeatures{}.neighbour_share;
   }
 
-  std::ofstream csv;
-  if (!o.csv.empty()) {
-    const bool fresh = !std::filesystem::exists(o.csv) || std::filesystem::file_size(o.csv) == 0;
-    csv.open(o.csv, std::ios::app);
-    FK_CHECK(csv.good(), "--csv: cannot write " << o.csv);
-    if (fresh) csv << kHeader << "\n";
-  }
+  std::vector<std::vector<std::string>> rows;  // for --csv
   struct Choice {
     std::string form;
     bool transposed;
+    RatioForm ratio_form = RatioForm::kRatio;  // ratio-spmm only
   };
   std::vector<Choice> choices;
   if (o.op == BenchOp::kSddmm) {
     for (bool scaled : o.sddmm_scaled) choices.push_back({scaled ? "scaled" : "unscaled", false});
   } else if (o.op == BenchOp::kRatioSpmm) {
-    for (Op op : o.spmm_ops) choices.push_back({op == Op::kNoTrans ? "fused" : "fused-t", op == Op::kTrans});
+    // Every form shares one choice (kernels/select.cpp), but each asked for gets its row, named
+    // as the benchmark names it, so that picks and measured rows join on (op, form, matrix, k).
+    for (Op op : o.spmm_ops)
+      for (RatioForm form : o.ratio_forms)
+        choices.push_back({ratio_form_label(form, op), op == Op::kTrans, form});
   } else {
     for (Op op : o.spmm_ops) choices.push_back({op == Op::kNoTrans ? "n" : "t", op == Op::kTrans});
   }
@@ -73,7 +76,11 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
       std::string pick;
       if (o.op == BenchOp::kRatioSpmm) {
         const RatioSpmmVariant* v = choose_ratio_spmm_variant(device, p);
-        pick = v ? v->name() : "pair (SDDMM, division, SpMM: no fused variant applies)";
+        // Else the unfused pair, whose steps depend on the form (runner.cpp's RatioSpmmCase).
+        const char* steps = c.ratio_form == RatioForm::kProduct    ? "scaled SDDMM, SpMM"
+                            : c.ratio_form == RatioForm::kResidual ? "SDDMM, subtraction, SpMM"
+                                                                   : "SDDMM, division, SpMM";
+        pick = v ? v->name() : std::string("pair (") + steps + ": no fused variant applies)";
       } else {
         // As the plans do: padded dense operands where that pays.
         p.k = o.op == BenchOp::kSddmm ? auto_sddmm_width(device, p) : auto_spmm_width(device, p);
@@ -86,29 +93,15 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
       os << "  (rows " << f.rows << ", row mean " << number(f.row_mean) << ", cv "
          << number(f.row_cv) << ", max " << f.row_max << ", column span " << number(f.col_span)
          << ", neighbour share " << number(f.neighbour_share) << ")\n";
-      if (csv.is_open()) {
-        const std::vector<std::string> fields = {to_string(o.op),
-                                                 c.form,
-                                                 matrix.name,
-                                                 std::to_string(matrix.s.rows),
-                                                 std::to_string(matrix.s.cols),
-                                                 std::to_string(matrix.s.nnz()),
-                                                 std::to_string(k),
-                                                 to_string(device),
-                                                 std::to_string(f.rows),
-                                                 number(f.row_mean),
-                                                 number(f.row_cv),
-                                                 std::to_string(f.row_max),
-                                                 number(f.col_span),
-                                                 number(f.neighbour_share),
-                                                 pick};
-        for (std::size_t i = 0; i < fields.size(); ++i)
-          csv << (i ? "," : "") << io::csv_escape(fields[i]);
-        csv << "\n";
-      }
+      rows.push_back({to_string(o.op), c.form, matrix.name, std::to_string(matrix.s.rows),
+                      std::to_string(matrix.s.cols), std::to_string(matrix.s.nnz()),
+                      std::to_string(k), to_string(device), std::to_string(f.rows),
+                      number(f.row_mean), number(f.row_cv), std::to_string(f.row_max),
+                      number(f.col_span), number(f.neighbour_share), pick});
     }
   }
-  FK_CHECK(!csv.is_open() || csv.good(), "--csv: writing " << o.csv << " failed");
+  // As the benchmark's rows: only under the same header, written atomically.
+  if (!o.csv.empty()) append_csv_rows(o.csv, explain_csv_header(), rows);
 }
 
 }  // namespace fk::bench

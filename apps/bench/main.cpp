@@ -1,6 +1,7 @@
 // fk-bench: times every registered SDDMM or SpMM variant on one problem, in one process, and
 // checks each against the reference. `fk-bench --help` explains the options and the columns.
 #include <iostream>
+#include <new>
 
 #include "apps/bench/explain.hpp"
 #include "apps/bench/options.hpp"
@@ -24,6 +25,8 @@ int run(int argc, const char* const argv[]) {
     return 0;
   }
   if (options.explain_auto) {  // rules only: no context, no device
+    // The CSV file's header is checked before the (possibly long) load, as below.
+    if (!options.csv.empty()) read_appendable_csv(options.csv, explain_csv_header());
     explain_auto(options, load_matrix(options), std::cout);
     return 0;
   }
@@ -56,6 +59,12 @@ int main(int argc, char** argv) {
   } catch (const fk::bench::UsageError& e) {
     std::cerr << "fk-bench: error: " << e.what() << " (see fk-bench --help)\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    // What the up-front check of the dense operands (runner.cpp) lets through: a matrix, or
+    // operands that fit this machine's memory but not what is free of it.
+    std::cerr << "fk-bench: error: out of host memory (std::bad_alloc); use a smaller matrix or "
+                 "--k\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "fk-bench: error: " << e.what() << "\n";
     return 1;

@@ -20,6 +20,13 @@ const char* to_string(BenchOp op) {
   return "?";
 }
 
+std::string ratio_form_label(RatioForm form, Op op) {
+  const char* name = form == RatioForm::kProduct    ? "product"
+                     : form == RatioForm::kResidual ? "residual"
+                                                    : "fused";
+  return std::string(name) + (op == Op::kTrans ? "-t" : "");
+}
+
 namespace {
 
 constexpr unsigned kHelpWidth = 100;
@@ -49,7 +56,8 @@ void add_option_groups(po::options_description& out) {
        "comma-separated dense widths K (default sddmm and ratio-spmm 32,64,128,256,512; spmm "
        "1,4,32,64,128,256,512)")
       ("device", po::value<std::string>()->value_name("DEV"), "cpu, gpu or auto (default auto: the GPU when one is usable)")
-      ("threads", po::value<int>()->value_name("N"), "OpenMP threads on the CPU (default: OpenMP's default)")
+      ("threads", po::value<int>()->value_name("N"),
+       "OpenMP threads on the CPU (default 0: OpenMP's default, usually all cores)")
       ("gpu", po::value<int>()->value_name("ID"), "GPU id (default 0)")
       ("variants", po::value<std::string>()->value_name("V,V,.."),
        "comma-separated variant names and/or 'auto' (default: every variant of the device that applies, "
@@ -89,18 +97,25 @@ void add_option_groups(po::options_description& out) {
   out.add(source).add(run).add(info);
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
+// The items of option `option`'s comma-separated list; an empty one ("4,,8", a trailing comma) is
+// a usage error rather than skipped, as it is more likely a typo than meant.
+std::vector<std::string> split_commas(const std::string& text, const std::string& option) {
   std::vector<std::string> out;
-  std::string item;
-  std::istringstream is(text);
-  while (std::getline(is, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
+  if (text.empty()) return out;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (out.back().empty())
+      throw UsageError(option + ": empty item in '" + text + "' (expected a comma-separated list)");
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
 }
 
 std::vector<int> parse_widths(const std::string& text) {
   std::vector<int> out;
-  for (const std::string& item : split_commas(text)) {
+  for (const std::string& item : split_commas(text, "--k")) {
     std::size_t used = 0;
     long value = -1;
     try {
@@ -151,6 +166,10 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
 
   const int sources = int(vm.count("input")) + int(vm.count("gen")) + int(vm.count("preset"));
   if (sources != 1) throw UsageError("give exactly one of --input, --gen, --preset (got " + std::to_string(sources) + ")");
+  // An empty value would read as "not given" below and be blamed on another option.
+  for (const char* option : {"input", "gen", "preset", "csv"})
+    if (vm.count(option) && vm[option].as<std::string>().empty())
+      throw UsageError(std::string("--") + option + ": empty value");
   if (vm.count("input")) o.input = vm["input"].as<std::string>();
   if (vm.count("gen")) o.gen = vm["gen"].as<std::string>();
   if (vm.count("preset")) o.preset = vm["preset"].as<std::string>();
@@ -166,8 +185,8 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   if (vm.count("device")) o.device = vm["device"].as<std::string>();
   if (vm.count("threads")) {
     o.threads = vm["threads"].as<int>();
-    if (o.threads < 1 || o.threads > Context::kMaxThreads)
-      throw UsageError("--threads: must be between 1 and " + std::to_string(Context::kMaxThreads) +
+    if (o.threads < 0 || o.threads > Context::kMaxThreads)  // 0: OpenMP's default
+      throw UsageError("--threads: must be between 0 and " + std::to_string(Context::kMaxThreads) +
                        ", got " + std::to_string(o.threads));
   }
   if (vm.count("gpu")) {
@@ -175,7 +194,7 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
     if (o.gpu < 0) throw UsageError("--gpu: must be a device id >= 0, got " + std::to_string(o.gpu));
   }
   if (vm.count("variants")) {
-    o.variants = split_commas(vm["variants"].as<std::string>());
+    o.variants = split_commas(vm["variants"].as<std::string>(), "--variants");
     if (o.variants.empty()) throw UsageError("--variants: expected a comma-separated list of names");
   }
 

@@ -22,6 +22,9 @@ const char* to_string(BenchOp op);
 
 // The ratio SpMM's forms (kernels/ratio_spmm.hpp): run, run_product, run_residual.
 enum class RatioForm { kRatio, kProduct, kResidual };
+// The CSV's form column of a ratio-spmm case, in the benchmark and in --explain-auto alike:
+// fused, product or residual, with "-t" over Sᵀ (bench/report and docs' scripts read these).
+std::string ratio_form_label(RatioForm form, Op op);
 
 struct BenchOptions {
   bool help = false;

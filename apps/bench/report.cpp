@@ -84,8 +84,8 @@ const std::vector<std::string>& csv_header() {
   return header;
 }
 
-std::string read_appendable_csv(const std::string& path) {
-  const std::string header = join_csv(csv_header());
+std::string read_appendable_csv(const std::string& path, const std::vector<std::string>& columns) {
+  const std::string header = join_csv(columns);
   std::string existing;
   if (std::filesystem::exists(path)) {
     std::ifstream in(path, std::ios::binary);
@@ -104,18 +104,24 @@ std::string read_appendable_csv(const std::string& path) {
   return existing;
 }
 
-void append_csv(const std::string& path, const std::vector<ResultRow>& rows) {
-  const std::string header = join_csv(csv_header());
-  const std::string existing = read_appendable_csv(path);
+void append_csv_rows(const std::string& path, const std::vector<std::string>& header,
+                     const std::vector<std::vector<std::string>>& rows) {
+  const std::string existing = read_appendable_csv(path, header);
   io::AtomicFile file(path);
   std::ostream& out = file.stream();
   if (existing.empty()) {
-    out << header << '\n';
+    out << join_csv(header) << '\n';
   } else {
     out << existing;
   }
-  for (const ResultRow& r : rows) out << join_csv(fields_of(r)) << '\n';
+  for (const std::vector<std::string>& r : rows) out << join_csv(r) << '\n';
   file.commit();
+}
+
+void append_csv(const std::string& path, const std::vector<ResultRow>& rows) {
+  std::vector<std::vector<std::string>> fields;
+  for (const ResultRow& r : rows) fields.push_back(fields_of(r));
+  append_csv_rows(path, csv_header(), fields);
 }
 
 void print_table_header(std::ostream& os) {

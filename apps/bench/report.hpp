@@ -32,17 +32,22 @@ struct ResultRow {
   std::uint64_t seed = 0;
 };
 
-// The CSV columns, in order.
+// The CSV columns of the benchmark's rows, in order.
 const std::vector<std::string>& csv_header();
 
-// Writes `rows` to `path`: a new file gets the header first; an existing file must start with the
-// same header and keeps its rows, the new ones following (so a script can accumulate one CSV over
-// many invocations). Written atomically (fk::io::AtomicFile). Throws fk::Error naming the file.
+// Writes `rows` (each field in `header`'s order) to `path`: a new or empty file gets the header
+// first; an existing file must start with the same header and keeps its rows, the new ones
+// following (so a script can accumulate one CSV over many invocations). Written atomically
+// (fk::io::AtomicFile). Throws fk::Error naming the file.
+void append_csv_rows(const std::string& path, const std::vector<std::string>& header,
+                     const std::vector<std::vector<std::string>>& rows);
+// The benchmark's rows, under csv_header().
 void append_csv(const std::string& path, const std::vector<ResultRow>& rows);
-// What append_csv would keep of the file at `path` ("" when it does not exist or is empty);
-// throws fk::Error when its header differs. fk-bench calls it before running, so a mismatch is
-// reported before the benchmark, not after it.
-std::string read_appendable_csv(const std::string& path);
+// What append_csv_rows would keep of the file at `path` ("" when it does not exist or is empty);
+// throws fk::Error when its header differs from `header`. fk-bench calls it before running, so a
+// mismatch is reported before the benchmark (or --explain-auto), not after it.
+std::string read_appendable_csv(const std::string& path,
+                                const std::vector<std::string>& header = csv_header());
 
 // The table on stdout.
 void print_table_header(std::ostream& os);

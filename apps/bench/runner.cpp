@@ -1,5 +1,7 @@
 #include "apps/bench/runner.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -8,6 +10,7 @@
 #include <memory>
 #include <ostream>
 #include <sstream>
+#include <utility>
 
 #include "apps/bench/check.hpp"
 #include "apps/bench/report.hpp"
@@ -461,10 +464,7 @@ class Runner {
           const SpmmCheck check(o.view(), a.view(), b.view(), kRatioEps, form, o_.check_nnz);
           Dense da(ctx_, a), db(ctx_, b);
           CaseInfo info;
-          info.form = std::string(form == RatioForm::kProduct    ? "product"
-                                  : form == RatioForm::kResidual ? "residual"
-                                                                 : "fused") +
-                      (op == Op::kTrans ? "-t" : "");
+          info.form = ratio_form_label(form, op);
           info.k = k;
           info.bytes = 8.0 * double(o.nnz()) + 4.0 * k * double(f.nonempty_cols + 2 * o.rows);
           info.flops = 4.0 * double(o.nnz()) * k;
@@ -703,6 +703,46 @@ Selection select_from(const std::vector<const V*>& all, const BenchOptions& o, D
   return sel;
 }
 
+// This machine's memory in bytes; 0 when unknown.
+double host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? double(pages) * double(page) : 0.0;
+}
+
+// Refuses, naming them, dense operands that cannot fit in this machine's memory at the largest K,
+// before anything is measured: allocating them would end in a bare std::bad_alloc or, through
+// overcommit, the OOM killer, after the cases at smaller K had run. Each case holds its operands
+// on the host (on the GPU a copy too), as the run_* functions above allocate them.
+void check_dense_operands_fit(const BenchOptions& o, const HostCsr& s) {
+  const double memory = host_memory_bytes();
+  if (memory <= 0) return;
+  const int k = *std::max_element(o.ks.begin(), o.ks.end());
+  using Operands = std::vector<std::pair<const char*, std::int64_t>>;  // name, rows (of K floats)
+  std::vector<Operands> cases;
+  if (o.op == BenchOp::kSddmm) cases.push_back({{"A", s.rows}, {"B", s.cols}});
+  for (Op op : o.spmm_ops) {
+    const std::int64_t m = op == Op::kTrans ? s.cols : s.rows,
+                       n = op == Op::kTrans ? s.rows : s.cols;
+    if (o.op == BenchOp::kSpmm) cases.push_back({{"B", n}, {"C", m}});
+    if (o.op == BenchOp::kRatioSpmm) cases.push_back({{"A", m}, {"B", n}, {"C", m}});
+  }
+  for (const Operands& operands : cases) {
+    double bytes = 0;
+    std::ostringstream names;
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      bytes += 4.0 * double(operands[i].second) * k;
+      if (i > 0) names << (i + 1 == operands.size() ? " and " : ", ");
+      names << operands[i].first << " (" << operands[i].second << " x " << k << ")";
+    }
+    if (bytes <= memory) continue;
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(1) << "--k: at K = " << k << " the dense operands "
+       << names.str() << " take " << bytes * 1e-9 << " GB of memory, more than this machine has ("
+       << memory * 1e-9 << " GB); lower --k or use a smaller matrix";
+    throw Error(os.str());
+  }
+}
+
 }  // namespace
 
 Selection select_variants(const BenchOptions& o, DeviceKind device) {
@@ -725,6 +765,7 @@ Selection select_variants(const BenchOptions& o, DeviceKind device) {
 
 RunSummary run_benchmark(const BenchOptions& options, const Context& ctx, const BenchMatrix& matrix,
                          const Selection& selection, std::ostream& out) {
+  check_dense_operands_fit(options, matrix.s);
   Runner runner(options, ctx, matrix, selection, out);
   runner.print_header();
   return runner.run();

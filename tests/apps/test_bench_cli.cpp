@@ -298,6 +298,139 @@ TEST(BenchCli, ExplainAutoReportsTheRulesChoiceWithoutRunning) {
   }
 }
 
+// ratio-spmm --explain-auto: one row per (op, form, K) asked for, the form named as the benchmark
+// names it (fused, product, residual; "-t" over Sᵀ), so picks and measurements join on it.
+TEST(BenchCli, ExplainAutoRatioSpmmHonoursFormAndOp) {
+  test::TempDir dir;
+  const std::string spec = "uniform:rows=100,cols=400,nnz=12000";
+  const HostCsr s = gen::generate_sparse(gen::parse_sparse_spec(spec));
+  const std::string all_csv = dir.file("all.csv");
+  const Outcome o = run_bench(dir, "ratio-spmm --gen " + spec +
+                                       " --device cpu --form all --op both "
+                                       "--k 8,48 --explain-auto --csv '" +
+                                       all_csv + "'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const Csv csv = read_csv(all_csv);
+  ASSERT_EQ(csv.rows.size(), 6u * 2u);
+  std::multiset<std::string> forms;
+  for (const auto& row : csv.rows) {
+    SCOPED_TRACE(row.at("form") + " k=" + row.at("k"));
+    forms.insert(row.at("form"));
+    const bool transposed = row.at("form").size() > 2 &&
+                            row.at("form").compare(row.at("form").size() - 2, 2, "-t") == 0;
+    KernelProblem q{features(transposed ? transpose(s.view()).view() : s.view()),
+                    std::stoi(row.at("k"))};
+    q.transposed = transposed;
+    const RatioSpmmVariant* v = choose_ratio_spmm_variant(DeviceKind::kCpu, q);
+    if (v)
+      EXPECT_EQ(row.at("auto_pick"), v->name());
+    else
+      EXPECT_EQ(row.at("auto_pick").rfind("pair", 0), 0u) << row.at("auto_pick");
+    EXPECT_NE(o.out.find("ratio-spmm " + row.at("form") + " K=" + row.at("k") + ":"),
+              std::string::npos)
+        << o.out;
+  }
+  const std::multiset<std::string> expected = {"fused",    "fused",    "fused-t",    "fused-t",
+                                               "product",  "product",  "product-t",  "product-t",
+                                               "residual", "residual", "residual-t", "residual-t"};
+  EXPECT_EQ(forms, expected);
+
+  // One form asked for: only its rows.
+  const std::string product_csv = dir.file("product.csv");
+  const Outcome p = run_bench(dir, "ratio-spmm --gen " + spec +
+                                       " --device cpu --form product "
+                                       "--k 48 --explain-auto --csv '" +
+                                       product_csv + "'");
+  ASSERT_EQ(p.code, 0) << p.err;
+  const Csv product = read_csv(product_csv);
+  ASSERT_EQ(product.rows.size(), 1u);
+  EXPECT_EQ(product.rows[0].at("form"), "product");
+}
+
+// --explain-auto --csv appends only to a file with its own header, as the benchmark does with
+// its: rows of another layout would be ragged. The file is left as it was.
+TEST(BenchCli, ExplainAutoRefusesACsvWithAnotherHeader) {
+  test::TempDir dir;
+  const std::string gen = "sddmm --gen uniform:rows=20,cols=20,nnz=50 --device cpu --k 4 ";
+  // A benchmark CSV (other columns) and a foreign file.
+  const std::string bench_csv = dir.file("bench.csv");
+  ASSERT_EQ(run_bench(dir, gen + "--runs 1 --warmup 0 --no-flush --csv '" + bench_csv + "'").code,
+            0);
+  const std::string bench_before = slurp(bench_csv);
+  const std::string other_csv = dir.file("other.csv");
+  std::ofstream(other_csv) << "a,b,c\n1,2,3\n";
+  for (const std::string& path : {bench_csv, other_csv}) {
+    SCOPED_TRACE(path);
+    const std::string before = slurp(path);
+    const Outcome o = run_bench(dir, gen + "--explain-auto --csv '" + path + "'");
+    EXPECT_EQ(o.code, 1);
+    EXPECT_NE(o.err.find("--csv"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("different header"), std::string::npos) << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one clear line: " << o.err;
+    EXPECT_EQ(slurp(path), before) << "the file must be left as it was";
+  }
+  // And the benchmark refuses an explain CSV.
+  const std::string picks_csv = dir.file("picks.csv");
+  ASSERT_EQ(run_bench(dir, gen + "--explain-auto --csv '" + picks_csv + "'").code, 0);
+  ASSERT_EQ(run_bench(dir, gen + "--explain-auto --csv '" + picks_csv + "'").code, 0);
+  EXPECT_EQ(read_csv(picks_csv).rows.size(), 2u) << "the same header: appended";
+  const Outcome b =
+      run_bench(dir, gen + "--runs 1 --warmup 0 --no-flush --csv '" + picks_csv + "'");
+  EXPECT_EQ(b.code, 1);
+  EXPECT_NE(b.err.find("different header"), std::string::npos) << b.err;
+}
+
+// A generator's param is part of the label, 0 included (it once vanished, and meant the default).
+TEST(BenchCli, GeneratedLabelKeepsAnExplicitParam) {
+  test::TempDir dir;
+  const Outcome o = run_bench(dir,
+                              "sddmm --gen powerlaw:rows=50,cols=40,nnz=200,param=0 "
+                              "--device cpu --k 4 --explain-auto");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("powerlaw:rows=50,cols=40,nnz=200,param=0,seed=1"), std::string::npos)
+      << o.out;
+  const Outcome bad = run_bench(dir,
+                                "sddmm --gen banded:rows=50,cols=40,nnz=200,param=0 "
+                                "--device cpu --k 4 --explain-auto");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--gen"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("whole number in [1, 81]"), std::string::npos) << bad.err;
+}
+
+// --threads 0 is OpenMP's default, as in every other app.
+TEST(BenchCli, ThreadsZeroIsOpenMpsDefault) {
+  test::TempDir dir;
+  const Outcome o = run_bench(dir,
+                              "sddmm --gen uniform:rows=20,cols=20,nnz=50 --device cpu "
+                              "--threads 0 --k 4 --runs 1 --warmup 0 --no-flush");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("device: CPU ("), std::string::npos) << o.out;
+  const Outcome help = run_bench(dir, "--help");
+  EXPECT_NE(help.out.find("0: OpenMP's default"), std::string::npos) << help.out;
+  const Outcome bad = run_bench(dir,
+                                "sddmm --gen uniform:rows=20,cols=20,nnz=50 --device cpu "
+                                "--threads -1 --k 4");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--threads: must be between 0 and 1024"), std::string::npos) << bad.err;
+}
+
+// Dense operands larger than the machine's memory are refused up front, naming them and K,
+// rather than ending in a bare std::bad_alloc (or the OOM killer) mid-benchmark.
+TEST(BenchCli, DenseOperandsTooLargeForMemoryAreNamed) {
+  test::TempDir dir;
+  // 2e6 x 2^20 floats is 8 TB per operand.
+  const Outcome o = run_bench(dir,
+                              "sddmm --gen uniform:rows=2000000,cols=2000000,nnz=2000 "
+                              "--device cpu --k 4,1048576 --runs 1 --warmup 0");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("--k: at K = 1048576"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("A (2000000 x 1048576)"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("memory"), std::string::npos) << o.err;
+  EXPECT_EQ(o.err.find("bad_alloc"), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one clear line: " << o.err;
+  EXPECT_EQ(o.out.find("median_ms"), std::string::npos) << "refused before any run: " << o.out;
+}
+
 TEST(BenchCli, AppendingToACsvWithAnotherHeaderFails) {
   test::TempDir dir;
   const std::string csv_path = dir.file("other.csv");
@@ -346,6 +479,10 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"sddmm --bogus 3" + gen, "--bogus"},
       {"sddmm --k 0" + gen, "--k"},
       {"sddmm --k 8,x" + gen, "--k"},
+      {"sddmm --k 4,,8" + gen, "--k: empty item"},  // was skipped silently
+      {"sddmm --k 4,8," + gen, "--k: empty item"},
+      {"sddmm --k ,4" + gen, "--k: empty item"},
+      {"spmm --variants auto,,omp.spmm.rows" + gen, "--variants: empty item"},
       {"spmm --runs abc" + gen, "--runs"},
       {"spmm --runs 0" + gen, "--runs"},
       {"spmm --threads 100000" + gen, "--threads"},  // OpenMP's runtime crashed on it
@@ -359,6 +496,11 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"spmm --explain-auto --variants auto" + gen, "--explain-auto"},
       {"sddmm --gen nonsense --device cpu", "--gen"},
       {"sddmm --preset no-such-preset --device cpu", "--preset"},
+      {"sddmm --gen '' --k 4 --device cpu", "--gen: empty"},  // once blamed on --preset
+      {"sddmm --input '' --k 4 --device cpu", "--input: empty"},
+      {"sddmm --preset '' --k 4 --device cpu", "--preset: empty"},
+      // An empty --csv once wrote no CSV, silently.
+      {"sddmm --csv ''" + gen, "--csv: empty"},
       {"sddmm --device cpu", "--input"},  // no matrix given
       {"frobnicate" + gen, "frobnicate"},
   };
