@@ -28,6 +28,11 @@
 //   T1 = SpMM(Q, Λ),  T2 = Qᵀ X                     (T2 is a sum over documents: StatsReducer)
 //   X ← (X ∘ T1 + (a − 1)) / (Σ_w λ_wk + 1/b) = (X ∘ T1 + (a − 1)) / (1 + 1/b)
 //   Λ ← Λ ∘ T2, then every column divided by its sum.
+// With --update alternating, T2 is formed after the X step from the new X (Q again from the new
+// rates): two SDDMMs an iteration, or two fused ratio SpMMs (T1 over F with A = X, B = Λ; T2 over
+// Fᵀ with A = Λ, B = X) that never store Q. Each step is the EM step of its block with the other
+// fixed (ECM), so J still never decreases; on kos it reaches a given J in about 0.6 of the
+// iterations (docs/benchmarks/checks/sklearn). T2 stays a sum over documents.
 // The paper writes the Λ step as Λ ∘ (Q Xᵀ) ./ rowsum X followed by the normalization; the
 // division by rowsum X is one number per column, which the normalization removes, so it is left
 // out. A column whose sum is 0 (its factor has no weight in any document) keeps its old values.
@@ -64,12 +69,22 @@
 
 namespace fk::gap {
 
+// The order of the two factor updates in an iteration (--update).
+enum class GapUpdate {
+  kJoint,        // X and Λ both from the old model: one SDDMM serves both products (the paper's)
+  kAlternating,  // X first, then Λ from the new X (Gauss-Seidel): two SDDMMs (or fused passes)
+};
+
 struct GapHyper {
   int factors = 0;      // K
   double a = 1.1;       // Gamma shape (>= 1)
   double b = 100;       // Gamma scale (> 0)
   int test_iters = 20;  // X updates of the test documents per evaluation (--test)
   std::string sddmm = "auto", spmm = "auto";
+  GapUpdate update = GapUpdate::kJoint;
+  // In the alternating order, each product as one fused ratio SpMM (kernels/ratio_spmm.hpp):
+  // auto, off or a variant name (app::fused_allowed decides with sddmm, spmm and the precision).
+  std::string ratio_spmm = "auto";
   // Lowest operand precision of the training plans (--precision); the held-out and test plans
   // stay fp32 unless a variant is named (app::evaluation_precision).
   Precision precision = Precision::kF32;
@@ -87,11 +102,12 @@ struct ModelSums {
 
 struct KernelCounters {
   std::int64_t sddmm_calls = 0, spmm_calls = 0;
-  double flops = 0;  // 2 · nnz · K per SDDMM or SpMM call
+  double flops = 0;  // 2 · nnz · K per SDDMM or SpMM call (a fused ratio SpMM counts as both)
 };
 
-// Rates below this are taken as this inside log and before dividing: keeps an entry whose every
-// factor underflowed finite without moving normal values.
+// Rates below this are taken as this inside log, and added before dividing (Q = F ./ (R + floor),
+// the fused ratio SpMM's eps): keeps an entry whose every factor underflowed finite without
+// moving normal values (in float, r + 1e-30 == r for every r above about 1e-23).
 constexpr float kRateFloor = 1e-30f;
 
 class GapBackend {

@@ -25,7 +25,7 @@ class CpuOps : public app::HostOps {
 
   void ratio(const Context&, const float* f, const float* r, std::int64_t n, float* q) const {
 #pragma omp parallel for schedule(static)
-    for (std::int64_t j = 0; j < n; ++j) q[j] = f[j] / std::max(r[j], kRateFloor);
+    for (std::int64_t j = 0; j < n; ++j) q[j] = f[j] / (r[j] + kRateFloor);
   }
 
   void update_x(const Context&, float* x, const float* t, std::int64_t n, float am1,

@@ -10,7 +10,7 @@
 //   download(buf, host, n) const;  using Csr;  Csr make_csr(const HostCsr&);  static CsrView
 //   view(const Csr&);
 //   copy(ctx, src, dst, n)                      dst = src
-//   ratio(ctx, f, r, n, q)                      q = f / max(r, kRateFloor)
+//   ratio(ctx, f, r, n, q)                      q = f / (r + kRateFloor)
 //   update_x(ctx, x, t, n, am1, inv_den)        x = (x · t + am1) · inv_den
 //   multiply(ctx, a, b, n)                      b = a · b
 //   col_sums(ctx, m, rows, k, out)              out[c] = Σ_r m[r·k + c] (out: k doubles)
@@ -25,8 +25,10 @@
 #include <vector>
 
 #include "apps/common/precision.hpp"
+#include "apps/common/training_options.hpp"
 #include "apps/gap/gap_backend.hpp"
 #include "core/error.hpp"
+#include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
 
@@ -107,18 +109,35 @@ class GapEngine final : public GapBackend {
 
   void iterate(app::StatsReducer& reducer) override {
     const DenseView<const float> xv{x_.data(), docs_, k_}, lv{lambda_.data(), words_, k_};
-    // Q = F ./ R at F's nonzeros.
-    rates(train_, xv, lv);
-    ops_.ratio(ctx_, train_.f(), train_.r.data(), train_.nnz, train_.q.data());
-    // T1 = Q Λ (the paper's Λᵀ Q), T2 = Qᵀ X (the paper's Q Xᵀ), both from the old model.
-    train_.spmm.run(ctx_, train_.q.data(), lv, DenseView<float>{t1_.data(), docs_, k_});
-    train_.spmm_t.run(ctx_, train_.q.data(), xv, DenseView<float>{t2_.data(), words_, k_});
-    count(train_.nnz, false);
-    count(train_.nnz, false);
-    reducer.sum(ctx_, t2_.data(), words_ * k_);  // a sum over documents
-    // X ← (X ∘ T1 + (a − 1)) / (colsum Λ + 1/b), colsum Λ = 1.
-    ops_.update_x(ctx_, x_.data(), t1_.data(), docs_ * k_, static_cast<float>(h_.a - 1.0),
-                  static_cast<float>(1.0 / (1.0 + 1.0 / h_.b)));
+    const DenseView<float> t1v{t1_.data(), docs_, k_}, t2v{t2_.data(), words_, k_};
+    const float am1 = static_cast<float>(h_.a - 1.0);
+    const float inv_den = static_cast<float>(1.0 / (1.0 + 1.0 / h_.b));
+    if (h_.update == GapUpdate::kJoint) {
+      // Q = F ./ R at F's nonzeros; T1 = Q Λ (the paper's Λᵀ Q), T2 = Qᵀ X (the paper's Q Xᵀ),
+      // both from the old model.
+      form_ratio(train_, xv, lv);
+      train_.spmm.run(ctx_, train_.q.data(), lv, t1v);
+      train_.spmm_t.run(ctx_, train_.q.data(), xv, t2v);
+      count(train_.nnz, false);
+      count(train_.nnz, false);
+      reducer.sum(ctx_, t2_.data(), words_ * k_);  // a sum over documents
+      // X ← (X ∘ T1 + (a − 1)) / (colsum Λ + 1/b), colsum Λ = 1.
+      ops_.update_x(ctx_, x_.data(), t1_.data(), docs_ * k_, am1, inv_den);
+    } else {
+      // X first (T1 from the old model), then T2 = Qᵀ X from the new X: the rates change in
+      // between, so each product forms its own ratios (one fused pass each where planned).
+      fit_step(train_, xv, lv, t1v);
+      ops_.update_x(ctx_, x_.data(), t1_.data(), docs_ * k_, am1, inv_den);
+      if (train_.fused_t.plan) {
+        train_.fused_t.run(ctx_, nullptr, lv, xv, kRateFloor, t2v);
+        count(train_.nnz, true);
+      } else {
+        form_ratio(train_, xv, lv);
+        train_.spmm_t.run(ctx_, train_.q.data(), xv, t2v);
+      }
+      count(train_.nnz, false);
+      reducer.sum(ctx_, t2_.data(), words_ * k_);  // a sum over documents, as in the joint order
+    }
     // Λ ← normalize_columns(Λ ∘ T2).
     ops_.multiply(ctx_, lambda_.data(), t2_.data(), words_ * k_);
     ops_.col_sums(ctx_, t2_.data(), words_, k_, sums_.data());
@@ -144,11 +163,7 @@ class GapEngine final : public GapBackend {
       ops_.copy(ctx_, test_x_init_.data(), test_x_.data(), test_docs_ * k_);
       const float inv_den = static_cast<float>(1.0 / (1.0 + 1.0 / h_.b));
       for (int it = 0; it < h_.test_iters && test_obs_.nnz > 0; ++it) {
-        rates(test_obs_, tv, lv);
-        ops_.ratio(ctx_, test_obs_.f(), test_obs_.r.data(), test_obs_.nnz, test_obs_.q.data());
-        test_obs_.spmm.run(ctx_, test_obs_.q.data(), lv,
-                           DenseView<float>{test_t1_.data(), test_docs_, k_});
-        count(test_obs_.nnz, false);
+        fit_step(test_obs_, tv, lv, DenseView<float>{test_t1_.data(), test_docs_, k_});
         ops_.update_x(ctx_, test_x_.data(), test_t1_.data(), test_docs_ * k_,
                       static_cast<float>(h_.a - 1.0), inv_den);
       }
@@ -173,14 +188,19 @@ class GapEngine final : public GapBackend {
   struct Counts {
     std::int64_t nnz = 0;
     typename Ops::Csr csr;
-    Buf<float> r, q;  // nnz: rates at the nonzeros, F ./ R
-    // Plans hold views of csr: declared after it so they are destroyed first.
+    Buf<float> r, q;  // nnz: rates at the nonzeros, F ./ R (q where a ratio is formed)
+    // Plans hold views of csr: declared after it so they are destroyed first. A product with a
+    // fused ratio SpMM plan (T1: fused, T2: fused_t) has no SpMM plan.
     PreparedSddmm sddmm;
     PreparedSpmm spmm, spmm_t;
+    PreparedRatioSpmm fused, fused_t;
 
     const float* f() const { return Ops::view(csr).vals; }
-    // `training`: the training counts, whose plans take --precision; the held-out and test ones
-    // only evaluate the model and stay fp32 unless a variant is named.
+    // `fit`: T1 = Q Λ is formed on it (training, the test documents' observed halves);
+    // `transposed`: T2 = Qᵀ X too (training). `training`: the training counts, whose plans take
+    // --precision; the held-out and test ones only evaluate the model and stay fp32 unless a
+    // variant is named. The fused plans serve the alternating order only: in the joint one both
+    // products share one Q, and fused each would form the dot products again.
     void init(GapEngine& e, const HostCsr& m, bool fit, bool transposed, bool training) {
       nnz = m.nnz();
       FK_CHECK(static_cast<std::int64_t>(m.vals.size()) == nnz, "counts without values");
@@ -192,15 +212,29 @@ class GapEngine final : public GapBackend {
                               training ? p : app::evaluation_precision(e.h_.sddmm, p));
       e.note(sddmm.variant->name(), sddmm.prepare_seconds);
       const Precision spmm_p = training ? p : app::evaluation_precision(e.h_.spmm, p);
+      const bool fusable =
+          e.h_.update == GapUpdate::kAlternating &&
+          app::fused_allowed(e.h_.ratio_spmm, e.h_.sddmm, e.h_.spmm, sddmm.variant->half_precision());
       if (fit) {
-        q = e.ops_.template alloc<float>(nnz);
-        spmm = make_spmm_plan(e.ctx_, v, e.k_, Op::kNoTrans, e.h_.spmm, spmm_p);
-        e.note(spmm.variant->name(), spmm.prepare_seconds);
+        if (fusable) fused = make_ratio_spmm_plan(e.ctx_, v, e.k_, e.h_.ratio_spmm);
+        if (fused.plan) {
+          e.note(fused.variant->name(), fused.prepare_seconds);
+        } else {
+          spmm = make_spmm_plan(e.ctx_, v, e.k_, Op::kNoTrans, e.h_.spmm, spmm_p);
+          e.note(spmm.variant->name(), spmm.prepare_seconds);
+        }
       }
       if (transposed) {
-        spmm_t = make_spmm_plan(e.ctx_, v, e.k_, Op::kTrans, e.h_.spmm, spmm_p);
-        e.note(spmm_t.variant->name() + std::string(" (transposed)"), spmm_t.prepare_seconds);
+        if (fusable) fused_t = make_ratio_spmm_plan(e.ctx_, v, e.k_, e.h_.ratio_spmm, Op::kTrans);
+        if (fused_t.plan) {
+          e.note(fused_t.variant->name() + std::string(" (transposed)"), fused_t.prepare_seconds);
+        } else {
+          spmm_t = make_spmm_plan(e.ctx_, v, e.k_, Op::kTrans, e.h_.spmm, spmm_p);
+          e.note(spmm_t.variant->name() + std::string(" (transposed)"), spmm_t.prepare_seconds);
+        }
       }
+      if ((fit && !fused.plan) || (transposed && !fused_t.plan))
+        q = e.ops_.template alloc<float>(nnz);
     }
   };
 
@@ -208,6 +242,23 @@ class GapEngine final : public GapBackend {
   void rates(Counts& c, DenseView<const float> x, DenseView<const float> lambda) {
     c.sddmm.run(ctx_, x, lambda, nullptr, c.r.data());
     count(c.nnz, true);
+  }
+  // c.q = F ./ (R + kRateFloor) at c's nonzeros.
+  void form_ratio(Counts& c, DenseView<const float> x, DenseView<const float> lambda) {
+    rates(c, x, lambda);
+    ops_.ratio(ctx_, c.f(), c.r.data(), c.nnz, c.q.data());
+  }
+  // t = (F ./ (X Λᵀ + kRateFloor)) Λ over c: one fused pass, or Q formed in c.q and an SpMM.
+  void fit_step(Counts& c, DenseView<const float> x, DenseView<const float> lambda,
+                DenseView<float> t) {
+    if (c.fused.plan) {
+      c.fused.run(ctx_, nullptr, x, lambda, kRateFloor, t);
+      count(c.nnz, true);
+    } else {
+      form_ratio(c, x, lambda);
+      c.spmm.run(ctx_, c.q.data(), lambda, t);
+    }
+    count(c.nnz, false);
   }
 
   // Column sums of a rows x K matrix on the backend's side, as K host doubles.

@@ -27,7 +27,7 @@ __global__ void ratio_kernel(const float* __restrict__ f, const float* __restric
                              std::int64_t n, float* __restrict__ q) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
        j += std::int64_t(gridDim.x) * blockDim.x)
-    q[j] = f[j] / fmaxf(r[j], kRateFloor);
+    q[j] = f[j] / (r[j] + kRateFloor);
 }
 
 __global__ void update_x_kernel(float* __restrict__ x, const float* __restrict__ t, std::int64_t n,

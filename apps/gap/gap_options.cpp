@@ -38,10 +38,19 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
      "text input: drop words in more than this fraction of the documents")
     ("vocab", po::value<std::string>(&o.vocab)->value_name("FILE"),
      "vocabulary file, one word per line (UCI input finds vocab.X.txt beside docword.X.txt)")
+    ("update", po::value<std::string>(&o.update)->default_value(o.update)->value_name("ORDER"),
+     "order of the two factor updates in an iteration: joint (X and Λ both from the old model, one "
+     "SDDMM serves both; the paper's) or alternating (X first, then Λ from the new X: two "
+     "SDDMMs or fused passes an iteration, fewer iterations to the same objective)")
     ("sddmm", po::value<std::string>(&o.sddmm)->default_value(o.sddmm)->value_name("NAME"),
      "SDDMM kernel variant (a registered name, or auto)")
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
      "SpMM kernel variant (a registered name, or auto)")
+    ("ratio-spmm", po::value<std::string>(&o.ratio_spmm)->default_value(o.ratio_spmm)->value_name("NAME"),
+     "--update alternating: each product with its SDDMM and division as one fused kernel that "
+     "reads each factor row once: auto (where a fused variant applies and pays, while --sddmm and "
+     "--spmm are auto and auto keeps fp32 kernels: always at --precision fp32), off (the separate "
+     "kernels), or a registered name (omp.ratio_spmm.rows, cuda.ratio_spmm.fused)")
     ("precision", po::value<std::string>(&o.precision)->default_value(o.precision)->value_name("P"),
      app::kPrecisionHelp)
     ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
@@ -69,6 +78,14 @@ void finalize_gap_options(app::CommandLine& cli, GapOptions& o) {
   require_at_least("min-count", o.min_count, std::int64_t{1});
   if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
+  if (o.update != "joint" && o.update != "alternating")
+    usage_fail("update", "expected joint or alternating, got '" + o.update + "'");
+  app::check_fused_option("ratio-spmm", o.ratio_spmm);
+  if (o.update == "joint") {  // no fused products in the joint order; a config file's is moot
+    if (cli.given_on_command_line("ratio-spmm") && o.ratio_spmm != "auto")
+      usage_fail("ratio-spmm", "applies to --update alternating only");
+    cli.set_moot("ratio-spmm");
+  }
   o.precision_kind = app::check_precision(o.precision);
 }
 

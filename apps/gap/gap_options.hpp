@@ -21,6 +21,8 @@ struct GapOptions {
   double max_df = 0.5;         // text input: maximum fraction of documents containing a word
   std::string vocab;           // optional vocabulary file (one word per line)
   std::string sddmm = "auto", spmm = "auto";  // kernel variants
+  std::string update = "joint";               // joint | alternating (text as given)
+  std::string ratio_spmm = "auto";            // alternating order's fused products
   int checkpoint_every = 0;                   // iterations between checkpoints (0: none)
   bool resume = false;                        // continue from <out>/checkpoint
   // Lowest operand precision of the kernels: fp32 | bf16 | fp16 (text as given; `precision_kind`

@@ -51,6 +51,8 @@ class Trainer {
     h.test_iters = opt.test_iters;
     h.sddmm = opt.sddmm;
     h.spmm = opt.spmm;
+    h.update = opt.update == "alternating" ? GapUpdate::kAlternating : GapUpdate::kJoint;
+    h.ratio_spmm = opt.ratio_spmm;
     h.precision = opt.precision_kind;
     device_ = ctx.describe();
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";

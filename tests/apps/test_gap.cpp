@@ -41,8 +41,15 @@ HostCsr csr_from_dense(const std::vector<std::vector<double>>& f) {
 }
 
 // One iteration on a 3 x 4 matrix (with zeros and an empty word column) against the formulas of
-// gap_backend.hpp computed densely in double precision; then the evaluation sums.
-TEST(GapMath, OneIterationMatchesDenseComputation) {
+// gap_backend.hpp computed densely in double precision; then the evaluation sums. In the joint
+// order, and in the alternating one with the separate kernels and with the fused ratio SpMMs.
+struct OrderCase {
+  GapUpdate update;
+  const char* ratio_spmm;
+};
+class GapIteration : public ::testing::TestWithParam<OrderCase> {};
+
+TEST_P(GapIteration, MatchesDenseComputation) {
   const std::vector<std::vector<double>> f = {{2, 0, 1, 0}, {0, 3, 1, 0}, {1, 1, 0, 0}};
   const int k = 2;
   const double a = 1.3, b = 5.0;
@@ -58,10 +65,16 @@ TEST(GapMath, OneIterationMatchesDenseComputation) {
   h.factors = k;
   h.a = a;
   h.b = b;
+  h.update = GetParam().update;
+  h.ratio_spmm = GetParam().ratio_spmm;
+  const bool alternating = h.update == GapUpdate::kAlternating;
   GapMatrices m;
   m.train = &train;
   m.heldout = &none;
   auto be = make_cpu_gap_backend(Context(DeviceKind::kCpu, 1), h, m);
+  EXPECT_EQ(be->kernel_names().find("ratio_spmm") != std::string::npos,
+            alternating && h.ratio_spmm != "off")
+      << be->kernel_names();
   be->set_model(lambda, x);
 
   // The sums of the starting model.
@@ -95,11 +108,24 @@ TEST(GapMath, OneIterationMatchesDenseComputation) {
   app::LocalReducer reducer;
   be->iterate(reducer);
   const HostDense<float> x1 = be->x(), l1 = be->lambda();
+  double x_new[3][2];
   for (int d = 0; d < 3; ++d)
     for (int c = 0; c < k; ++c) {
       const double want = (x_raw[d][c] * t1[d][c] + (a - 1)) / (1.0 + 1.0 / b);
       EXPECT_NEAR(x1(d, c), want, 1e-5 * want) << "x(" << d << ", " << c << ")";
+      x_new[d][c] = want;
     }
+  if (alternating) {  // T2 = Q' X' with the new X and its rates
+    for (auto& row : t2)
+      for (double& v : row) v = 0;
+    for (int d = 0; d < 3; ++d)
+      for (int w = 0; w < 4; ++w) {
+        if (f[d][w] == 0) continue;
+        double rate = 0;
+        for (int c = 0; c < k; ++c) rate += x_new[d][c] * lam_raw[w][c];
+        for (int c = 0; c < k; ++c) t2[w][c] += f[d][w] / rate * x_new[d][c];
+      }
+  }
   for (int c = 0; c < k; ++c) {
     double col = 0;
     for (int w = 0; w < 4; ++w) col += lam_raw[w][c] * t2[w][c];
@@ -111,14 +137,29 @@ TEST(GapMath, OneIterationMatchesDenseComputation) {
   }
 }
 
+INSTANTIATE_TEST_SUITE_P(Orders, GapIteration,
+                         ::testing::Values(OrderCase{GapUpdate::kJoint, "auto"},
+                                           OrderCase{GapUpdate::kAlternating, "off"},
+                                           OrderCase{GapUpdate::kAlternating,
+                                                     "omp.ratio_spmm.rows"}));
+
 // MAP objective never decreases (gap_backend.hpp: EM with the columns of Λ normalized, a >= 1).
-// Checked for a = 1 (flat prior: plain maximum likelihood) and a = 1.5, on generated corpora.
+// Checked for a = 1 (flat prior: plain maximum likelihood) and a = 1.5, on generated corpora, in
+// both orders (the alternating one is ECM: each step is its block's EM step), fused or not.
 TEST(GapMath, ObjectiveNeverDecreases) {
-  for (const char* shape : {"1", "1.5"}) {
+  const std::vector<std::vector<std::string>> orders = {
+      {"--update", "joint"},
+      {"--update", "alternating", "--ratio-spmm", "off"},
+      {"--update", "alternating", "--ratio-spmm", "omp.ratio_spmm.rows"}};
+  for (const char* shape : {"1", "1.5"})
+  for (const std::vector<std::string>& order : orders) {
+    SCOPED_TRACE(order.back());
     test::TempDir dir;
-    const auto r = run_gap({"--input", "gen:default:docs=300,words=300,topics=5,length=80,seed=2",
-                            "--factors", "6", "--iters", "30", "--a", shape, "--b", "20",
-                            "--device", "cpu", "--out", dir.path(), "-q"});
+    std::vector<std::string> args = {
+        "--input", "gen:default:docs=300,words=300,topics=5,length=80,seed=2", "--factors", "6",
+        "--iters", "30", "--a", shape, "--b", "20", "--device", "cpu", "--out", dir.path(), "-q"};
+    args.insert(args.end(), order.begin(), order.end());
+    const auto r = run_gap(args);
     ASSERT_EQ(r.status, 0) << r.err;
     const std::vector<double> obj = metric_series(dir.path(), "objective");
     ASSERT_EQ(obj.size(), 30u);
@@ -236,51 +277,96 @@ TEST(GapData, ThinningSplitsEveryTokenOnceWithTheRightFraction) {
       << "another seed, another split";
 }
 
-// The GPU backend against the CPU one: a few iterations, then the model and the sums.
-TEST(GapMath, GpuAgreesWithCpu) {
-  FK_REQUIRE_GPU();
+// Ten iterations on a known model's thinned counts, then the model and the sums, with test
+// documents (halves of a second draw) so that their fit runs too.
+struct Fit {
+  std::vector<float> lambda, x;
+  ModelSums sums;
+  std::string kernels;
+};
+// `device` kGpu: the first GPU; kCpu: 2 threads.
+Fit fit_known_model(DeviceKind device, GapUpdate update, const std::string& ratio_spmm) {
   const test::KnownModel m = test::make_known_model(700, 300, 4, 30.0, 1.0, 21);
-  HostCsr train, held;
+  const test::KnownModel t = test::make_known_model(60, 300, 4, 30.0, 1.0, 22);
+  HostCsr train, held, observed, scored;
   thin_counts(m.counts, 0.1, 3, train, held);
-  GapMatrices mats;
-  mats.train = &train;
-  mats.heldout = &held;
+  thin_counts(t.counts, 0.5, 4, observed, scored);
+  const GapMatrices mats{&train, &held, &observed, &scored};
   GapHyper h;
   h.factors = 8;
   h.a = 1.1;
   h.b = 50;
+  h.test_iters = 5;
+  h.update = update;
+  h.ratio_spmm = ratio_spmm;
   GapData data;
   data.train = train;
   HostDense<float> lambda, x;
   initial_model(data, h.factors, 7, lambda, x);
-  auto cpu = make_cpu_gap_backend(Context(DeviceKind::kCpu, 1), h, mats);
-  auto gpu = make_gpu_gap_backend(Context(DeviceKind::kGpu), h, mats);
-  cpu->set_model(lambda, x);
-  gpu->set_model(lambda, x);
+  auto be = make_gap_backend(
+      device == DeviceKind::kGpu ? Context(DeviceKind::kGpu) : Context(DeviceKind::kCpu, 2), h,
+      mats);
+  be->set_model(lambda, x);
   app::LocalReducer reducer;
-  for (int it = 0; it < 10; ++it) {
-    cpu->iterate(reducer);
-    gpu->iterate(reducer);
+  for (int it = 0; it < 10; ++it) be->iterate(reducer);
+  return {be->lambda().values(), be->x().values(), be->evaluate(), be->kernel_names()};
+}
+
+// Relative to the largest entry (Λ's entries are far below 1, so max_rel_error's floor of 1 would
+// hide differences).
+double rel_to_max(const std::vector<float>& got, const std::vector<float>& want) {
+  double err = 0, scale = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (!std::isfinite(got[i])) return double(INFINITY);
+    err = std::max(err, std::fabs(double(got[i]) - want[i]));
+    scale = std::max(scale, std::fabs(double(want[i])));
   }
-  // Relative to the largest entry (Λ's entries are far below 1, so max_rel_error's floor of 1
-  // would hide differences).
-  auto rel = [](const std::vector<float>& got, const std::vector<float>& want) {
-    double err = 0, scale = 0;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-      if (!std::isfinite(got[i])) return double(INFINITY);
-      err = std::max(err, std::fabs(double(got[i]) - want[i]));
-      scale = std::max(scale, std::fabs(double(want[i])));
-    }
-    return err / scale;
-  };
-  EXPECT_LT(rel(gpu->lambda().values(), cpu->lambda().values()), 1e-3);
-  EXPECT_LT(rel(gpu->x().values(), cpu->x().values()), 1e-3);
-  const ModelSums sc = cpu->evaluate(), sg = gpu->evaluate();
-  EXPECT_NEAR(sg.train_log_rate, sc.train_log_rate, 1e-4 * std::fabs(sc.train_log_rate));
-  EXPECT_NEAR(sg.rate_sum, sc.rate_sum, 1e-4 * sc.rate_sum);
-  EXPECT_NEAR(sg.prior, sc.prior, 1e-4 * std::fabs(sc.prior));
-  ASSERT_TRUE(sg.heldout_log_rate && sc.heldout_log_rate);
-  EXPECT_NEAR(*sg.heldout_log_rate, *sc.heldout_log_rate, 1e-4 * std::fabs(*sc.heldout_log_rate));
+  return err / scale;
+}
+
+// The factors within `tol` of the largest entry, the sums within tol / 10.
+void expect_same_fit(const Fit& got, const Fit& want, double tol) {
+  EXPECT_LT(rel_to_max(got.lambda, want.lambda), tol);
+  EXPECT_LT(rel_to_max(got.x, want.x), tol);
+  const ModelSums &g = got.sums, &w = want.sums;
+  const double t = 0.1 * tol;
+  EXPECT_NEAR(g.train_log_rate, w.train_log_rate, t * std::fabs(w.train_log_rate));
+  EXPECT_NEAR(g.rate_sum, w.rate_sum, t * w.rate_sum);
+  EXPECT_NEAR(g.prior, w.prior, t * std::fabs(w.prior));
+  ASSERT_TRUE(g.heldout_log_rate && w.heldout_log_rate);
+  EXPECT_NEAR(*g.heldout_log_rate, *w.heldout_log_rate, t * std::fabs(*w.heldout_log_rate));
+  ASSERT_TRUE(g.test_log_rate && w.test_log_rate);
+  EXPECT_NEAR(*g.test_log_rate, *w.test_log_rate, t * std::fabs(*w.test_log_rate));
+}
+
+// The alternating order's fused ratio SpMMs (T1 over F, T2 over Fᵀ, the test documents' fit)
+// against the separate kernels: the same arithmetic up to float rounding in another order. The
+// two orders themselves give different models.
+TEST(GapMath, AlternatingFusedMatchesSeparateKernels) {
+  const Fit off = fit_known_model(DeviceKind::kCpu, GapUpdate::kAlternating, "off");
+  const Fit fused =
+      fit_known_model(DeviceKind::kCpu, GapUpdate::kAlternating, "omp.ratio_spmm.rows");
+  EXPECT_EQ(off.kernels.find("ratio_spmm"), std::string::npos) << off.kernels;
+  EXPECT_NE(fused.kernels.find("omp.ratio_spmm.rows (transposed)"), std::string::npos)
+      << fused.kernels;
+  expect_same_fit(fused, off, 1e-5);
+  const Fit joint = fit_known_model(DeviceKind::kCpu, GapUpdate::kJoint, "auto");
+  EXPECT_GT(rel_to_max(joint.lambda, off.lambda), 1e-3) << "the orders differ";
+}
+
+// The GPU backend against the CPU one in both orders (the alternating one with auto's fused
+// kernels on the GPU, the separate ones on the CPU).
+TEST(GapMath, GpuAgreesWithCpu) {
+  FK_REQUIRE_GPU();
+  for (const GapUpdate update : {GapUpdate::kJoint, GapUpdate::kAlternating}) {
+    SCOPED_TRACE(update == GapUpdate::kJoint ? "joint" : "alternating");
+    const Fit cpu = fit_known_model(DeviceKind::kCpu, update, "off");
+    const Fit gpu = fit_known_model(DeviceKind::kGpu, update, "auto");
+    EXPECT_EQ(gpu.kernels.find("cuda.ratio_spmm.fused") != std::string::npos,
+              update == GapUpdate::kAlternating)
+        << gpu.kernels;
+    expect_same_fit(gpu, cpu, 1e-3);
+  }
 }
 
 }  // namespace

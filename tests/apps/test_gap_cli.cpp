@@ -115,12 +115,14 @@ TEST(GapCli, KosImprovesHeldOutAndBeatsUnigram) {
 TEST(GapCli, SameSeedSameModelAtAnyThreadCount) {
   test::TempDir dir;
   auto run = [&](const std::string& name, const std::string& seed, const std::string& threads,
-                 bool rows) {
+                 bool rows, bool alternating = false) {
     std::vector<std::string> args = {
         "--input",  kGen,           "--factors", "4",  "--iters",   "5",
         "--device", "cpu",          "--seed",    seed, "--threads", threads,
         "--out",    dir.file(name), "-q"};
     if (rows) args.insert(args.end(), {"--sddmm", "omp.sddmm.rows", "--spmm", "omp.spmm.rows"});
+    if (alternating)
+      args.insert(args.end(), {"--update", "alternating", "--ratio-spmm", "omp.ratio_spmm.rows"});
     const auto r = run_gap(args);
     EXPECT_EQ(r.status, 0) << r.err;
     return slurp(dir.file(name + "/lambda.npy")) + slurp(dir.file(name + "/x.npy"));
@@ -129,6 +131,9 @@ TEST(GapCli, SameSeedSameModelAtAnyThreadCount) {
   EXPECT_TRUE(a == run("b", "5", "1", false)) << "same seed, same model";
   EXPECT_FALSE(a == run("c", "6", "1", false)) << "another seed, another model";
   EXPECT_TRUE(run("d", "5", "1", true) == run("e", "5", "2", true)) << "1 and 2 threads";
+  // The fused kernel's rows (of F and of its transpose) are each summed by one thread in order.
+  EXPECT_TRUE(run("f", "5", "1", true, true) == run("g", "5", "2", true, true))
+      << "alternating, fused, 1 and 2 threads";
 }
 
 TEST(GapCli, ResumedRunEqualsUninterruptedRun) {
@@ -249,7 +254,7 @@ TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   const Outcome help = run_binary(dir, "--help");
   EXPECT_EQ(help.code, 0);
   for (const char* opt : {"--factors", "--a ", "--b ", "--holdout-frac", "--test", "--sddmm",
-                          "--spmm", "--checkpoint-every", "--resume", "--compare", "Gamma"})
+                          "--spmm", "--update", "--ratio-spmm", "--checkpoint-every", "--resume", "--compare", "Gamma"})
     EXPECT_NE(help.out.find(opt), std::string::npos) << opt;
   const Outcome bad = run_binary(dir, "--input gen:default --bogus 3");
   EXPECT_EQ(bad.code, 2);
@@ -259,6 +264,15 @@ TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   EXPECT_NE(shape.err.find("--a"), std::string::npos) << shape.err;
   EXPECT_EQ(run_binary(dir, "--input gen:default --b 0").code, 2);
   EXPECT_EQ(run_binary(dir, "--input gen:default --sddmm no.such.kernel").code, 2);
+  const Outcome order = run_binary(dir, "--input gen:default --update sideways");
+  EXPECT_EQ(order.code, 2);
+  EXPECT_NE(order.err.find("--update"), std::string::npos) << order.err;
+  const Outcome joint_fused =
+      run_binary(dir, "--input gen:default --ratio-spmm omp.ratio_spmm.rows");
+  EXPECT_EQ(joint_fused.code, 2);
+  EXPECT_NE(joint_fused.err.find("--ratio-spmm: applies to --update alternating"),
+            std::string::npos)
+      << joint_fused.err;
   EXPECT_EQ(run_binary(dir, "--iters 2").code, 2) << "--input is required";
   const std::string out = dir.file("never");
   const Outcome missing =
