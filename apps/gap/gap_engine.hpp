@@ -113,13 +113,16 @@ class GapEngine final : public GapBackend {
     const float am1 = static_cast<float>(h_.a - 1.0);
     const float inv_den = static_cast<float>(1.0 / (1.0 + 1.0 / h_.b));
     if (h_.update == GapUpdate::kJoint) {
-      // Q = F ./ R at F's nonzeros; T1 = Q Λ (the paper's Λᵀ Q), T2 = Qᵀ X (the paper's Q Xᵀ),
-      // both from the old model.
-      form_ratio(train_, xv, lv);
-      train_.spmm.run(ctx_, train_.q.data(), lv, t1v);
-      train_.spmm_t.run(ctx_, train_.q.data(), xv, t2v);
-      count(train_.nnz, false);
-      count(train_.nnz, false);
+      // T1 = Q Λ (the paper's Λᵀ Q), T2 = Qᵀ X (the paper's Q Xᵀ), Q = F ./ R at F's nonzeros,
+      // both from the old model: a fused pass each where planned, else from Q formed once.
+      if (!train_.fused.plan || !train_.fused_t.plan) form_ratio(train_, xv, lv);
+      if (train_.fused.plan) {
+        fit_step(train_, xv, lv, t1v);
+      } else {
+        train_.spmm.run(ctx_, train_.q.data(), lv, t1v);
+        count(train_.nnz, false);
+      }
+      t2_step(xv, lv, t2v);
       reducer.sum(ctx_, t2_.data(), words_ * k_);  // a sum over documents
       // X ← (X ∘ T1 + (a − 1)) / (colsum Λ + 1/b), colsum Λ = 1.
       ops_.update_x(ctx_, x_.data(), t1_.data(), docs_ * k_, am1, inv_den);
@@ -128,14 +131,8 @@ class GapEngine final : public GapBackend {
       // between, so each product forms its own ratios (one fused pass each where planned).
       fit_step(train_, xv, lv, t1v);
       ops_.update_x(ctx_, x_.data(), t1_.data(), docs_ * k_, am1, inv_den);
-      if (train_.fused_t.plan) {
-        train_.fused_t.run(ctx_, nullptr, lv, xv, kRateFloor, t2v);
-        count(train_.nnz, true);
-      } else {
-        form_ratio(train_, xv, lv);
-        train_.spmm_t.run(ctx_, train_.q.data(), xv, t2v);
-      }
-      count(train_.nnz, false);
+      if (!train_.fused_t.plan) form_ratio(train_, xv, lv);
+      t2_step(xv, lv, t2v);
       reducer.sum(ctx_, t2_.data(), words_ * k_);  // a sum over documents, as in the joint order
     }
     // Λ ← normalize_columns(Λ ∘ T2).
@@ -190,7 +187,9 @@ class GapEngine final : public GapBackend {
     typename Ops::Csr csr;
     Buf<float> r, q;  // nnz: rates at the nonzeros, F ./ R (q where a ratio is formed)
     // Plans hold views of csr: declared after it so they are destroyed first. A product with a
-    // fused ratio SpMM plan (T1: fused, T2: fused_t) has no SpMM plan.
+    // fused ratio SpMM plan (T1: fused, T2: fused_t) has no SpMM plan. Fused, the joint order's
+    // products each form the dot products again, and still read fewer bytes than an SDDMM and two
+    // SpMMs (nytimes on an H100: docs/benchmarks/checks/gap-alternating).
     PreparedSddmm sddmm;
     PreparedSpmm spmm, spmm_t;
     PreparedRatioSpmm fused, fused_t;
@@ -199,8 +198,7 @@ class GapEngine final : public GapBackend {
     // `fit`: T1 = Q Λ is formed on it (training, the test documents' observed halves);
     // `transposed`: T2 = Qᵀ X too (training). `training`: the training counts, whose plans take
     // --precision; the held-out and test ones only evaluate the model and stay fp32 unless a
-    // variant is named. The fused plans serve the alternating order only: in the joint one both
-    // products share one Q, and fused each would form the dot products again.
+    // variant is named.
     void init(GapEngine& e, const HostCsr& m, bool fit, bool transposed, bool training) {
       nnz = m.nnz();
       FK_CHECK(static_cast<std::int64_t>(m.vals.size()) == nnz, "counts without values");
@@ -212,9 +210,15 @@ class GapEngine final : public GapBackend {
                               training ? p : app::evaluation_precision(e.h_.sddmm, p));
       e.note(sddmm.variant->name(), sddmm.prepare_seconds);
       const Precision spmm_p = training ? p : app::evaluation_precision(e.h_.spmm, p);
-      const bool fusable =
-          e.h_.update == GapUpdate::kAlternating &&
-          app::fused_allowed(e.h_.ratio_spmm, e.h_.sddmm, e.h_.spmm, sddmm.variant->half_precision());
+      // Under auto the joint order fuses on a GPU only: there fewer bytes pay for forming the dot
+      // products twice (nytimes, H100: 0.0293 -> 0.0234 s an iteration), while on the CPU, whose
+      // caches keep the factor rows, the second pass of dot products costs more (kos, 2 cores,
+      // K = 64-128: 1.12-1.15x slower). The alternating order forms them twice either way.
+      const bool joint_cpu_auto = e.h_.update == GapUpdate::kJoint && !e.ctx_.is_gpu() &&
+                                  e.h_.ratio_spmm == "auto";
+      const bool fusable = !joint_cpu_auto && app::fused_allowed(e.h_.ratio_spmm, e.h_.sddmm,
+                                                                 e.h_.spmm,
+                                                                 sddmm.variant->half_precision());
       if (fit) {
         if (fusable) fused = make_ratio_spmm_plan(e.ctx_, v, e.k_, e.h_.ratio_spmm);
         if (fused.plan) {
@@ -247,6 +251,17 @@ class GapEngine final : public GapBackend {
   void form_ratio(Counts& c, DenseView<const float> x, DenseView<const float> lambda) {
     rates(c, x, lambda);
     ops_.ratio(ctx_, c.f(), c.r.data(), c.nnz, c.q.data());
+  }
+  // T2 = (F ./ (X Λᵀ + kRateFloor))ᵀ X over the training counts: one fused pass over Fᵀ, or from
+  // train_.q (formed by the caller) through the transposed SpMM plan.
+  void t2_step(DenseView<const float> x, DenseView<const float> lambda, DenseView<float> t2) {
+    if (train_.fused_t.plan) {
+      train_.fused_t.run(ctx_, nullptr, lambda, x, kRateFloor, t2);
+      count(train_.nnz, true);
+    } else {
+      train_.spmm_t.run(ctx_, train_.q.data(), x, t2);
+    }
+    count(train_.nnz, false);
   }
   // t = (F ./ (X Λᵀ + kRateFloor)) Λ over c: one fused pass, or Q formed in c.q and an SpMM.
   void fit_step(Counts& c, DenseView<const float> x, DenseView<const float> lambda,

@@ -47,10 +47,12 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
      "SpMM kernel variant (a registered name, or auto)")
     ("ratio-spmm", po::value<std::string>(&o.ratio_spmm)->default_value(o.ratio_spmm)->value_name("NAME"),
-     "--update alternating: each product with its SDDMM and division as one fused kernel that "
-     "reads each factor row once: auto (where a fused variant applies and pays, while --sddmm and "
-     "--spmm are auto and auto keeps fp32 kernels: always at --precision fp32), off (the separate "
-     "kernels), or a registered name (omp.ratio_spmm.rows, cuda.ratio_spmm.fused)")
+     "each of the iteration's two products with its SDDMM and division as one fused kernel that "
+     "reads each factor row once (Q Λ over the counts, Qᵀ X over their transpose): auto (on a GPU "
+     "where a fused variant applies, while --sddmm and --spmm are auto and auto keeps fp32 "
+     "kernels: always at --precision fp32; on the CPU only with --update alternating, where it "
+     "applies and pays), off (one SDDMM and two SpMMs in the joint order, two SDDMMs in the "
+     "alternating one), or a registered name (omp.ratio_spmm.rows, cuda.ratio_spmm.fused)")
     ("precision", po::value<std::string>(&o.precision)->default_value(o.precision)->value_name("P"),
      app::kPrecisionHelp)
     ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
@@ -81,11 +83,6 @@ void finalize_gap_options(app::CommandLine& cli, GapOptions& o) {
   if (o.update != "joint" && o.update != "alternating")
     usage_fail("update", "expected joint or alternating, got '" + o.update + "'");
   app::check_fused_option("ratio-spmm", o.ratio_spmm);
-  if (o.update == "joint") {  // no fused products in the joint order; a config file's is moot
-    if (cli.given_on_command_line("ratio-spmm") && o.ratio_spmm != "auto")
-      usage_fail("ratio-spmm", "applies to --update alternating only");
-    cli.set_moot("ratio-spmm");
-  }
   o.precision_kind = app::check_precision(o.precision);
 }
 

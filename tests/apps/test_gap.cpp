@@ -41,8 +41,8 @@ HostCsr csr_from_dense(const std::vector<std::vector<double>>& f) {
 }
 
 // One iteration on a 3 x 4 matrix (with zeros and an empty word column) against the formulas of
-// gap_backend.hpp computed densely in double precision; then the evaluation sums. In the joint
-// order, and in the alternating one with the separate kernels and with the fused ratio SpMMs.
+// gap_backend.hpp computed densely in double precision; then the evaluation sums. In both orders,
+// with the separate kernels and with the fused ratio SpMMs.
 struct OrderCase {
   GapUpdate update;
   const char* ratio_spmm;
@@ -73,7 +73,7 @@ TEST_P(GapIteration, MatchesDenseComputation) {
   m.heldout = &none;
   auto be = make_cpu_gap_backend(Context(DeviceKind::kCpu, 1), h, m);
   EXPECT_EQ(be->kernel_names().find("ratio_spmm") != std::string::npos,
-            alternating && h.ratio_spmm != "off")
+            h.ratio_spmm == "omp.ratio_spmm.rows")
       << be->kernel_names();
   be->set_model(lambda, x);
 
@@ -138,7 +138,8 @@ TEST_P(GapIteration, MatchesDenseComputation) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Orders, GapIteration,
-                         ::testing::Values(OrderCase{GapUpdate::kJoint, "auto"},
+                         ::testing::Values(OrderCase{GapUpdate::kJoint, "off"},
+                                           OrderCase{GapUpdate::kJoint, "omp.ratio_spmm.rows"},
                                            OrderCase{GapUpdate::kAlternating, "off"},
                                            OrderCase{GapUpdate::kAlternating,
                                                      "omp.ratio_spmm.rows"}));
@@ -148,7 +149,8 @@ INSTANTIATE_TEST_SUITE_P(Orders, GapIteration,
 // both orders (the alternating one is ECM: each step is its block's EM step), fused or not.
 TEST(GapMath, ObjectiveNeverDecreases) {
   const std::vector<std::vector<std::string>> orders = {
-      {"--update", "joint"},
+      {"--update", "joint", "--ratio-spmm", "off"},
+      {"--update", "joint", "--ratio-spmm", "omp.ratio_spmm.rows"},
       {"--update", "alternating", "--ratio-spmm", "off"},
       {"--update", "alternating", "--ratio-spmm", "omp.ratio_spmm.rows"}};
   for (const char* shape : {"1", "1.5"})
@@ -339,33 +341,37 @@ void expect_same_fit(const Fit& got, const Fit& want, double tol) {
   EXPECT_NEAR(*g.test_log_rate, *w.test_log_rate, t * std::fabs(*w.test_log_rate));
 }
 
-// The alternating order's fused ratio SpMMs (T1 over F, T2 over Fᵀ, the test documents' fit)
-// against the separate kernels: the same arithmetic up to float rounding in another order. The
-// two orders themselves give different models.
-TEST(GapMath, AlternatingFusedMatchesSeparateKernels) {
-  const Fit off = fit_known_model(DeviceKind::kCpu, GapUpdate::kAlternating, "off");
-  const Fit fused =
-      fit_known_model(DeviceKind::kCpu, GapUpdate::kAlternating, "omp.ratio_spmm.rows");
-  EXPECT_EQ(off.kernels.find("ratio_spmm"), std::string::npos) << off.kernels;
-  EXPECT_NE(fused.kernels.find("omp.ratio_spmm.rows (transposed)"), std::string::npos)
-      << fused.kernels;
-  expect_same_fit(fused, off, 1e-5);
-  const Fit joint = fit_known_model(DeviceKind::kCpu, GapUpdate::kJoint, "auto");
-  EXPECT_GT(rel_to_max(joint.lambda, off.lambda), 1e-3) << "the orders differ";
+// The fused ratio SpMMs (T1 over F, T2 over Fᵀ, the test documents' fit) against the separate
+// kernels, in each order: the same arithmetic up to float rounding in another order. The two
+// orders themselves give different models.
+TEST(GapMath, FusedMatchesSeparateKernels) {
+  std::vector<Fit> off;
+  for (const GapUpdate update : {GapUpdate::kJoint, GapUpdate::kAlternating}) {
+    SCOPED_TRACE(update == GapUpdate::kJoint ? "joint" : "alternating");
+    off.push_back(fit_known_model(DeviceKind::kCpu, update, "off"));
+    const Fit fused = fit_known_model(DeviceKind::kCpu, update, "omp.ratio_spmm.rows");
+    EXPECT_EQ(off.back().kernels.find("ratio_spmm"), std::string::npos) << off.back().kernels;
+    EXPECT_NE(fused.kernels.find("omp.ratio_spmm.rows (transposed)"), std::string::npos)
+        << fused.kernels;
+    expect_same_fit(fused, off.back(), 1e-5);
+  }
+  EXPECT_GT(rel_to_max(off[0].lambda, off[1].lambda), 1e-3) << "the orders differ";
 }
 
-// The GPU backend against the CPU one in both orders (the alternating one with auto's fused
-// kernels on the GPU, the separate ones on the CPU).
+// The GPU backend against the CPU one (the separate kernels) in both orders, with auto's fused
+// kernels on the GPU and without.
 TEST(GapMath, GpuAgreesWithCpu) {
   FK_REQUIRE_GPU();
   for (const GapUpdate update : {GapUpdate::kJoint, GapUpdate::kAlternating}) {
-    SCOPED_TRACE(update == GapUpdate::kJoint ? "joint" : "alternating");
     const Fit cpu = fit_known_model(DeviceKind::kCpu, update, "off");
-    const Fit gpu = fit_known_model(DeviceKind::kGpu, update, "auto");
-    EXPECT_EQ(gpu.kernels.find("cuda.ratio_spmm.fused") != std::string::npos,
-              update == GapUpdate::kAlternating)
-        << gpu.kernels;
-    expect_same_fit(gpu, cpu, 1e-3);
+    for (const char* fused : {"auto", "off"}) {
+      SCOPED_TRACE(std::string(update == GapUpdate::kJoint ? "joint, " : "alternating, ") + fused);
+      const Fit gpu = fit_known_model(DeviceKind::kGpu, update, fused);
+      EXPECT_EQ(gpu.kernels.find("cuda.ratio_spmm.fused") != std::string::npos,
+                std::string(fused) == "auto")
+          << gpu.kernels;
+      expect_same_fit(gpu, cpu, 1e-3);
+    }
   }
 }
 
