@@ -41,7 +41,7 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
     ("update", po::value<std::string>(&o.update)->default_value(o.update)->value_name("ORDER"),
      "order of the two factor updates in an iteration: joint (X and Λ both from the old model, one "
      "SDDMM serves both; the paper's) or alternating (X first, then Λ from the new X: two "
-     "SDDMMs or fused passes an iteration, fewer iterations to the same objective)")
+     "SDDMMs or fused passes an iteration, and often fewer iterations to the same objective)")
     ("sddmm", po::value<std::string>(&o.sddmm)->default_value(o.sddmm)->value_name("NAME"),
      "SDDMM kernel variant (a registered name, or auto)")
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
