@@ -34,7 +34,13 @@ const std::vector<std::string>& explain_csv_header() {
 void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream& os) {
   // Plans see S's row statistics, or Sᵀ's for the transposed product (kernels/registry.cpp); both
   // are computed here on the host, as a CPU context would.
+#if FK_WITH_CUDA
   const DeviceKind device = o.device == "cpu" ? DeviceKind::kCpu : DeviceKind::kGpu;
+#else
+  // A CPU-only build registers no GPU variants: auto explains the CPU's rules.
+  if (o.device == "gpu") throw UsageError("--device gpu: this build has no GPU kernels to explain");
+  const DeviceKind device = DeviceKind::kCpu;
+#endif
   const SparseFeatures of_s = features(matrix.s.view());
   SparseFeatures of_t;
   const bool needs_t = o.op != BenchOp::kSddmm && std::find(o.spmm_ops.begin(), o.spmm_ops.end(),

@@ -88,7 +88,7 @@ void add_option_groups(po::options_description& out) {
   info.add_options()
       ("list", "print every registered variant with its backend and summary, then exit")
       ("explain-auto",
-       "print the variant 'auto' chooses for each K (and form or op) on --device (gpu when auto), with the "
+       "print the variant 'auto' chooses for each K (and form or op) on --device (gpu when auto; cpu in a CPU-only build), with the "
        "matrix features its rules read, then exit: nothing is prepared or run, so no GPU is needed. With "
        "--csv, one row per choice (op, form, matrix, m, n, nnz, k, device, rows, row_mean, row_cv, row_max, "
        "col_span, neighbour_share, auto_pick)")
