@@ -469,6 +469,11 @@ TEST(LdaTrain, SeparateTestCorpus) {
                              "--holdout-frac", "0.2", "--device", "cpu", "--out", dir.file("o2")});
   EXPECT_EQ(both.status, 2);
   EXPECT_NE(both.err.find("--test"), std::string::npos) << both.err;
+  // --holdout-frac 0 holds nothing out: no conflict with --test.
+  const auto zero = run_lda({"--input", kSmall, "--test", dir.file("docword.test.txt"),
+                             "--holdout-frac", "0", "--topics", "4", "--iters", "1", "--device",
+                             "cpu", "-q", "--out", dir.file("o3")});
+  EXPECT_EQ(zero.status, 0) << zero.err;
 }
 
 // fk-datagen's folder: docword.txt pairs with vocab.txt beside it (the UCI files' vocab.X.txt
