@@ -73,7 +73,11 @@ void finalize_gap_options(app::CommandLine& cli, GapOptions& o) {
   const std::string way = cli.one_of(
       {"holdout-frac", "test"}, "give one way of holding tokens out: --holdout-frac or --test");
   if (way == "test") o.holdout_frac = 0;
-  if (way != "test") o.test.clear();
+  if (way != "test") {
+    o.test.clear();
+    if (cli.given_on_command_line("test-iters")) usage_fail("test-iters", "applies to --test only");
+    cli.set_moot("test-iters");
+  }
   require_at_least("test-iters", o.test_iters, 1);
   require_at_least("eval-every", o.eval_every, 0);
   require_at_least("top-words", o.top_words, 0);

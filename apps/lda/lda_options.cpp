@@ -98,6 +98,11 @@ void finalize_lda_options(app::CommandLine& cli, LdaOptions& o) {
   if (!(o.kappa > 0 && o.kappa <= 1)) usage_fail("kappa", "must be in (0, 1]");
   o.batch = cli.one_of({"batch-size", "batch"},
                        "batch mode uses the whole corpus as one minibatch") == "batch";
+  if (o.batch)  // ρ = 1: the learning-rate schedule would be ignored
+    for (const char* name : {"tau0", "kappa"}) {
+      if (cli.given_on_command_line(name)) usage_fail(name, "applies to online mode (not --batch)");
+      cli.set_moot(name);
+    }
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
   const std::string way =
       cli.one_of({"holdout-frac", "test"}, "give one way of holding documents out");

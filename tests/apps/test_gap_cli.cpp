@@ -264,6 +264,7 @@ TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   EXPECT_NE(shape.err.find("--a"), std::string::npos) << shape.err;
   EXPECT_EQ(run_binary(dir, "--input gen:default --b 0").code, 2);
   EXPECT_EQ(run_binary(dir, "--input gen:default --sddmm no.such.kernel").code, 2);
+  EXPECT_EQ(run_binary(dir, "--input gen:default --test-iters 5").code, 2) << "needs --test";
   const Outcome order = run_binary(dir, "--input gen:default --update sideways");
   EXPECT_EQ(order.code, 2);
   EXPECT_NE(order.err.find("--update"), std::string::npos) << order.err;

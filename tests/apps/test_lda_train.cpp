@@ -586,6 +586,7 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:default", "--kappa", "2"}, 2, "--kappa");
   expect({"--input", "gen:default", "--sddmm", "nope"}, 2, "nope");
   expect({"--input", "gen:default", "--batch", "--batch-size", "10"}, 2, "--batch");
+  expect({"--input", "gen:default", "--batch", "--kappa", "0.7"}, 2, "--kappa");
   expect({"--input", "gen:default", "--threads", "100000"}, 2, "--threads");  // OpenMP crashed
   expect({"--input", "gen:nosuch"}, 1, "nosuch");
   expect({}, 2, "--input");
