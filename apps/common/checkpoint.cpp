@@ -95,6 +95,17 @@ std::int64_t Checkpoint::get_count(const std::string& key, std::int64_t max) con
   return v;
 }
 
+HostDense<float> Checkpoint::array(const std::string& name, std::int64_t rows,
+                                   std::int64_t cols) const {
+  HostDense<float> a = io::read_npy_f32(file(name));
+  if (a.rows() != rows || a.cols() != cols)
+    throw InputError(file(name), 0,
+                     "is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
+                         ", this data and these options need " + std::to_string(rows) + " x " +
+                         std::to_string(cols));
+  return a;
+}
+
 std::optional<Checkpoint> find_checkpoint(const std::string& dir) {
   for (const std::string& d : {dir, dir + ".old"}) {
     std::error_code ec;
@@ -151,6 +162,18 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
                             std::to_string(done) + ", past --iters " + std::to_string(total) +
                             "; ask for at least " + std::to_string(done) +
                             " or use another --out");
+  return ck;
+}
+
+std::optional<Checkpoint> start_training_output(const RunStart& s) {
+  check_outputs_are_not_inputs(s.out, s.outputs, s.inputs);
+  ensure_output_dir(s.out);
+  const std::string dir = s.out + "/checkpoint";
+  std::optional<Checkpoint> ck =
+      resume_checkpoint(s.resume, dir, s.fingerprint, s.count_key, s.iters, s.noun);
+  remove_completion_markers(s.out);
+  if (!ck) remove_stale_checkpoint(dir);
+  write_resolved_config(s.out, s.config);
   return ck;
 }
 

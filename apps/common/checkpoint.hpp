@@ -43,6 +43,9 @@ struct Checkpoint {
   // The value of `key` as a count from 0 to `max`; InputError naming state.ini and the key when it
   // is missing, not a whole number, negative or larger.
   std::int64_t get_count(const std::string& key, std::int64_t max) const;
+  // The float matrix `name` (.npy), which must be rows x cols: InputError naming it and the shape
+  // this data and the options need otherwise.
+  HostDense<float> array(const std::string& name, std::int64_t rows, std::int64_t cols) const;
 };
 
 // The complete checkpoint at `dir` (or its DIR.old twin), or nullopt when there is none.
@@ -75,6 +78,24 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
 // ".old"): it rewrites metrics.jsonl from its first iteration, and a later --resume must not
 // join that checkpoint's model to this run's log. Throws fk::Error when it cannot.
 void remove_stale_checkpoint(const std::string& dir);
+
+// How a training run takes over its --out folder, in an order that leaves an earlier run's results
+// as they were until this run can go on: the files it may write or remove there are checked
+// against the files it reads (check_outputs_are_not_inputs), the folder is made, the checkpoint
+// at out/checkpoint is found and checked (resume_checkpoint), then the completion markers go,
+// an earlier run's checkpoint goes when this run starts from the beginning
+// (remove_stale_checkpoint), and the resolved configuration is written. Returns the checkpoint
+// to resume from, or nullopt.
+struct RunStart {
+  std::string out;                       // --out
+  bool resume = false;                   // --resume
+  ResolvedConfig fingerprint, config;    // model_fingerprint(config, ...) and the configuration
+  std::string count_key, noun;           // the checkpoint's count ("iter", "pass"), its name
+  int iters = 0;                         // --iters
+  std::vector<std::string> outputs;      // file names the run may write or remove in `out`
+  std::vector<std::string> inputs;       // the files it reads
+};
+std::optional<Checkpoint> start_training_output(const RunStart& start);
 
 // One float matrix of a checkpoint: written as FILE (.npy) inside it.
 struct CheckpointArray {

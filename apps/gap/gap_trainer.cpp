@@ -71,28 +71,16 @@ class Trainer {
   }
 
   TrainResult run() {
-    app::check_outputs_are_not_inputs(out_,
-                                      {"lambda.npy", "x.npy", "top_words.txt", "vocab.txt",
-                                       "model.ini", "summary.json", "metrics.jsonl", "config.ini",
-                                       "config.json"},
-                                      data_.input_files);
-    app::ensure_output_dir(out_);
-    // A checkpoint this run cannot resume is refused before anything in --out changes.
-    const std::optional<app::Checkpoint> ck =
-        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint(), "iter",
-                               common_.iters, "iteration");
-    app::remove_completion_markers(out_);
-    if (!ck) app::remove_stale_checkpoint(checkpoint_dir());
-    app::write_resolved_config(out_, config_);
+    const std::optional<app::Checkpoint> ck = app::start_training_output(
+        {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
+         {"lambda.npy", "x.npy", "top_words.txt", "vocab.txt", "model.ini", "summary.json",
+          "metrics.jsonl", "config.ini", "config.json"},
+         data_.input_files});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));
-      const HostDense<float> lambda = io::read_npy_f32(ck->file("lambda.npy"));
-      const HostDense<float> x = io::read_npy_f32(ck->file("x.npy"));
-      if (lambda.rows() != data_.words() || x.rows() != data_.docs() ||
-          lambda.cols() != opt_.factors || x.cols() != opt_.factors)
-        throw InputError(ck->dir, 0, "checkpoint arrays do not match this data and --factors");
-      be_->set_model(lambda, x);
+      be_->set_model(ck->array("lambda.npy", data_.words(), opt_.factors),
+                     ck->array("x.npy", data_.docs(), opt_.factors));
       log_info() << "resumed from " << ck->dir << " after iteration " << start;
     } else {
       HostDense<float> lambda, x;

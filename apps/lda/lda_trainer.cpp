@@ -183,19 +183,11 @@ class Trainer {
   }
 
   TrainResult run() {
-    app::check_outputs_are_not_inputs(
-        out_,
-        {"topics.npy", "lambda.npy", "doc_topics.npy", "train_doc_ids.npy", "top_words.txt",
-         "vocab.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini", "config.json"},
-        data_.input_files);
-    app::ensure_output_dir(out_);
-    // A checkpoint this run cannot resume is refused before anything in --out changes.
-    const std::optional<app::Checkpoint> ck =
-        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint(), "pass",
-                               common_.iters, "pass");
-    app::remove_completion_markers(out_);
-    if (!ck) app::remove_stale_checkpoint(checkpoint_dir());
-    app::write_resolved_config(out_, config_);
+    const std::optional<app::Checkpoint> ck = app::start_training_output(
+        {out_, opt_.resume, fingerprint(), config_, "pass", "pass", common_.iters,
+         {"topics.npy", "lambda.npy", "doc_topics.npy", "train_doc_ids.npy", "top_words.txt",
+          "vocab.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini", "config.json"},
+         data_.input_files});
     const int k = opt_.topics;
     int start_pass = 0;
     std::int64_t updates = 0;
@@ -203,12 +195,8 @@ class Trainer {
     if (ck) {
       start_pass = static_cast<int>(ck->get_count("pass", INT_MAX));
       updates = ck->get_count("updates", INT64_MAX);
-      HostDense<float> lambda = io::read_npy_f32(ck->file("lambda.npy"));
-      HostDense<float> gamma = io::read_npy_f32(ck->file("gamma.npy"));
-      if (lambda.rows() != data_.words || lambda.cols() != k || gamma.rows() != data_.train_docs ||
-          gamma.cols() != k)
-        throw InputError(ck->dir, 0, "checkpoint arrays do not match this corpus and --topics");
-      be_->set_lambda(lambda);
+      be_->set_lambda(ck->array("lambda.npy", data_.words, k));
+      const HostDense<float> gamma = ck->array("gamma.npy", data_.train_docs, k);
       std::int64_t row = 0;
       for (std::size_t i = 0; i < train_ids_.size(); ++i) {
         const std::int64_t rows = data_.train_batches[i].counts.rows;

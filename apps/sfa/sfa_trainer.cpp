@@ -74,23 +74,13 @@ class Trainer {
   }
 
   TrainResult run() {
-    app::ensure_output_dir(out_);
-    // A checkpoint this run cannot resume is refused before anything in --out changes.
-    const std::optional<app::Checkpoint> ck =
-        app::resume_checkpoint(opt_.resume, checkpoint_dir(), fingerprint(), "iter",
-                               common_.iters, "pass");
-    app::remove_completion_markers(out_);
-    if (!ck) app::remove_stale_checkpoint(checkpoint_dir());
-    app::write_resolved_config(out_, config_);
+    const std::optional<app::Checkpoint> ck = app::start_training_output(
+        {out_, opt_.resume, fingerprint(), config_, "iter", "pass", common_.iters, {}, {}});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));
-      const HostDense<float> users = io::read_npy_f32(ck->file("users.npy"));
-      const HostDense<float> items = io::read_npy_f32(ck->file("items.npy"));
-      if (users.rows() != data_.users() || items.rows() != data_.items() ||
-          users.cols() != hyper_.k() || items.cols() != hyper_.k())
-        throw InputError(ck->dir, 0, "checkpoint factors do not match this data and --factors");
-      be_->set_factors(users, items);
+      be_->set_factors(ck->array("users.npy", data_.users(), hyper_.k()),
+                       ck->array("items.npy", data_.items(), hyper_.k()));
       log_info() << "resumed from " << ck->dir << " after pass " << start;
     } else {
       // ALS's seeded initialisation: users 0, rated items N(0, init_scale²) (the offset column is
