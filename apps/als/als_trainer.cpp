@@ -247,7 +247,7 @@ class Trainer {
   // What a checkpoint must match: the configuration without the options that do not change the
   // model (app::model_fingerprint's list and "k", "eval-users").
   app::ResolvedConfig fingerprint() const {
-    return app::model_fingerprint(config_, {"k", "eval-users"});
+    return app::model_fingerprint(config_, {"k", "eval-users", "no-clip"});
   }
 
   void write_checkpoint(int iter) {

@@ -130,7 +130,15 @@ ResolvedConfig model_fingerprint(const ResolvedConfig& config,
     const bool free = std::any_of(std::begin(kFree), std::end(kFree),
                                   [&](const char* k) { return e.key == k; }) ||
                       std::find(extra_free.begin(), extra_free.end(), e.key) != extra_free.end();
-    if (!free) out.push_back(e);
+    if (free) continue;
+    out.push_back(e);
+    // A file by its canonical path: in/u.data and ./in/u.data are one input.
+    const bool file = e.key == "input" || e.key == "test" || e.key == "vocab";
+    std::error_code ec;
+    if (file && !e.ini.empty() && e.ini.rfind("gen:", 0) != 0) {
+      const fs::path p = fs::weakly_canonical(fs::absolute(e.ini, ec), ec);
+      if (!ec) out.back().ini = p.string();
+    }
   }
   return out;
 }

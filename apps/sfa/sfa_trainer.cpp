@@ -220,7 +220,8 @@ class Trainer {
 
   // What a checkpoint must match: the configuration without the options that do not change the
   // model (app::model_fingerprint's list).
-  app::ResolvedConfig fingerprint() const { return app::model_fingerprint(config_, {}); }
+  // no-clip changes only the reported test errors.
+  app::ResolvedConfig fingerprint() const { return app::model_fingerprint(config_, {"no-clip"}); }
 
   // X and Λ are the whole state of a pass (the preconditioners are recomputed from them), so a
   // resumed run repeats the uninterrupted one exactly.
