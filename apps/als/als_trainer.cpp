@@ -126,8 +126,8 @@ class Trainer {
     loop.divergence_hint =
         "ratings far from unit scale (rescale them) or too little regularization (raise --lambda)";
     loop.run(*ctx_, start + 1, common_.iters);
-    if (!result.last && common_.iters > 0 && start >= common_.iters) {
-      // Resumed at or after the last iteration: report the checkpoint's model.
+    if (!result.last) {
+      // No iteration ran (--iters 0, or resumed at the end): report the model as it is.
       IterReport rep;
       rep.iter = start;
       evaluate(rep);

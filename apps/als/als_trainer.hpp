@@ -25,7 +25,7 @@ struct IterReport {
 struct TrainResult {
   std::string device;              // Context::describe()
   std::vector<IterReport> iters;   // the iterations this invocation ran (after a resume: the rest)
-  std::optional<IterReport> last;  // metrics of the final model (nullopt with --iters 0)
+  std::optional<IterReport> last;  // metrics of the final model (--iters 0: the initial one)
   HostDense<float> users, items;   // augmented factors (users x K, items x K), host
   std::string kernels;
   double prepare_seconds = 0;

@@ -125,8 +125,8 @@ class Trainer {
         "--lambda-m) "
         "or, with --mstep grad, too large a step (lower --lrate)";
     loop.run(*ctx_, start + 1, common_.iters);
-    if (!result.last && common_.iters > 0 && start >= common_.iters) {
-      PassReport rep;  // resumed at or after the last pass: report the checkpoint's model
+    if (!result.last) {
+      PassReport rep;  // no pass ran (--iters 0, or resumed at the end): the model as it is
       rep.iter = start;
       evaluate(rep);
       result.last = rep;

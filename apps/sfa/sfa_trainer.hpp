@@ -28,7 +28,7 @@ struct PassReport {
 struct TrainResult {
   std::string device;              // Context::describe()
   std::vector<PassReport> iters;   // the passes this invocation ran (after a resume: the rest)
-  std::optional<PassReport> last;  // metrics of the final model (nullopt with --iters 0)
+  std::optional<PassReport> last;  // metrics of the final model (--iters 0: the initial one)
   HostDense<float> users, items;   // X (users x F), Λ (items x F), host
   std::vector<float> item_means;   // m_i
   std::string kernels;

@@ -235,6 +235,10 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
   EXPECT_EQ(test::json_number_or_nan(summary, "iterations_this_run"), 2);
   ASSERT_EQ(run_als(dir, common + "--iters 1").code, 0);
   EXPECT_FALSE(std::filesystem::exists(dir.file("o/checkpoint")));
+  // --iters 0 reports the initial model rather than nothing.
+  const Outcome none = run_als(dir, common + "--iters 0");
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_NE(none.out.find("train_rmse"), std::string::npos) << none.out;
 }
 
 // The config.ini a run writes ("run again with --config <out>/config.ini") runs again to the same
