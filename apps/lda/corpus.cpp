@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -296,11 +297,13 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
   if (colon == std::string::npos) return s;
   std::stringstream parts(text.substr(colon + 1));
   std::string part;
+  std::set<std::string> seen;
   while (std::getline(parts, part, ',')) {
     const auto eq = part.find('=');
     if (eq == std::string::npos)
       throw Error("gen:" + text + ": expected key=value, got '" + part + "'");
     const std::string key = part.substr(0, eq), val = part.substr(eq + 1);
+    if (!seen.insert(key).second) throw Error("gen:" + text + ": '" + key + "' given twice");
     char* end = nullptr;
     const double v = std::strtod(val.c_str(), &end);
     if (val.empty() || *end != '\0' || !std::isfinite(v))
