@@ -116,7 +116,8 @@ void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
   if (way != "leave-k-out") o.leave_k_out = 0;
   if (way != "test") o.test.clear();
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
-  app::check_fused_option("product-spmm", o.product_spmm);
+  app::check_fused_option("product-spmm", o.product_spmm,
+                          o.solver_kind == Solver::kCg ? o.spmm : std::string("auto"));
   if (o.solver_kind == Solver::kCholesky) {  // no CG products to fuse; a config file's is moot
     if (cli.given_on_command_line("product-spmm") && o.product_spmm != "auto")
       usage_fail("product-spmm", "applies to --solver cg only");

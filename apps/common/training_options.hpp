@@ -8,6 +8,7 @@
 
 #include "apps/common/options.hpp"
 #include "apps/common/precision.hpp"
+#include "core/log.hpp"
 #include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
@@ -43,13 +44,18 @@ inline void check_training_options(int checkpoint_every, const std::string& sddm
 
 // A fused SDDMM → SpMM option's value: auto, off or a registered ratio SpMM variant (whose plans
 // run both fused forms); UsageError "--<option>: ..." with the registry's message otherwise.
-inline void check_fused_option(const std::string& option, const std::string& value) {
+inline void check_fused_option(const std::string& option, const std::string& value,
+                               const std::string& spmm) {
   if (value == "auto" || value == "off") return;
   try {
     find_ratio_spmm_variant(value);
   } catch (const Error& e) {
     usage_fail(option, std::string(e.what()) + " off");
   }
+  // A named fused variant replaces the SpMMs it fuses: a named --spmm would go unused unseen.
+  if (spmm != "auto")
+    log_warn() << "--spmm " << spmm << " is not used for the products --" << option << " "
+               << value << " fuses";
 }
 
 // Whether an app makes fused plans: not with `off`; under auto only where the separate kernels

@@ -86,7 +86,7 @@ void finalize_gap_options(app::CommandLine& cli, GapOptions& o) {
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
   if (o.update != "joint" && o.update != "alternating")
     usage_fail("update", "expected joint or alternating, got '" + o.update + "'");
-  app::check_fused_option("ratio-spmm", o.ratio_spmm);
+  app::check_fused_option("ratio-spmm", o.ratio_spmm, o.spmm);
   o.precision_kind = app::check_precision(o.precision);
 }
 

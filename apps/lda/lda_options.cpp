@@ -114,7 +114,7 @@ void finalize_lda_options(app::CommandLine& cli, LdaOptions& o) {
   require_at_least("min-count", o.min_count, std::int64_t{0});
   if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
-  app::check_fused_option("ratio-spmm", o.ratio_spmm);
+  app::check_fused_option("ratio-spmm", o.ratio_spmm, o.spmm);
   o.precision_kind = app::check_precision(o.precision);
 }
 

@@ -101,7 +101,7 @@ void finalize_sfa_options(app::CommandLine& cli, SfaOptions& o) {
   if (way == "test") o.holdout_frac = 0;
   if (way != "test") o.test.clear();
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
-  app::check_fused_option("product-spmm", o.product_spmm);
+  app::check_fused_option("product-spmm", o.product_spmm, o.spmm);
   o.precision_kind = app::check_precision(o.precision);
 }
 
