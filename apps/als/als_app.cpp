@@ -111,7 +111,7 @@ int recommend_main(int argc, char** argv) {
   const app::CommonOptions& common = cli.common();
   if (model_dir.empty())
     app::usage_fail("model", "is required: the --out directory of a training run");
-  const std::vector<std::string> users = app::split_list(users_text);
+  const std::vector<std::string> users = app::split_id_list("users", users_text);
   if (users.empty())
     app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
   app::require_at_least("n", n, 1);

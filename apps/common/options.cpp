@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "apps/common/output.hpp"
@@ -63,6 +64,14 @@ std::vector<std::string> split_list(const std::string& text) {
   std::istringstream in(text);
   while (std::getline(in, cur, ','))
     if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+std::vector<std::string> split_id_list(const std::string& option, const std::string& text) {
+  std::vector<std::string> out = split_list(text);
+  std::set<std::string> seen;
+  for (const std::string& id : out)
+    if (!seen.insert(id).second) usage_fail(option, "'" + id + "' is given twice");
   return out;
 }
 

@@ -149,6 +149,8 @@ std::string format_double(double v);
 std::string json_quote(const std::string& s);
 // The non-empty items of a comma-separated list ("a,,b" gives {"a", "b"}).
 std::vector<std::string> split_list(const std::string& text);
+// split_list for a list of ids (--users): UsageError naming --<option> for one given twice.
+std::vector<std::string> split_id_list(const std::string& option, const std::string& text);
 // printf-style text of one double for log lines and tables: fmt("%.4f", 0.5) is "0.5000".
 std::string fmt(const char* format, double v);
 

@@ -116,7 +116,7 @@ int recommend_main(int argc, char** argv, bool similar) {
   if (similar) {
     if (item.empty()) app::usage_fail("item", "is required: a raw item id");
   } else {
-    users = app::split_list(users_text);
+    users = app::split_id_list("users", users_text);
     if (users.empty())
       app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
   }

@@ -137,6 +137,9 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
       dir, "recommend --model '" + model + "' --users nobody --out '" + dir.file("rec2") + "'");
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("nobody"), std::string::npos) << unknown.err;
+  const Outcome twice = run_als(dir, "recommend --model '" + model + "' --users 5,17,5");
+  EXPECT_EQ(twice.code, 2);
+  EXPECT_NE(twice.err.find("--users: '5' is given twice"), std::string::npos) << twice.err;
   const Outcome no_model =
       run_als(dir, "recommend --model '" + dir.file("nothing") + "' --users 1");
   EXPECT_EQ(no_model.code, 1);
