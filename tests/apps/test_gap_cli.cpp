@@ -266,9 +266,10 @@ TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   EXPECT_EQ(run_binary(dir, "--input gen:default --sddmm no.such.kernel").code, 2);
   EXPECT_EQ(run_binary(dir, "--input gen:default --test-iters 5").code, 2) << "needs --test";
   // A named fused variant replaces the SpMMs: a named --spmm is said to go unused.
-  const Outcome both = run_binary(dir, "--input gen:default:docs=50,words=60 --iters 1 --out '" +
-                                           dir.file("both") +
-                                           "' --ratio-spmm omp.ratio_spmm.rows --spmm omp.spmm.rows");
+  const Outcome both =
+      run_binary(dir, "--input gen:default:docs=50,words=60 --iters 1 --device cpu --out '" +
+                          dir.file("both") +
+                          "' --ratio-spmm omp.ratio_spmm.rows --spmm omp.spmm.rows");
   EXPECT_EQ(both.code, 0) << both.err;
   EXPECT_NE(both.err.find("--spmm omp.spmm.rows is not used"), std::string::npos) << both.err;
   const Outcome order = run_binary(dir, "--input gen:default --update sideways");
