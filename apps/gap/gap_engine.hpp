@@ -211,7 +211,7 @@ class GapEngine final : public GapBackend {
       e.note(sddmm.variant->name(), sddmm.prepare_seconds);
       const Precision spmm_p = training ? p : app::evaluation_precision(e.h_.spmm, p);
       // Under auto the joint order fuses on a GPU only: there fewer bytes pay for forming the dot
-      // products twice (nytimes, H100: 0.0293 -> 0.0234 s an iteration), while on the CPU, whose
+      // products twice (nytimes, H100: 0.0294 -> 0.0235 s an iteration), while on the CPU, whose
       // caches keep the factor rows, the second pass of dot products costs more (kos, 2 cores,
       // K = 64-128: 1.12-1.15x slower). The alternating order forms them twice either way.
       const bool joint_cpu_auto = e.h_.update == GapUpdate::kJoint && !e.ctx_.is_gpu() &&
