@@ -91,7 +91,8 @@ class Trainer {
 
   TrainResult run() {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
-        {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters, {}, {}});
+        {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters, {}, {},
+         device_});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));
@@ -251,7 +252,7 @@ class Trainer {
   }
 
   void write_checkpoint(int iter) {
-    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(),
+    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(), device_,
                          {{"users.npy", be_->user_factors()}, {"items.npy", be_->item_factors()}});
   }
 

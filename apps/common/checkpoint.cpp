@@ -179,6 +179,13 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
   const std::string dir = s.out + "/checkpoint";
   std::optional<Checkpoint> ck =
       resume_checkpoint(s.resume, dir, s.fingerprint, s.count_key, s.iters, s.noun);
+  if (ck) {
+    const auto made = find_value(ck->state, kCheckpointDeviceKey);
+    if (made && *made != s.device)
+      log_warn() << "--resume: the checkpoint was computed on " << *made << ", this run is on "
+                 << s.device << ": the model may differ in its last digits from an uninterrupted "
+                 << "run (kernels may split rows and round differently)";
+  }
   remove_completion_markers(s.out);
   if (!ck) remove_stale_checkpoint(dir);
   write_resolved_config(s.out, s.config);
@@ -194,12 +201,13 @@ void remove_stale_checkpoint(const std::string& dir) {
 }
 
 void save_checkpoint(const std::string& dir, int iter, const std::string& iter_name,
-                     const ResolvedConfig& fingerprint,
+                     const ResolvedConfig& fingerprint, const std::string& device,
                      const std::vector<CheckpointArray>& arrays) {
   Stopwatch clock;
   CheckpointWriter w(dir);
   for (const CheckpointArray& a : arrays) io::write_npy(w.file(a.file), a.data);
   w.set("iter", std::to_string(iter));
+  w.set(kCheckpointDeviceKey, device);
   w.set_fingerprint(fingerprint);
   w.commit();
   log_info() << "checkpoint after " << iter_name << " " << iter << " written to " << dir << " in "

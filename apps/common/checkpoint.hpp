@@ -86,7 +86,8 @@ void remove_stale_checkpoint(const std::string& dir);
 // at out/checkpoint is found and checked (resume_checkpoint), then the completion markers go,
 // an earlier run's checkpoint goes when this run starts from the beginning
 // (remove_stale_checkpoint), and the resolved configuration is written. Returns the checkpoint
-// to resume from, or nullopt.
+// to resume from, or nullopt. A checkpoint written on another device or thread count (its
+// kCheckpointDeviceKey) is resumed with a warning: kernels may split and round differently there.
 struct RunStart {
   std::string out;                       // --out
   bool resume = false;                   // --resume
@@ -95,6 +96,7 @@ struct RunStart {
   int iters = 0;                         // --iters
   std::vector<std::string> outputs;      // file names the run may write or remove in `out`
   std::vector<std::string> inputs;       // the files it reads
+  std::string device;                    // Context::describe(): where this run computes
 };
 std::optional<Checkpoint> start_training_output(const RunStart& start);
 
@@ -103,9 +105,14 @@ struct CheckpointArray {
   std::string file;
   HostDense<float> data;
 };
+// The state key that records where a checkpoint was computed (Context::describe()).
+inline constexpr const char* kCheckpointDeviceKey = "run.device";
+
 // Writes the checkpoint of the fk-als, fk-sfa and fk-gap trainers at `dir`: the arrays, iter =
-// `iter` and the fingerprint; then logs "checkpoint after ITER_NAME N written to DIR in S s".
+// `iter`, the fingerprint and `device`; then logs "checkpoint after ITER_NAME N written to DIR
+// in S s".
 void save_checkpoint(const std::string& dir, int iter, const std::string& iter_name,
-                     const ResolvedConfig& fingerprint, const std::vector<CheckpointArray>& arrays);
+                     const ResolvedConfig& fingerprint, const std::string& device,
+                     const std::vector<CheckpointArray>& arrays);
 
 }  // namespace fk::app

@@ -75,7 +75,7 @@ class Trainer {
         {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
          {"lambda.npy", "x.npy", "top_words.txt", "vocab.txt", "model.ini", "summary.json",
           "metrics.jsonl", "config.ini", "config.json"},
-         data_.input_files});
+         data_.input_files, device_});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));
@@ -227,7 +227,7 @@ class Trainer {
   }
 
   void write_checkpoint(int iter) {
-    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(),
+    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(), device_,
                          {{"lambda.npy", be_->lambda()}, {"x.npy", be_->x()}});
   }
 

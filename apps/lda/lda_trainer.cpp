@@ -187,7 +187,7 @@ class Trainer {
         {out_, opt_.resume, fingerprint(), config_, "pass", "pass", common_.iters,
          {"topics.npy", "lambda.npy", "doc_topics.npy", "train_doc_ids.npy", "top_words.txt",
           "vocab.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini", "config.json"},
-         data_.input_files});
+         data_.input_files, device_});
     const int k = opt_.topics;
     int start_pass = 0;
     std::int64_t updates = 0;
@@ -344,6 +344,7 @@ class Trainer {
                   stacked_gamma(*be_, train_ids_, data_.train_docs, opt_.topics, false));
     w.set("pass", std::to_string(pass));
     w.set("updates", std::to_string(updates));
+    w.set(app::kCheckpointDeviceKey, device_);
     w.set_fingerprint(fingerprint());
     w.commit();
     log_info() << "checkpoint after pass " << pass << " written to " << checkpoint_dir() << " in "

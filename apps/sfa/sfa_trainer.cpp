@@ -75,7 +75,8 @@ class Trainer {
 
   TrainResult run() {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
-        {out_, opt_.resume, fingerprint(), config_, "iter", "pass", common_.iters, {}, {}});
+        {out_, opt_.resume, fingerprint(), config_, "iter", "pass", common_.iters, {}, {},
+         device_});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));
@@ -226,7 +227,7 @@ class Trainer {
   // X and Λ are the whole state of a pass (the preconditioners are recomputed from them), so a
   // resumed run repeats the uninterrupted one exactly.
   void write_checkpoint(int iter) {
-    app::save_checkpoint(checkpoint_dir(), iter, "pass", fingerprint(),
+    app::save_checkpoint(checkpoint_dir(), iter, "pass", fingerprint(), device_,
                          {{"users.npy", be_->user_factors()}, {"items.npy", be_->item_factors()}});
   }
 

@@ -221,11 +221,17 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
   const std::string input = write_small_csv(dir, 7);
   const std::string common = "--input '" + input + "' --factors 3 --device cpu --out '" +
                              dir.file("o") + "' ";
-  ASSERT_EQ(run_als(dir, common + "--iters 4 --checkpoint-every 2").code, 0);
+  ASSERT_EQ(run_als(dir, common + "--iters 4 --checkpoint-every 2 --threads 2").code, 0);
   const Outcome shorter = run_als(dir, common + "--iters 3 --resume");
   EXPECT_EQ(shorter.code, 2) << shorter.err;
   EXPECT_NE(shorter.err.find("--iters: the checkpoint"), std::string::npos) << shorter.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("o/model.ini"))) << "refused before --out changed";
+  // A checkpoint computed on another thread count resumes with a warning (rounding may differ).
+  const Outcome threads = run_als(dir, common + "--iters 4 --resume --threads 1");
+  ASSERT_EQ(threads.code, 0) << threads.err;
+  EXPECT_NE(threads.err.find("--resume: the checkpoint was computed on CPU (2 threads)"),
+            std::string::npos)
+      << threads.err;
   // The same input by another spelling of its path, and a report-only option, still resume.
   const std::string same_input = dir.path() + "/./" +
                                  std::filesystem::path(input).filename().string();
