@@ -309,6 +309,24 @@ AlsData prepare_als_data(const AlsOptions& opt, const std::string& input, io::In
     log_info() << "test: " << d.unseen_test_users << " users and " << d.unseen_test_items
                << " items have no training rating; their " << d.unseen_test_ratings
                << " test ratings have no learned factors to use (the summary says how they count)";
+  if (!opt.test.empty()) {
+    // A test file may repeat training ratings (the same file twice, or an overlapping export):
+    // their errors are not out of sample. Both matrices have sorted rows: merge each user's.
+    std::int64_t shared = 0;
+    for (std::int64_t u = 0; u < d.test.rows; ++u) {
+      std::int64_t a = d.train.row_ptr[u], b = d.test.row_ptr[u];
+      while (a < d.train.row_ptr[u + 1] && b < d.test.row_ptr[u + 1]) {
+        const std::int32_t ca = d.train.col_idx[a], cb = d.test.col_idx[b];
+        shared += ca == cb;
+        a += ca <= cb;
+        b += cb <= ca;
+      }
+    }
+    if (shared > 0)
+      log_warn() << opt.test << ": " << shared << " of its " << d.test.nnz()
+                 << " ratings rate a (user, item) pair the training data rates too: their test "
+                    "errors are not out of sample";
+  }
   if (d.true_test_rmse)
     log_info() << "generating model: RMSE " << *d.true_train_rmse << " on the training and "
                << *d.true_test_rmse << " on the test ratings";

@@ -211,6 +211,13 @@ TEST(AlsCli, CommandLineTestWinsOverConfigHoldout) {
   const Outcome cli_both = run_als(dir, "--input '" + input + "' --biases --implicit --iters 1 " +
                                             "--device cpu --out '" + dir.file("d") + "'");
   EXPECT_EQ(cli_both.code, 2) << cli_both.err;
+  // A test file that repeats training ratings is said to be no out-of-sample test.
+  const Outcome same = run_als(dir, "--input '" + input + "' --test '" + input +
+                                        "' --iters 1 --device cpu --out '" + dir.file("e") + "'");
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_NE(same.err.find("3000 of its 3000 ratings rate a (user, item) pair the training data"),
+            std::string::npos)
+      << same.err;
 }
 
 // --resume never hands back a model trained past --iters, and a run that starts from the
