@@ -8,20 +8,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/device}
 mkdir -p "$out"
-export LD_LIBRARY_PATH=$PWD/.carry/lib:${LD_LIBRARY_PATH:-}
-export FK_SHARED_DATA=$PWD/.carry/data
-bin=.carry/bin
-[[ -d $bin ]] || tar xJf .carry/bin.tar.xz -C .carry  # device_pack.sh compresses the binaries
+source scripts/device_env.sh  # environment, $bin, the CLI tests' app paths
 status=0
-# The CLI tests run the app binaries by the build paths compiled into them
-# (BUILD/apps/NAME/fk-NAME, BUILD as device_pack.sh recorded it): point those at the carried ones.
-if [[ -f .carry/build_dir ]]; then
-  build_dir=$(cat .carry/build_dir)
-  for exe in $bin/fk-*; do
-    name=$(basename "$exe")
-    mkdir -p "$build_dir/apps/${name#fk-}" && ln -sf "$PWD/$exe" "$build_dir/apps/${name#fk-}/$name"
-  done
-fi
 # The GPU tests of the apps (their names say Gpu or Stream), for the sanitizer stages.
 app_gpu_filter='*Gpu*:*Stream*:*Compare*'
 run() {  # run NAME SECONDS CMD...: logs to $out/NAME.log, prints its tail
