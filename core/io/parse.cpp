@@ -90,6 +90,11 @@ void check_count_fits(const LineReader& in, std::int64_t count, std::int64_t min
 }
 
 std::size_t reserve_cap(const LineReader& in, std::int64_t count, std::int64_t min_bytes) {
+  // A pipe's size is unknown (file_size() is the largest int64): no bound on the count, so
+  // reserve a modest start and let the vectors grow.
+  constexpr std::int64_t kUnknownSizeReserve = std::int64_t{1} << 20;
+  if (in.file_size() == std::numeric_limits<std::int64_t>::max())
+    return static_cast<std::size_t>(std::clamp<std::int64_t>(count, 0, kUnknownSizeReserve));
   std::int64_t bytes = in.file_size();
   if (in.gzipped())
     bytes = bytes > std::numeric_limits<std::int64_t>::max() / 8 ? bytes : bytes * 8;

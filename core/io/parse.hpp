@@ -89,7 +89,7 @@ void check_count_fits(const LineReader& in, std::int64_t count, std::int64_t min
 
 // A safe capacity to reserve for `count` items of at least `min_bytes` bytes each: never more than
 // the file could hold (and never more than 8x its size for gzip, the growth of push_back covers the
-// rare better-compressed file).
+// rare better-compressed file); for a pipe, whose size is unknown, at most 2^20.
 std::size_t reserve_cap(const LineReader& in, std::int64_t count, std::int64_t min_bytes);
 
 // Largest dimension (rows or columns) a header may declare. Dimensions are not checked by the body

@@ -1,4 +1,8 @@
+#include <sys/stat.h>
+
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/io/ratings.hpp"
@@ -41,6 +45,22 @@ TEST(IoRatings, ReadsEveryDialect) {
       read_text(dir, "7\t100\t4.5\t881250949\n7\t5\t3\t1\n3\t100\t1\t1\n3\t42\t5\t2\n", "u.data"));
   expect_the_four(read_text(dir, "7 100 4.5\n\n7  5 3\n3 100 1\n3 42 5\n", "spaces.txt"));
   expect_the_four(read_text(dir, test::gzip("7 100 4.5\n7 5 3\n3 100 1\n3 42 5\n"), "r.txt.gz"));
+}
+
+// Ratings from a FIFO (`--input /dev/stdin --format ratings`): read once, and past the 4096 lines
+// after which the reader reserves from the file's size, which a pipe does not have.
+TEST(IoRatings, ReadsAPipeOnce) {
+  test::TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    std::ofstream out(fifo);
+    for (int j = 0; j < 5000; ++j) out << j % 97 << ' ' << j << ' ' << (j % 5 + 1) << '\n';
+  });
+  const io::Ratings r = io::read_ratings(fifo);
+  writer.join();
+  EXPECT_EQ(r.size(), 5000);
+  EXPECT_EQ(r.users(), 97);
 }
 
 TEST(IoRatings, RawIdsAreArbitraryTokensOfAnyLength) {
