@@ -175,9 +175,9 @@ std::string CommandLine::one_of(const std::vector<std::string>& names, const std
     const boost::any& v = vm_.find(n)->second.value();
     if (v.type() == typeid(bool)) return boost::any_cast<bool>(v);
     if (v.type() == typeid(std::string)) return !boost::any_cast<std::string>(v).empty();
-    // 0 is "none of this way" for each of them (--holdout-frac 0, --leave-k-out 0).
+    // A fraction of 0 holds nothing out (--holdout-frac 0 beside --test). Counts stay given at 0:
+    // --leave-k-out 0 is the way "no test set" is asked for.
     if (v.type() == typeid(double)) return boost::any_cast<double>(v) != 0;
-    if (v.type() == typeid(int)) return boost::any_cast<int>(v) != 0;
     return true;
   };
   std::vector<std::string> cli, file;

@@ -91,8 +91,8 @@ class CommandLine {
   bool given_on_command_line(const std::string& name) const;
   // Of `names`, options that exclude one another (ways of holding data out, say; the first is
   // the default), the one that applies: the one given on the command line, else the one given in
-  // the config file, else "" (a switch set to false, an empty string or a zero counts as not
-  // given: --holdout-frac 0 --test FILE is one way). Two
+  // the config file, else "" (a switch set to false, an empty string or a fraction of 0 counts as
+  // not given: --holdout-frac 0 --test FILE is one way). Two
   // on the command line, or two in the config file and none on the command line, are a usage
   // error saying `why`; config values the command line overrides this way are logged as not
   // used. The others become moot (below).
