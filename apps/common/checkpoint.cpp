@@ -95,14 +95,30 @@ std::int64_t Checkpoint::get_count(const std::string& key, std::int64_t max) con
   return v;
 }
 
+namespace {
+[[noreturn]] void wrong_shape(const std::string& path, std::int64_t rows, std::int64_t cols,
+                              const std::string& has) {
+  throw InputError(path, 0,
+                   "is " + has + ", this data and these options need " + std::to_string(rows) +
+                       " x " + std::to_string(cols));
+}
+}  // namespace
+
+void Checkpoint::check_shape(const std::string& name, std::int64_t rows, std::int64_t cols) const {
+  const io::NpyHeader h = io::read_npy_header(file(name));
+  if (h.shape.size() != 2 || h.shape[0] != rows || h.shape[1] != cols) {
+    std::string has;
+    for (std::size_t i = 0; i < h.shape.size(); ++i)
+      has += (i ? " x " : "") + std::to_string(h.shape[i]);
+    wrong_shape(file(name), rows, cols, has.empty() ? "a scalar" : has);
+  }
+}
+
 HostDense<float> Checkpoint::array(const std::string& name, std::int64_t rows,
                                    std::int64_t cols) const {
   HostDense<float> a = io::read_npy_f32(file(name));
   if (a.rows() != rows || a.cols() != cols)
-    throw InputError(file(name), 0,
-                     "is " + std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
-                         ", this data and these options need " + std::to_string(rows) + " x " +
-                         std::to_string(cols));
+    wrong_shape(file(name), rows, cols, std::to_string(a.rows()) + " x " + std::to_string(a.cols()));
   return a;
 }
 
@@ -116,6 +132,20 @@ std::optional<Checkpoint> find_checkpoint(const std::string& dir) {
   }
   return std::nullopt;
 }
+
+namespace {
+bool is_file_key(const std::string& key) {
+  return key == "input" || key == "test" || key == "vocab";
+}
+// A file by its canonical path (in/u.data and ./in/u.data are one input); generated inputs and
+// paths that do not resolve stay as written.
+std::string canonical_file(const std::string& text) {
+  if (text.empty() || text.rfind("gen:", 0) == 0) return text;
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(fs::absolute(text, ec), ec);
+  return ec ? text : p.string();
+}
+}  // namespace
 
 ResolvedConfig model_fingerprint(const ResolvedConfig& config,
                                  const std::vector<std::string>& extra_free) {
@@ -132,13 +162,7 @@ ResolvedConfig model_fingerprint(const ResolvedConfig& config,
                       std::find(extra_free.begin(), extra_free.end(), e.key) != extra_free.end();
     if (free) continue;
     out.push_back(e);
-    // A file by its canonical path: in/u.data and ./in/u.data are one input.
-    const bool file = e.key == "input" || e.key == "test" || e.key == "vocab";
-    std::error_code ec;
-    if (file && !e.ini.empty() && e.ini.rfind("gen:", 0) != 0) {
-      const fs::path p = fs::weakly_canonical(fs::absolute(e.ini, ec), ec);
-      if (!ec) out.back().ini = p.string();
-    }
+    if (is_file_key(e.key)) out.back().ini = canonical_file(e.ini);
   }
   return out;
 }
@@ -146,7 +170,10 @@ ResolvedConfig model_fingerprint(const ResolvedConfig& config,
 void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint) {
   for (const ConfigEntry& e : fingerprint) {
     const auto saved = find_value(ck.state, "config." + e.key);
-    if (!saved || *saved != e.ini)
+    // Checkpoints from before file keys were canonical hold the path as it was given.
+    const bool same = saved && (*saved == e.ini ||
+                                (is_file_key(e.key) && canonical_file(*saved) == e.ini));
+    if (!same)
       throw UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + e.key + " = " +
                        (saved ? *saved : std::string("(unset)")) + ", this run has " + e.key +
                        " = " + e.ini + "; use the same configuration or another --out");
@@ -180,6 +207,7 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
   std::optional<Checkpoint> ck =
       resume_checkpoint(s.resume, dir, s.fingerprint, s.count_key, s.iters, s.noun);
   if (ck) {
+    for (const CheckpointShape& a : s.arrays) ck->check_shape(a.name, a.rows, a.cols);
     const auto made = find_value(ck->state, kCheckpointDeviceKey);
     if (made && *made != s.device)
       log_warn() << "--resume: the checkpoint was computed on " << *made << ", this run is on "

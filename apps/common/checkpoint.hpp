@@ -46,6 +46,14 @@ struct Checkpoint {
   // The float matrix `name` (.npy), which must be rows x cols: InputError naming it and the shape
   // this data and the options need otherwise.
   HostDense<float> array(const std::string& name, std::int64_t rows, std::int64_t cols) const;
+  // The same check from the file's header alone.
+  void check_shape(const std::string& name, std::int64_t rows, std::int64_t cols) const;
+};
+
+// A matrix a run will read from its checkpoint, with the shape it needs.
+struct CheckpointShape {
+  std::string name;
+  std::int64_t rows = 0, cols = 0;
 };
 
 // The complete checkpoint at `dir` (or its DIR.old twin), or nullopt when there is none.
@@ -84,7 +92,8 @@ void remove_stale_checkpoint(const std::string& dir);
 // as they were until this run can go on: the files it may write or remove there are checked
 // against the files it reads (check_outputs_are_not_inputs), the folder is made, the checkpoint
 // at out/checkpoint is found and checked (resume_checkpoint), then the completion markers go,
-// an earlier run's checkpoint goes when this run starts from the beginning
+// an earlier run's checkpoint goes when this run starts from the beginning (the checkpoint's
+// `arrays` are checked against their shapes before any of that)
 // (remove_stale_checkpoint), and the resolved configuration is written. Returns the checkpoint
 // to resume from, or nullopt. A checkpoint written on another device or thread count (its
 // kCheckpointDeviceKey) is resumed with a warning: kernels may split and round differently there.
@@ -97,6 +106,7 @@ struct RunStart {
   std::vector<std::string> outputs;      // file names the run may write or remove in `out`
   std::vector<std::string> inputs;       // the files it reads
   std::string device;                    // Context::describe(): where this run computes
+  std::vector<CheckpointShape> arrays;   // what a resumed run reads from the checkpoint
 };
 std::optional<Checkpoint> start_training_output(const RunStart& start);
 

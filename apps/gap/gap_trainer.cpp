@@ -75,7 +75,8 @@ class Trainer {
         {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
          {"lambda.npy", "x.npy", "top_words.txt", "vocab.txt", "model.ini", "summary.json",
           "metrics.jsonl", "config.ini", "config.json"},
-         data_.input_files, device_});
+         data_.input_files, device_,
+         {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}}});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));

@@ -187,7 +187,8 @@ class Trainer {
         {out_, opt_.resume, fingerprint(), config_, "pass", "pass", common_.iters,
          {"topics.npy", "lambda.npy", "doc_topics.npy", "train_doc_ids.npy", "top_words.txt",
           "vocab.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini", "config.json"},
-         data_.input_files, device_});
+         data_.input_files, device_,
+         {{"lambda.npy", data_.words, opt_.topics}, {"gamma.npy", data_.train_docs, opt_.topics}}});
     const int k = opt_.topics;
     int start_pass = 0;
     std::int64_t updates = 0;

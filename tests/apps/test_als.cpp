@@ -15,6 +15,7 @@
 #include "apps/als/als_data.hpp"
 #include "apps/als/als_model.hpp"
 #include "apps/als/als_trainer.hpp"
+#include "apps/common/checkpoint.hpp"
 #include "core/random.hpp"
 #include "tests/apps/ratings_fixture.hpp"
 #include "tests/core/test_io_util.hpp"
@@ -466,6 +467,24 @@ TEST(AlsModel, SavedModelRecommendsUnratedItemsAndFindsSimilarOnes) {
       EXPECT_GE(sim[t - 1].score, sim[t].score);
     }
   }
+}
+
+// The fingerprint a checkpoint must match: how-to-run keys left out, files by canonical path, and
+// a checkpoint from before that (its input as given, relative) still accepted for the same file.
+TEST(CheckpointFingerprint, FilesByCanonicalPathAndOldRelativeEntries) {
+  const app::ResolvedConfig config = {{"input", "in/../in/u.data", "\"in/../in/u.data\""},
+                                      {"factors", "5", "5"},
+                                      {"threads", "2", "2"}};
+  const app::ResolvedConfig fp = app::model_fingerprint(config, {});
+  ASSERT_EQ(fp.size(), 2u) << "threads is not part of the model";
+  EXPECT_EQ(fp[0].ini, (std::filesystem::current_path() / "in/u.data").string());
+  app::Checkpoint ck{"ck", {{"config.input", "in/u.data", ""}, {"config.factors", "5", ""}}};
+  EXPECT_NO_THROW(app::check_fingerprint(ck, fp));
+  ck.state[1].ini = "6";
+  EXPECT_THROW(app::check_fingerprint(ck, fp), app::UsageError);
+  ck.state[1].ini = "5";
+  ck.state[0].ini = "other/u.data";
+  EXPECT_THROW(app::check_fingerprint(ck, fp), app::UsageError);
 }
 
 TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {

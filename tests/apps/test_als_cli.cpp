@@ -251,6 +251,20 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
   EXPECT_EQ(test::json_number_or_nan(summary, "iterations_this_run"), 2);
   ASSERT_EQ(run_als(dir, common + "--iters 1").code, 0);
   EXPECT_FALSE(std::filesystem::exists(dir.file("o/checkpoint")));
+  // A checkpoint whose factors do not fit the data (the file changed under the same path) is
+  // refused before --out changes: the earlier run's model stays.
+  ASSERT_EQ(run_als(dir, common + "--iters 2 --checkpoint-every 1").code, 0);
+  {
+    std::ifstream in(input);
+    std::string text, line;
+    for (int n = 0; n < 500 && std::getline(in, line); ++n) text += line + "\n";
+    in.close();
+    test::write_bytes(input, text);
+  }
+  const Outcome shape = run_als(dir, common + "--iters 3 --resume");
+  EXPECT_EQ(shape.code, 1) << shape.err;
+  EXPECT_NE(shape.err.find("users.npy"), std::string::npos) << shape.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("o/model.ini"))) << "refused before --out changed";
   // --iters 0 reports the initial model rather than nothing.
   const Outcome none = run_als(dir, common + "--iters 0");
   ASSERT_EQ(none.code, 0) << none.err;

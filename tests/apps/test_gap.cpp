@@ -155,7 +155,7 @@ TEST(GapMath, ObjectiveNeverDecreases) {
       {"--update", "alternating", "--ratio-spmm", "omp.ratio_spmm.rows"}};
   for (const char* shape : {"1", "1.5"})
   for (const std::vector<std::string>& order : orders) {
-    SCOPED_TRACE(order.back());
+    SCOPED_TRACE(order[1] + ", --ratio-spmm " + order.back());
     test::TempDir dir;
     std::vector<std::string> args = {
         "--input", "gen:default:docs=300,words=300,topics=5,length=80,seed=2", "--factors", "6",
