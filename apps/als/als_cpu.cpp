@@ -74,7 +74,7 @@ class CpuOps : public app::HostOps {
       const float di = diag ? diag[i] : 0.0f;
       double acc = 0;
       for (int c = 0; c < k; ++c) {
-        const float v = b[o + c] - (y[o + c] + di * x[o + c]);
+        const float v = b[o + c] - ((y ? y[o + c] : 0.0f) + di * x[o + c]);
         r[o + c] = v;
         p[o + c] = v;
         acc += double(v) * v;

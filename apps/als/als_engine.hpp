@@ -18,6 +18,7 @@
 //                                  the users' rows they multiply with (K floats a user)
 //   make_design(ctx, x, d, rows, k, c)                       d = x with its column c set to 1
 //   cg_init(ctx, rows, k, b, y, x, diag, r, p, rs)           r = b − (y + diag∘x); p = r; rs = r·r
+//                                                            (y, diag null: 0)
 //   (per row) cg_step(ctx, rows, k, x, r, p, y, diag, rs)              one CG step per row with A·p
 //   = y + diag∘p gram(ctx, d, n, k, lambda, g)                            g = dᵀd + λI (k x k)
 //   gemm_add(ctx, p, rows, k, g, y)                          y += p·g
@@ -345,15 +346,19 @@ class AlsEngine final : public AlsBackend {
                               {s.x.data(), s.rows, k_}, dv, b_view);
         count_sddmm(nnz_);
         count_spmm(nnz_);
-        ops_.fill(ctx_, y_.data(), s.rows * k_, 0.0f);
-        if (h_.implicit) ops_.gemm_add(ctx_, s.x.data(), s.rows, k_, gram_.data(), y_.data());
+        if (h_.implicit) {
+          ops_.fill(ctx_, y_.data(), s.rows * k_, 0.0f);
+          ops_.gemm_add(ctx_, s.x.data(), s.rows, k_, gram_.data(), y_.data());
+        }
       } else {
         p.spmm->run(ctx_, t_.data(), dv, b_view);
         count_spmm(nnz_);
         apply(s, dv, s.x.data(), y_.data());
       }
-      ops_.cg_init(ctx_, s.rows, k_, b_.data(), y_.data(), s.x.data(), diag, r_.data(), p_.data(),
-                   rs_.data());
+      // Explicit and fused, the sparse part of A·x is in b already and the dense part is diag: no y.
+      const bool no_y = !h_.implicit && p.fused && p.fused->plan;
+      ops_.cg_init(ctx_, s.rows, k_, b_.data(), no_y ? nullptr : y_.data(), s.x.data(), diag,
+                   r_.data(), p_.data(), rs_.data());
       for (int step = 0; step < h_.cg_steps; ++step) {
         apply(s, dv, p_.data(), y_.data());
         ops_.cg_step(ctx_, s.rows, k_, s.x.data(), r_.data(), p_.data(), y_.data(), diag,

@@ -76,7 +76,7 @@ __global__ void cg_init_kernel(std::int64_t rows, int k, const float* __restrict
   const float di = diag ? diag[row] : 0.0f;
   float acc = 0;
   for (int c = lane; c < k; c += 32) {
-    const float v = b[o + c] - (y[o + c] + di * x[o + c]);
+    const float v = b[o + c] - ((y ? y[o + c] : 0.0f) + di * x[o + c]);
     r[o + c] = v;
     p[o + c] = v;
     acc += v * v;

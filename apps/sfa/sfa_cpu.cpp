@@ -73,7 +73,7 @@ class CpuOps : public app::HostOps {
                     const float* x, float lam, float* r) const {
     const std::int64_t n = rows * k;
 #pragma omp parallel for schedule(static)
-    for (std::int64_t e = 0; e < n; ++e) r[e] = b[e] - (y[e] + lam * x[e]);
+    for (std::int64_t e = 0; e < n; ++e) r[e] = b[e] - ((y ? y[e] : 0.0f) + lam * x[e]);
   }
 
   void pcg_start(const Context&, std::int64_t rows, int k, const float* r, const float* z, float* p,

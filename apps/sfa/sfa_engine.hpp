@@ -13,7 +13,7 @@
 //   axpby(ctx, n, a, x, b, y)                      y = a·x + b·y
 //   gram(ctx, x, rows, k, g)                       g = xᵀx (k x k)
 //   gemm(ctx, a, rows, k, m, out)                  out = a·m (m: k x k row-major), out ≠ a
-//   pcg_residual(ctx, rows, k, b, y, x, lam, r)    r = b − (y + λ x)
+//   pcg_residual(ctx, rows, k, b, y, x, lam, r)    r = b − (y + λ x)   (y null: 0)
 //   pcg_start(ctx, rows, k, r, z, p, rz)           p = z; rz = r·z (per row)
 //   pcg_x(ctx, rows, k, x, r, p, y, lam, rz)       α = rz / p·(y + λp); x += αp; r −= α(y + λp)
 //   pcg_p(ctx, rows, k, r, z, p, rz)               rz' = r·z; p = z + (rz'/rz) p; rz = rz'
@@ -355,13 +355,12 @@ class SfaEngine final : public SfaBackend {
     const DenseView<const float> ov{o.x.data(), o.rows, k_};
     if (s.product.plan) {
       // The right-hand side less the sparse part of A·x in one pass (the residual form over the
-      // side's ratings: Σ (y − x·o) o); y_ = 0 leaves pcg_residual the λx term.
+      // side's ratings: Σ (y − x·o) o); pcg_residual adds the λx term (no y).
       s.product.run_residual(ctx_, nullptr, nullptr, {s.x.data(), s.rows, k_}, ov,
                              {b_.data(), s.rows, k_});
       count_sddmm(nnz_);
       count_spmm(nnz_);
       if (s.is_items) reducer_->sum(ctx_, b_.data(), s.rows * k_);
-      ops_.fill(ctx_, y_.data(), s.rows * k_, 0.0f);
     } else {
       if (s.is_items) {
         items_spmm(items_ratings(), ov, b_.data());
@@ -372,7 +371,8 @@ class SfaEngine final : public SfaBackend {
       }
       apply(s, ov, s.x.data(), y_.data());
     }
-    ops_.pcg_residual(ctx_, s.rows, k_, b_.data(), y_.data(), s.x.data(), lambda, r_.data());
+    ops_.pcg_residual(ctx_, s.rows, k_, b_.data(), s.product.plan ? nullptr : y_.data(),
+                      s.x.data(), lambda, r_.data());
     ops_.gemm(ctx_, r_.data(), s.rows, k_, minv_.data(), z_.data());
     ops_.pcg_start(ctx_, s.rows, k_, r_.data(), z_.data(), p_.data(), rz_.data());
     for (int step = 0; step < h_.cg_steps; ++step) {

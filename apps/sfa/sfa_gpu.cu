@@ -40,7 +40,7 @@ __global__ void axpby_kernel(std::int64_t n, float a, const float* __restrict__ 
 __global__ void pcg_residual_kernel(std::int64_t n, const float* __restrict__ b,
                                     const float* __restrict__ y, const float* __restrict__ x,
                                     float lam, float* __restrict__ r) {
-  FK_SFA_GRID_STRIDE(i, n) r[i] = b[i] - (y[i] + lam * x[i]);
+  FK_SFA_GRID_STRIDE(i, n) r[i] = b[i] - ((y ? y[i] : 0.0f) + lam * x[i]);
 }
 
 __global__ void scale_precond_kernel(float* __restrict__ h, std::int64_t n, int k,
