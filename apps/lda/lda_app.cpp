@@ -45,6 +45,10 @@ void print_summary(const TrainResult& r, const LdaOptions& opt,
               << " per word (perplexity " << fmt("%.1f", *r.perplexity) << "); ";
   if (r.train_bound) std::cout << "training bound " << fmt("%.4f", *r.train_bound) << " per word";
   std::cout << "\n";
+  if (r.coherence)
+    std::cout << "  topic coherence (top " << r.coherence->words
+              << " words, training documents): UMass " << fmt("%.4f", r.coherence->mean_umass)
+              << ", NPMI " << fmt("%.4f", r.coherence->mean_npmi) << "\n";
   if (show_topics && opt.top_words > 0) {
     const int shown = std::min(opt.topics, 5);
     for (int t = 0; t < shown; ++t) {
@@ -64,6 +68,10 @@ app::RunRecord record(const TrainResult& r) {
   for (const PassReport& p : r.passes) rec.iter_seconds.push_back(p.seconds);
   if (r.heldout_ll) rec.finals.emplace_back("held-out log-likelihood", *r.heldout_ll);
   if (r.train_bound) rec.finals.emplace_back("training bound per word", *r.train_bound);
+  if (r.coherence) {
+    rec.finals.emplace_back("topic coherence, UMass", r.coherence->mean_umass);
+    rec.finals.emplace_back("topic coherence, NPMI", r.coherence->mean_npmi);
+  }
   return rec;
 }
 

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "apps/common/checkpoint.hpp"
+#include "apps/common/compare.hpp"
 #include "apps/common/output.hpp"
 #include "apps/common/precision.hpp"
 #include "apps/lda/lda_math.hpp"
@@ -186,7 +187,8 @@ class Trainer {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_, opt_.resume, fingerprint(), config_, "pass", "pass", common_.iters,
          {"topics.npy", "lambda.npy", "doc_topics.npy", "train_doc_ids.npy", "top_words.txt",
-          "vocab.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini", "config.json"},
+          "coherence.csv", "vocab.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini",
+          "config.json"},
          data_.input_files, device_,
          {{"lambda.npy", data_.words, opt_.topics}, {"gamma.npy", data_.train_docs, opt_.topics}}});
     const int k = opt_.topics;
@@ -286,6 +288,7 @@ class Trainer {
                             : HostDense<float>(data_.train_docs, k, 1.0f / static_cast<float>(k));
     result.kernels = be_->kernel_names();
     result.prepare_seconds = be_->prepare_seconds();
+    if (opt_.top_words >= 2) result.coherence = coherence(result.lambda);
     write_outputs(result);
     return result;
   }
@@ -352,6 +355,19 @@ class Trainer {
                << clock.seconds() << " s";
   }
 
+  // Of every topic's --top-words words over the training documents; one line in the log.
+  TopicCoherence coherence(const HostDense<float>& lambda) const {
+    Stopwatch clock;
+    std::vector<std::vector<std::int64_t>> lists;
+    for (int t = 0; t < opt_.topics; ++t) lists.push_back(top_word_ids(lambda, t, opt_.top_words));
+    std::vector<DocumentBlock> blocks;
+    for (const LocalBatch& b : data_.train_batches) blocks.push_back({&b.counts, &b.words});
+    TopicCoherence c = topic_coherence(lists, blocks);
+    log_info() << "topic coherence of the top " << c.words << " words over " << c.documents
+               << " training documents in " << clock.seconds() << " s";
+    return c;
+  }
+
   void write_outputs(const TrainResult& r) const {
     const int k = opt_.topics;
     io::write_npy(out_ + "/topics.npy", topics_by_words(r.lambda, true));
@@ -374,6 +390,14 @@ class Trainer {
       }
       f.commit();
     }
+    if (r.coherence) {
+      std::vector<std::vector<std::string>> words;
+      for (int t = 0; t < k; ++t) words.push_back(top_words(r.lambda, t, opt_.top_words, data_.vocab));
+      write_coherence_csv(out_ + "/coherence.csv", *r.coherence, words);
+    } else {
+      app::remove_stale_output(out_ + "/coherence.csv");
+    }
+    write_summary(r);
     if (data_.vocab.empty()) {
       app::remove_stale_output(out_ + "/vocab.txt");
     } else {
@@ -393,6 +417,39 @@ class Trainer {
                  << "\nvocab = " << (data_.vocab.empty() ? "no" : "yes") << "\n";
       f.commit();
     }
+  }
+
+  void write_summary(const TrainResult& r) const {
+    std::vector<double> secs;
+    for (const PassReport& p : r.passes) secs.push_back(p.seconds);
+    app::JsonObject j;
+    j.add("device", device_)
+        .add("topics", opt_.topics)
+        .add("words", data_.words)
+        .add("train_documents", data_.train_docs)
+        .add("heldout_documents", data_.heldout_docs)
+        .add("train_tokens", data_.train_tokens)
+        .add("scored_heldout_tokens", data_.eval_tokens)
+        // The model's passes (a resumed run's include the checkpoint's); the median is over the
+        // ones this run made.
+        .add("passes", common_.iters)
+        .add("passes_this_run", static_cast<std::int64_t>(r.passes.size()))
+        .add("median_pass_seconds", app::median_seconds(secs))
+        .add("prepare_seconds", r.prepare_seconds)
+        .add("kernels", r.kernels)
+        .add("precision", to_string(opt_.precision_kind))
+        .add("heldout_ll", r.heldout_ll)
+        .add("perplexity", r.perplexity)
+        .add("train_bound", r.train_bound);
+    if (r.coherence) {
+      j.add("coherence_words", r.coherence->words)
+          .add("coherence_umass", r.coherence->mean_umass)
+          .add("coherence_npmi", r.coherence->mean_npmi)
+          .add("coherence_undefined_topics", r.coherence->undefined);
+    }
+    io::AtomicFile f(out_ + "/summary.json");
+    f.stream() << j.str() << "\n";
+    f.commit();
   }
 
   const LdaOptions& opt_;
@@ -474,20 +531,26 @@ TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, c
   return t.run();
 }
 
-std::vector<std::string> top_words(const HostDense<float>& lambda, int topic, int words,
-                                   const std::vector<std::string>& vocab) {
+std::vector<std::int64_t> top_word_ids(const HostDense<float>& lambda, int topic, int words) {
   const std::int64_t w = lambda.rows();
   std::vector<std::int64_t> idx(static_cast<std::size_t>(w));
   std::iota(idx.begin(), idx.end(), 0);
-  const auto n = std::min<std::int64_t>(words, w);
+  const auto n = std::clamp<std::int64_t>(words, 0, w);
   std::partial_sort(idx.begin(), idx.begin() + n, idx.end(), [&](std::int64_t a, std::int64_t b) {
     const float la = lambda(a, topic), lb = lambda(b, topic);
     return la > lb || (la == lb && a < b);
   });
+  idx.resize(static_cast<std::size_t>(n));
+  return idx;
+}
+
+std::vector<std::string> top_words(const HostDense<float>& lambda, int topic, int words,
+                                   const std::vector<std::string>& vocab) {
   std::vector<std::string> out;
-  for (std::int64_t i = 0; i < n; ++i)
-    out.push_back(static_cast<std::int64_t>(vocab.size()) == w ? vocab[idx[i]]
-                                                               : "w" + std::to_string(idx[i]));
+  for (std::int64_t id : top_word_ids(lambda, topic, words))
+    out.push_back(static_cast<std::int64_t>(vocab.size()) == lambda.rows()
+                      ? vocab[id]
+                      : "w" + std::to_string(id));
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "apps/common/options.hpp"
 #include "apps/common/reduce.hpp"
+#include "apps/lda/coherence.hpp"
 #include "apps/lda/corpus.hpp"
 #include "apps/lda/lda_backend.hpp"
 #include "apps/lda/lda_options.hpp"
@@ -49,16 +50,23 @@ struct TrainResult {
   HostDense<float> doc_topics;  // training documents x K, rows sum to 1
   std::string kernels;          // variants the plans use
   double prepare_seconds = 0;
+  // Of the --top-words most probable words of each topic over the training documents (none when
+  // --top-words is below 2).
+  std::optional<TopicCoherence> coherence;
 };
 
 // Trains on `ctx`'s device and writes every output into `out_dir` (created when missing):
-// config.ini/json, metrics.jsonl, topics.npy, doc_topics.npy, top_words.txt, and the model
+// config.ini/json, metrics.jsonl, topics.npy, doc_topics.npy, top_words.txt, coherence.csv,
+// summary.json, and the model
 // (lambda.npy, model.ini, vocab.txt) that `fk-lda infer --model out_dir` reads.
 TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, const LdaData& data,
                       Context ctx, const std::string& out_dir, const app::ResolvedConfig& config,
                       app::StatsReducer* reducer = nullptr);
 
-// The `words` most probable words of topic k (by λ), as text ("w123" when there is no vocabulary).
+// The ids of the `words` most probable words of topic k (by λ, W x K), most probable first (ties:
+// the lower id first).
+std::vector<std::int64_t> top_word_ids(const HostDense<float>& lambda, int topic, int words);
+// The same as text ("w123" when there is no vocabulary).
 std::vector<std::string> top_words(const HostDense<float>& lambda, int topic, int words,
                                    const std::vector<std::string>& vocab);
 

@@ -1,0 +1,47 @@
+#pragma once
+// Topic coherence: how often a topic's top words occur together in the documents, the measure of
+// topic quality that does not need held-out data (gensim's CoherenceModel, Röder et al. 2015).
+// Both measures here count documents ("boolean document" co-occurrence):
+//   UMass (Mimno et al. 2011): for words w_1..w_N in rank order, the mean over pairs j < i of
+//     log((D(w_i, w_j) + 1) / D(w_j)); at most 0, higher is better.
+//   NPMI (Bouma 2009; Aletras & Stevenson 2013): the mean over pairs of
+//     log(P(w_i, w_j) / (P(w_i) P(w_j))) / -log P(w_i, w_j), with P = document frequency / D;
+//     -1 for a pair that never occurs together, in [-1, 1], higher is better.
+// Mimno's UMass sums over the pairs; the mean (as gensim reports it) makes topics of different N
+// comparable. A topic is undefined (NaN) when a listed word occurs in no document or the list has
+// fewer than two words; the means are over the defined topics.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/csr.hpp"
+
+namespace fk::lda {
+
+// Documents to count over: the rows of `counts` (values > 0, or no values), whose column c is
+// word words[c], or word c when `words` is null (fk-lda's minibatches renumber their columns).
+struct DocumentBlock {
+  const HostCsr* counts = nullptr;
+  const std::vector<std::int32_t>* words = nullptr;
+};
+
+struct TopicCoherence {
+  std::vector<double> umass, npmi;  // one per topic, in the order of `top_word_ids`
+  double mean_umass = 0, mean_npmi = 0;  // over the defined topics (NaN when there is none)
+  int undefined = 0;                      // topics left out of the means
+  std::int64_t documents = 0;  // D: the documents the frequencies were counted over
+  int words = 0;               // N: the longest word list given
+};
+
+// Coherence of each topic's word list (word ids, most probable first) over the documents of
+// `docs`. Counts documents with bitsets over chunks of documents, so
+// memory stays (distinct listed words) x 8 KiB; the pairs are scored on all threads.
+TopicCoherence topic_coherence(const std::vector<std::vector<std::int64_t>>& top_word_ids,
+                               const std::vector<DocumentBlock>& docs);
+
+// Writes `path` atomically as CSV: topic,umass,npmi,words; `words` holds each topic's listed words
+// (space-separated in the last column, quoted where CSV needs it); undefined scores are empty.
+void write_coherence_csv(const std::string& path, const TopicCoherence& coherence,
+                         const std::vector<std::vector<std::string>>& words);
+
+}  // namespace fk::lda
