@@ -34,6 +34,18 @@ constexpr const char* kUsage =
 
 using app::fmt;
 
+// The first five topics' most probable words (at most ten each).
+void print_top_words(const HostDense<float>& lambda, const LdaOptions& opt,
+                     const std::vector<std::string>& vocab) {
+  const std::vector<std::vector<std::string>> words =
+      top_words(lambda, std::min(opt.top_words, 10), vocab);
+  for (std::size_t t = 0; t < std::min<std::size_t>(words.size(), 5); ++t) {
+    std::cout << "  topic " << t << ":";
+    for (const std::string& w : words[t]) std::cout << ' ' << w;
+    std::cout << "\n";
+  }
+}
+
 void print_summary(const TrainResult& r, const LdaOptions& opt,
                    const std::vector<std::string>& vocab, bool show_topics) {
   std::vector<double> secs;
@@ -50,13 +62,7 @@ void print_summary(const TrainResult& r, const LdaOptions& opt,
               << " words, training documents): UMass " << fmt("%.4f", r.coherence->mean_umass)
               << ", NPMI " << fmt("%.4f", r.coherence->mean_npmi) << "\n";
   if (show_topics && opt.top_words > 0) {
-    const int shown = std::min(opt.topics, 5);
-    for (int t = 0; t < shown; ++t) {
-      std::cout << "  topic " << t << ":";
-      for (const std::string& w : top_words(r.lambda, t, std::min(opt.top_words, 10), vocab))
-        std::cout << ' ' << w;
-      std::cout << "\n";
-    }
+    print_top_words(r.lambda, opt, vocab);
   }
   std::cout.flush();
 }
@@ -183,14 +189,7 @@ int lda_main(int argc, char** argv) {
   if (!compared) return 0;
   if (!common.quiet) {
     std::cout << "\ntop words (GPU model):\n";
-    const int shown = std::min(opt.topics, 5);
-    for (int t = 0; t < shown; ++t) {
-      std::cout << "  topic " << t << ":";
-      for (const std::string& w :
-           top_words(gpu->lambda, t, std::min(opt.top_words, 10), data.vocab))
-        std::cout << ' ' << w;
-      std::cout << "\n";
-    }
+    print_top_words(gpu->lambda, opt, data.vocab);
   }
   return 0;
 }

@@ -358,8 +358,7 @@ class Trainer {
   // Of every topic's --top-words words over the training documents; one line in the log.
   TopicCoherence coherence(const HostDense<float>& lambda) const {
     Stopwatch clock;
-    std::vector<std::vector<std::int64_t>> lists;
-    for (int t = 0; t < opt_.topics; ++t) lists.push_back(top_word_ids(lambda, t, opt_.top_words));
+    const std::vector<std::vector<std::int64_t>> lists = top_word_ids(lambda, opt_.top_words);
     std::vector<DocumentBlock> blocks;
     for (const LocalBatch& b : data_.train_batches) blocks.push_back({&b.counts, &b.words});
     TopicCoherence c = topic_coherence(lists, blocks);
@@ -380,19 +379,18 @@ class Trainer {
     } else {
       app::remove_stale_output(out_ + "/train_doc_ids.npy");
     }
+    const std::vector<std::vector<std::string>> words =
+        top_words(r.lambda, opt_.top_words, data_.vocab);
     {
       io::AtomicFile f(out_ + "/top_words.txt");
       for (int t = 0; t < k; ++t) {
         f.stream() << "topic " << t << ":";
-        for (const std::string& w : top_words(r.lambda, t, opt_.top_words, data_.vocab))
-          f.stream() << ' ' << w;
+        for (const std::string& w : words[t]) f.stream() << ' ' << w;
         f.stream() << '\n';
       }
       f.commit();
     }
     if (r.coherence) {
-      std::vector<std::vector<std::string>> words;
-      for (int t = 0; t < k; ++t) words.push_back(top_words(r.lambda, t, opt_.top_words, data_.vocab));
       write_coherence_csv(out_ + "/coherence.csv", *r.coherence, words);
     } else {
       app::remove_stale_output(out_ + "/coherence.csv");
@@ -531,27 +529,54 @@ TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, c
   return t.run();
 }
 
-std::vector<std::int64_t> top_word_ids(const HostDense<float>& lambda, int topic, int words) {
-  const std::int64_t w = lambda.rows();
-  std::vector<std::int64_t> idx(static_cast<std::size_t>(w));
-  std::iota(idx.begin(), idx.end(), 0);
-  const auto n = std::clamp<std::int64_t>(words, 0, w);
-  std::partial_sort(idx.begin(), idx.begin() + n, idx.end(), [&](std::int64_t a, std::int64_t b) {
-    const float la = lambda(a, topic), lb = lambda(b, topic);
-    return la > lb || (la == lb && a < b);
-  });
-  idx.resize(static_cast<std::size_t>(n));
-  return idx;
+std::vector<std::vector<std::int64_t>> top_word_ids(const HostDense<float>& lambda, int words) {
+  const std::int64_t w = lambda.rows(), k = lambda.cols();
+  const auto n = static_cast<std::size_t>(std::clamp<std::int64_t>(words, 0, w));
+  // One pass over λ in its row-major order (a pass per topic would read all of it K times), each
+  // topic keeping its n best so far in a heap whose top is the worst of them.
+  using Entry = std::pair<float, std::int64_t>;
+  auto better = [](const Entry& a, const Entry& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  };
+  std::vector<std::vector<Entry>> heaps(static_cast<std::size_t>(k));
+  for (auto& h : heaps) h.reserve(n);
+  for (std::int64_t r = 0; r < w && n > 0; ++r) {
+    const float* row = lambda.row(r);
+    for (std::int64_t t = 0; t < k; ++t) {
+      std::vector<Entry>& h = heaps[t];
+      const Entry e{row[t], r};
+      if (h.size() < n) {
+        h.push_back(e);
+        std::push_heap(h.begin(), h.end(), better);
+      } else if (better(e, h.front())) {
+        std::pop_heap(h.begin(), h.end(), better);
+        h.back() = e;
+        std::push_heap(h.begin(), h.end(), better);
+      }
+    }
+  }
+  std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(k));
+  for (std::int64_t t = 0; t < k; ++t) {
+    std::sort(heaps[t].begin(), heaps[t].end(), better);
+    for (const Entry& e : heaps[t]) out[t].push_back(e.second);
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> top_words(const HostDense<float>& lambda, int words,
+                                                const std::vector<std::string>& vocab) {
+  const bool named = static_cast<std::int64_t>(vocab.size()) == lambda.rows();
+  std::vector<std::vector<std::string>> out;
+  for (const std::vector<std::int64_t>& ids : top_word_ids(lambda, words)) {
+    out.emplace_back();
+    for (std::int64_t id : ids) out.back().push_back(named ? vocab[id] : "w" + std::to_string(id));
+  }
+  return out;
 }
 
 std::vector<std::string> top_words(const HostDense<float>& lambda, int topic, int words,
                                    const std::vector<std::string>& vocab) {
-  std::vector<std::string> out;
-  for (std::int64_t id : top_word_ids(lambda, topic, words))
-    out.push_back(static_cast<std::int64_t>(vocab.size()) == lambda.rows()
-                      ? vocab[id]
-                      : "w" + std::to_string(id));
-  return out;
+  return top_words(lambda, words, vocab)[static_cast<std::size_t>(topic)];
 }
 
 LdaModel load_lda_model(const std::string& dir) {

@@ -63,10 +63,13 @@ TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, c
                       Context ctx, const std::string& out_dir, const app::ResolvedConfig& config,
                       app::StatsReducer* reducer = nullptr);
 
-// The ids of the `words` most probable words of topic k (by λ, W x K), most probable first (ties:
-// the lower id first).
-std::vector<std::int64_t> top_word_ids(const HostDense<float>& lambda, int topic, int words);
+// The ids of the `words` most probable words of every topic (by λ, W x K), most probable first
+// (ties: the lower id first); one pass over λ.
+std::vector<std::vector<std::int64_t>> top_word_ids(const HostDense<float>& lambda, int words);
 // The same as text ("w123" when there is no vocabulary).
+std::vector<std::vector<std::string>> top_words(const HostDense<float>& lambda, int words,
+                                                const std::vector<std::string>& vocab);
+// One topic's list of those.
 std::vector<std::string> top_words(const HostDense<float>& lambda, int topic, int words,
                                    const std::vector<std::string>& vocab);
 

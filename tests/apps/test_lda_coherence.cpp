@@ -112,15 +112,37 @@ TEST(LdaCoherence, UndefinedAndLimitingCases) {
   EXPECT_NEAR(c.mean_npmi, (c.npmi[0] + c.npmi[3]) / 2, 1e-12);
 }
 
+// top_word_ids ranks each column of λ by value, ties to the lower word id, as a full sort would;
+// values from a few levels make many ties, and more words than λ has rows give them all.
+TEST(LdaCoherence, TopWordIdsMatchAFullSort) {
+  const std::int64_t w = 300, k = 7;
+  HostDense<float> lambda(w, k);
+  std::uint64_t state = 12345;
+  for (std::int64_t r = 0; r < w; ++r)
+    for (std::int64_t t = 0; t < k; ++t) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      lambda(r, t) = static_cast<float>((state >> 33) % 9);
+    }
+  for (int n : {0, 1, 10, 299, 300, 400}) {
+    const auto lists = top_word_ids(lambda, n);
+    ASSERT_EQ(lists.size(), static_cast<std::size_t>(k));
+    for (std::int64_t t = 0; t < k; ++t) {
+      std::vector<std::int64_t> all(w);
+      for (std::int64_t r = 0; r < w; ++r) all[r] = r;
+      std::stable_sort(all.begin(), all.end(),
+                       [&](std::int64_t a, std::int64_t b) { return lambda(a, t) > lambda(b, t); });
+      all.resize(static_cast<std::size_t>(std::min<std::int64_t>(n, w)));
+      EXPECT_EQ(lists[t], all) << "n " << n << " topic " << t;
+    }
+  }
+}
+
 // The lists a topics x words matrix (λ as lambda.npy stores it, or the true β) ranks first.
 std::vector<std::vector<std::int64_t>> top_lists(const HostDense<float>& topics_by_words, int n) {
   HostDense<float> by_topic(topics_by_words.cols(), topics_by_words.rows());  // W x K
   for (std::int64_t k = 0; k < topics_by_words.rows(); ++k)
     for (std::int64_t w = 0; w < topics_by_words.cols(); ++w) by_topic(w, k) = topics_by_words(k, w);
-  std::vector<std::vector<std::int64_t>> lists;
-  for (std::int64_t k = 0; k < topics_by_words.rows(); ++k)
-    lists.push_back(top_word_ids(by_topic, static_cast<int>(k), n));
-  return lists;
+  return top_word_ids(by_topic, n);
 }
 
 // fk-lda writes coherence.csv (one row per topic with its --top-words words) and the means into
