@@ -37,7 +37,8 @@ constexpr const char* kUsage =
     "  fk-als recommend --model DIR --users ID,...   top-N items per user, excluding what the "
     "user\n"
     "                                                rated (CSV on stdout and in --out; with -q\n"
-    "                                                in --out only)\n"
+    "                                                in --out only); --users-file FILE reads the\n"
+    "                                                ids one per line\n"
     "  fk-als similar --model DIR --item ID          the items closest to an item (cosine of the\n"
     "                                                factors)";
 
@@ -90,7 +91,7 @@ app::RunRecord record(const TrainResult& r) {
 }
 
 int recommend_main(int argc, char** argv) {
-  std::string model_dir, users_text;
+  std::string model_dir, users_text, users_file;
   int n = 10;
   app::CommonDefaults defaults;
   defaults.out = "out/als-recommend";
@@ -100,20 +101,27 @@ int recommend_main(int argc, char** argv) {
       "fk-als recommend",
       "top-N items for given users under a saved fk-als model, excluding the items each user "
       "rated in training",
-      "fk-als recommend --model DIR --users ID,ID,... [--n N] [--out DIR]", defaults);
+      "fk-als recommend --model DIR --users ID,ID,... | --users-file FILE [--n N] [--out DIR]",
+      defaults);
   cli.app_options().add_options()  //
       ("model", po::value<std::string>(&model_dir)->value_name("DIR"),
        "the --out directory of a training run")  //
       ("users", po::value<std::string>(&users_text)->value_name("ID,..."),
-       "raw user ids, comma-separated")  //
+       "raw user ids, comma-separated (an id that holds a comma, as a quoted CSV field of the "
+       "ratings can: use --users-file)")  //
+      ("users-file", po::value<std::string>(&users_file)->value_name("FILE"),
+       "raw user ids, one per line, each exactly as in the ratings file (commas and blanks are "
+       "part of the id); with --users, both lists are used")  //
       ("n", po::value<int>(&n)->default_value(n)->value_name("N"), "items per user");
   if (!cli.parse(argc, argv, 2)) return 0;
   const app::CommonOptions& common = cli.common();
   if (model_dir.empty())
     app::usage_fail("model", "is required: the --out directory of a training run");
-  const std::vector<std::string> users = app::split_id_list("users", users_text);
+  const std::vector<std::string> users = app::id_list_and_file("users", users_text, users_file);
   if (users.empty())
-    app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
+    app::usage_fail("users",
+                    "is required: one or more raw user ids, comma-separated (or --users-file FILE, "
+                    "one id per line)");
   app::require_at_least("n", n, 1);
   cli.reject(app::kTrainingOnly, "recommend");
   const AlsModel model = load_als_model(model_dir);
@@ -180,6 +188,7 @@ int als_main(int argc, char** argv) {
   if (common.input.empty())
     app::usage_fail("input", "is required (a ratings file, or gen:ml-100k)");
   const app::ResolvedConfig config = cli.resolved(als_overrides(opt));
+  app::check_training_out(cli);  // before the data load (run_training checks again)
 
   const AlsData data = prepare_als_data(opt, common.input, common.format, common.seed);
 

@@ -76,7 +76,8 @@ float AlsModel::score(std::int64_t user, std::int64_t item) const {
 void save_als_model(const std::string& dir, const HostDense<float>& users_aug,
                     const HostDense<float>& items_aug, int factors, bool biases, bool implicit,
                     double global_mean, const std::vector<std::string>& user_ids,
-                    const std::vector<std::string>& item_ids, const HostCsr& train) {
+                    const std::vector<std::string>& item_ids, const HostCsr& train,
+                    const std::string& app_name) {
   FK_CHECK(users_aug.cols() == factors + (biases ? 1 : 0) && items_aug.cols() == users_aug.cols(),
            "factor matrices of the wrong width");
   io::write_npy(dir + "/user_factors.npy", columns(users_aug, 0, factors));
@@ -100,9 +101,11 @@ void save_als_model(const std::string& dir, const HostDense<float>& users_aug,
   io::write_npy(dir + "/train_pairs.npy", pairs);
   io::AtomicFile ini(dir + "/model.ini");
   ini.stream()
-      << "# fk-als model: score = global_mean + user_bias + item_bias + user_factors . item_factors"
+      << "# " << app_name
+      << " model: score = global_mean + user_bias + item_bias + user_factors . item_factors"
       << " (implicit: the dot product only)\n"
-      << "factors = " << factors << "\nbiases = " << (biases ? "true" : "false")
+      << app::kModelAppKey << " = " << app_name << "\nfactors = " << factors
+      << "\nbiases = " << (biases ? "true" : "false")
       << "\nimplicit = " << (implicit ? "true" : "false")
       << "\nglobal_mean = " << app::format_double(global_mean) << "\nusers = " << users_aug.rows()
       << "\nitems = " << items_aug.rows() << "\n";

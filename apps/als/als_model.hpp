@@ -5,7 +5,7 @@
 // Files: user_factors.npy (users x F), item_factors.npy (items x F), user_bias.npy and
 // item_bias.npy (zeros without --biases), user_ids.csv and item_ids.csv ("index,id": model index
 // and raw id), train_pairs.npy (training ratings x 2 int32: user index, item index; what
-// `recommend` excludes), model.ini (factors, biases, implicit, global_mean, users, items).
+// `recommend` excludes), model.ini (app, factors, biases, implicit, global_mean, users, items).
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -34,11 +34,14 @@ struct AlsModel {
   float score(std::int64_t user, std::int64_t item) const;
 };
 
-// Splits augmented factors (rows x (F + 1) with the bias last when `biases`) and writes every file.
+// Splits augmented factors (rows x (F + 1) with the bias last when `biases`) and writes every file;
+// model.ini names `app_name`, the app that trained it (fk-sfa saves its model in this form too), in
+// its first line and its `app` key (app::model_app reads it).
 void save_als_model(const std::string& dir, const HostDense<float>& users_aug,
                     const HostDense<float>& items_aug, int factors, bool biases, bool implicit,
                     double global_mean, const std::vector<std::string>& user_ids,
-                    const std::vector<std::string>& item_ids, const HostCsr& train);
+                    const std::vector<std::string>& item_ids, const HostCsr& train,
+                    const std::string& app_name = "fk-als");
 
 // Reads a saved model; InputError naming the file for anything missing or inconsistent.
 AlsModel load_als_model(const std::string& dir);

@@ -41,6 +41,41 @@ std::string value_text(const boost::any& v, bool json) {
   return json ? "null" : "";
 }
 
+std::string trim_blanks(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// The keys that a config file cannot set: the file is read after --help and --config were looked
+// at, so Boost would store `config = other.ini` or `help = true` and nothing would act on them.
+// UsageError naming the file and the line. The lines are split as Boost splits them ('#' starts a
+// comment, "[name]" prefixes the keys after it with "name."); lines it cannot read are left to it.
+void reject_command_line_only_keys(const std::string& path, const std::string& text) {
+  std::istringstream in(text);
+  std::string line, section;
+  for (std::int64_t line_no = 1; std::getline(in, line); ++line_no) {
+    line = trim_blanks(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    if (line.front() == '[' && line.back() == ']') {
+      section = line.substr(1, line.size() - 2);
+      if (!section.empty() && section.back() != '.') section += '.';
+      continue;
+    }
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = section + trim_blanks(line.substr(0, eq));
+    std::string why;
+    if (key == "config")
+      why = "nested config files are not read; give --config on the command line";
+    else if (key == "help" || key == "h")
+      why = "help is printed when --help is given on the command line";
+    if (!why.empty())
+      throw UsageError("config file '" + path + "', line " + std::to_string(line_no) + ": '" + key +
+                       "' cannot be set inside a config file: " + why);
+  }
+}
+
 }  // namespace
 
 void usage_fail(const std::string& option, const std::string& message) {
@@ -73,6 +108,40 @@ std::vector<std::string> split_id_list(const std::string& option, const std::str
   for (const std::string& id : out)
     if (!seen.insert(id).second) usage_fail(option, "'" + id + "' is given twice");
   return out;
+}
+
+std::vector<std::string> read_id_file(const std::string& option, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in || !std::filesystem::is_regular_file(path))
+    usage_fail(option, "cannot open '" + path + "'" +
+                           (std::filesystem::is_directory(path) ? " (it is a directory)" : ""));
+  std::vector<std::string> ids;
+  std::set<std::string> seen;
+  std::string line;
+  for (std::int64_t line_no = 1; std::getline(in, line); ++line_no) {
+    if (line_no == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // a file written on Windows
+    if (line.empty()) continue;
+    if (!seen.insert(line).second)
+      usage_fail(option,
+                 path + ", line " + std::to_string(line_no) + ": '" + line + "' is given twice");
+    ids.push_back(line);
+  }
+  return ids;
+}
+
+std::vector<std::string> id_list_and_file(const std::string& option, const std::string& list,
+                                          const std::string& file) {
+  std::vector<std::string> ids = split_id_list(option, list);
+  if (file.empty()) return ids;
+  const std::string file_option = option + "-file";
+  std::set<std::string> seen(ids.begin(), ids.end());
+  for (std::string& id : read_id_file(file_option, file)) {
+    if (!seen.insert(id).second)
+      usage_fail(file_option, "'" + id + "' is also given with --" + option);
+    ids.push_back(std::move(id));
+  }
+  return ids;
 }
 
 std::string fmt(const char* format, double v) {
@@ -135,7 +204,7 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
     ("help,h", "print this help and exit")
     ("config", po::value<std::string>(&common_.config)->value_name("FILE"),
      "read options from an INI file (key = value per line, keys are the long option names "
-     "without '--'); options given on the command line win over the file")
+     "without '--'; not help or config); options given on the command line win over the file")
     ("input", po::value<std::string>(&common_.input)->value_name("PATH"),
      "input data file (see the app's description for what it accepts); relative paths are "
      "relative to the current directory, also inside a config file")
@@ -244,17 +313,15 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     if (!in || !std::filesystem::is_regular_file(path))
       throw UsageError("--config: cannot open config file '" + path + "'" +
                        (std::filesystem::is_directory(path) ? " (it is a directory)" : ""));
+    std::ostringstream whole;
+    whole << in.rdbuf();
+    std::string text = whole.str();
     // A UTF-8 byte order mark (Windows editors write one) is not part of the first key.
-    if (in.peek() == 0xEF) {
-      char bom[3] = {};
-      in.read(bom, 3);
-      if (!(in && bom[1] == '\xBB' && bom[2] == '\xBF')) {
-        in.clear();
-        in.seekg(0);
-      }
-    }
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
+    reject_command_line_only_keys(path, text);
+    std::istringstream config(text);
     try {
-      po::store(po::parse_config_file(in, all, /*allow_unregistered=*/false), vm_);
+      po::store(po::parse_config_file(config, all, /*allow_unregistered=*/false), vm_);
     } catch (const po::error& e) {
       throw UsageError("config file '" + path + "': " + e.what());
     }

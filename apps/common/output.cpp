@@ -157,6 +157,40 @@ void check_outputs_are_not_inputs(const std::string& dir, const std::vector<std:
     }
 }
 
+std::string model_app(const std::string& dir) {
+  const std::string ini = dir + "/model.ini";
+  std::error_code ec;
+  if (!fs::is_regular_file(ini, ec)) return {};
+  std::ifstream in(ini);
+  auto trim = [](const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\r");
+    const auto e = s.find_last_not_of(" \t\r");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
+  std::string line, named;  // `named`: the app the first line names
+  for (bool first = true; std::getline(in, line); first = false) {
+    const std::string t = trim(line);
+    static const std::string kHead = "# fk-";
+    if (first && t.compare(0, kHead.size(), kHead) == 0) {
+      const std::string name = t.substr(2, t.find(' ', 2) - 2);
+      if (t.compare(2 + name.size(), 6, " model") == 0) named = name;
+    }
+    const auto eq = t.find('=');
+    if (t.empty() || t[0] == '#' || t[0] == ';' || eq == std::string::npos) continue;
+    if (trim(t.substr(0, eq)) == kModelAppKey) return trim(t.substr(eq + 1));
+  }
+  if (named == "fk-als" && fs::exists(dir + "/item_means.npy", ec)) return "fk-sfa";
+  return named;
+}
+
+void check_no_other_app_model(const std::string& dir, const std::string& app) {
+  const std::string holder = model_app(dir);
+  if (!holder.empty() && holder != app)
+    usage_fail("out", dir + " holds an " + holder + " model (" + dir + "/model.ini); " + app +
+                          " does not write over another app's model: choose another --out, or "
+                          "remove that folder first");
+}
+
 void remove_completion_markers(const std::string& dir) {
   for (const char* name : {"model.ini", "summary.json"}) remove_stale_output(dir + "/" + name);
 }

@@ -84,6 +84,17 @@ void remove_completion_markers(const std::string& dir);
 // `dir` changes.
 void check_outputs_are_not_inputs(const std::string& dir, const std::vector<std::string>& names,
                                   const std::vector<std::string>& inputs);
+// The model.ini key that names the app whose model the folder holds ("app = fk-als").
+inline constexpr const char* kModelAppKey = "app";
+// The fk app whose model `dir` holds: the `app` key of `dir`/model.ini, or for a model.ini written
+// before that key its first line ("# fk-lda model: ..." names fk-lda; fk-sfa wrote its model with
+// fk-als's writer then, so "# fk-als model" with fk-sfa's item_means.npy beside it is fk-sfa's).
+// "" when there is no model.ini or it names no app.
+std::string model_app(const std::string& dir);
+// Throws UsageError naming --out when `dir` holds the model of an app other than `app` (model_app):
+// a training run would leave that model's files mixed with its own, or remove some of them. The
+// same app's model is replaced as before. Call before anything in `dir` changes.
+void check_no_other_app_model(const std::string& dir, const std::string& app);
 // Removes an earlier run's file that this run does not write (an optional output, such as
 // fk-lda's vocab.txt), so that it is not read as this run's. Throws fk::Error when it cannot.
 void remove_stale_output(const std::string& path);

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 
+#include "apps/common/output.hpp"
 #include "core/log.hpp"
 
 namespace fk::app {
@@ -18,7 +19,15 @@ Context training_context(Context ctx) {
 
 }  // namespace
 
+void check_training_out(const CommandLine& cli) {
+  const CommonOptions& common = cli.common();
+  check_no_other_app_model(common.out, cli.app());
+  if (common.compare)
+    for (const char* sub : {"/gpu", "/cpu"}) check_no_other_app_model(common.out + sub, cli.app());
+}
+
 bool run_training(const CommandLine& cli, const std::string& iter_name, const TrainOnce& train) {
+  check_training_out(cli);
   const CommonOptions& common = cli.common();
   if (!common.compare) {
     train(training_context(Context::create(common.device, common.threads)), common.out,

@@ -23,12 +23,18 @@ enum class RunRole {
 // `role` and --quiet) and returns its record for the comparison (the label is set by the caller).
 using TrainOnce = std::function<RunRecord(Context ctx, const std::string& out_dir, RunRole role)>;
 
-// Without --compare: train(Context::create(--device, --threads), --out, kOnly). With --compare:
-// warns that --device is ignored when it was given; when no GPU can be used warns "--compare: WHY;
-// running the CPU only", trains on the CPU (kCpuFallback) and writes --out/compare.json with the
-// reason; otherwise trains on the GPU and then on the CPU, prints print_comparison() to stdout and
-// writes --out/compare.json. `iter_name` names the iterations ("iter", "pass"). Returns true when
-// both devices ran.
+// The folders a training run of `cli.app()` writes its model in (--out; with --compare also
+// --out/gpu and --out/cpu, beside the --out/compare.json it writes) must not hold another app's
+// model (check_no_other_app_model: UsageError naming --out). run_training checks first; an app
+// calls this right after parsing as well, to refuse before a long data load.
+void check_training_out(const CommandLine& cli);
+
+// check_training_out(cli); then without --compare: train(Context::create(--device, --threads),
+// --out, kOnly). With --compare: warns that --device is ignored when it was given; when no GPU can
+// be used warns "--compare: WHY; running the CPU only", trains on the CPU (kCpuFallback) and writes
+// --out/compare.json with the reason; otherwise trains on the GPU and then on the CPU, prints
+// print_comparison() to stdout and writes --out/compare.json. `iter_name` names the iterations
+// ("iter", "pass"). Returns true when both devices ran.
 bool run_training(const CommandLine& cli, const std::string& iter_name, const TrainOnce& train);
 
 }  // namespace fk::app

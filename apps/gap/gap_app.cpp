@@ -98,6 +98,7 @@ int gap_main(int argc, char** argv) {
   if (common.input.empty())
     app::usage_fail("input", "is required (a count matrix file, or gen:default)");
   const app::ResolvedConfig config = cli.resolved(gap_overrides(opt));
+  app::check_training_out(cli);  // before the data load (run_training checks again)
 
   const GapData data = prepare_gap_data(opt, common.input, common.format, common.seed);
 

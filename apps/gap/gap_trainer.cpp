@@ -180,6 +180,17 @@ class Trainer {
       for (const std::string& w : data_.vocab) f.stream() << w << '\n';
       f.commit();
     }
+    // model.ini after the arrays (then summary.json): it says whose folder this is, so that
+    // another app's run refuses to mix its files in (app::check_no_other_app_model).
+    {
+      io::AtomicFile f(out_ + "/model.ini");
+      f.stream() << "# fk-gap model: lambda.npy is words x factors (each column a distribution "
+                    "over the words), x.npy documents x factors\n"
+                 << app::kModelAppKey << " = fk-gap\nfactors = " << opt_.factors
+                 << "\nwords = " << data_.words() << "\ndocuments = " << data_.docs()
+                 << "\nvocab = " << (data_.vocab.empty() ? "no" : "yes") << "\n";
+      f.commit();
+    }
     std::vector<double> secs;
     for (const IterReport& it : r.iters) secs.push_back(it.seconds);
     app::JsonObject j;

@@ -407,7 +407,7 @@ class Trainer {
     {
       io::AtomicFile f(out_ + "/model.ini");
       f.stream() << "# fk-lda model: lambda.npy is topics x words (the variational λ)\n"
-                 << "topics = " << k << "\nwords = " << data_.words
+                 << app::kModelAppKey << " = fk-lda\ntopics = " << k << "\nwords = " << data_.words
                  << "\nalpha = " << app::format_double(opt_.alpha)
                  << "\neta = " << app::format_double(opt_.eta)
                  << "\ninner-iters = " << opt_.inner_iters

@@ -36,7 +36,8 @@ constexpr const char* kUsage =
     "                                                generated ratings (ml-100k, ml-20m, netflix)\n"
     "  fk-sfa recommend --model DIR --users ID,...   top-N items per user, excluding what the\n"
     "                                                user rated (CSV on stdout and in --out; with\n"
-    "                                                -q in --out only)\n"
+    "                                                -q in --out only); --users-file FILE reads\n"
+    "                                                the ids one per line\n"
     "  fk-sfa similar --model DIR --item ID          the items closest to an item (cosine of\n"
     "                                                the loadings)";
 
@@ -80,7 +81,7 @@ app::RunRecord record(const TrainResult& r) {
 
 // `recommend` and `similar` read the model through fk-als's loader (the same files).
 int recommend_main(int argc, char** argv, bool similar) {
-  std::string model_dir, users_text, item;
+  std::string model_dir, users_text, users_file, item;
   int n = 10;
   app::CommonDefaults defaults;
   defaults.out = similar ? "out/sfa-similar" : "out/sfa-recommend";
@@ -93,7 +94,8 @@ int recommend_main(int argc, char** argv, bool similar) {
               : "top-N items for given users under a saved fk-sfa model, excluding the items "
                 "each user rated in training",
       similar ? "fk-sfa similar --model DIR --item ID [--n N] [--out DIR]"
-              : "fk-sfa recommend --model DIR --users ID,ID,... [--n N] [--out DIR]",
+              : "fk-sfa recommend --model DIR --users ID,ID,... | --users-file FILE [--n N] "
+                "[--out DIR]",
       defaults);
   cli.app_options().add_options()  //
       ("model", po::value<std::string>(&model_dir)->value_name("DIR"),
@@ -103,9 +105,13 @@ int recommend_main(int argc, char** argv, bool similar) {
     cli.app_options().add_options()("item", po::value<std::string>(&item)->value_name("ID"),
                                     "raw item id");
   else
-    cli.app_options().add_options()("users",
-                                    po::value<std::string>(&users_text)->value_name("ID,..."),
-                                    "raw user ids, comma-separated");
+    cli.app_options().add_options()  //
+        ("users", po::value<std::string>(&users_text)->value_name("ID,..."),
+         "raw user ids, comma-separated (an id that holds a comma, as a quoted CSV field of the "
+         "ratings can: use --users-file)")  //
+        ("users-file", po::value<std::string>(&users_file)->value_name("FILE"),
+         "raw user ids, one per line, each exactly as in the ratings file (commas and blanks are "
+         "part of the id); with --users, both lists are used");
   if (!cli.parse(argc, argv, 2)) return 0;
   const app::CommonOptions& common = cli.common();
   if (model_dir.empty())
@@ -116,9 +122,11 @@ int recommend_main(int argc, char** argv, bool similar) {
   if (similar) {
     if (item.empty()) app::usage_fail("item", "is required: a raw item id");
   } else {
-    users = app::split_id_list("users", users_text);
+    users = app::id_list_and_file("users", users_text, users_file);
     if (users.empty())
-      app::usage_fail("users", "is required: one or more raw user ids, comma-separated");
+      app::usage_fail("users",
+                      "is required: one or more raw user ids, comma-separated (or --users-file "
+                      "FILE, one id per line)");
   }
   const als::AlsModel model = als::load_als_model(model_dir);
   std::vector<als::ScoredList> lists;
@@ -160,6 +168,7 @@ int sfa_main(int argc, char** argv) {
   if (common.input.empty())
     app::usage_fail("input", "is required (a ratings file, or gen:ml-100k)");
   const app::ResolvedConfig config = cli.resolved(sfa_overrides(opt));
+  app::check_training_out(cli);  // before the data load (run_training checks again)
 
   const als::AlsData data =
       als::prepare_als_data(data_options(opt), common.input, common.format, common.seed);

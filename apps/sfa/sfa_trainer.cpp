@@ -145,7 +145,7 @@ class Trainer {
     io::write_npy(out_ + "/item_means.npy", means_);  // before model.ini, which comes last
     als::save_als_model(out_, users_aug, items_aug, opt_.factors, /*biases=*/true,
                         /*implicit=*/false, data_.global_mean, data_.user_ids, data_.item_ids,
-                        data_.train);
+                        data_.train, "fk-sfa");
     write_summary(result);
     return result;
   }

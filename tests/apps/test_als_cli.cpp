@@ -503,6 +503,156 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("c/model.ini")));
 }
 
+// help, h and config cannot be set in a config file: the file is read after both were looked at,
+// so they were ignored without a word (`config = other.ini` did not read other.ini). A usage error
+// names the file, the line and the key, before --out is made.
+TEST(AlsCli, ConfigFileCannotSetHelpOrConfig) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 8);
+  test::write_bytes(dir.file("other.ini"), "factors = 2\n");
+  struct Case {
+    std::string text, key;
+    int line;
+  };
+  const std::vector<Case> cases = {
+      {"# nested\nfactors = 3\nconfig = " + dir.file("other.ini") + "\n", "config", 3},
+      {"iters = 1\n  help = true  # print it\n", "help", 2},
+      {"\xEF\xBB\xBFh = 1\n", "h", 1},  // after a byte order mark
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.key);
+    const std::string ini = dir.file("bad.ini");
+    test::write_bytes(ini, c.text);
+    const Outcome o = run_als(dir, "--input '" + input + "' --config '" + ini +
+                                       "' --iters 1 --device cpu --out '" + dir.file("o") + "'");
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_NE(o.err.find("config file '" + ini + "', line " + std::to_string(c.line) + ": '" +
+                         c.key + "' cannot be set inside a config file"),
+              std::string::npos)
+        << o.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
+  }
+}
+
+// Every regular file under `root` (relative path -> content).
+std::map<std::string, std::string> folder_files(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root))
+    if (e.is_regular_file())
+      out[std::filesystem::relative(e.path(), root).string()] = slurp(e.path().string());
+  return out;
+}
+
+// An --out that holds another app's model is refused before anything in it changes: fk-als would
+// have left that model's files (fk-sfa's item_means.npy, fk-lda's lambda.npy) beside its own.
+// fk-sfa's folder is recognised as fk-sfa writes it now (app = fk-sfa) and as it wrote it before
+// model.ini named the app (fk-als's first line, item_means.npy beside it); fk-lda's by its first
+// line. fk-als's own folder is trained over as before, also one from before the app key.
+TEST(AlsCli, OutHoldingAnotherAppsModelIsRefusedBeforeItChanges) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 9);
+  const std::string args =
+      "--input '" + input + "' --factors 2 --iters 1 --device cpu --threads 1 ";
+  struct Other {
+    std::string name, model_ini, extra, app;
+  };
+  const std::string lda_ini = "# fk-lda model: lambda.npy is topics x words\ntopics = 4\n";
+  const std::vector<Other> others = {
+      {"sfa", "# fk-sfa model: score = ...\napp = fk-sfa\nfactors = 2\n", "item_means.npy",
+       "fk-sfa"},
+      {"sfa-old", "# fk-als model: score = ...\nfactors = 2\nbiases = true\n", "item_means.npy",
+       "fk-sfa"},
+      {"lda", lda_ini, "lambda.npy", "fk-lda"},
+      {"gap", "# fk-gap model: ...\napp = fk-gap\nfactors = 2\n", "x.npy", "fk-gap"},
+  };
+  for (const Other& other : others) {
+    SCOPED_TRACE(other.name);
+    const std::string out = dir.file(other.name);
+    std::filesystem::create_directories(out);
+    test::write_bytes(out + "/model.ini", other.model_ini);
+    test::write_bytes(out + "/" + other.extra, "not an fk-als file");
+    test::write_bytes(out + "/summary.json", "{}\n");
+    const auto before = folder_files(out);
+    const Outcome o = run_als(dir, args + "--out '" + out + "'");
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_NE(o.err.find("--out: " + out + " holds an " + other.app + " model"), std::string::npos)
+        << o.err;
+    EXPECT_TRUE(folder_files(out) == before) << "refused before --out changed";
+  }
+  // --compare trains in --out/gpu and --out/cpu: another app's model there is refused too.
+  const std::string cmp = dir.file("cmp");
+  std::filesystem::create_directories(cmp + "/cpu");
+  test::write_bytes(cmp + "/cpu/model.ini", lda_ini);
+  const Outcome c = run_als(dir, args + "--compare --out '" + cmp + "'");
+  EXPECT_EQ(c.code, 2) << c.err;
+  EXPECT_NE(c.err.find(cmp + "/cpu holds an fk-lda model"), std::string::npos) << c.err;
+  EXPECT_FALSE(std::filesystem::exists(cmp + "/compare.json"));
+
+  const std::string own = dir.file("own");
+  const Outcome first = run_als(dir, args + "--out '" + own + "'");
+  ASSERT_EQ(first.code, 0) << first.err;
+  std::vector<std::string> lines = test::read_lines(own + "/model.ini");
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("# fk-als model:", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1], "app = fk-als");
+  test::write_bytes(own + "/model.ini", "# fk-als model: score = ...\nfactors = 2\n");
+  const Outcome again = run_als(dir, args + "--out '" + own + "'");
+  ASSERT_EQ(again.code, 0) << again.err;
+  lines = test::read_lines(own + "/model.ini");
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[1], "app = fk-als");
+}
+
+// A user id may hold a comma (a quoted CSV field), which the comma-separated --users cannot name:
+// --users-file takes one id per line as written, alone or after the ids of --users.
+TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
+  test::TempDir dir;
+  const std::string input = dir.file("ratings.csv");
+  test::write_bytes(input,
+                    "user,item,rating\n\"Doe, Jane\",a,5\n\"Doe, Jane\",b,3\nbob,a,4\nbob,c,2\n"
+                    "\"x\"\"y\",b,1\n\"x\"\"y\",c,5\n\"Doe, Jane\",d,2\nbob,d,3\n");
+  const std::string model = dir.file("model");
+  const Outcome trained = run_als(dir, "--input '" + input + "' --out '" + model +
+                                           "' --iters 1 --factors 2 --holdout-frac 0 "
+                                           "--device cpu --threads 1 --quiet");
+  ASSERT_EQ(trained.code, 0) << trained.err;
+  const std::string users = dir.file("users.txt");
+  test::write_bytes(users, "Doe, Jane\r\n\nx\"y\n");
+  const std::string rec =
+      "recommend --model '" + model + "' --n 1 --out '" + dir.file("rec") + "' ";
+  const Outcome o = run_als(dir, rec + "--users bob --users-file '" + users + "'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::vector<std::string> rows = test::nonempty_lines(o.out);
+  ASSERT_EQ(rows.size(), 4u) << o.out;
+  // Each user's one unrated item (x"y has two).
+  EXPECT_EQ(rows[1].rfind("bob,1,b,", 0), 0u) << rows[1];
+  EXPECT_EQ(rows[2].rfind("\"Doe, Jane\",1,c,", 0), 0u) << rows[2];
+  EXPECT_EQ(rows[3].rfind("\"x\"\"y\",1,", 0), 0u) << rows[3];
+  EXPECT_EQ(slurp(dir.file("rec") + "/recommendations.csv"), o.out);
+
+  struct Bad {
+    std::string args, message;
+  };
+  test::write_bytes(dir.file("twice.txt"), "bob\nDoe, Jane\nbob\n");
+  test::write_bytes(dir.file("bob.txt"), "bob\n");
+  const std::vector<Bad> bad = {
+      {"--users-file '" + dir.file("none.txt") + "'", "--users-file: cannot open"},
+      {"--users 'Doe, Jane' --users-file '" + users + "'",
+       "--users: user 'Doe' is not in the model"},
+      {"--users x --users-file '" + dir.file("twice.txt") + "'",
+       "twice.txt, line 3: 'bob' is given twice"},
+      {"--users bob --users-file '" + dir.file("bob.txt") + "'",
+       "--users-file: 'bob' is also given with --users"},
+  };
+  for (const Bad& b : bad) {
+    const Outcome e = run_als(dir, rec + b.args);
+    EXPECT_EQ(e.code, 2) << b.args << ": " << e.err;
+    EXPECT_NE(e.err.find(b.message), std::string::npos) << b.args << ": " << e.err;
+  }
+  const Outcome help = run_als(dir, "recommend --help");
+  EXPECT_NE(help.out.find("--users-file FILE"), std::string::npos) << help.out;
+}
+
 // The quality target on MovieLens 100K with the shipped configuration: a seeded 80/20 random split,
 // explicit with biases, test RMSE <= 0.915 within 20 iterations.
 TEST(AlsCli, MovieLens100kReachesTheRmseTarget) {

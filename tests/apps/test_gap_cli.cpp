@@ -68,6 +68,39 @@ TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {
   EXPECT_NE(r.err.find("unigram baseline"), std::string::npos) << "the log names the baseline";
 }
 
+// fk-gap writes model.ini (naming fk-gap, so that another app refuses the folder), trains over its
+// own folder as before, and refuses fk-lda's folder (a model.ini whose first line names fk-lda)
+// before changing anything there: lambda.npy would have been replaced and model.ini removed.
+TEST(GapCli, ModelIniNamesTheAppAndAnotherAppsOutIsRefused) {
+  test::TempDir dir;
+  auto train = [&](const std::string& out) {
+    return run_gap({"--input", "gen:default:docs=60,words=40,topics=2,length=20,seed=4",
+                    "--factors", "2", "--iters", "1", "--device", "cpu", "--quiet", "--out", out});
+  };
+  const std::string own = dir.file("own");
+  const auto first = train(own);
+  ASSERT_EQ(first.status, 0) << first.err;
+  const std::vector<std::string> lines = read_lines(own + "/model.ini");
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind("# fk-gap model:", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1], "app = fk-gap");
+  EXPECT_EQ(lines[2], "factors = 2");
+  const auto again = train(own);
+  EXPECT_EQ(again.status, 0) << again.err;
+
+  const std::string lda = dir.file("lda");
+  std::filesystem::create_directories(lda);
+  std::ofstream(lda + "/model.ini") << "# fk-lda model: lambda.npy is topics x words\ntopics = 2\n";
+  std::ofstream(lda + "/lambda.npy") << "not an fk-gap file";
+  const auto other = train(lda);
+  EXPECT_EQ(other.status, 2) << other.err;
+  EXPECT_NE(other.err.find("--out: " + lda + " holds an fk-lda model"), std::string::npos)
+      << other.err;
+  EXPECT_EQ(slurp(lda + "/lambda.npy"), "not an fk-gap file");
+  EXPECT_TRUE(std::filesystem::exists(lda + "/model.ini"));
+  EXPECT_FALSE(std::filesystem::exists(lda + "/config.ini"));
+}
+
 // --eval-every 0: metrics after the last iteration only; the model is the same.
 TEST(GapCli, EvalEveryOnlySkipsMetrics) {
   test::TempDir dir;

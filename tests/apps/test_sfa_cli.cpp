@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -89,6 +90,64 @@ TEST(SfaCli, TrainsAndWritesModelMetricsAndSummary) {
   EXPECT_EQ(test::nonempty_lines(slurp(dir.file("sim") + "/similar.csv")).size(), 1u + 3u);
   const Outcome unknown = run_sfa(dir, "recommend --model '" + out + "' --users nobody");
   EXPECT_EQ(unknown.code, 2);
+}
+
+// Every regular file under `root` (relative path -> content).
+std::map<std::string, std::string> folder_files(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root))
+    if (e.is_regular_file())
+      out[std::filesystem::relative(e.path(), root).string()] = slurp(e.path().string());
+  return out;
+}
+
+// fk-sfa's model.ini names fk-sfa, so that another app refuses its folder; fk-sfa trains over its
+// own folder as before, also one from before the app key (fk-als's first line, item_means.npy
+// beside it), and refuses an fk-als model's folder before changing it. recommend takes user ids
+// that hold commas from --users-file.
+TEST(SfaCli, ModelNamesItsAppAndUsersFileTakesIdsWithCommas) {
+  test::TempDir dir;
+  const std::string input = dir.file("ratings.csv");
+  test::write_bytes(input,
+                    "user,item,rating\n\"Doe, Jane\",a,5\n\"Doe, Jane\",b,3\nbob,a,4\nbob,c,2\n"
+                    "\"x\"\"y\",b,1\n\"x\"\"y\",c,5\n\"Doe, Jane\",d,2\nbob,d,3\n");
+  const std::string args = "--input '" + input +
+                           "' --iters 1 --factors 2 --holdout-frac 0 --device cpu --threads 1 "
+                           "--quiet --out ";
+  const std::string own = dir.file("own");
+  const Outcome first = run_sfa(dir, args + "'" + own + "'");
+  ASSERT_EQ(first.code, 0) << first.err;
+  std::vector<std::string> lines = test::read_lines(own + "/model.ini");
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("# fk-sfa model:", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1], "app = fk-sfa");
+  std::string old_ini = "# fk-als model: score = ...\n";
+  for (std::size_t l = 2; l < lines.size(); ++l) old_ini += lines[l] + "\n";
+  test::write_bytes(own + "/model.ini", old_ini);
+  const Outcome again = run_sfa(dir, args + "'" + own + "'");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(test::read_lines(own + "/model.ini").at(1), "app = fk-sfa");
+
+  const std::string als = dir.file("als");
+  std::filesystem::create_directories(als);
+  test::write_bytes(als + "/model.ini", "# fk-als model: score = ...\napp = fk-als\nfactors = 2\n");
+  test::write_bytes(als + "/user_factors.npy", "not an fk-sfa file");
+  const auto before = folder_files(als);
+  const Outcome other = run_sfa(dir, args + "'" + als + "'");
+  EXPECT_EQ(other.code, 2) << other.err;
+  EXPECT_NE(other.err.find("--out: " + als + " holds an fk-als model"), std::string::npos)
+      << other.err;
+  EXPECT_TRUE(folder_files(als) == before) << "refused before --out changed";
+
+  test::write_bytes(dir.file("users.txt"), "Doe, Jane\n");
+  const Outcome rec =
+      run_sfa(dir, "recommend --model '" + own + "' --users bob --users-file '" +
+                       dir.file("users.txt") + "' --n 1 --out '" + dir.file("rec") + "'");
+  ASSERT_EQ(rec.code, 0) << rec.err;
+  const std::vector<std::string> rows = test::nonempty_lines(rec.out);
+  ASSERT_EQ(rows.size(), 3u) << rec.out;
+  EXPECT_EQ(rows[1].rfind("bob,1,b,", 0), 0u) << rows[1];
+  EXPECT_EQ(rows[2].rfind("\"Doe, Jane\",1,c,", 0), 0u) << rows[2];
 }
 
 TEST(SfaCli, SameSeedSameModelAndResumeEqualsUninterrupted) {
