@@ -57,13 +57,16 @@ void print_summary(const TrainResult& r, const GapOptions& opt, const GapData& d
                 << " nats per token)";
     std::cout << "\n";
   }
+  if (r.coherence)
+    std::cout << "  topic coherence (top " << r.coherence->words
+              << " words, training counts): UMass " << fmt("%.4f", r.coherence->mean_umass)
+              << ", NPMI " << fmt("%.4f", r.coherence->mean_npmi) << "\n";
   if (show_factors && opt.top_words > 0) {
-    const int shown = std::min(opt.factors, 5);
-    for (int k = 0; k < shown; ++k) {
+    const std::vector<std::vector<std::string>> words =
+        lda::top_words(r.lambda, std::min(opt.top_words, 10), data.vocab);
+    for (std::size_t k = 0; k < std::min<std::size_t>(words.size(), 5); ++k) {
       std::cout << "  factor " << k << ":";
-      for (const std::string& w :
-           lda::top_words(r.lambda, k, std::min(opt.top_words, 10), data.vocab))
-        std::cout << ' ' << w;
+      for (const std::string& w : words[k]) std::cout << ' ' << w;
       std::cout << "\n";
     }
   }
@@ -79,6 +82,10 @@ app::RunRecord record(const TrainResult& r) {
     if (r.last->heldout_ll) rec.finals.emplace_back("heldout_ll", *r.last->heldout_ll);
     rec.finals.emplace_back("train_ll", r.last->train_ll);
     rec.finals.emplace_back("objective", r.last->objective);
+  }
+  if (r.coherence) {
+    rec.finals.emplace_back("topic coherence, UMass", r.coherence->mean_umass);
+    rec.finals.emplace_back("topic coherence, NPMI", r.coherence->mean_npmi);
   }
   return rec;
 }

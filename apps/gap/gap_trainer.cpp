@@ -73,8 +73,8 @@ class Trainer {
   TrainResult run() {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
-         {"lambda.npy", "x.npy", "top_words.txt", "vocab.txt", "model.ini", "summary.json",
-          "metrics.jsonl", "config.ini", "config.json"},
+         {"lambda.npy", "x.npy", "top_words.txt", "coherence.csv", "vocab.txt", "model.ini",
+          "summary.json", "metrics.jsonl", "config.ini", "config.json"},
          data_.input_files, device_,
          {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}}});
     int start = 0;
@@ -119,6 +119,14 @@ class Trainer {
     result.x = be_->x();
     result.kernels = be_->kernel_names();
     result.prepare_seconds = be_->prepare_seconds();
+    if (opt_.top_words >= 2) {
+      Stopwatch clock;
+      result.coherence = lda::topic_coherence(lda::top_word_ids(result.lambda, opt_.top_words),
+                                              {{&data_.train, nullptr}});
+      log_info() << "topic coherence of the top " << result.coherence->words << " words over "
+                 << result.coherence->documents << " documents' training counts in "
+                 << clock.seconds() << " s";
+    }
     write_outputs(result);
     return result;
   }
@@ -165,20 +173,29 @@ class Trainer {
   void write_outputs(const TrainResult& r) const {
     io::write_npy(out_ + "/lambda.npy", r.lambda);
     io::write_npy(out_ + "/x.npy", r.x);
+    const std::vector<std::vector<std::string>> words =
+        lda::top_words(r.lambda, opt_.top_words, data_.vocab);
     if (opt_.top_words > 0) {
       io::AtomicFile f(out_ + "/top_words.txt");
       for (int k = 0; k < opt_.factors; ++k) {
         f.stream() << "factor " << k << ":";
-        for (const std::string& w : lda::top_words(r.lambda, k, opt_.top_words, data_.vocab))
-          f.stream() << ' ' << w;
+        for (const std::string& w : words[k]) f.stream() << ' ' << w;
         f.stream() << '\n';
       }
       f.commit();
+    } else {
+      app::remove_stale_output(out_ + "/top_words.txt");
     }
+    if (r.coherence)
+      lda::write_coherence_csv(out_ + "/coherence.csv", *r.coherence, words);
+    else
+      app::remove_stale_output(out_ + "/coherence.csv");
     if (!data_.vocab.empty()) {
       io::AtomicFile f(out_ + "/vocab.txt");
       for (const std::string& w : data_.vocab) f.stream() << w << '\n';
       f.commit();
+    } else {
+      app::remove_stale_output(out_ + "/vocab.txt");
     }
     // model.ini after the arrays (then summary.json): it says whose folder this is, so that
     // another app's run refuses to mix its files in (app::check_no_other_app_model).
@@ -224,6 +241,12 @@ class Trainer {
           .add("heldout_ll", r.last->heldout_ll);
       if (r.last->heldout_ll && data_.unigram_heldout_ll)
         j.add("heldout_ll_gain_over_unigram", *r.last->heldout_ll - *data_.unigram_heldout_ll);
+    }
+    if (r.coherence) {
+      j.add("coherence_words", r.coherence->words)
+          .add("coherence_umass", r.coherence->mean_umass)
+          .add("coherence_npmi", r.coherence->mean_npmi)
+          .add("coherence_undefined_factors", r.coherence->undefined);
     }
     io::AtomicFile f(out_ + "/summary.json");
     f.stream() << j.str() << "\n";

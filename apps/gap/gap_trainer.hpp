@@ -10,6 +10,7 @@
 #include "apps/gap/gap_backend.hpp"
 #include "apps/gap/gap_data.hpp"
 #include "apps/gap/gap_options.hpp"
+#include "apps/lda/coherence.hpp"
 
 namespace fk::gap {
 
@@ -31,11 +32,14 @@ struct TrainResult {
   HostDense<float> lambda, x;      // W x K (columns sum to 1), D x K
   std::string kernels;
   double prepare_seconds = 0;
+  // Of each factor's --top-words most probable words (as in fk-lda) over the training counts'
+  // documents (none when --top-words is below 2).
+  std::optional<lda::TopicCoherence> coherence;
 };
 
 // Trains on ctx's device and writes every output into `out_dir` (created when missing):
 // config.ini/json, metrics.jsonl, summary.json, lambda.npy (W x K), x.npy (D x K),
-// top_words.txt, vocab.txt (when known) and, with --checkpoint-every, checkpoint/.
+// top_words.txt, coherence.csv, vocab.txt (when known) and, with --checkpoint-every, checkpoint/.
 TrainResult train_gap(const GapOptions& opt, const app::CommonOptions& common, const GapData& data,
                       Context ctx, const std::string& out_dir, const app::ResolvedConfig& config,
                       app::StatsReducer* reducer = nullptr);

@@ -574,11 +574,6 @@ std::vector<std::vector<std::string>> top_words(const HostDense<float>& lambda, 
   return out;
 }
 
-std::vector<std::string> top_words(const HostDense<float>& lambda, int topic, int words,
-                                   const std::vector<std::string>& vocab) {
-  return top_words(lambda, words, vocab)[static_cast<std::size_t>(topic)];
-}
-
 LdaModel load_lda_model(const std::string& dir) {
   const std::string ini = dir + "/model.ini";
   if (!std::filesystem::is_regular_file(ini))

@@ -69,9 +69,6 @@ std::vector<std::vector<std::int64_t>> top_word_ids(const HostDense<float>& lamb
 // The same as text ("w123" when there is no vocabulary).
 std::vector<std::vector<std::string>> top_words(const HostDense<float>& lambda, int words,
                                                 const std::vector<std::string>& vocab);
-// One topic's list of those.
-std::vector<std::string> top_words(const HostDense<float>& lambda, int topic, int words,
-                                   const std::vector<std::string>& vocab);
 
 // A saved model (the --out of a training run).
 struct LdaModel {

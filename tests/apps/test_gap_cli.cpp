@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "apps/lda/coherence.hpp"
+#include "apps/lda/corpus.hpp"
+#include "apps/lda/lda_trainer.hpp"
+#include "core/generate/lda_corpus.hpp"
 #include "core/io/matrix_market.hpp"
 #include "core/io/npy.hpp"
 #include "tests/apps/test_gap_util.hpp"
@@ -66,6 +70,38 @@ TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {
   EXPECT_TRUE(json_number(summary, "heldout_ll"));
   EXPECT_NE(r.out.find("unigram baseline"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("unigram baseline"), std::string::npos) << "the log names the baseline";
+}
+
+// The factors' topic coherence (lda::topic_coherence over the training counts) is written to
+// coherence.csv and summary.json, and equals a recount from the saved Λ; --top-words 0 writes
+// neither top_words.txt nor coherence.csv and removes an earlier run's.
+TEST(GapCli, ReportsTheSavedFactorsCoherence) {
+  test::TempDir dir;
+  auto run = [&](const std::string& top) {
+    return run_gap({"--input", kGen, "--factors", "5", "--iters", "6", "--holdout-frac", "0",
+                    "--top-words", top, "--device", "cpu", "--out", dir.path()});
+  };
+  const auto r = run("6");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("topic coherence (top 6 words"), std::string::npos) << r.out;
+  const std::string summary = slurp(dir.file("summary.json"));
+  const HostDense<float> lam = io::read_npy_f32(dir.file("lambda.npy"));  // W x K
+  const gen::GeneratedCorpus corpus =
+      gen::generate_lda_corpus(lda::parse_gen_spec(kGen.substr(4)));
+  const lda::TopicCoherence c =
+      lda::topic_coherence(lda::top_word_ids(lam, 6), {{&corpus.counts, nullptr}});
+  ASSERT_TRUE(json_number(summary, "coherence_npmi")) << summary;
+  EXPECT_NEAR(*json_number(summary, "coherence_npmi"), c.mean_npmi, 1e-9);
+  EXPECT_NEAR(*json_number(summary, "coherence_umass"), c.mean_umass, 1e-9);
+  const std::vector<std::string> rows = read_lines(dir.file("coherence.csv"));
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0], "topic,umass,npmi,words");
+
+  const auto off = run("0");
+  ASSERT_EQ(off.status, 0) << off.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("coherence.csv")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("top_words.txt")));
+  EXPECT_FALSE(json_number(slurp(dir.file("summary.json")), "coherence_npmi"));
 }
 
 // fk-gap writes model.ini (naming fk-gap, so that another app refuses the folder), trains over its
