@@ -60,7 +60,12 @@ void print_summary(const TrainResult& r, const LdaOptions& opt,
   if (r.coherence)
     std::cout << "  topic coherence (top " << r.coherence->words
               << " words, training documents): UMass " << fmt("%.4f", r.coherence->mean_umass)
-              << ", NPMI " << fmt("%.4f", r.coherence->mean_npmi) << "\n";
+              << ", NPMI " << fmt("%.4f", r.coherence->mean_npmi)
+              << (r.true_coherence ? " (the generator's true topics: UMass " +
+                                         fmt("%.4f", r.true_coherence->mean_umass) + ", NPMI " +
+                                         fmt("%.4f", r.true_coherence->mean_npmi) + ")"
+                                   : std::string())
+              << "\n";
   if (show_topics && opt.top_words > 0) {
     print_top_words(r.lambda, opt, vocab);
   }

@@ -288,7 +288,10 @@ class Trainer {
                             : HostDense<float>(data_.train_docs, k, 1.0f / static_cast<float>(k));
     result.kernels = be_->kernel_names();
     result.prepare_seconds = be_->prepare_seconds();
-    if (opt_.top_words >= 2) result.coherence = coherence(result.lambda);
+    if (opt_.top_words >= 2) {
+      result.coherence = coherence(result.lambda, "the model's topics");
+      if (data_.true_topics) result.true_coherence = true_topics_coherence();
+    }
     write_outputs(result);
     return result;
   }
@@ -356,15 +359,28 @@ class Trainer {
   }
 
   // Of every topic's --top-words words over the training documents; one line in the log.
-  TopicCoherence coherence(const HostDense<float>& lambda) const {
+  // Of every topic's --top-words words over the training documents, by λ (W x K); one line in the
+  // log.
+  TopicCoherence coherence(const HostDense<float>& lambda, const char* what) const {
     Stopwatch clock;
     const std::vector<std::vector<std::int64_t>> lists = top_word_ids(lambda, opt_.top_words);
     std::vector<DocumentBlock> blocks;
     for (const LocalBatch& b : data_.train_batches) blocks.push_back({&b.counts, &b.words});
     TopicCoherence c = topic_coherence(lists, blocks);
-    log_info() << "topic coherence of the top " << c.words << " words over " << c.documents
-               << " training documents in " << clock.seconds() << " s";
+    log_info() << "topic coherence of " << what << ", top " << c.words << " words over "
+               << c.documents << " training documents: UMass " << app::fmt("%.4f", c.mean_umass)
+               << ", NPMI " << app::fmt("%.4f", c.mean_npmi) << " (" << clock.seconds() << " s)";
     return c;
+  }
+
+  // The same for a generated corpus's true topics (K_true x W), the reference learned topics are
+  // measured against.
+  TopicCoherence true_topics_coherence() const {
+    const HostDense<float>& truth = *data_.true_topics;
+    HostDense<float> by_word(truth.cols(), truth.rows());
+    for (std::int64_t t = 0; t < truth.rows(); ++t)
+      for (std::int64_t w = 0; w < truth.cols(); ++w) by_word(w, t) = truth(t, w);
+    return coherence(by_word, "the generator's true topics");
   }
 
   void write_outputs(const TrainResult& r) const {
@@ -444,6 +460,10 @@ class Trainer {
           .add("coherence_umass", r.coherence->mean_umass)
           .add("coherence_npmi", r.coherence->mean_npmi)
           .add("coherence_undefined_topics", r.coherence->undefined);
+    }
+    if (r.true_coherence) {
+      j.add("true_topics_coherence_umass", r.true_coherence->mean_umass)
+          .add("true_topics_coherence_npmi", r.true_coherence->mean_npmi);
     }
     io::AtomicFile f(out_ + "/summary.json");
     f.stream() << j.str() << "\n";

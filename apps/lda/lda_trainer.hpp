@@ -53,6 +53,7 @@ struct TrainResult {
   // Of the --top-words most probable words of each topic over the training documents (none when
   // --top-words is below 2).
   std::optional<TopicCoherence> coherence;
+  std::optional<TopicCoherence> true_coherence;  // of a generated corpus's true topics, the same way
 };
 
 // Trains on `ctx`'s device and writes every output into `out_dir` (created when missing):

@@ -146,7 +146,8 @@ std::vector<std::vector<std::int64_t>> top_lists(const HostDense<float>& topics_
 }
 
 // fk-lda writes coherence.csv (one row per topic with its --top-words words) and the means into
-// summary.json and its summary line, computed from the saved model over the training documents;
+// summary.json and its summary line, computed from the saved model over the training documents
+// (and the generator's true topics' the same way);
 // on well-separated generated topics the learned ones are about as coherent as the true ones;
 // --top-words 1 turns coherence off and removes an earlier run's file.
 TEST(LdaCoherence, TrainingReportsTheSavedModelsCoherence) {
@@ -171,6 +172,8 @@ TEST(LdaCoherence, TrainingReportsTheSavedModelsCoherence) {
   ASSERT_TRUE(test::json_number(summary, "coherence_npmi").has_value()) << summary;
   EXPECT_NEAR(*test::json_number(summary, "coherence_npmi"), learned.mean_npmi, 1e-9);
   EXPECT_NEAR(*test::json_number(summary, "coherence_umass"), learned.mean_umass, 1e-9);
+  EXPECT_NEAR(*test::json_number(summary, "true_topics_coherence_npmi"), truth.mean_npmi, 1e-9);
+  EXPECT_NEAR(*test::json_number(summary, "true_topics_coherence_umass"), truth.mean_umass, 1e-9);
   EXPECT_GT(learned.mean_npmi, truth.mean_npmi - 0.05)
       << "learned " << learned.mean_npmi << ", true topics " << truth.mean_npmi;
 
