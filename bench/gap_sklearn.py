@@ -24,7 +24,10 @@ What it does:
    [Σ f log r − Σ_all r − Σ log f!] / tokens, r = the model's rate (F's zeros enter through Σ_all r
    = Σ_k colsum(W)_k colsum(H)_k). Higher is better; it is fk-gap's train_ll (checked: the two
    must agree to 1e-4).
-5. Time to quality: how many iterations, and how many seconds, fk-gap needs to reach the
+5. Topic coherence, the same for both: each factor's 10 most probable words (fk-gap's Λ columns,
+   scikit-learn's components_ rows) scored by document co-occurrence in the corpus as fk-lda and
+   fk-gap define it (lda_compare.py's coherence; fk-gap's own summary.json must agree to 1e-6).
+6. Time to quality: how many iterations, and how many seconds, fk-gap needs to reach the
    log-likelihood scikit-learn ends at (from fk-gap's per-iteration train_ll), against
    scikit-learn's whole fit.
 
@@ -75,7 +78,7 @@ def run_fk_gap(args, np):
     cmd = [args.fk_gap, "--input", args.corpus, "--format", "uci", "--factors", str(args.factors),
            "--a", "1", "--b", "1e9", "--holdout-frac", "0", "--iters", str(args.iters),
            "--eval-every", "1", "--device", "cpu", "--threads", str(args.threads), "--seed",
-           str(args.seed), "--out", out, "--quiet"]
+           str(args.seed), "--top-words", "10", "--out", out, "--quiet"]
     print("$ " + " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True)
     with open(os.path.join(out, "metrics.jsonl")) as f:
@@ -85,6 +88,7 @@ def run_fk_gap(args, np):
     return {"name": "fk-gap (CPU, %d threads)" % args.threads, "command": " ".join(cmd),
             "iter_seconds": [line["seconds"] for line in lines], "w": x, "h": lam.T,
             "own_train_ll": lines[-1].get("train_ll"),
+            "own_npmi": json.load(open(os.path.join(out, "summary.json"))).get("coherence_npmi"),
             "ll_series": [line.get("train_ll") for line in lines]}
 
 
@@ -120,6 +124,7 @@ def main():
     import numpy as np
     import scipy.sparse as sparse
     import sklearn  # Debian's python3-sklearn; imported late so --help works without it
+    from lda_compare import coherence  # this folder's; it imports numpy
 
     os.makedirs(args.out, exist_ok=True)
     f = read_docword(args.corpus, np, sparse)
@@ -132,22 +137,31 @@ def main():
     for r in rows:
         r["ll"] = poisson_ll_per_token(f, r["w"], r["h"], np)
         r["median"] = float(np.median(r["iter_seconds"]))
+        r["umass"], r["npmi"] = coherence(r["h"], f)
     fk = rows[0]
+    if fk["own_npmi"] is not None and abs(fk["own_npmi"] - fk["npmi"]) > 1e-6:
+        print(f"gap_sklearn: fk-gap's own coherence NPMI {fk['own_npmi']} differs from this "
+              f"script's {fk['npmi']}", file=sys.stderr)
+        return 1
     if fk["own_train_ll"] is not None and abs(fk["own_train_ll"] - fk["ll"]) > 1e-4 * abs(fk["ll"]):
         print(f"gap_sklearn: fk-gap's own train_ll {fk['own_train_ll']} differs from this "
               f"script's {fk['ll']}", file=sys.stderr)
         return 1
     with open(os.path.join(args.out, "results.csv"), "w", newline="") as out:
         w = csv.writer(out)
-        w.writerow(["contender", "iterations", "median_iter_s", "train_ll_per_token", "fk_speedup"])
+        w.writerow(["contender", "iterations", "median_iter_s", "train_ll_per_token",
+                    "coherence_umass", "coherence_npmi", "fk_speedup"])
         for r in rows:
             w.writerow([r["name"], len(r["iter_seconds"]), f"{r['median']:.6f}", f"{r['ll']:.6f}",
+                        f"{r['umass']:.6f}", f"{r['npmi']:.6f}",
                         f"{r['median'] / fk['median']:.3f}"])
     lines = ["| contender | iterations | median iteration (s) | Poisson ll per token | "
-             "fk-gap speedup |", "|---|---|---|---|---|"]
+             "coherence UMass | coherence NPMI | fk-gap speedup |",
+             "|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['name']} | {len(r['iter_seconds'])} | {r['median']:.5f} | "
-                     f"{r['ll']:.4f} | {r['median'] / fk['median']:.2f}x |")
+                     f"{r['ll']:.4f} | {r['umass']:.4f} | {r['npmi']:.4f} | "
+                     f"{r['median'] / fk['median']:.2f}x |")
     # fk-gap's first iteration (and its seconds so far) at scikit-learn's final log-likelihood.
     target, elapsed, reach = rows[1]["ll"], 0.0, None
     for i, (sec, ll) in enumerate(zip(fk["iter_seconds"], fk["ll_series"])):

@@ -28,7 +28,12 @@ What it does, so that the three runs see exactly the same data and are scored th
    fk-lda reports this number itself (metrics.jsonl, heldout_ll); for gensim it is computed here
    from model.inference() and model.get_topics(), for scikit-learn from model.transform() (the
    normalized variational γ) and components_ normalized by rows.
-4. Time per pass: fk-lda's own per-pass wall time (metrics.jsonl, evaluation excluded); gensim's
+4. Topic coherence, identical for all: each model's 10 most probable words per topic (fk-lda's
+   lambda.npy, gensim's get_topics(), scikit-learn's components_; ties to the lower word id),
+   scored by document co-occurrence over the training documents as fk-lda defines it
+   (apps/lda/coherence.hpp: mean UMass with Mimno's +1, mean NPMI; fk-lda's own coherence.csv
+   gives the same numbers, docs/benchmarks/checks/coherence).
+5. Time per pass: fk-lda's own per-pass wall time (metrics.jsonl, evaluation excluded); gensim's
    and scikit-learn's training wall time divided by the number of passes. fk-lda runs on --threads
    threads; LdaMulticore gets --threads - 1 worker processes (its own rule: workers = cores - 1),
    at least 1; scikit-learn --threads jobs (and BLAS threads).
@@ -125,6 +130,38 @@ def sklearn_heldout_ll(model, heldout, words):
     return completion_ll(theta, beta, halves)
 
 
+def pair_scores(x, ids, smoothing="mimno"):
+    """Mean UMass and NPMI over the pairs (i, j < i) of one topic's word ids (most probable
+    first), from document co-occurrence in x (documents x words, scipy CSR). smoothing "gensim"
+    gives gensim's u_mass (log((D(wi, wj) / D + 1e-12) / (D(wj) / D))) instead of Mimno's."""
+    sub = (x[:, ids] > 0).astype(np.float64)
+    co = (sub.T @ sub).toarray()
+    df = np.diag(co)
+    d = x.shape[0]
+    umass, npmi = [], []
+    for i in range(1, len(ids)):
+        for j in range(i):
+            if smoothing == "gensim":
+                umass.append(np.log((co[i, j] / d + 1e-12) / (df[j] / d)))
+            else:
+                umass.append(np.log((co[i, j] + 1) / df[j]))
+            if co[i, j] == 0:
+                npmi.append(-1.0)
+            elif co[i, j] == d:
+                npmi.append(1.0)
+            else:
+                p = co[i, j] / d
+                npmi.append(np.log(p / (df[i] / d * df[j] / d)) / -np.log(p))
+    return float(np.mean(umass)), float(np.mean(npmi))
+
+
+def coherence(topics, x, n=10):
+    """Mean UMass and NPMI over the topics (rows of a topics x words matrix) of their n most
+    probable words."""
+    scores = [pair_scores(x, np.argsort(-row, kind="stable")[:n].tolist()) for row in topics]
+    return tuple(float(np.mean(s)) for s in zip(*scores))
+
+
 def run_sklearn(args, train, words):
     from sklearn.decomposition import LatentDirichletAllocation
     k = args.topics
@@ -152,7 +189,8 @@ def run_fk_lda(args, train_path, test_path, tau0=1, name=None):
         lines = [json.loads(line) for line in f if line.strip()]
     seconds = [line["seconds"] for line in lines]
     return {"name": name or "fk-lda (CPU, %d threads)" % args.threads, "command": " ".join(cmd),
-            "pass_seconds": seconds, "heldout_ll": lines[-1]["heldout_ll"], "fk": True}
+            "pass_seconds": seconds, "heldout_ll": lines[-1]["heldout_ll"], "fk": True,
+            "topics": np.load(os.path.join(out, "lambda.npy"))}
 
 
 def run_gensim(args, cls, train, words, **extra):
@@ -228,7 +266,8 @@ def main():
         model, seconds = run_gensim(args, cls, train, w, **extra)
         rows.append({"name": name, "command": f"{cls.__name__}(..., {extra})",
                      "pass_seconds": [seconds / args.passes] * args.passes,
-                     "heldout_ll": gensim_heldout_ll(model, heldout)})
+                     "heldout_ll": gensim_heldout_ll(model, heldout),
+                     "topics": model.get_topics()})
     if not args.skip_sklearn:
         # scikit-learn counts its minibatch updates from 1 (ρ_t = (τ0 + t)^-κ, t = 1, 2, ...),
         # fk-lda and gensim from 0: fk-lda with τ0 + 1 runs scikit-learn's schedule.
@@ -239,24 +278,31 @@ def main():
         model, seconds = run_sklearn(args, train, w)
         rows.append({"name": name, "command": repr(model),
                      "pass_seconds": [seconds / args.passes] * args.passes,
-                     "heldout_ll": sklearn_heldout_ll(model, heldout, w)})
+                     "heldout_ll": sklearn_heldout_ll(model, heldout, w),
+                     "topics": model.components_})
 
+    x = to_csr(train, w)
+    for r in rows:
+        r["umass"], r["npmi"] = coherence(r["topics"], x)
     fk_pass = float(np.median(fk["pass_seconds"]))
     others = [r for r in rows if not r.get("fk")]
     best_other = min(float(np.median(r["pass_seconds"])) for r in others)
     best_other_ll = max(r["heldout_ll"] for r in others)
     with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
         out = csv.writer(f)
-        out.writerow(["contender", "median_pass_s", "heldout_ll", "fk_speedup"])
+        out.writerow(["contender", "median_pass_s", "heldout_ll", "coherence_umass",
+                      "coherence_npmi", "fk_speedup"])
         for r in rows:
             med = float(np.median(r["pass_seconds"]))
-            out.writerow([r["name"], f"{med:.6f}", f"{r['heldout_ll']:.6f}",
-                          f"{med / fk_pass:.3f}"])
-    lines = ["| contender | median pass (s) | held-out ll per word | fk-lda speedup |",
-             "|---|---|---|---|"]
+            out.writerow([r["name"], f"{med:.6f}", f"{r['heldout_ll']:.6f}", f"{r['umass']:.6f}",
+                          f"{r['npmi']:.6f}", f"{med / fk_pass:.3f}"])
+    lines = ["| contender | median pass (s) | held-out ll per word | coherence UMass | "
+             "coherence NPMI | fk-lda speedup |",
+             "|---|---|---|---|---|---|"]
     for r in rows:
         med = float(np.median(r["pass_seconds"]))
-        lines.append(f"| {r['name']} | {med:.4f} | {r['heldout_ll']:.4f} | {med / fk_pass:.2f}x |")
+        lines.append(f"| {r['name']} | {med:.4f} | {r['heldout_ll']:.4f} | {r['umass']:.4f} | "
+                     f"{r['npmi']:.4f} | {med / fk_pass:.2f}x |")
     rel = (best_other_ll - fk["heldout_ll"]) / abs(best_other_ll)
     lines.append("")
     lines.append(f"fk-lda vs the fastest other: {best_other / fk_pass:.2f}x per pass "
