@@ -359,7 +359,7 @@ TEST(GapMath, FusedMatchesSeparateKernels) {
 }
 
 // The GPU backend against the CPU one (the separate kernels) in both orders, with auto's fused
-// kernels on the GPU and without.
+// kernels on the GPU and without; and the GPU against itself.
 TEST(GapMath, GpuAgreesWithCpu) {
   FK_REQUIRE_GPU();
   for (const GapUpdate update : {GapUpdate::kJoint, GapUpdate::kAlternating}) {
@@ -371,6 +371,10 @@ TEST(GapMath, GpuAgreesWithCpu) {
                 std::string(fused) == "auto")
           << gpu.kernels;
       expect_same_fit(gpu, cpu, 1e-3);
+      // The same fit again on the GPU: bit for bit (--seed's promise holds run after run).
+      const Fit again = fit_known_model(DeviceKind::kGpu, update, fused);
+      EXPECT_EQ(again.lambda, gpu.lambda);
+      EXPECT_EQ(again.x, gpu.x);
     }
   }
 }

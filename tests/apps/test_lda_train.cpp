@@ -229,6 +229,21 @@ TEST(LdaTrain, GpuAndCpuAgree) {
   EXPECT_NE(r.out.find("speedup"), std::string::npos);
 }
 
+// Two runs on the GPU with one seed write the same model bit for bit (--seed's promise; the
+// large-shape runs of every app are in docs/benchmarks/checks/session-30).
+TEST(LdaTrain, GpuRunsAreRepeatable) {
+  FK_REQUIRE_GPU();
+  test::TempDir dir;
+  const Sub first(dir, "first"), second(dir, "second");
+  for (const Sub* out : {&first, &second}) {
+    const auto r = run_lda({"--input", kSmall, "--topics", "4", "--iters", "3", "--batch-size",
+                            "100", "--device", "gpu", "--out", out->path()});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  for (const char* f : {"lambda.npy", "doc_topics.npy"})
+    EXPECT_EQ(test::slurp(first.file(f)), test::slurp(second.file(f))) << f;
+}
+
 // --device-memory below one minibatch (0.01 MiB; these hold about 30 KB) streams every minibatch
 // (training and held-out) through the two slots, with the prefetch guessing the next one: the model
 // must not change at all. kSmall's 300 documents in minibatches of 40 give 7 training and 1
