@@ -118,22 +118,22 @@ __global__ void zero_rows_kernel(const std::int64_t* __restrict__ rows, std::int
 // One block per segment of a long row. The block's threads form kLongThreads / g nonzero groups of
 // g lanes; lanes own V-float vectors along K (tile g * V columns), nonzero groups take every
 // (kLongThreads / g)-th nonzero of the segment. Partial tiles are tree-reduced in shared memory and
-// added to C with one atomic per vector.
+// the segment's partial row is stored in partial (segments x k); sum_segments_kernel adds them.
 template <int V, typename Vals>
 __global__ void __launch_bounds__(kLongThreads)
     long_rows_kernel(std::int64_t num_segments, const std::int64_t* __restrict__ seg_row,
                      const std::int64_t* __restrict__ seg_begin, std::int64_t segment,
                      const std::int64_t* __restrict__ row_ptr,
                      const std::int32_t* __restrict__ col_idx, Vals vals,
-                     const float* __restrict__ b, float* __restrict__ c, int k, int g) {
+                     const float* __restrict__ b, float* __restrict__ partial, int k, int g) {
   __shared__ float red[kLongThreads * V];
   const int tid = threadIdx.x;
   const int gl = tid & (g - 1);  // lane along K
   const int ng = tid / g;        // nonzero group
   const int groups = kLongThreads / g;
   for (std::int64_t sidx = blockIdx.x; sidx < num_segments; sidx += gridDim.x) {
-    const std::int64_t row = seg_row[sidx];
     const std::int64_t jb = seg_begin[sidx];
+    const std::int64_t row = seg_row[sidx];
     const std::int64_t je = std::min(jb + segment, row_ptr[row + 1]);
     for (int k0 = 0; k0 < k; k0 += g * V) {
       const int kk = k0 + gl * V;
@@ -161,13 +161,29 @@ __global__ void __launch_bounds__(kLongThreads)
         __syncthreads();
       }
       if (ng == 0 && active) {
-        float sum[V];
 #pragma unroll
-        for (int v = 0; v < V; ++v) sum[v] = red[tid * V + v];
-        atomic_add_vec<V>(c + row * k + kk, sum);
+        for (int v = 0; v < V; ++v) partial[sidx * k + kk + v] = red[tid * V + v];
       }
       __syncthreads();  // red is reused by the next tile
     }
+  }
+}
+
+// C's long rows: element (i, t) of the n x k grid is the sum of column t of long row i's segments'
+// partial rows (row_segs[i] .. row_segs[i + 1] - 1), in segment order, so a run gives the same bits
+// every time (atomics would add them in the order the blocks finish).
+__global__ void sum_segments_kernel(std::int64_t n, const std::int64_t* __restrict__ rows,
+                                    const std::int64_t* __restrict__ row_segs,
+                                    const float* __restrict__ partial, float* __restrict__ c,
+                                    int k) {
+  const std::int64_t total = n * k;
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t i = e / k;
+    const int t = static_cast<int>(e - i * k);
+    float sum = 0.f;
+    for (std::int64_t sg = row_segs[i]; sg < row_segs[i + 1]; ++sg) sum += partial[sg * k + t];
+    c[rows[i] * k + t] = sum;
   }
 }
 
@@ -189,7 +205,7 @@ LongRows::LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t thresh
     const std::int64_t mean = m > 0 ? (row_ptr.back() - row_ptr.front()) / m : 0;
     threshold_ = std::max(kMinThreshold, kMeanFactor * mean);
   }
-  std::vector<std::int64_t> rows, seg_row, seg_begin;
+  std::vector<std::int64_t> rows, row_segs{0}, seg_row, seg_begin;
   for (std::int64_t r = 0; r < m; ++r) {
     if (row_ptr[r + 1] - row_ptr[r] <= threshold_) continue;
     rows.push_back(r);
@@ -197,8 +213,10 @@ LongRows::LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t thresh
       seg_row.push_back(r);
       seg_begin.push_back(j);
     }
+    row_segs.push_back(static_cast<std::int64_t>(seg_row.size()));
   }
   rows_ = DeviceBuffer<std::int64_t>(rows);
+  row_segs_ = DeviceBuffer<std::int64_t>(row_segs);
   seg_row_ = DeviceBuffer<std::int64_t>(seg_row);
   seg_begin_ = DeviceBuffer<std::int64_t>(seg_begin);
 }
@@ -206,22 +224,22 @@ LongRows::LongRows(const std::vector<std::int64_t>& row_ptr, std::int64_t thresh
 void LongRows::run(const Context& ctx, const std::int64_t* row_ptr, const std::int32_t* col_idx,
                    const float* vals, const float* b, float* c, int k,
                    const std::int32_t* val_perm) const {
-  if (rows_.size() == 0) return;
-  zero_rows(ctx, rows_.data(), rows_.size(), k, c);
+  if (rows_.size() == 0 || k == 0) return;
   const std::int64_t segments = seg_row_.size();
+  if (partial_.size() < segments * k) partial_ = DeviceBuffer<float>(segments * k);
   const unsigned grid = grid_for(segments, 1);
   auto launch = [&](auto values) {
     using Vals = decltype(values);
     if (vec4_ok(k, b, c)) {
       const int g = std::min(32, pow2_ceil(k / 4));
       long_rows_kernel<4, Vals><<<grid, kLongThreads, 0, stream_of(ctx)>>>(
-          segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, values, b, c, k,
-          g);
+          segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, values, b,
+          partial_.data(), k, g);
     } else {
       const int g = std::min(32, pow2_ceil(k));
       long_rows_kernel<1, Vals><<<grid, kLongThreads, 0, stream_of(ctx)>>>(
-          segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, values, b, c, k,
-          g);
+          segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, values, b,
+          partial_.data(), k, g);
     }
     FK_CUDA_CHECK_LAUNCH();
   };
@@ -229,6 +247,10 @@ void LongRows::run(const Context& ctx, const std::int64_t* row_ptr, const std::i
     launch(PermutedValues{vals, val_perm});
   else
     launch(PlainValues{vals});
+  const int threads = 256;
+  sum_segments_kernel<<<grid_for(rows_.size() * k, threads), threads, 0, stream_of(ctx)>>>(
+      rows_.size(), rows_.data(), row_segs_.data(), partial_.data(), c, k);
+  FK_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace fk::cuda_spmm

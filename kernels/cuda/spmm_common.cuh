@@ -53,12 +53,13 @@ bool has_repeated_entries(const CsrView& s, cudaStream_t stream);
 // Are every row's columns in non-decreasing order? A device pass; synchronizes `stream`.
 bool rows_sorted(const CsrView& s, cudaStream_t stream);
 
-// ---- long rows: split across thread blocks, finished with atomics ------------------------------
+// ---- long rows: split across thread blocks, the segments added in order ------------------------
 //
 // A warp per row is too slow for a row of millions of nonzeros. The row-split variants therefore
-// skip rows longer than a threshold and hand them to this helper: it zeroes those rows of C and
-// then splits each one into segments of `segment` nonzeros, one thread block per segment, every
-// block adding its partial row with atomicAdd. The threshold is max(kMinThreshold, kMeanFactor x
+// skip rows longer than a threshold and hand them to this helper: it splits each one into segments
+// of `segment` nonzeros, one thread block per segment writing its partial row to a scratch buffer,
+// and a second kernel adds each row's partial rows in segment order into C (no atomics: the same
+// bits every run, which --seed promises; the scratch is segments x k floats). The threshold is max(kMinThreshold, kMeanFactor x
 // mean row length): only rows far longer than the rest are split (if all rows are long, one warp
 // per row is already balanced).
 class LongRows {
@@ -84,9 +85,11 @@ class LongRows {
  private:
   std::int64_t threshold_ = kMinThreshold;
   std::int64_t segment_ = kDefaultSegment;
-  DeviceBuffer<std::int64_t> rows_;       // the long rows (to zero)
+  DeviceBuffer<std::int64_t> rows_;       // the long rows
+  DeviceBuffer<std::int64_t> row_segs_;   // per long row: its first segment (count() + 1 offsets)
   DeviceBuffer<std::int64_t> seg_row_;    // per segment: its row
   DeviceBuffer<std::int64_t> seg_begin_;  // per segment: its first nonzero
+  mutable DeviceBuffer<float> partial_;   // per segment: its partial row (k floats), grown by run
 };
 
 // Zeroes rows rows[0..n) of the row-major M x k matrix c (device pointers) on ctx's stream.

@@ -14,8 +14,8 @@
 //   S·B:  the block loads B's panel rows into shared memory, and a group of g lanes per row of S
 //         gathers from there (lanes along nonzeros, a shuffle tree at the end). The first panel
 //         writes the row of C, later ones add to it: each row is owned by one group per launch and
-//         the launches are ordered, so the sums are deterministic (LongRows' rows excepted: it adds
-//         with atomics).
+//         the launches are ordered, so the sums are deterministic (LongRows' rows too: it adds
+//         their segments in order).
 //   Sᵀ·B: the block zeroes a panel of C's rows in shared memory, every group adds
 //         vals[j] · B[row, :] into row col_idx[j] with shared-memory atomics, and the block adds
 //         its panel to C with (vector) global atomics at the end. The order of the additions
@@ -430,6 +430,7 @@ class PanelSpmm : public SpmmVariant {
            "(S·B gathers, Sᵀ·B adds with shared-memory atomics, no transpose)";
   }
   Backend backend() const override { return Backend::kCuda; }
+  bool repeatable() const override { return false; }  // Sᵀ·B's atomics add in the order lanes run
   std::string why_not(const KernelProblem& p) const override {
     if (p.k > kMaxK) return "K above 4";
     // The panelled dimension is S's columns: Sᵀ's rows when the problem is transposed.

@@ -7,7 +7,8 @@
 // columns (KMap in spmm_common.cuh). So each nonzero's (col, val) is read from memory once per K
 // tile, and every B row is read as one contiguous G*V*T-float segment. Four nonzeros are in flight
 // per step for memory-level parallelism. Rows longer than LongRows' threshold are skipped here and
-// split across blocks with atomics (LongRows), so a giant row does not serialize on one warp.
+// split across blocks (LongRows, which adds the blocks' partial rows in order), so a giant row does
+// not serialize on one warp.
 #include <memory>
 #include <type_traits>
 

@@ -1,6 +1,6 @@
 // Cases specific to the CUDA SpMM variants (kernels/cuda/spmm_*.cu), beyond the shared conformance
 // suite: every K mapping (K = 1 to beyond two tiles, multiples of 4 and not), rows long enough to
-// take the block-split path with atomics (LongRows), rows of nnz_vsr crossing chunk boundaries,
+// take the block-split path (LongRows), rows of nnz_vsr crossing chunk boundaries,
 // Zipf columns that fill ASpT's shared-memory tiles, misaligned dense operands (the scalar
 // fallbacks), runs that reuse a plan and the same C (atomics must start from zero every run),
 // degenerate shapes, and, opt-in (FK_TEST_HUGE=1), more than 2^31 nonzeros.
