@@ -40,6 +40,19 @@ const Registry& registry() {
   return reg;
 }
 
+bool variant_repeatable(const std::string& name) {
+  const Registry& r = registry();
+  auto find = [&](const auto& list) -> const VariantInfo* {
+    for (const auto& v : list)
+      if (name == v->name()) return v.get();
+    return nullptr;
+  };
+  const VariantInfo* v = find(r.spmm);
+  if (!v) v = find(r.sddmm);
+  if (!v) v = find(r.ratio_spmm);
+  return !v || v->repeatable();
+}
+
 namespace {
 
 template <typename V>

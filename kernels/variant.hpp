@@ -43,6 +43,11 @@ class VariantInfo {
   virtual std::string why_not(const KernelProblem& /*problem*/) const { return {}; }
   // True for variants that round their operands to 16 bits (the tensor-core ones).
   virtual bool half_precision() const { return false; }
+  // Whether two runs on the same inputs give the same bits (CPU variants: at the same thread
+  // count). False where partial sums meet in an order the hardware picks: float atomics across
+  // blocks, or a vendor routine that does not promise it. tests/kernels/test_cuda_repeatability.cpp
+  // checks the CUDA variants that claim it.
+  virtual bool repeatable() const { return true; }
 };
 
 }  // namespace fk

@@ -13,6 +13,7 @@
 #include "apps/common/compare.hpp"
 #include "apps/common/output.hpp"
 #include "apps/common/precision.hpp"
+#include "apps/common/repeatability.hpp"
 #include "apps/common/train_loop.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
@@ -79,7 +80,8 @@ class Trainer {
     ctx_ = &be_->context();
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
                << fmt("%.3f", be_->prepare_seconds()) << " s"
-               << app::precision_note(hyper_.precision) << ")";
+               << app::precision_note(hyper_.precision)
+               << app::repeatability_note(be_->kernel_names()) << ")";
     if (opt.implicit && data.test.nnz() > 0) {
       eval_users_ = ranking_users(data, opt.eval_users, common.seed);
       log_info() << "ranking metrics @" << opt.k << " over " << eval_users_.size() << " test users"

@@ -219,7 +219,9 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
     // Read signed and checked below: Boost reads "-1" into an unsigned value as 2^64 - 1.
     ("seed", po::value<std::int64_t>(&seed_)->default_value(std::int64_t(defaults.seed))->value_name("N"),
      "random seed; the same seed gives the same result on the same device and thread count "
-     "(another thread count may change the rounding where a kernel splits rows across threads)")
+     "(another thread count may change the rounding where a kernel splits rows across threads), "
+     "bit for bit unless the log's kernel line says 'not bitwise repeatable' (a GPU kernel that "
+     "adds partial sums in the order the hardware runs them: then up to rounding)")
     ("iters", po::value<int>(&common_.iters)->default_value(defaults.iters)->value_name("N"),
      "iterations (passes over the data)")
     ("compare", po::bool_switch(&common_.compare),

@@ -13,6 +13,7 @@
 #include "apps/common/compare.hpp"
 #include "apps/common/output.hpp"
 #include "apps/common/precision.hpp"
+#include "apps/common/repeatability.hpp"
 #include "apps/common/train_loop.hpp"
 #include "apps/lda/lda_trainer.hpp"
 #include "core/io/atomic_file.hpp"
@@ -64,6 +65,7 @@ class Trainer {
     be_ = make_gap_backend(std::move(ctx), h, m);
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
                << fmt("%.3f", be_->prepare_seconds()) << " s" << app::precision_note(h.precision)
+               << app::repeatability_note(be_->kernel_names())
                << ")";
     if (data.unigram_heldout_ll)
       log_info() << "unigram baseline: heldout_ll " << fmt("%.4f", *data.unigram_heldout_ll)

@@ -16,6 +16,7 @@
 #include "apps/common/compare.hpp"
 #include "apps/common/output.hpp"
 #include "apps/common/precision.hpp"
+#include "apps/common/repeatability.hpp"
 #include "apps/lda/lda_math.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
@@ -180,7 +181,8 @@ class Trainer {
     log_info() << device_ << ": " << train_ids_.size() << " training and " << fit_ids_.size()
                << " held-out minibatches on the device, plans prepared in "
                << be_->prepare_seconds() << " s (kernels: " << be_->kernel_names()
-               << app::precision_note(h.precision) << ")";
+               << app::precision_note(h.precision)
+               << app::repeatability_note(be_->kernel_names()) << ")";
   }
 
   TrainResult run() {
@@ -665,7 +667,8 @@ HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Contex
   log_info() << be->context().describe() << ": " << ids.size()
              << (ids.size() == 1 ? " minibatch" : " minibatches")
              << " on the device, plans prepared in " << be->prepare_seconds()
-             << " s (kernels: " << be->kernel_names() << app::precision_note(precision) << ")";
+             << " s (kernels: " << be->kernel_names() << app::precision_note(precision)
+             << app::repeatability_note(be->kernel_names()) << ")";
   const std::uint64_t key = key_for(seed, kInferGammaStream);
   for (int id : ids) be->e_step(id, key, 0);
   return stacked_gamma(*be, ids, docs.rows, h.topics, true);

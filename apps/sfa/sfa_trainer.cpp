@@ -12,6 +12,7 @@
 #include "apps/common/compare.hpp"
 #include "apps/common/output.hpp"
 #include "apps/common/precision.hpp"
+#include "apps/common/repeatability.hpp"
 #include "apps/common/train_loop.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
@@ -70,7 +71,8 @@ class Trainer {
     ctx_ = &be_->context();
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
                << fmt("%.3f", be_->prepare_seconds()) << " s"
-               << app::precision_note(hyper_.precision) << ")";
+               << app::precision_note(hyper_.precision)
+               << app::repeatability_note(be_->kernel_names()) << ")";
   }
 
   TrainResult run() {

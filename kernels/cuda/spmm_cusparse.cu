@@ -348,6 +348,9 @@ class CusparseSpmm : public SpmmVariant {
     return "cuSPARSE cusparseSpMM, fastest of CSR_ALG1/2/3 timed in prepare (vendor baseline; native Sᵀ·B)";
   }
   Backend backend() const override { return Backend::kCuda; }
+  // Its algorithms gave other bits on rerun wherever S had long rows, S·B included (H100, CUDA 13;
+  // docs/benchmarks/checks/session-30).
+  bool repeatable() const override { return false; }
   std::unique_ptr<SpmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
     return make_cusparse_spmm_plan(ctx, s, k);
   }

@@ -23,6 +23,7 @@ class CusparseOnTranspose : public SpmmVariant {
     return "Sᵀ·B as cuSPARSE's fastest non-transposed CSR algorithm on the plan's cached transpose";
   }
   Backend backend() const override { return Backend::kCuda; }
+  bool repeatable() const override { return false; }  // as cuda.spmm.cusparse's S·B
   std::string why_not(const KernelProblem& problem) const override {
     if (!problem.transposed) return "Sᵀ·B only (S·B is cuda.spmm.cusparse)";
     return {};

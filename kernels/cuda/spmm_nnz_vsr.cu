@@ -248,6 +248,7 @@ class NnzVsrSpmm : public SpmmVariant {
            "crossing chunks";
   }
   Backend backend() const override { return Backend::kCuda; }
+  bool repeatable() const override { return false; }  // those atomics add in the order warps end
   std::string why_not(const KernelProblem& p) const override {
     if (p.sparse.rows > INT32_MAX)
       return "nnz_vsr keeps a 32-bit row index per nonzero; S has " +
