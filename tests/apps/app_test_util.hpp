@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -24,6 +26,16 @@ inline std::string slurp(const std::string& path) {
   std::ostringstream all;
   all << in.rdbuf();
   return all.str();
+}
+
+// Every regular file under `root` (relative path -> content): a folder's state, to compare before
+// and after a run that must not change it.
+inline std::map<std::string, std::string> folder_files(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root))
+    if (e.is_regular_file())
+      out[std::filesystem::relative(e.path(), root).string()] = slurp(e.path().string());
+  return out;
 }
 
 // Every line of the file, empty ones included.

@@ -534,15 +534,6 @@ TEST(AlsCli, ConfigFileCannotSetHelpOrConfig) {
   }
 }
 
-// Every regular file under `root` (relative path -> content).
-std::map<std::string, std::string> folder_files(const std::string& root) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root))
-    if (e.is_regular_file())
-      out[std::filesystem::relative(e.path(), root).string()] = slurp(e.path().string());
-  return out;
-}
-
 // An --out that holds another app's model is refused before anything in it changes: fk-als would
 // have left that model's files (fk-sfa's item_means.npy, fk-lda's lambda.npy) beside its own.
 // fk-sfa's folder is recognised as fk-sfa writes it now (app = fk-sfa) and as it wrote it before
@@ -572,12 +563,12 @@ TEST(AlsCli, OutHoldingAnotherAppsModelIsRefusedBeforeItChanges) {
     test::write_bytes(out + "/model.ini", other.model_ini);
     test::write_bytes(out + "/" + other.extra, "not an fk-als file");
     test::write_bytes(out + "/summary.json", "{}\n");
-    const auto before = folder_files(out);
+    const auto before = test::folder_files(out);
     const Outcome o = run_als(dir, args + "--out '" + out + "'");
     EXPECT_EQ(o.code, 2) << o.err;
     EXPECT_NE(o.err.find("--out: " + out + " holds an " + other.app + " model"), std::string::npos)
         << o.err;
-    EXPECT_TRUE(folder_files(out) == before) << "refused before --out changed";
+    EXPECT_TRUE(test::folder_files(out) == before) << "refused before --out changed";
   }
   // --compare trains in --out/gpu and --out/cpu: another app's model there is refused too.
   const std::string cmp = dir.file("cmp");

@@ -92,15 +92,6 @@ TEST(SfaCli, TrainsAndWritesModelMetricsAndSummary) {
   EXPECT_EQ(unknown.code, 2);
 }
 
-// Every regular file under `root` (relative path -> content).
-std::map<std::string, std::string> folder_files(const std::string& root) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root))
-    if (e.is_regular_file())
-      out[std::filesystem::relative(e.path(), root).string()] = slurp(e.path().string());
-  return out;
-}
-
 // fk-sfa's model.ini names fk-sfa, so that another app refuses its folder; fk-sfa trains over its
 // own folder as before, also one from before the app key (fk-als's first line, item_means.npy
 // beside it), and refuses an fk-als model's folder before changing it. recommend takes user ids
@@ -132,12 +123,12 @@ TEST(SfaCli, ModelNamesItsAppAndUsersFileTakesIdsWithCommas) {
   std::filesystem::create_directories(als);
   test::write_bytes(als + "/model.ini", "# fk-als model: score = ...\napp = fk-als\nfactors = 2\n");
   test::write_bytes(als + "/user_factors.npy", "not an fk-sfa file");
-  const auto before = folder_files(als);
+  const auto before = test::folder_files(als);
   const Outcome other = run_sfa(dir, args + "'" + als + "'");
   EXPECT_EQ(other.code, 2) << other.err;
   EXPECT_NE(other.err.find("--out: " + als + " holds an fk-als model"), std::string::npos)
       << other.err;
-  EXPECT_TRUE(folder_files(als) == before) << "refused before --out changed";
+  EXPECT_TRUE(test::folder_files(als) == before) << "refused before --out changed";
 
   test::write_bytes(dir.file("users.txt"), "Doe, Jane\n");
   const Outcome rec =
