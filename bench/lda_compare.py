@@ -133,11 +133,15 @@ def sklearn_heldout_ll(model, heldout, words):
 def pair_scores(x, ids, smoothing="mimno"):
     """Mean UMass and NPMI over the pairs (i, j < i) of one topic's word ids (most probable
     first), from document co-occurrence in x (documents x words, scipy CSR). smoothing "gensim"
-    gives gensim's u_mass (log((D(wi, wj) / D + 1e-12) / (D(wj) / D))) instead of Mimno's."""
+    gives gensim's u_mass (log((D(wi, wj) / D + 1e-12) / (D(wj) / D))) instead of Mimno's. NaN for
+    both when a word occurs in no document or there are fewer than two words (fk-lda leaves such
+    a topic out of its means, as coherence() does)."""
     sub = (x[:, ids] > 0).astype(np.float64)
     co = (sub.T @ sub).toarray()
     df = np.diag(co)
     d = x.shape[0]
+    if len(ids) < 2 or np.any(df == 0):
+        return float("nan"), float("nan")
     umass, npmi = [], []
     for i in range(1, len(ids)):
         for j in range(i):
@@ -159,7 +163,7 @@ def coherence(topics, x, n=10):
     """Mean UMass and NPMI over the topics (rows of a topics x words matrix) of their n most
     probable words."""
     scores = [pair_scores(x, np.argsort(-row, kind="stable")[:n].tolist()) for row in topics]
-    return tuple(float(np.mean(s)) for s in zip(*scores))
+    return tuple(float(np.nanmean(s)) for s in zip(*scores))
 
 
 def run_sklearn(args, train, words):

@@ -78,7 +78,8 @@ class Trainer {
          {"lambda.npy", "x.npy", "top_words.txt", "coherence.csv", "vocab.txt", "model.ini",
           "summary.json", "metrics.jsonl", "config.ini", "config.json"},
          data_.input_files, device_,
-         {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}}});
+         {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}},
+         "fk-gap"});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));
@@ -121,15 +122,23 @@ class Trainer {
     result.x = be_->x();
     result.kernels = be_->kernel_names();
     result.prepare_seconds = be_->prepare_seconds();
-    if (opt_.top_words >= 2) {
+    write_model(result);
+    // After the model is saved (the coherence's cost grows with the words' pairs), before the
+    // summary, which holds it.
+    const int words = std::min(opt_.top_words, lda::kCoherenceMaxWords);
+    if (words >= 2) {
       Stopwatch clock;
-      result.coherence = lda::topic_coherence(lda::top_word_ids(result.lambda, opt_.top_words),
+      result.coherence = lda::topic_coherence(lda::top_word_ids(result.lambda, words),
                                               {{&data_.train, nullptr}});
       log_info() << "topic coherence of the top " << result.coherence->words << " words over "
                  << result.coherence->documents << " documents' training counts in "
                  << clock.seconds() << " s";
+      lda::write_coherence_csv(out_ + "/coherence.csv", *result.coherence,
+                               lda::top_words(result.lambda, words, data_.vocab));
+    } else {
+      app::remove_stale_output(out_ + "/coherence.csv");
     }
-    write_outputs(result);
+    write_summary(result);
     return result;
   }
 
@@ -172,7 +181,8 @@ class Trainer {
     return j;
   }
 
-  void write_outputs(const TrainResult& r) const {
+  // The model's files, model.ini last (write_summary's summary.json comes after it).
+  void write_model(const TrainResult& r) const {
     io::write_npy(out_ + "/lambda.npy", r.lambda);
     io::write_npy(out_ + "/x.npy", r.x);
     const std::vector<std::vector<std::string>> words =
@@ -188,10 +198,6 @@ class Trainer {
     } else {
       app::remove_stale_output(out_ + "/top_words.txt");
     }
-    if (r.coherence)
-      lda::write_coherence_csv(out_ + "/coherence.csv", *r.coherence, words);
-    else
-      app::remove_stale_output(out_ + "/coherence.csv");
     if (!data_.vocab.empty()) {
       io::AtomicFile f(out_ + "/vocab.txt");
       for (const std::string& w : data_.vocab) f.stream() << w << '\n';
@@ -210,6 +216,9 @@ class Trainer {
                  << "\nvocab = " << (data_.vocab.empty() ? "no" : "yes") << "\n";
       f.commit();
     }
+  }
+
+  void write_summary(const TrainResult& r) const {
     std::vector<double> secs;
     for (const IterReport& it : r.iters) secs.push_back(it.seconds);
     app::JsonObject j;

@@ -3,7 +3,7 @@
 // topic quality that does not need held-out data (gensim's CoherenceModel, Röder et al. 2015).
 // Both measures here count documents ("boolean document" co-occurrence):
 //   UMass (Mimno et al. 2011): for words w_1..w_N in rank order, the mean over pairs j < i of
-//     log((D(w_i, w_j) + 1) / D(w_j)); at most 0, higher is better.
+//     log((D(w_i, w_j) + 1) / D(w_j)); at most log((D + 1) / D) (just above 0), higher is better.
 //   NPMI (Bouma 2009; Aletras & Stevenson 2013): the mean over pairs of
 //     log(P(w_i, w_j) / (P(w_i) P(w_j))) / -log P(w_i, w_j), with P = document frequency / D;
 //     -1 for a pair that never occurs together, in [-1, 1], higher is better.
@@ -24,6 +24,10 @@ struct DocumentBlock {
   const HostCsr* counts = nullptr;
   const std::vector<std::int32_t>* words = nullptr;
 };
+
+// The apps score at most this many of each topic's --top-words words (gensim's CoherenceModel
+// takes 20 by default): the pairs, and so the cost, grow with its square.
+inline constexpr int kCoherenceMaxWords = 20;
 
 struct TopicCoherence {
   std::vector<double> umass, npmi;  // one per topic, in the order of `top_word_ids`

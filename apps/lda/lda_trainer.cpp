@@ -192,7 +192,8 @@ class Trainer {
           "coherence.csv", "vocab.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini",
           "config.json"},
          data_.input_files, device_,
-         {{"lambda.npy", data_.words, opt_.topics}, {"gamma.npy", data_.train_docs, opt_.topics}}});
+         {{"lambda.npy", data_.words, opt_.topics}, {"gamma.npy", data_.train_docs, opt_.topics}},
+         "fk-lda"});
     const int k = opt_.topics;
     int start_pass = 0;
     std::int64_t updates = 0;
@@ -290,11 +291,18 @@ class Trainer {
                             : HostDense<float>(data_.train_docs, k, 1.0f / static_cast<float>(k));
     result.kernels = be_->kernel_names();
     result.prepare_seconds = be_->prepare_seconds();
-    if (opt_.top_words >= 2) {
+    write_outputs(result);
+    // After the model is saved (the coherence's cost grows with the words' pairs), before the
+    // summary, which holds it.
+    if (coherence_words() >= 2) {
       result.coherence = coherence(result.lambda, "the model's topics");
       if (data_.true_topics) result.true_coherence = true_topics_coherence();
+      write_coherence_csv(out_ + "/coherence.csv", *result.coherence,
+                          top_words(result.lambda, coherence_words(), data_.vocab));
+    } else {
+      app::remove_stale_output(out_ + "/coherence.csv");
     }
-    write_outputs(result);
+    write_summary(result);
     return result;
   }
 
@@ -363,9 +371,10 @@ class Trainer {
   // Of every topic's --top-words words over the training documents; one line in the log.
   // Of every topic's --top-words words over the training documents, by λ (W x K); one line in the
   // log.
+  int coherence_words() const { return std::min(opt_.top_words, kCoherenceMaxWords); }
   TopicCoherence coherence(const HostDense<float>& lambda, const char* what) const {
     Stopwatch clock;
-    const std::vector<std::vector<std::int64_t>> lists = top_word_ids(lambda, opt_.top_words);
+    const std::vector<std::vector<std::int64_t>> lists = top_word_ids(lambda, coherence_words());
     std::vector<DocumentBlock> blocks;
     for (const LocalBatch& b : data_.train_batches) blocks.push_back({&b.counts, &b.words});
     TopicCoherence c = topic_coherence(lists, blocks);
@@ -408,12 +417,6 @@ class Trainer {
       }
       f.commit();
     }
-    if (r.coherence) {
-      write_coherence_csv(out_ + "/coherence.csv", *r.coherence, words);
-    } else {
-      app::remove_stale_output(out_ + "/coherence.csv");
-    }
-    write_summary(r);
     if (data_.vocab.empty()) {
       app::remove_stale_output(out_ + "/vocab.txt");
     } else {
@@ -421,7 +424,8 @@ class Trainer {
       for (const std::string& w : data_.vocab) f.stream() << w << '\n';
       f.commit();
     }
-    // model.ini last: infer requires it, and a run that stops before it leaves none.
+    // model.ini after the model's files: infer requires it, and a run that stops before it
+    // leaves none. summary.json (write_summary) comes after it.
     {
       io::AtomicFile f(out_ + "/model.ini");
       f.stream() << "# fk-lda model: lambda.npy is topics x words (the variational λ)\n"

@@ -191,6 +191,18 @@ TEST(LdaCoherence, TrainingReportsTheSavedModelsCoherence) {
   }
   EXPECT_EQ(rows, 5u);
 
+  // At most 20 words score (the pairs' cost grows with their square); top_words.txt keeps them all.
+  const auto wide = run("25");
+  ASSERT_EQ(wide.status, 0) << wide.err;
+  EXPECT_EQ(test::json_number(test::slurp(dir.file("summary.json")), "coherence_words"), 20.0);
+  const std::string top0 = test::read_lines(dir.file("top_words.txt"))[0];  // "topic 0: w.."
+  EXPECT_EQ(std::count(top0.begin(), top0.end(), ' '), 1 + 25) << top0;
+  {
+    io::CsvReader wide_csv(dir.file("coherence.csv"));
+    ASSERT_TRUE(wide_csv.next(row));
+    EXPECT_EQ(std::count(row[3].begin(), row[3].end(), ' '), 19) << row[3];
+  }
+
   const auto off = run("1");
   ASSERT_EQ(off.status, 0) << off.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("coherence.csv")));
