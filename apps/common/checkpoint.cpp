@@ -216,7 +216,7 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
   }
   remove_completion_markers(s.out);
   if (!ck) remove_stale_checkpoint(dir);
-  write_resolved_config(s.out, s.config);
+  write_resolved_config(s.out, s.config, s.app);
   return ck;
 }
 

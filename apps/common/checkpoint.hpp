@@ -107,6 +107,7 @@ struct RunStart {
   std::vector<std::string> inputs;       // the files it reads
   std::string device;                    // Context::describe(): where this run computes
   std::vector<CheckpointShape> arrays;   // what a resumed run reads from the checkpoint
+  std::string app;                       // "fk-lda" ...: named in config.ini (model_app)
 };
 std::optional<Checkpoint> start_training_output(const RunStart& start);
 

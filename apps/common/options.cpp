@@ -121,7 +121,9 @@ std::vector<std::string> read_id_file(const std::string& option, const std::stri
   for (std::int64_t line_no = 1; std::getline(in, line); ++line_no) {
     if (line_no == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
     if (!line.empty() && line.back() == '\r') line.pop_back();  // a file written on Windows
-    if (line.empty()) continue;
+    // Blank lines (spaces and tabs only, as editors leave them) name no id; an id itself is taken
+    // as written, blanks inside or around it included.
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
     if (!seen.insert(line).second)
       usage_fail(option,
                  path + ", line " + std::to_string(line_no) + ": '" + line + "' is given twice");

@@ -152,7 +152,7 @@ std::vector<std::string> split_list(const std::string& text);
 // split_list for a list of ids (--users): UsageError naming --<option> for one given twice.
 std::vector<std::string> split_id_list(const std::string& option, const std::string& text);
 // The ids in the file at `path`, one per line exactly as written (an id may hold commas, blanks or
-// quotes, as a quoted CSV field of a ratings file can); empty lines are skipped, and a line's
+// quotes, as a quoted CSV field of a ratings file can); blank lines are skipped, and a line's
 // trailing '\r' and the file's UTF-8 byte order mark are not part of an id. UsageError naming
 // --<option> when the file cannot be read or an id is given twice (with the file and line).
 std::vector<std::string> read_id_file(const std::string& option, const std::string& path);

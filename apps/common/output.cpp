@@ -157,7 +157,21 @@ void check_outputs_are_not_inputs(const std::string& dir, const std::vector<std:
     }
 }
 
-std::string model_app(const std::string& dir) {
+namespace {
+
+// The app a training run's config.ini names in its first line (write_resolved_config), or "".
+std::string config_app(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  static const std::string kHead = "# resolved configuration of an ";
+  if (line.compare(0, kHead.size(), kHead) != 0) return {};
+  const std::string rest = line.substr(kHead.size());
+  const std::string name = rest.substr(0, rest.find(' '));
+  return name.compare(0, 3, "fk-") == 0 ? name : std::string();
+}
+
+std::string model_ini_app(const std::string& dir) {
   const std::string ini = dir + "/model.ini";
   std::error_code ec;
   if (!fs::is_regular_file(ini, ec)) return {};
@@ -183,11 +197,25 @@ std::string model_app(const std::string& dir) {
   return named;
 }
 
+}  // namespace
+
+std::string model_app(const std::string& dir, std::string* source) {
+  std::string app = model_ini_app(dir);
+  if (!app.empty()) {
+    if (source) *source = dir + "/model.ini";
+    return app;
+  }
+  app = config_app(dir + "/config.ini");
+  if (!app.empty() && source) *source = dir + "/config.ini";
+  return app;
+}
+
 void check_no_other_app_model(const std::string& dir, const std::string& app) {
-  const std::string holder = model_app(dir);
+  std::string source;
+  const std::string holder = model_app(dir, &source);
   if (!holder.empty() && holder != app)
-    usage_fail("out", dir + " holds an " + holder + " model (" + dir + "/model.ini); " + app +
-                          " does not write over another app's model: choose another --out, or "
+    usage_fail("out", dir + " holds an " + holder + " model or run (" + source + "); " + app +
+                          " does not write over another app's: choose another --out, or "
                           "remove that folder first");
 }
 
@@ -195,9 +223,11 @@ void remove_completion_markers(const std::string& dir) {
   for (const char* name : {"model.ini", "summary.json"}) remove_stale_output(dir + "/" + name);
 }
 
-void write_resolved_config(const std::string& dir, const ResolvedConfig& config) {
+void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
+                           const std::string& app) {
   io::AtomicFile ini(dir + "/config.ini");
-  ini.stream() << "# resolved configuration; run again with --config " << dir << "/config.ini\n";
+  ini.stream() << "# resolved configuration" << (app.empty() ? "" : " of an " + app + " training run")
+               << "; run again with --config " << dir << "/config.ini\n";
   for (const ConfigEntry& e : config) ini.stream() << e.key << " = " << e.ini << '\n';
   ini.commit();
   io::AtomicFile json(dir + "/config.json");

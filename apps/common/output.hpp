@@ -70,8 +70,11 @@ class MetricsWriter {
 };
 
 // Writes `<dir>/config.ini` (key = value, loadable with --config) and `<dir>/config.json`
-// (one object), both atomically.
-void write_resolved_config(const std::string& dir, const ResolvedConfig& config);
+// (one object), both atomically. A training run names its app (`app`, e.g. "fk-lda") in
+// config.ini's first line, which is written when the run starts and stays: model_app reads it
+// for a folder whose run stopped before model.ini.
+void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
+                           const std::string& app = "");
 
 // A training run's results are complete when its last files exist: model.ini (the fk-lda and
 // fk-als models, which infer and recommend require) and summary.json, each written after the rest.
@@ -86,11 +89,13 @@ void check_outputs_are_not_inputs(const std::string& dir, const std::vector<std:
                                   const std::vector<std::string>& inputs);
 // The model.ini key that names the app whose model the folder holds ("app = fk-als").
 inline constexpr const char* kModelAppKey = "app";
-// The fk app whose model `dir` holds: the `app` key of `dir`/model.ini, or for a model.ini written
-// before that key its first line ("# fk-lda model: ..." names fk-lda; fk-sfa wrote its model with
-// fk-als's writer then, so "# fk-als model" with fk-sfa's item_means.npy beside it is fk-sfa's).
-// "" when there is no model.ini or it names no app.
-std::string model_app(const std::string& dir);
+// The fk app whose model or run `dir` holds: the `app` key of `dir`/model.ini, or for a model.ini
+// written before that key its first line ("# fk-lda model: ..." names fk-lda; fk-sfa wrote its
+// model with fk-als's writer then, so "# fk-als model" with fk-sfa's item_means.npy beside it is
+// fk-sfa's); without either, the app config.ini's first line names (a run that stopped before
+// model.ini, its checkpoint perhaps kept). "" when none names an app. `source`, when given,
+// receives the file that named it.
+std::string model_app(const std::string& dir, std::string* source = nullptr);
 // Throws UsageError naming --out when `dir` holds the model of an app other than `app` (model_app):
 // a training run would leave that model's files mixed with its own, or remove some of them. The
 // same app's model is replaced as before. Call before anything in `dir` changes.

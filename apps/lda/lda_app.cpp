@@ -176,6 +176,7 @@ int lda_main(int argc, char** argv) {
   const app::CommonOptions& common = cli.common();
   if (common.input.empty()) app::usage_fail("input", "is required (a corpus file, or gen:default)");
   const app::ResolvedConfig config = cli.resolved(lda_overrides(opt));
+  app::check_training_out(cli);  // before the data load (run_training checks again)
 
   const LdaData data = prepare_lda_data(opt, common);
 

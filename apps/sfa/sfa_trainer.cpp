@@ -79,7 +79,8 @@ class Trainer {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_, opt_.resume, fingerprint(), config_, "iter", "pass", common_.iters, {}, {},
          device_,
-         {{"users.npy", data_.users(), hyper_.k()}, {"items.npy", data_.items(), hyper_.k()}}});
+         {{"users.npy", data_.users(), hyper_.k()}, {"items.npy", data_.items(), hyper_.k()}},
+         "fk-sfa"});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));

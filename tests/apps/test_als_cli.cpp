@@ -608,7 +608,7 @@ TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
                                            "--device cpu --threads 1 --quiet");
   ASSERT_EQ(trained.code, 0) << trained.err;
   const std::string users = dir.file("users.txt");
-  test::write_bytes(users, "Doe, Jane\r\n\nx\"y\n");
+  test::write_bytes(users, "Doe, Jane\r\n\n  \t\nx\"y\n");  // blank lines name no one
   const std::string rec =
       "recommend --model '" + model + "' --n 1 --out '" + dir.file("rec") + "' ";
   const Outcome o = run_als(dir, rec + "--users bob --users-file '" + users + "'");

@@ -135,6 +135,26 @@ TEST(GapCli, ModelIniNamesTheAppAndAnotherAppsOutIsRefused) {
   EXPECT_EQ(slurp(lda + "/lambda.npy"), "not an fk-gap file");
   EXPECT_TRUE(std::filesystem::exists(lda + "/model.ini"));
   EXPECT_FALSE(std::filesystem::exists(lda + "/config.ini"));
+
+  // A run that stopped before model.ini (killed, diverged) left only what it writes at its start,
+  // config.ini naming its app, and perhaps a checkpoint to resume: refused too, the checkpoint
+  // kept.
+  const std::string stopped = dir.file("stopped");
+  std::filesystem::create_directories(stopped + "/checkpoint");
+  std::ofstream(stopped + "/config.ini")
+      << "# resolved configuration of an fk-lda training run; run again with --config "
+      << stopped << "/config.ini\ntopics = 2\n";
+  std::ofstream(stopped + "/checkpoint/state.ini") << "pass = 3\n";
+  const auto over_stopped = train(stopped);
+  EXPECT_EQ(over_stopped.status, 2) << over_stopped.err;
+  EXPECT_NE(over_stopped.err.find("holds an fk-lda model or run (" + stopped + "/config.ini)"),
+            std::string::npos)
+      << over_stopped.err;
+  EXPECT_EQ(slurp(stopped + "/checkpoint/state.ini"), "pass = 3\n");
+  // fk-gap's own config.ini names fk-gap, so its own stopped run is trained over as before.
+  EXPECT_EQ(read_lines(own + "/config.ini")[0].rfind(
+                "# resolved configuration of an fk-gap training run; run again with --config", 0),
+            0u);
 }
 
 // --eval-every 0: metrics after the last iteration only; the model is the same.
