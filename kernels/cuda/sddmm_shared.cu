@@ -179,6 +179,9 @@ class SharedSddmm : public SddmmVariant {
     return "GPU-Shared: 2-D tiles, dense B block staged in shared memory, K slices combined by atomics";
   }
   Backend backend() const override { return Backend::kCuda; }
+  // With three or more K slices (K above 256, or narrower slices on wide patterns) the slices'
+  // partial dot products meet through float atomics, whose order the hardware picks.
+  bool repeatable() const override { return false; }
   std::unique_ptr<SddmmPlan> prepare(const Context& ctx, const CsrView& s, int k) const override {
     return std::make_unique<SharedPlan>(ctx, s, k);
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "apps/common/reduce.hpp"
+#include "apps/common/repeatability.hpp"
 #include "apps/gap/gap_backend.hpp"
 #include "apps/gap/gap_data.hpp"
 #include "apps/gap/gap_trainer.hpp"
@@ -371,7 +372,9 @@ TEST(GapMath, GpuAgreesWithCpu) {
                 std::string(fused) == "auto")
           << gpu.kernels;
       expect_same_fit(gpu, cpu, 1e-3);
-      // The same fit again on the GPU: bit for bit (--seed's promise holds run after run).
+      // The same fit again on the GPU: bit for bit (--seed's promise holds run after run, for
+      // the repeatable kernels auto must have picked).
+      ASSERT_EQ(app::repeatability_note(gpu.kernels), "") << gpu.kernels;
       const Fit again = fit_known_model(DeviceKind::kGpu, update, fused);
       EXPECT_EQ(again.lambda, gpu.lambda);
       EXPECT_EQ(again.x, gpu.x);

@@ -111,7 +111,9 @@ std::map<std::string, int> g_checked;
 void record(const VariantInfo& v, const std::string& what, const std::string& result) {
   ++g_checked[v.name()];
   if (!result.empty()) g_differing[v.name()].insert(what + ": " + result);
-  if (v.repeatable()) EXPECT_EQ(result, "") << v.name() << " on " << what;
+  if (v.repeatable()) {
+    EXPECT_EQ(result, "") << v.name() << " on " << what;
+  }
 }
 
 TEST(CudaRepeatability, Spmm) {
@@ -154,7 +156,8 @@ TEST(CudaRepeatability, Sddmm) {
   Rng rng(8);
   for (const Case& c : cases()) {
     const DeviceCsr ds(c.s);
-    for (const int k : kWidths) {
+    // 512: three and more K slices in cuda.sddmm.shared.
+    for (const int k : {1, 4, 32, 100, 256, 512}) {
       const HostDense<float> a = test::random_matrix(c.s.rows, k, rng);
       const HostDense<float> b = test::random_matrix(c.s.cols, k, rng);
       DeviceBuffer<float> da(a.values()), db(b.values()), out(c.s.nnz());
@@ -222,25 +225,29 @@ TEST(CudaRepeatability, RatioSpmm) {
 // The registry answers by name: the variants marked as not repeatable, and the rest.
 TEST(CudaRepeatability, RegistryKnowsWhichVariantsRepeat) {
   for (const char* name : {"cuda.spmm.cusparse", "cuda.spmm.cusparse_on_transpose",
-                           "cuda.spmm.nnz_vsr", "cuda.spmm.panel"})
+                           "cuda.spmm.nnz_vsr", "cuda.spmm.panel", "cuda.sddmm.shared"})
     EXPECT_FALSE(variant_repeatable(name)) << name;
   for (const char* name : {"cuda.spmm.row_csc", "cuda.spmm.row_split", "cuda.sddmm.cusparse",
                            "cuda.ratio_spmm.fused", "omp.spmm.rows", "not.a.variant"})
     EXPECT_TRUE(variant_repeatable(name)) << name;
 }
 
-// Printed after the three above (gtest runs the tests of a file in order): every variant that gave
-// other bits on a rerun, and where; then how many cases each variant ran and how many differed.
-TEST(CudaRepeatability, Summary) {
-  FK_REQUIRE_GPU();
-  for (const auto& [variant, cases] : g_differing) {
-    std::printf("%s: %zu cases differ\n", variant.c_str(), cases.size());
-    for (const std::string& c : cases) std::printf("  %s\n", c.c_str());
+// Printed when the tests end (the record of what each variant did): every variant that gave other
+// bits on a rerun, and where; then how many cases each variant ran and how many differed.
+class PrintRepeatability : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    for (const auto& [variant, cases] : g_differing) {
+      std::printf("%s: %zu cases differ\n", variant.c_str(), cases.size());
+      for (const std::string& c : cases) std::printf("  %s\n", c.c_str());
+    }
+    for (const auto& [variant, n] : g_checked)
+      std::printf("checked %s on %d cases, %zu differ\n", variant.c_str(), n,
+                  g_differing.count(variant) ? g_differing[variant].size() : std::size_t{0});
   }
-  for (const auto& [variant, n] : g_checked)
-    std::printf("checked %s on %d cases, %zu differ\n", variant.c_str(), n,
-                g_differing.count(variant) ? g_differing[variant].size() : std::size_t{0});
-}
+};
+[[maybe_unused]] ::testing::Environment* const g_print_repeatability =
+    ::testing::AddGlobalTestEnvironment(new PrintRepeatability);
 
 }  // namespace
 }  // namespace fk
