@@ -368,9 +368,8 @@ class Trainer {
                << clock.seconds() << " s";
   }
 
-  // Of every topic's --top-words words over the training documents; one line in the log.
-  // Of every topic's --top-words words over the training documents, by λ (W x K); one line in the
-  // log.
+  // The coherence of every topic's first coherence_words() words by λ (W x K) over the training
+  // documents; one line in the log.
   int coherence_words() const { return std::min(opt_.top_words, kCoherenceMaxWords); }
   TopicCoherence coherence(const HostDense<float>& lambda, const char* what) const {
     Stopwatch clock;
