@@ -226,8 +226,9 @@ void remove_completion_markers(const std::string& dir) {
 void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
                            const std::string& app) {
   io::AtomicFile ini(dir + "/config.ini");
-  ini.stream() << "# resolved configuration" << (app.empty() ? "" : " of an " + app + " training run")
-               << "; run again with --config " << dir << "/config.ini\n";
+  const std::string of = app.empty() ? std::string() : " of an " + app + " training run";
+  ini.stream() << "# resolved configuration" << of << "; run again with --config " << dir
+               << "/config.ini\n";
   for (const ConfigEntry& e : config) ini.stream() << e.key << " = " << e.ini << '\n';
   ini.commit();
   io::AtomicFile json(dir + "/config.json");

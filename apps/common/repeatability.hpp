@@ -20,7 +20,8 @@ inline std::string repeatability_note(const std::string& kernel_names) {
     if (end == std::string::npos) end = kernel_names.size();
     const std::string entry = kernel_names.substr(pos, end - pos);
     const std::string name = entry.substr(0, entry.find(' '));  // variant names have no blanks
-    if (!name.empty() && !variant_repeatable(name) && listed.find(" " + name + " ") == std::string::npos) {
+    const bool new_name = listed.find(" " + name + " ") == std::string::npos;
+    if (!name.empty() && !variant_repeatable(name) && new_name) {
       listed += " " + name + " ";
       out += (out.empty() ? "; not bitwise repeatable: " : ", ") + name;
     }
