@@ -56,6 +56,7 @@ Context::Context(Context&& other) noexcept
       threads_(other.threads_),
       gpu_id_(other.gpu_id_),
       share_plan_choices_(other.share_plan_choices_),
+      repeatable_only_(other.repeatable_only_),
       transposed_slice_bytes_(other.transposed_slice_bytes_),
       gpu_(std::exchange(other.gpu_, nullptr)) {}
 
@@ -66,6 +67,7 @@ Context& Context::operator=(Context&& other) noexcept {
     threads_ = other.threads_;
     gpu_id_ = other.gpu_id_;
     share_plan_choices_ = other.share_plan_choices_;
+    repeatable_only_ = other.repeatable_only_;
     transposed_slice_bytes_ = other.transposed_slice_bytes_;
     gpu_ = std::exchange(other.gpu_, nullptr);
   }

@@ -53,6 +53,13 @@ class Context {
   void set_share_plan_choices(bool on) { share_plan_choices_ = on; }
   bool share_plan_choices() const { return share_plan_choices_; }
 
+  // `auto` SpMM plans use only variants that give the same bits run after run
+  // (VariantInfo::repeatable): where the rules pick one that does not, the fastest repeatable one,
+  // timed when the plan is made, runs instead (kernels/registry.cpp). Off by default. The apps'
+  // --repeatable.
+  void set_repeatable_only(bool on) { repeatable_only_ = on; }
+  bool repeatable_only() const { return repeatable_only_; }
+
   // Sᵀ·B plans on the GPU cut S into row slices whose rows of B fit in this many bytes when B is
   // larger, so that each slice's gathers of B stay in L2 (kernels/registry.cpp). 0 (the default):
   // a third of the L2, and only where B outgrows the L2 and Sᵀ's rows are long enough to pay for
@@ -65,6 +72,7 @@ class Context {
   int threads_ = 1;
   int gpu_id_ = 0;
   bool share_plan_choices_ = false;
+  bool repeatable_only_ = false;
   std::int64_t transposed_slice_bytes_ = 0;
   GpuResources* gpu_ = nullptr;  // owned; created only for GPU contexts
 };

@@ -638,26 +638,54 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
   problem.k = kk;
   out.variant = &resolve(ctx, spmm_variants(), variant, problem, "SpMM", &choose_spmm_variant);
   out.width = kk;
-  if (op == Op::kNoTrans) {
-    out.plan = out.variant->prepare_at(ctx, s, kk, precision);
-  } else {
-    out.plan = out.variant->prepare_transposed(ctx, s, kk);
-    if (!out.plan) {
+  const std::int64_t b_rows = op == Op::kNoTrans ? s.cols : s.rows,
+                     c_rows = op == Op::kNoTrans ? s.rows : s.cols;
+  auto build = [&](const SpmmVariant& v) -> std::unique_ptr<SpmmPlan> {
+    if (op == Op::kNoTrans) return v.prepare_at(ctx, s, kk, precision);
+    std::unique_ptr<SpmmPlan> plan = v.prepare_transposed(ctx, s, kk);
+    if (plan) return plan;
 #if FK_WITH_CUDA
-      if (const std::int64_t slice_rows = slice_rows_for(ctx, s, kk, *out.variant); slice_rows > 0)
-        out.plan =
-            std::make_unique<SlicedTransposePlan>(ctx, s, kk, *out.variant, precision, slice_rows);
+    if (const std::int64_t slice_rows = slice_rows_for(ctx, s, kk, v); slice_rows > 0)
+      return std::make_unique<SlicedTransposePlan>(ctx, s, kk, v, precision, slice_rows);
 #endif
-      if (!out.plan)
-        out.plan = std::make_unique<CachedTransposePlan>(ctx, s, kk, *out.variant, precision);
+    return std::make_unique<CachedTransposePlan>(ctx, s, kk, v, precision);
+  };
+  if (variant == "auto" && ctx.repeatable_only() && !out.variant->repeatable()) {
+    // --repeatable (the CPU variants all repeat at a fixed thread count: only GPU picks get
+    // here): the fastest of the repeatable variants of the device that apply, each prepared and
+    // run three times (after one untimed run) on zero operands of the plan's shape.
+    DeviceBuffer<float> b(b_rows * kk), c(c_rows * kk), vals(std::max<std::int64_t>(s.nnz, 1));
+    b.fill_bytes(0);
+    vals.fill_bytes(0);
+    const DenseView<const float> vb{b.data(), b_rows, kk};
+    const DenseView<float> vc{c.data(), c_rows, kk};
+    const SpmmVariant* best = nullptr;
+    double best_seconds = 0;
+    std::ostringstream timed;
+    for (const SpmmVariant* v : spmm_variants()) {
+      if (!v->repeatable() || v->backend() != out.variant->backend() || !v->why_not(problem).empty())
+        continue;
+      std::unique_ptr<SpmmPlan> plan = build(*v);
+      plan->run(ctx, vals.data(), vb, vc);
+      ctx.synchronize();
+      Stopwatch clock;
+      for (int r = 0; r < 3; ++r) plan->run(ctx, vals.data(), vb, vc);
+      ctx.synchronize();
+      const double seconds = clock.seconds() / 3;
+      timed << ' ' << v->name() << ' ' << seconds * 1e3 << " ms;";
+      if (!best || seconds < best_seconds) best = v, best_seconds = seconds, out.plan = std::move(plan);
     }
+    FK_CHECK(best, "--repeatable: no repeatable SpMM variant applies to this problem (auto's pick "
+                       << out.variant->name() << " is not repeatable)");
+    log_debug() << "repeatable SpMM in place of " << out.variant->name() << ": " << best->name()
+                << " (timed:" << timed.str() << ")";
+    out.variant = best;
+  } else {
+    out.plan = build(*out.variant);
   }
 #if FK_WITH_CUDA
-  if (kk != k) {
-    const std::int64_t b_rows = op == Op::kNoTrans ? s.cols : s.rows,
-                       c_rows = op == Op::kNoTrans ? s.rows : s.cols;
+  if (kk != k)
     out.plan = std::make_unique<PaddedWidthSpmmPlan>(std::move(out.plan), k, kk, b_rows, c_rows);
-  }
 #endif
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();

@@ -149,12 +149,13 @@ std::string canonical_file(const std::string& text) {
 
 ResolvedConfig model_fingerprint(const ResolvedConfig& config,
                                  const std::vector<std::string>& extra_free) {
-  // precision, ratio-spmm and product-spmm go with sddmm and spmm: they choose kernels (and how
-  // they round), not the model being trained, so a run may resume at another one.
+  // precision, ratio-spmm, product-spmm and repeatable go with sddmm and spmm: they choose kernels
+  // (and how they round), not the model being trained, so a run may resume at another one.
   static const char* const kFree[] = {"iters",     "out",        "device",       "threads",
                                       "quiet",     "compare",    "checkpoint-every",
                                       "resume",    "sddmm",      "spmm",
-                                      "precision", "ratio-spmm", "product-spmm"};
+                                      "precision", "ratio-spmm", "product-spmm",
+                                      "repeatable"};
   ResolvedConfig out;
   for (const ConfigEntry& e : config) {
     const bool free = std::any_of(std::begin(kFree), std::end(kFree),

@@ -229,6 +229,11 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
     ("compare", po::bool_switch(&common_.compare),
      "run the same configuration on the GPU and on the CPU and print a side-by-side table "
      "(time per iteration, speedup, final quality); without a GPU, runs the CPU only")
+    ("repeatable", po::bool_switch(&common_.repeatable),
+     "GPU: only kernels that give the same bits run after run. Where auto's pick would not (the "
+     "kernel line says 'not bitwise repeatable': cuSPARSE's SpMM and a few kernels with atomics), "
+     "the fastest repeatable variant, timed as each plan is made, runs instead; may be slower. "
+     "Variants named with --spmm/--sddmm are kept")
     ("quiet,q", po::bool_switch(&common_.quiet), "print warnings and errors only");
   // clang-format on
 }

@@ -44,6 +44,7 @@ struct CommonOptions {
   int iters = 10;                                   // --iters
   bool compare = false;                             // --compare
   bool quiet = false;                               // --quiet
+  bool repeatable = false;                          // --repeatable
 };
 
 // Per-app defaults of the common options.

@@ -12,8 +12,9 @@ namespace {
 // A training run builds its plans on minibatches of one data set: plans that time algorithms in
 // prepare share their picks across alike minibatches (Context::share_plan_choices). lda-nytimes's
 // 73 minibatches each timed three cuSPARSE algorithms, about 1 s of its startup on an H200.
-Context training_context(Context ctx) {
+Context training_context(Context ctx, const CommonOptions& common) {
   ctx.set_share_plan_choices(true);
+  ctx.set_repeatable_only(common.repeatable);
   return ctx;
 }
 
@@ -30,7 +31,7 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
   check_training_out(cli);
   const CommonOptions& common = cli.common();
   if (!common.compare) {
-    train(training_context(Context::create(common.device, common.threads)), common.out,
+    train(training_context(Context::create(common.device, common.threads), common), common.out,
           RunRole::kOnly);
     return false;
   }
@@ -39,16 +40,16 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
   const std::string why_not = gpu_unavailable_reason();
   if (!why_not.empty()) {
     log_warn() << "--compare: " << why_not << "; running the CPU only";
-    RunRecord cpu = train(training_context(Context(DeviceKind::kCpu, common.threads)),
+    RunRecord cpu = train(training_context(Context(DeviceKind::kCpu, common.threads), common),
                           common.out + "/cpu", RunRole::kCpuFallback);
     cpu.label = "cpu";
     write_comparison_json(common.out + "/compare.json", std::nullopt, cpu, iter_name, why_not);
     return false;
   }
-  RunRecord gpu = train(training_context(Context(DeviceKind::kGpu, common.threads)),
+  RunRecord gpu = train(training_context(Context(DeviceKind::kGpu, common.threads), common),
                         common.out + "/gpu", RunRole::kCompareGpu);
   gpu.label = "gpu";
-  RunRecord cpu = train(training_context(Context(DeviceKind::kCpu, common.threads)),
+  RunRecord cpu = train(training_context(Context(DeviceKind::kCpu, common.threads), common),
                         common.out + "/cpu", RunRole::kCompareCpu);
   cpu.label = "cpu";
   print_comparison(std::cout, gpu, cpu, iter_name);

@@ -144,6 +144,7 @@ int infer_main(int argc, char** argv) {
       load_corpus_in_vocab(common.input, common.format, model.vocab, model.lambda.rows());
   log_info() << "infer: " << docs.source;
   Context ctx = Context::create(common.device, common.threads);
+  ctx.set_repeatable_only(common.repeatable);
   const std::string device = ctx.describe();
   Stopwatch clock;
   const HostDense<float> theta =

@@ -222,6 +222,52 @@ TEST(CudaRepeatability, RatioSpmm) {
   }
 }
 
+// With Context::set_repeatable_only (the apps' --repeatable), an `auto` SpMM plan whose rules pick
+// an unrepeatable variant runs a repeatable one instead, with the same result up to rounding and
+// the same bits run after run. The cases above make auto pick cuSPARSE or nnz_vsr somewhere.
+TEST(CudaRepeatability, RepeatableOnlyAutoReplacesUnrepeatablePicks) {
+  FK_REQUIRE_GPU();
+  Context plain(DeviceKind::kGpu), only(DeviceKind::kGpu);
+  only.set_repeatable_only(true);
+  Rng rng(10);
+  int replaced = 0;
+  for (const Case& c : cases()) {
+    const DeviceCsr ds(c.s);
+    for (const int k : kWidths)
+      for (const Op op : {Op::kNoTrans, Op::kTrans}) {
+        const std::int64_t in_rows = op == Op::kNoTrans ? c.s.cols : c.s.rows;
+        const std::int64_t out_rows = op == Op::kNoTrans ? c.s.rows : c.s.cols;
+        const PreparedSpmm usual = make_spmm_plan(plain, ds.view(), k, op);
+        if (usual.variant->repeatable()) continue;
+        SCOPED_TRACE(c.name + (op == Op::kNoTrans ? " S*B" : " S^T*B") + " K=" +
+                     std::to_string(k) + ", auto's pick " + usual.variant->name());
+        const PreparedSpmm repeatable = make_spmm_plan(only, ds.view(), k, op);
+        EXPECT_TRUE(repeatable.variant->repeatable()) << repeatable.variant->name();
+        ++replaced;
+        const HostDense<float> b = test::random_matrix(in_rows, k, rng);
+        DeviceBuffer<float> db(b.values()), dc(out_rows * k);
+        auto run = [&](const PreparedSpmm& p, const Context& ctx) {
+          dc.fill_bytes(0xff);
+          p.run(ctx, nullptr, DenseView<const float>{db.data(), in_rows, k},
+                DenseView<float>{dc.data(), out_rows, k});
+          ctx.synchronize();
+          return dc.to_host();
+        };
+        const std::vector<float> want = run(usual, plain);
+        EXPECT_EQ(repeat([&] { return run(repeatable, only); }), "");
+        // The same sums in another order: each element within rounding of the vendor's, relative
+        // to the largest element (the values are signed, so single elements may cancel).
+        const std::vector<float> got = run(repeatable, only);
+        double scale = 0, worst = 0;
+        for (float x : want) scale = std::max(scale, std::fabs(double(x)));
+        for (std::size_t i = 0; i < got.size(); ++i)
+          worst = std::max(worst, std::fabs(double(got[i]) - want[i]));
+        EXPECT_LE(worst, 1e-4 * scale) << repeatable.variant->name();
+      }
+  }
+  EXPECT_GT(replaced, 0) << "no case made auto pick an unrepeatable variant";
+}
+
 // The registry answers by name: the variants marked as not repeatable, and the rest.
 TEST(CudaRepeatability, RegistryKnowsWhichVariantsRepeat) {
   for (const char* name : {"cuda.spmm.cusparse", "cuda.spmm.cusparse_on_transpose",
