@@ -663,8 +663,9 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
     double best_seconds = 0;
     std::ostringstream timed;
     for (const SpmmVariant* v : spmm_variants()) {
-      if (!v->repeatable() || v->backend() != out.variant->backend() || !v->why_not(problem).empty())
-        continue;
+      const bool candidate = v->repeatable() && v->backend() == out.variant->backend() &&
+                             v->why_not(problem).empty();
+      if (!candidate) continue;
       std::unique_ptr<SpmmPlan> plan = build(*v);
       plan->run(ctx, vals.data(), vb, vc);
       ctx.synchronize();
@@ -673,7 +674,11 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
       ctx.synchronize();
       const double seconds = clock.seconds() / 3;
       timed << ' ' << v->name() << ' ' << seconds * 1e3 << " ms;";
-      if (!best || seconds < best_seconds) best = v, best_seconds = seconds, out.plan = std::move(plan);
+      if (!best || seconds < best_seconds) {
+        best = v;
+        best_seconds = seconds;
+        out.plan = std::move(plan);
+      }
     }
     FK_CHECK(best, "--repeatable: no repeatable SpMM variant applies to this problem (auto's pick "
                        << out.variant->name() << " is not repeatable)");
