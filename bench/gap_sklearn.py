@@ -36,30 +36,12 @@ ran, 1 when a run failed.
 """
 import argparse
 import csv
-import gzip
 import json
 import math
 import os
 import subprocess
 import sys
 import time
-
-
-def read_docword(path, np, sparse):
-    """UCI docword file -> scipy CSR matrix (documents x words) of counts, 0-based ids."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        d = int(f.readline())
-        w = int(f.readline())
-        f.readline()  # nnz
-        rows, cols, vals = [], [], []
-        for line in f:
-            parts = line.split()
-            if len(parts) == 3:
-                rows.append(int(parts[0]) - 1)
-                cols.append(int(parts[1]) - 1)
-                vals.append(float(parts[2]))
-    return sparse.csr_matrix((np.array(vals), (np.array(rows), np.array(cols))), shape=(d, w))
 
 
 def poisson_ll_per_token(f, w, h, np):
@@ -122,12 +104,12 @@ def main():
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
     import numpy as np
-    import scipy.sparse as sparse
     import sklearn  # Debian's python3-sklearn; imported late so --help works without it
-    from lda_compare import coherence  # this folder's; it imports numpy
+    from lda_compare import coherence, read_docword, to_csr  # this folder's; it imports numpy
 
     os.makedirs(args.out, exist_ok=True)
-    f = read_docword(args.corpus, np, sparse)
+    _, words, docs = read_docword(args.corpus)
+    f = to_csr(docs, words)
     print(f"{args.corpus}: {f.shape[0]} documents x {f.shape[1]} words, {f.nnz} nonzeros, "
           f"{int(f.sum())} tokens; K = {args.factors}, {args.iters} iterations, scikit-learn "
           f"{sklearn.__version__}", flush=True)
