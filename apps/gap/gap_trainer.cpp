@@ -125,19 +125,9 @@ class Trainer {
     write_model(result);
     // After the model is saved (the coherence's cost grows with the words' pairs), before the
     // summary, which holds it.
-    const int words = std::min(opt_.top_words, lda::kCoherenceMaxWords);
-    if (words >= 2) {
-      Stopwatch clock;
-      result.coherence = lda::topic_coherence(lda::top_word_ids(result.lambda, words),
-                                              {{&data_.train, nullptr}});
-      log_info() << "topic coherence of the top " << result.coherence->words << " words over "
-                 << result.coherence->documents << " documents' training counts in "
-                 << clock.seconds() << " s";
-      lda::write_coherence_csv(out_ + "/coherence.csv", *result.coherence,
-                               lda::top_words(result.lambda, words, data_.vocab));
-    } else {
-      app::remove_stale_output(out_ + "/coherence.csv");
-    }
+    result.coherence =
+        lda::score_topics(result.lambda, opt_.top_words, {{&data_.train, nullptr}}, data_.vocab,
+                          "the factors (training counts)", out_ + "/coherence.csv");
     write_summary(result);
     return result;
   }

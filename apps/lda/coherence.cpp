@@ -8,7 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include "apps/common/output.hpp"
+#include "apps/lda/lda_trainer.hpp"
 #include "core/io/csv.hpp"
+#include "core/log.hpp"
+#include "core/timer.hpp"
 
 namespace fk::lda {
 namespace {
@@ -141,6 +145,26 @@ void write_coherence_csv(const std::string& path, const TopicCoherence& coherenc
     csv.row({std::to_string(t), number(coherence.umass[t]), number(coherence.npmi[t]), joined});
   }
   csv.commit();
+}
+
+std::optional<TopicCoherence> score_topics(const HostDense<float>& lambda, int words,
+                                           const std::vector<DocumentBlock>& docs,
+                                           const std::vector<std::string>& vocab,
+                                           const std::string& what, const std::string& csv_path) {
+  const int n = std::min(words, kCoherenceMaxWords);
+  if (n < 2) {
+    if (!csv_path.empty()) app::remove_stale_output(csv_path);
+    return std::nullopt;
+  }
+  Stopwatch clock;
+  const std::vector<std::vector<std::int64_t>> ids = top_word_ids(lambda, n);
+  TopicCoherence c = topic_coherence(ids, docs);
+  char scores[96];
+  std::snprintf(scores, sizeof scores, "UMass %.4f, NPMI %.4f", c.mean_umass, c.mean_npmi);
+  log_info() << "topic coherence of " << what << ", top " << c.words << " words over "
+             << c.documents << " documents: " << scores << " (" << clock.seconds() << " s)";
+  if (!csv_path.empty()) write_coherence_csv(csv_path, c, word_names(ids, vocab, lambda.rows()));
+  return c;
 }
 
 }  // namespace fk::lda

@@ -11,10 +11,12 @@
 // comparable. A topic is undefined (NaN) when a listed word occurs in no document or the list has
 // fewer than two words; the means are over the defined topics.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/csr.hpp"
+#include "core/dense.hpp"
 
 namespace fk::lda {
 
@@ -42,6 +44,16 @@ struct TopicCoherence {
 // memory stays (distinct listed words) x 8 KiB; the pairs are scored on all threads.
 TopicCoherence topic_coherence(const std::vector<std::vector<std::int64_t>>& top_word_ids,
                                const std::vector<DocumentBlock>& docs);
+
+// The apps' coherence step (fk-lda, fk-gap): scores the first min(words, kCoherenceMaxWords)
+// words of each topic of `lambda` (W x K, ranked by top_word_ids) over `docs` and logs one line
+// naming `what`. With a `csv_path`, writes it (write_coherence_csv, the words named from `vocab`),
+// or, below two words, removes an earlier run's file there; nullopt below two words.
+std::optional<TopicCoherence> score_topics(const HostDense<float>& lambda, int words,
+                                           const std::vector<DocumentBlock>& docs,
+                                           const std::vector<std::string>& vocab,
+                                           const std::string& what,
+                                           const std::string& csv_path = "");
 
 // Writes `path` atomically as CSV: topic,umass,npmi,words; `words` holds each topic's listed words
 // (space-separated in the last column, quoted where CSV needs it); undefined scores are empty.

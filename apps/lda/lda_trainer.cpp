@@ -294,14 +294,10 @@ class Trainer {
     write_outputs(result);
     // After the model is saved (the coherence's cost grows with the words' pairs), before the
     // summary, which holds it.
-    if (coherence_words() >= 2) {
-      result.coherence = coherence(result.lambda, "the model's topics");
-      if (data_.true_topics) result.true_coherence = true_topics_coherence();
-      write_coherence_csv(out_ + "/coherence.csv", *result.coherence,
-                          top_words(result.lambda, coherence_words(), data_.vocab));
-    } else {
-      app::remove_stale_output(out_ + "/coherence.csv");
-    }
+    result.coherence = score_topics(result.lambda, opt_.top_words, training_documents(),
+                                    data_.vocab, "the model's topics (training documents)",
+                                    out_ + "/coherence.csv");
+    if (result.coherence && data_.true_topics) result.true_coherence = true_topics_coherence();
     write_summary(result);
     return result;
   }
@@ -368,29 +364,21 @@ class Trainer {
                << clock.seconds() << " s";
   }
 
-  // The coherence of every topic's first coherence_words() words by λ (W x K) over the training
-  // documents; one line in the log.
-  int coherence_words() const { return std::min(opt_.top_words, kCoherenceMaxWords); }
-  TopicCoherence coherence(const HostDense<float>& lambda, const char* what) const {
-    Stopwatch clock;
-    const std::vector<std::vector<std::int64_t>> lists = top_word_ids(lambda, coherence_words());
+  std::vector<DocumentBlock> training_documents() const {
     std::vector<DocumentBlock> blocks;
     for (const LocalBatch& b : data_.train_batches) blocks.push_back({&b.counts, &b.words});
-    TopicCoherence c = topic_coherence(lists, blocks);
-    log_info() << "topic coherence of " << what << ", top " << c.words << " words over "
-               << c.documents << " training documents: UMass " << app::fmt("%.4f", c.mean_umass)
-               << ", NPMI " << app::fmt("%.4f", c.mean_npmi) << " (" << clock.seconds() << " s)";
-    return c;
+    return blocks;
   }
 
-  // The same for a generated corpus's true topics (K_true x W), the reference learned topics are
-  // measured against.
-  TopicCoherence true_topics_coherence() const {
+  // The coherence of a generated corpus's true topics (K_true x W), scored as the model's: the
+  // reference learned topics are measured against.
+  std::optional<TopicCoherence> true_topics_coherence() const {
     const HostDense<float>& truth = *data_.true_topics;
     HostDense<float> by_word(truth.cols(), truth.rows());
     for (std::int64_t t = 0; t < truth.rows(); ++t)
       for (std::int64_t w = 0; w < truth.cols(); ++w) by_word(w, t) = truth(t, w);
-    return coherence(by_word, "the generator's true topics");
+    return score_topics(by_word, opt_.top_words, training_documents(), data_.vocab,
+                        "the generator's true topics");
   }
 
   void write_outputs(const TrainResult& r) const {
@@ -588,15 +576,21 @@ std::vector<std::vector<std::int64_t>> top_word_ids(const HostDense<float>& lamb
   return out;
 }
 
-std::vector<std::vector<std::string>> top_words(const HostDense<float>& lambda, int words,
-                                                const std::vector<std::string>& vocab) {
-  const bool named = static_cast<std::int64_t>(vocab.size()) == lambda.rows();
+std::vector<std::vector<std::string>> word_names(const std::vector<std::vector<std::int64_t>>& ids,
+                                                 const std::vector<std::string>& vocab,
+                                                 std::int64_t words) {
+  const bool named = static_cast<std::int64_t>(vocab.size()) == words;
   std::vector<std::vector<std::string>> out;
-  for (const std::vector<std::int64_t>& ids : top_word_ids(lambda, words)) {
+  for (const std::vector<std::int64_t>& list : ids) {
     out.emplace_back();
-    for (std::int64_t id : ids) out.back().push_back(named ? vocab[id] : "w" + std::to_string(id));
+    for (std::int64_t id : list) out.back().push_back(named ? vocab[id] : "w" + std::to_string(id));
   }
   return out;
+}
+
+std::vector<std::vector<std::string>> top_words(const HostDense<float>& lambda, int words,
+                                                const std::vector<std::string>& vocab) {
+  return word_names(top_word_ids(lambda, words), vocab, lambda.rows());
 }
 
 LdaModel load_lda_model(const std::string& dir) {

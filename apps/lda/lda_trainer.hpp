@@ -68,6 +68,10 @@ TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, c
 // (ties: the lower id first); one pass over λ.
 std::vector<std::vector<std::int64_t>> top_word_ids(const HostDense<float>& lambda, int words);
 // The same as text ("w123" when there is no vocabulary).
+// Word ids as text: vocab[id] when `vocab` has all `words` words, else "w123".
+std::vector<std::vector<std::string>> word_names(const std::vector<std::vector<std::int64_t>>& ids,
+                                                 const std::vector<std::string>& vocab,
+                                                 std::int64_t words);
 std::vector<std::vector<std::string>> top_words(const HostDense<float>& lambda, int words,
                                                 const std::vector<std::string>& vocab);
 
