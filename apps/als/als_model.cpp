@@ -6,6 +6,7 @@
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <unordered_set>
 
 #include "apps/common/output.hpp"
 #include "core/error.hpp"
@@ -22,16 +23,29 @@ void write_ids(const std::string& path, const std::vector<std::string>& ids) {
   w.commit();
 }
 
+// A saved model's numbers are finite (training stops on a diverged model): anything else is a
+// damaged file, which would rank by NaN.
+void check_finite(const HostDense<float>& a, const std::string& path) {
+  for (std::int64_t i = 0; i < a.size(); ++i)
+    if (!std::isfinite(a.data()[i]))
+      throw InputError(path, 0,
+                       "entry " + std::to_string(i) + " is " + app::format_double(a.data()[i]) +
+                           "; a saved model holds finite numbers only");
+}
+
 std::vector<std::string> read_ids(const std::string& path, std::int64_t expected) {
   io::CsvReader in(path);
   if (in.header().size() != 2 || in.header()[0] != "index" || in.header()[1] != "id")
     throw InputError(path, 1, "expected the header 'index,id'");
   std::vector<std::string> ids;
+  std::unordered_set<std::string> seen;
   std::vector<std::string> f;
   while (in.next(f)) {
     if (f[0] != std::to_string(ids.size()))
       throw InputError(path, in.line_number(),
                        "expected index " + std::to_string(ids.size()) + ", got '" + f[0] + "'");
+    if (!seen.insert(f[1]).second)
+      throw InputError(path, in.line_number(), "id '" + f[1] + "' is listed twice");
     ids.push_back(f[1]);
   }
   if (static_cast<std::int64_t>(ids.size()) != expected)
@@ -124,11 +138,25 @@ AlsModel load_als_model(const std::string& dir) {
                      "not an fk-als model (no 'biases' key; another app's model?); give the --out "
                      "directory of an fk-als or fk-sfa training run");
   AlsModel m;
-  m.biases = required(cfg, "biases", ini) == "true";
-  m.implicit = required(cfg, "implicit", ini) == "true";
-  m.global_mean = std::strtod(required(cfg, "global_mean", ini).c_str(), nullptr);
+  auto flag = [&](const std::string& key) {
+    const std::string v = required(cfg, key, ini);
+    if (v != "true" && v != "false")
+      throw InputError(ini, 0, "'" + key + "' must be true or false, found '" + v + "'");
+    return v == "true";
+  };
+  m.biases = flag("biases");
+  m.implicit = flag("implicit");
+  {
+    const std::string text = required(cfg, "global_mean", ini);
+    char* end = nullptr;
+    m.global_mean = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(m.global_mean))
+      throw InputError(ini, 0, "'global_mean' must be a finite number, found '" + text + "'");
+  }
   m.users = io::read_npy_f32(dir + "/user_factors.npy");
   m.items = io::read_npy_f32(dir + "/item_factors.npy");
+  check_finite(m.users, dir + "/user_factors.npy");
+  check_finite(m.items, dir + "/item_factors.npy");
   if (m.users.cols() != m.items.cols())
     throw InputError(dir + "/item_factors.npy", 0,
                      "has " + std::to_string(m.items.cols()) +
@@ -139,6 +167,8 @@ AlsModel load_als_model(const std::string& dir) {
     throw InputError(dir + "/user_bias.npy", 0, "length differs from the user count");
   if (ib.size() != m.items.rows())
     throw InputError(dir + "/item_bias.npy", 0, "length differs from the item count");
+  check_finite(ub, dir + "/user_bias.npy");
+  check_finite(ib, dir + "/item_bias.npy");
   m.user_bias = ub.values();
   m.item_bias = ib.values();
   m.user_ids = read_ids(dir + "/user_ids.csv", m.users.rows());

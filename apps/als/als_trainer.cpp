@@ -93,7 +93,8 @@ class Trainer {
 
   TrainResult run() {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
-        {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters, {}, {},
+        {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
+         als_run_files(), {},
          device_,
          {{"users.npy", data_.users(), hyper_.k()}, {"items.npy", data_.items(), hyper_.k()}},
          "fk-als"});
@@ -146,6 +147,7 @@ class Trainer {
     save_als_model(out_, result.users, result.items, opt_.factors, opt_.biases, opt_.implicit,
                    hyper_.global_mean, data_.user_ids, data_.item_ids, data_.train);
     write_summary(result);
+    app::finish_run(out_);
     return result;
   }
 

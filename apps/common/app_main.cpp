@@ -6,11 +6,13 @@
 #include <new>
 
 #include "apps/common/options.hpp"
+#include "apps/common/output.hpp"
 #include "core/error.hpp"
 
 namespace fk::app {
 namespace {
 int fail(const std::string& app, const std::string& message, int status) {
+  restore_previous_runs();
   std::cout.flush();
   std::cerr << app << ": error: " << message;
   if (status == kExitUsage) std::cerr << " (see " << app << " --help)";

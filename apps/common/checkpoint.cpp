@@ -215,8 +215,8 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
                  << s.device << ": the model may differ in its last digits from an uninterrupted "
                  << "run (kernels may split rows and round differently)";
   }
-  remove_completion_markers(s.out);
-  if (!ck) remove_stale_checkpoint(dir);
+  keep_previous_run(s.out, s.outputs, ck.has_value());
+  if (!ck) remove_stale_checkpoint(dir);  // what is left: checkpoint.old, an interrupted commit's
   write_resolved_config(s.out, s.config, s.app);
   return ck;
 }

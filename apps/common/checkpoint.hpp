@@ -89,11 +89,12 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
 void remove_stale_checkpoint(const std::string& dir);
 
 // How a training run takes over its --out folder, in an order that leaves an earlier run's results
-// as they were until this run can go on: the files it may write or remove there are checked
-// against the files it reads (check_outputs_are_not_inputs), the folder is made, the checkpoint
-// at out/checkpoint is found and checked (resume_checkpoint), then the completion markers go,
-// an earlier run's checkpoint goes when this run starts from the beginning (the checkpoint's
-// `arrays` are checked against their shapes before any of that)
+// as they were until this run can go on: the files it may write or remove there (`outputs`) are
+// checked against the files it reads (check_outputs_are_not_inputs), the folder is made, the
+// checkpoint at out/checkpoint is found and checked (resume_checkpoint; the checkpoint's `arrays`
+// against their shapes), then an earlier run's model and (when this run starts from the
+// beginning) checkpoint move to out/previous-run until this run finishes (keep_previous_run; the
+// trainer calls finish_run after its last file), what is left of an older checkpoint goes
 // (remove_stale_checkpoint), and the resolved configuration is written. Returns the checkpoint
 // to resume from, or nullopt. A checkpoint written on another device or thread count (its
 // kCheckpointDeviceKey) is resumed with a warning: kernels may split and round differently there.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/io/atomic_file.hpp"
+#include "core/log.hpp"
 
 namespace fk::app {
 
@@ -221,6 +222,101 @@ void check_no_other_app_model(const std::string& dir, const std::string& app) {
 
 void remove_completion_markers(const std::string& dir) {
   for (const char* name : {"model.ini", "summary.json"}) remove_stale_output(dir + "/" + name);
+}
+
+namespace {
+struct KeptRun {
+  std::string dir;
+  std::vector<std::string> names;
+};
+// The --out folders of this process's training runs that hold a previous-run folder and have not
+// finished: restore_previous_runs puts those back when the process fails.
+std::vector<KeptRun>& unfinished_runs() {
+  static std::vector<KeptRun> runs;
+  return runs;
+}
+
+void move_entry(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  if (fs::is_directory(to, ec)) fs::remove_all(to, ec);
+  fs::rename(from, to, ec);
+  if (ec) throw Error("cannot move " + from.string() + " to " + to.string() + ": " + ec.message());
+}
+}  // namespace
+
+void keep_previous_run(const std::string& dir, const std::vector<std::string>& names,
+                       bool keep_checkpoint) {
+  const fs::path out(dir), kept = out / kPreviousRunDir;
+  std::error_code ec;
+  const bool complete = fs::exists(out / "model.ini", ec);
+  const bool checkpoint = !keep_checkpoint && fs::exists(out / "checkpoint", ec);
+  if (complete) {  // a newer complete model than any previous-run holds
+    fs::remove_all(kept, ec);
+    if (ec) throw Error("cannot remove " + kept.string() + ": " + ec.message());
+    fs::create_directory(kept, ec);
+    if (ec) throw Error("cannot create " + kept.string() + ": " + ec.message());
+    for (const std::string& name : names) {
+      if (!fs::is_regular_file(out / name, ec)) continue;
+      if (keep_checkpoint && name == "metrics.jsonl") {  // a resumed run goes on writing it
+        fs::copy_file(out / name, kept / name, ec);
+        if (ec) throw Error("cannot copy " + (out / name).string() + ": " + ec.message());
+      } else {
+        move_entry(out / name, kept / name);
+      }
+    }
+  } else {
+    remove_completion_markers(dir);  // a summary.json without model.ini
+  }
+  if (checkpoint) {  // beside a model kept earlier, if there is one
+    fs::create_directories(kept, ec);
+    if (ec) throw Error("cannot create " + kept.string() + ": " + ec.message());
+    move_entry(out / "checkpoint", kept / "checkpoint");
+  }
+  if (complete || checkpoint)
+    log_info() << "the earlier run's "
+               << (complete && checkpoint ? "model and checkpoint"
+                   : complete             ? "model"
+                                          : "checkpoint")
+               << " in " << dir << " moved to " << kept.string()
+               << " until this run completes (and back if it fails)";
+  if (fs::is_directory(kept, ec)) unfinished_runs().push_back({dir, names});
+}
+
+void finish_run(const std::string& dir) {
+  auto& runs = unfinished_runs();
+  for (auto it = runs.begin(); it != runs.end();)
+    if (it->dir == dir) {
+      std::error_code ec;
+      fs::remove_all(fs::path(dir) / kPreviousRunDir, ec);
+      if (ec)
+        log_warn() << "cannot remove the earlier run's files in " << dir << "/" << kPreviousRunDir
+                   << ": " << ec.message();
+      it = runs.erase(it);
+    } else {
+      ++it;
+    }
+}
+
+void restore_previous_runs() noexcept {
+  for (const KeptRun& run : unfinished_runs()) {
+    try {
+      const fs::path out(run.dir), kept = out / kPreviousRunDir;
+      std::error_code ec;
+      // The failed run's files go: those the earlier run had are replaced, the others removed,
+      // so that no mix of the two runs' files is left. Its checkpoint stays (it can be resumed)
+      // unless the earlier run's is put back.
+      for (const std::string& name : run.names)
+        if (!fs::exists(kept / name, ec)) fs::remove(out / name, ec);
+      for (const fs::directory_entry& e : fs::directory_iterator(kept))
+        move_entry(e.path(), out / e.path().filename());
+      fs::remove(kept, ec);
+      log_warn() << "this run failed: the earlier run's files are back in " << run.dir;
+    } catch (const std::exception& e) {
+      log_warn() << "this run failed, and the earlier run's files could not all be put back in "
+                 << run.dir << " (" << e.what() << "): see " << run.dir << "/" << kPreviousRunDir;
+    }
+  }
+  unfinished_runs().clear();
 }
 
 void write_resolved_config(const std::string& dir, const ResolvedConfig& config,

@@ -78,9 +78,27 @@ void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
 
 // A training run's results are complete when its last files exist: model.ini (the fk-lda and
 // fk-als models, which infer and recommend require) and summary.json, each written after the rest.
-// A training run removes them from `dir` as it starts, so that a run that stops early (an error,
-// a kill, a full disk) leaves no complete-looking mix of its files and an earlier run's.
+// A training run moves them out of `dir` as it starts (keep_previous_run), so that a run that
+// stops early (an error, a kill, a full disk) leaves no complete-looking mix of its files and an
+// earlier run's.
 void remove_completion_markers(const std::string& dir);
+// An earlier run's results in a training run's --out are kept until the new run completes, so
+// that a run which fails (bad values in the data, a corrupt checkpoint, a full disk) or is stopped
+// does not cost the model that was there. As a run starts, keep_previous_run moves a complete
+// model (model.ini and the other files the run writes, `names`, never other files in the folder:
+// inputs may live there) into `dir`/previous-run, replacing what that held; without one it removes
+// the completion markers and an earlier previous-run stays. An earlier checkpoint, unless
+// `keep_checkpoint` (it is being resumed), moves there too, beside whatever model it holds; a
+// resumed run's metrics.jsonl, which it goes on writing, is copied.
+// finish_run removes previous-run once the run's last file is written. restore_previous_runs
+// (run_main calls it when an app fails with an error) puts every unfinished run's previous-run
+// back in place of the failed run's files; a run that is killed leaves it for the user, as the
+// log says.
+inline constexpr const char* kPreviousRunDir = "previous-run";
+void keep_previous_run(const std::string& dir, const std::vector<std::string>& names,
+                       bool keep_checkpoint);
+void finish_run(const std::string& dir);
+void restore_previous_runs() noexcept;
 // Throws UsageError naming --out when a file this run may write or remove in `dir` (`names`) is
 // one of the files it reads (`inputs`): --out pointed at a data folder (fk-datagen's writes
 // vocab.txt, as fk-lda and fk-gap do) must not lose or rewrite the data. Call before anything in

@@ -34,9 +34,10 @@ double row_sum(const HostCsr& m, std::int64_t d) {
 // Ratings (user item rating lines) as users x items counts; the item ids become the vocabulary.
 lda::Corpus read_ratings_counts(const std::string& path) {
   const io::Ratings r = io::read_ratings(path, [](float v) {
-    return v >= 0 && std::isfinite(v)
+    return v >= 0 && std::isfinite(v) && v <= 16777216.0f
                ? std::string()
-               : "fk-gap reads ratings as counts, which must be non-negative; found " +
+               : "fk-gap reads ratings as counts, which must be non-negative and at most 2^24 "
+                 "(exact as a float); found " +
                      app::format_double(v);
   });
   lda::Corpus c;

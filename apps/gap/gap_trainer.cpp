@@ -129,6 +129,7 @@ class Trainer {
         lda::score_topics(result.lambda, opt_.top_words, {{&data_.train, nullptr}}, data_.vocab,
                           "the factors (training counts)", out_ + "/coherence.csv");
     write_summary(result);
+    app::finish_run(out_);
     return result;
   }
 

@@ -92,15 +92,30 @@ std::string uci_vocab_beside(const std::string& docword) {
   return fs::is_regular_file(v, ec) ? v.string() : std::string();
 }
 
-// The line of a Matrix Market file whose value is negative (0 when none is), for the error
-// below. The reader has already rejected NaN and infinity and keeps no line numbers; this runs
-// only on the error path, so reading the file again costs nothing that matters.
-std::int64_t first_negative_value_line(const std::string& path) {
+// Counts are stored as float; above 2^24 consecutive integers are no longer distinct (the UCI
+// reader's bound too), and fk-gap's thinning draws once per token.
+constexpr double kMaxCount = 16777216.0;
+
+bool bad_count(double v) { return !(v >= 0) || !std::isfinite(v) || v > kMaxCount; }
+
+// The line of a Matrix Market file whose value check_counts rejects (0 when none is), for its
+// error. The reader has already rejected NaN and infinity and keeps no line numbers; this runs
+// only on the error path, so reading the file again costs nothing that matters. In a
+// skew-symmetric file every off-diagonal entry is mirrored with the opposite sign, so the first
+// nonzero entry is the one to name.
+std::int64_t first_bad_count_line(const std::string& path, bool& skew) {
+  skew = false;
   if (!io::rereadable(path)) return 0;  // a pipe gives its lines once
   io::LineReader in(path);
   std::string line;
-  bool size_line_seen = false;
+  bool banner_seen = false, size_line_seen = false;
   while (in.next(line)) {
+    if (!banner_seen) {
+      banner_seen = true;
+      std::string lower = line;
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      skew = lower.find("skew-symmetric") != std::string::npos;
+    }
     const std::size_t first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '%') continue;
     if (!size_line_seen) {
@@ -110,7 +125,8 @@ std::int64_t first_negative_value_line(const std::string& path) {
     std::istringstream fields(line);
     std::string row, col;
     double value = 0;
-    if (fields >> row >> col >> value && value < 0) return in.line_number();
+    if (fields >> row >> col >> value && (bad_count(value) || (skew && value != 0)))
+      return in.line_number();
   }
   return 0;
 }
@@ -118,10 +134,18 @@ std::int64_t first_negative_value_line(const std::string& path) {
 void check_counts(const HostCsr& m, const std::string& path, bool matrix_market) {
   for (std::int64_t j = 0; j < m.nnz(); ++j) {
     const float v = m.vals[j];
-    if (!(v >= 0) || !std::isfinite(v)) {
+    if (bad_count(v)) {
+      bool skew = false;
+      const std::int64_t line = matrix_market ? first_bad_count_line(path, skew) : 0;
       std::ostringstream what;
-      what << "documents x words counts must be finite and non-negative, found " << v;
-      throw InputError(path, matrix_market ? first_negative_value_line(path) : 0, what.str());
+      if (skew)
+        what << "a skew-symmetric matrix stores each entry's mirror with the opposite sign, so "
+                "it cannot hold documents x words counts, which must be non-negative";
+      else
+        what << "documents x words counts must be finite, non-negative and at most 2^24 "
+                "(exact as a float), found "
+             << v;
+      throw InputError(path, line, what.str());
     }
   }
 }
@@ -397,13 +421,78 @@ Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
     c = read_text(input, TextOptions{}, &vocab);
   } else {
     c = read_matrix_file(input, f);
-    if (c.counts.cols > words)
-      throw InputError(input, 0,
-                       "has " + std::to_string(c.counts.cols) + " words but the model has " +
-                           std::to_string(words));
-    c.counts.cols = words;
+    const bool same_words = c.vocab == vocab;
+    if (!c.vocab.empty() && !vocab.empty() && !same_words) {
+      // A vocabulary beside the file (UCI's vocab.X.txt) that is not the model's: its word ids
+      // mean other words, so the counts move to the model's ids by word, and words the model
+      // does not know are dropped.
+      std::unordered_map<std::string, std::int32_t> model_id;
+      for (std::size_t w = 0; w < vocab.size(); ++w)
+        model_id.emplace(vocab[w], static_cast<std::int32_t>(w));
+      std::vector<std::int32_t> to(c.vocab.size(), -1);
+      for (std::size_t w = 0; w < c.vocab.size(); ++w) {
+        const auto it = model_id.find(c.vocab[w]);
+        if (it != model_id.end()) to[w] = it->second;
+      }
+      HostCsr m;
+      m.rows = c.counts.rows;
+      m.cols = words;
+      m.row_ptr.assign(static_cast<std::size_t>(m.rows) + 1, 0);
+      double dropped = 0;
+      for (std::int64_t d = 0; d < c.counts.rows; ++d) {
+        for (std::int64_t j = c.counts.row_ptr[d]; j < c.counts.row_ptr[d + 1]; ++j) {
+          const std::int32_t w = to[c.counts.col_idx[j]];
+          if (w < 0) {
+            dropped += c.counts.vals[j];
+            continue;
+          }
+          m.col_idx.push_back(w);
+          m.vals.push_back(c.counts.vals[j]);
+        }
+        m.row_ptr[d + 1] = m.nnz();
+      }
+      sort_columns(m);
+      // A file vocabulary that lists a word twice maps two columns to one model word: add them.
+      HostCsr merged;
+      merged.rows = m.rows;
+      merged.cols = m.cols;
+      merged.row_ptr.assign(static_cast<std::size_t>(m.rows) + 1, 0);
+      for (std::int64_t d = 0; d < m.rows; ++d) {
+        const std::int64_t first = merged.nnz();
+        for (std::int64_t j = m.row_ptr[d]; j < m.row_ptr[d + 1]; ++j) {
+          if (merged.nnz() > first && merged.col_idx.back() == m.col_idx[j]) {
+            merged.vals.back() += m.vals[j];
+          } else {
+            merged.col_idx.push_back(m.col_idx[j]);
+            merged.vals.push_back(m.vals[j]);
+          }
+        }
+        merged.row_ptr[d + 1] = merged.nnz();
+      }
+      m = std::move(merged);
+      log_info() << input << ": its vocabulary differs from the model's; counts matched to the "
+                 << "model's words by name (" << static_cast<std::int64_t>(dropped)
+                 << " tokens of words the model does not have dropped)";
+      c.counts = std::move(m);
+    } else {
+      if (c.counts.cols > words)
+        throw InputError(input, 0,
+                         "has " + std::to_string(c.counts.cols) + " words but the model has " +
+                             std::to_string(words));
+      if (!c.vocab.empty() && vocab.empty())
+        log_warn() << input << ": the model has no vocabulary to match this file's against; its "
+                   << "word ids are taken as the model's";
+      c.counts.cols = words;
+    }
     c.vocab = vocab;
   }
+  std::int64_t empty = 0;
+  for (std::int64_t d = 0; d < c.counts.rows; ++d)
+    empty += c.counts.row_ptr[d + 1] == c.counts.row_ptr[d];
+  if (empty > 0)
+    log_warn() << input << ": " << empty << " of " << c.counts.rows
+               << " documents have no word of the model's vocabulary: their topic proportions "
+                  "are the prior's (uniform), and they add nothing to a held-out score";
   return c;
 }
 

@@ -1,5 +1,6 @@
 #include "apps/lda/lda_app.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -135,7 +136,17 @@ int infer_main(int argc, char** argv) {
     app::usage_fail("iters", "does not apply to infer (the E-step uses --inner-iters)");
   app::require_at_least("batch-size", batch_size, std::int64_t{1});
   if (cli.given("inner-iters")) app::require_at_least("inner-iters", inner_iters, 1);
-  if (cli.given("tol") && !(tol >= 0)) app::usage_fail("tol", "must be >= 0");
+  if (cli.given("tol") && !(tol >= 0 && std::isfinite(tol)))
+    app::usage_fail("tol", "must be a finite number >= 0");
+  {
+    // infer writes theta.npy and its own config.ini: a training run's folder (the --model one, most
+    // likely) would lose the configuration that --config and --resume read.
+    std::string source;
+    const std::string holder = app::model_app(common.out, &source);
+    if (!holder.empty())
+      app::usage_fail("out", common.out + " holds an " + holder + " training run (" + source +
+                                 "), whose config.ini infer would replace; choose another --out");
+  }
   app::check_kernel_variants(sddmm, spmm);
   const Precision precision_kind = app::check_precision(precision);
 

@@ -278,10 +278,12 @@ class Trainer {
                         .add("train_bound", rep.train_bound));
       print_pass(rep);
       result.passes.push_back(rep);
+      if (eval_now) check_finite(last, "pass " + std::to_string(pass));
       if (opt_.checkpoint_every > 0 && pass % opt_.checkpoint_every == 0)
         write_checkpoint(pass, updates);
     }
     if (!evaluated_final) last = evaluate(have_gamma);
+    check_finite(last, "the final model");
     result.heldout_ll = last.heldout_ll;
     result.perplexity = last.perplexity;
     result.train_bound = last.train_bound;
@@ -299,11 +301,22 @@ class Trainer {
                                     out_ + "/coherence.csv");
     if (result.coherence && data_.true_topics) result.true_coherence = true_topics_coherence();
     write_summary(result);
+    app::finish_run(out_);
     return result;
   }
 
  private:
   std::string checkpoint_dir() const { return out_ + "/checkpoint"; }
+
+  // A model that diverged (extreme counts can overflow the statistics) is not saved as if it had
+  // trained: the training bound and held-out likelihood cover every topic-word entry in use.
+  static void check_finite(const Evaluation& e, const std::string& what) {
+    for (const std::optional<double>& v : {e.train_bound, e.heldout_ll})
+      if (v && !std::isfinite(*v))
+        throw Error(what + ": the training bound or held-out likelihood is " +
+                    (std::isnan(*v) ? "NaN" : "infinite") +
+                    ": the model diverged (no model file was written)");
+  }
 
   Evaluation evaluate(bool with_bound) {
     Evaluation e;
@@ -612,27 +625,56 @@ LdaModel load_lda_model(const std::string& dir) {
       throw InputError(ini, 0, "'" + key + "' must be a positive number, found '" + text + "'");
     return v;
   };
+  // A count (topics, words, inner-iters): a whole number that fits the type it is read into.
+  auto count = [&](const std::string& key, double most) {
+    const double v = number(key);
+    if (v != std::floor(v) || v > most)
+      throw InputError(ini, 0,
+                       "'" + key + "' must be a whole number up to " + app::format_double(most) +
+                           ", found '" + get(key) + "'");
+    return v;
+  };
   LdaModel m;
+  const int k = static_cast<int>(count("topics", INT_MAX));
+  const auto w = static_cast<std::int64_t>(count("words", 9007199254740992.0));
   const HostDense<float> topics_words = io::read_npy_f32(dir + "/lambda.npy");
-  const int k = static_cast<int>(number("topics"));
-  const auto w = static_cast<std::int64_t>(number("words"));
   if (topics_words.rows() != k || topics_words.cols() != w)
     throw InputError(
         dir + "/lambda.npy", 0,
         "expected " + std::to_string(k) + " x " + std::to_string(w) + " as model.ini says");
+  // λ is a Dirichlet parameter: every entry positive and finite (training keeps it >= η > 0).
+  for (std::int64_t i = 0; i < topics_words.size(); ++i) {
+    const float v = topics_words.data()[i];
+    if (!(v > 0) || !std::isfinite(v))
+      throw InputError(dir + "/lambda.npy", 0,
+                       "entry (" + std::to_string(i / w) + ", " + std::to_string(i % w) +
+                           ") is " + app::format_double(v) +
+                           "; a topic-word parameter must be positive and finite");
+  }
   m.lambda = HostDense<float>(w, k);
   for (int c = 0; c < k; ++c)
     for (std::int64_t r = 0; r < w; ++r) m.lambda(r, c) = topics_words(c, r);
   m.alpha = number("alpha");
   m.eta = number("eta");
-  m.inner_iters = static_cast<int>(number("inner-iters"));
-  const std::string tol = get("tol");
-  m.tol = std::strtod(tol.c_str(), nullptr);
-  if (get("vocab") == "yes") {
+  m.inner_iters = static_cast<int>(count("inner-iters", INT_MAX));
+  {
+    const std::string tol = get("tol");
+    char* end = nullptr;
+    m.tol = std::strtod(tol.c_str(), &end);
+    if (tol.empty() || *end != '\0' || !std::isfinite(m.tol) || m.tol < 0)
+      throw InputError(ini, 0, "'tol' must be a number >= 0, found '" + tol + "'");
+  }
+  const std::string has_vocab = get("vocab");
+  if (has_vocab != "yes" && has_vocab != "no")
+    throw InputError(ini, 0, "'vocab' must be yes or no, found '" + has_vocab + "'");
+  if (has_vocab == "yes") {
     std::ifstream in(dir + "/vocab.txt");
     if (!in) throw InputError(dir + "/vocab.txt", 0, "cannot open the model's vocabulary");
     std::string line;
-    while (std::getline(in, line)) m.vocab.push_back(line);
+    while (std::getline(in, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();  // a file saved with CRLF
+      m.vocab.push_back(line);
+    }
     if (static_cast<std::int64_t>(m.vocab.size()) != w)
       throw InputError(
           dir + "/vocab.txt", 0,

@@ -77,7 +77,7 @@ class Trainer {
 
   TrainResult run() {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
-        {out_, opt_.resume, fingerprint(), config_, "iter", "pass", common_.iters, {}, {},
+        {out_, opt_.resume, fingerprint(), config_, "iter", "pass", common_.iters, run_files(), {},
          device_,
          {{"users.npy", data_.users(), hyper_.k()}, {"items.npy", data_.items(), hyper_.k()}},
          "fk-sfa"});
@@ -150,6 +150,7 @@ class Trainer {
                         /*implicit=*/false, data_.global_mean, data_.user_ids, data_.item_ids,
                         data_.train, "fk-sfa");
     write_summary(result);
+    app::finish_run(out_);
     return result;
   }
 
@@ -222,6 +223,11 @@ class Trainer {
   }
 
   std::string checkpoint_dir() const { return out_ + "/checkpoint"; }
+  static std::vector<std::string> run_files() {
+    std::vector<std::string> names = als::als_run_files();
+    names.push_back("item_means.npy");
+    return names;
+  }
 
   // What a checkpoint must match: the configuration without the options that do not change the
   // model (app::model_fingerprint's list).

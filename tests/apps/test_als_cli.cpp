@@ -501,6 +501,37 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
   EXPECT_NE(chol.err.find("rescale"), std::string::npos) << chol.err;
   EXPECT_EQ(chol.err.find(".cpp"), std::string::npos) << "no source location: " << chol.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("c/model.ini")));
+  // Over an earlier good model, a run that fails after it started leaves that model as it was
+  // (moved to previous-run while the run went, and back), and recommend still reads it.
+  const std::string good = write_small_csv(dir, 6);
+  const std::string out = dir.file("g");
+  ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 2 --checkpoint-every 1 --out '" + out + "'")
+                .code,
+            0);
+  const auto before = test::folder_files(out);
+  const Outcome failed =
+      run_als(dir, "--input '" + huge + "' --iters 3 --out '" + out + "'");
+  EXPECT_EQ(failed.code, 1) << failed.err;
+  EXPECT_NE(failed.err.find("previous-run"), std::string::npos) << failed.err;
+  EXPECT_EQ(test::folder_files(out), before) << "the earlier model and checkpoint are back";
+  EXPECT_FALSE(std::filesystem::exists(out + "/previous-run"));
+  EXPECT_EQ(run_als(dir, "recommend --model '" + out + "' --users 1 -q --out '" +
+                             dir.file("rec") + "'")
+                .code,
+            0);
+  // A damaged model (a NaN factor, a global mean that is not a number) is refused naming the file.
+  std::filesystem::copy(out, dir.file("bad"), std::filesystem::copy_options::recursive);
+  HostDense<float> users = io::read_npy_f32(dir.file("bad/user_factors.npy"));
+  users(3, 1) = NAN;
+  io::write_npy(dir.file("bad/user_factors.npy"), users);
+  const Outcome nan_model = run_als(dir, "recommend --model '" + dir.file("bad") +
+                                             "' --users 1 -q --out '" + dir.file("rec2") + "'");
+  EXPECT_EQ(nan_model.code, 1) << nan_model.err;
+  EXPECT_NE(nan_model.err.find("user_factors.npy: entry"), std::string::npos) << nan_model.err;
+  // A run that completes removes previous-run.
+  ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 1 --out '" + out + "'").code, 0);
+  EXPECT_FALSE(std::filesystem::exists(out + "/previous-run"));
+  EXPECT_FALSE(std::filesystem::exists(out + "/checkpoint")) << "went with previous-run";
 }
 
 // help, h and config cannot be set in a config file: the file is read after both were looked at,

@@ -310,9 +310,27 @@ TEST(GapCli, RatingsAreCounts) {
                             "--device", "cpu", "--out", dir.file("out2"), "-q"});
   EXPECT_EQ(bad.status, 1) << bad.err;
   EXPECT_NE(bad.err.find("negative.csv:4: fk-gap reads ratings as counts, which must be "
-                         "non-negative; found -1"),
+                         "non-negative and at most 2^24 (exact as a float); found -1"),
             std::string::npos)
       << bad.err;
+  // So is a count above 2^24 (the thinning of held-out counts draws once per token: 1e20 never
+  // ended), in a ratings file and in a Matrix Market file.
+  {
+    std::ofstream f(dir.file("huge.csv"));
+    f << "userId,movieId,rating\nu1,m1,2\nu1,m2,1e20\n";
+    std::ofstream m(dir.file("huge.mtx"));
+    m << "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 3\n2 2 30000000\n";
+  }
+  for (const auto& [file, needle] :
+       {std::pair<std::string, std::string>{"huge.csv", "huge.csv:3: "},
+        std::pair<std::string, std::string>{"huge.mtx", "huge.mtx:4: documents x words counts "
+                                                        "must be finite, non-negative and at "
+                                                        "most 2^24"}}) {
+    const auto r = run_gap({"--input", dir.file(file), "--factors", "2", "--iters", "1",
+                            "--device", "cpu", "--out", dir.file("out3"), "-q"});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  }
 }
 
 // --compare without a GPU runs the CPU and says why; with one it prints per-iteration times of

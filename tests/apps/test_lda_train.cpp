@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "apps/lda/lda_trainer.hpp"
 #include "core/io/npy.hpp"
 #include "tests/apps/test_lda_util.hpp"
+#include "tests/core/test_io_util.hpp"
 
 namespace fk::lda {
 namespace {
@@ -337,6 +339,43 @@ TEST(LdaTrain, InferFromSavedModel) {
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("docword.big.txt"), std::string::npos) << bad.err;
   EXPECT_EQ(run_lda({"infer", "--input", docs.file("docword.new.txt")}).status, 2);  // no --model
+  // --out at the training run's folder would replace its config.ini: refused, nothing written.
+  const auto before = test::folder_files(model.path());
+  const auto over = run_lda({"infer", "--model", model.path(), "--input",
+                             docs.file("docword.new.txt"), "--out", model.path(), "--device", "cpu"});
+  EXPECT_EQ(over.status, 2) << over.err;
+  EXPECT_NE(over.err.find("training run"), std::string::npos) << over.err;
+  EXPECT_EQ(test::folder_files(model.path()), before);
+  // A damaged model is refused naming the file and what is wrong, not turned into NaN θ.
+  auto damaged = [&](const std::string& name, const std::function<void(const Sub&)>& damage) {
+    const Sub copy(dir, name);
+    std::filesystem::copy(model.path(), copy.path(), std::filesystem::copy_options::recursive);
+    damage(copy);
+    return run_lda({"infer", "--model", copy.path(), "--input", docs.file("docword.new.txt"),
+                    "--out", dir.file(name + "-out"), "--device", "cpu"});
+  };
+  const auto nan_lambda = damaged("nan", [](const Sub& m) {
+    HostDense<float> lambda = io::read_npy_f32(m.file("lambda.npy"));
+    lambda(1, 5) = NAN;
+    io::write_npy(m.file("lambda.npy"), lambda);
+  });
+  EXPECT_EQ(nan_lambda.status, 1);
+  EXPECT_NE(nan_lambda.err.find("lambda.npy: entry (1, 5)"), std::string::npos) << nan_lambda.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("nan-out/theta.npy")));
+  auto edit_ini = [](const std::string& key, const std::string& value) {
+    return [=](const Sub& m) {
+      std::string ini;
+      for (const std::string& line : read_lines(m.file("model.ini")))
+        ini += (line.rfind(key + " = ", 0) == 0 ? key + " = " + value : line) + "\n";
+      test::write_bytes(m.file("model.ini"), ini);
+    };
+  };
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"tol", "abc"}, {"topics", "4.5"}, {"vocab", "maybe"}, {"inner-iters", "1e12"}}) {
+    const auto r = damaged("ini-" + key, edit_ini(key, value));
+    EXPECT_EQ(r.status, 1) << key;
+    EXPECT_NE(r.err.find("model.ini: '" + key + "'"), std::string::npos) << r.err;
+  }
 }
 
 // A UCI docword file of `docs` documents over kSmall's 200 words, 15 distinct words each, for
@@ -560,6 +599,63 @@ TEST(LdaTrain, TextInputWithVocabularyAndInfer) {
   ASSERT_EQ(theta.rows(), 2);
   // The two new documents lean to different topics.
   EXPECT_NE(theta(0, 0) > 0.5, theta(1, 0) > 0.5);
+  // The model's vocab.txt saved with CRLF line ends (an editor on Windows) reads the same.
+  const Sub crlf(dir, "crlf"), crlf_out(dir, "crlf-out");
+  std::filesystem::copy(model.path(), crlf.path(), std::filesystem::copy_options::recursive);
+  std::string text;
+  for (const std::string& w : read_lines(model.file("vocab.txt"))) text += w + "\r\n";
+  test::write_bytes(crlf.file("vocab.txt"), text);
+  ASSERT_EQ(run_lda({"infer", "--model", crlf.path(), "--input", dir.file("new.txt"), "--format",
+                     "text", "--out", crlf_out.path(), "--device", "cpu"})
+                .status,
+            0);
+  EXPECT_EQ(test::slurp(crlf_out.file("theta.npy")), test::slurp(out.file("theta.npy")));
+  // Documents with no word of the model's vocabulary are said, not silently given uniform θ.
+  {
+    std::ofstream f(dir.file("unknown.txt"));
+    f << "quantum entanglement\nstars galaxies\n";
+  }
+  const auto unk = run_lda({"infer", "--model", model.path(), "--input", dir.file("unknown.txt"),
+                            "--format", "text", "--out", dir.file("unk-out"), "--device", "cpu"});
+  ASSERT_EQ(unk.status, 0) << unk.err;
+  EXPECT_NE(unk.err.find("1 of 2 documents have no word of the model's vocabulary"),
+            std::string::npos)
+      << unk.err;
+}
+
+// A UCI file whose own vocabulary (vocab.X.txt beside it) orders the words differently from the
+// model's: its counts are matched to the model's words by name, words the model lacks dropped, so
+// θ is the one the same documents get in the model's own word ids.
+TEST(LdaTrain, InferMatchesAnotherVocabularyByWord) {
+  test::TempDir dir;
+  const Sub model(dir, "model"), a(dir, "a"), b(dir, "b"), oa(dir, "oa"), ob(dir, "ob");
+  ASSERT_EQ(run_lda({"--input", "gen:default:docs=300,words=60", "--topics", "3", "--iters", "2",
+                     "--device", "cpu", "-q", "--out", model.path()})
+                .status,
+            0);
+  const std::vector<std::string> vocab = read_lines(model.file("vocab.txt"));
+  ASSERT_EQ(vocab.size(), 60u);
+  // Two documents in the model's ids (a), and the same in a reversed vocabulary with one word the
+  // model does not know (b).
+  {
+    std::ofstream d(a.file("docword.x.txt"));
+    d << "2\n60\n3\n1 1 2\n1 10 1\n2 59 3\n";
+    std::ofstream v(a.file("vocab.x.txt"));
+    for (const std::string& w : vocab) v << w << "\n";
+  }
+  {
+    std::ofstream d(b.file("docword.x.txt"));
+    d << "2\n61\n4\n1 60 2\n1 51 1\n1 61 7\n2 2 3\n";
+    std::ofstream v(b.file("vocab.x.txt"));
+    for (auto w = vocab.rbegin(); w != vocab.rend(); ++w) v << *w << "\n";
+    v << "no-such-word\n";
+  }
+  for (const auto& [in, out] : {std::pair{&a, &oa}, std::pair{&b, &ob}})
+    ASSERT_EQ(run_lda({"infer", "--model", model.path(), "--input", in->file("docword.x.txt"),
+                       "--out", out->path(), "--device", "cpu"})
+                  .status,
+              0);
+  EXPECT_EQ(test::slurp(oa.file("theta.npy")), test::slurp(ob.file("theta.npy")));
 }
 
 // Bad input and bad options give one line "fk-lda: error: ..." naming the problem, exit status 1
@@ -594,6 +690,12 @@ TEST(LdaErrors, BadInputAndOptions) {
                                                         << r.err;  // one line, the last
   };
   expect({"--input", dir.file("missing.txt")}, 1, "missing.txt");
+  {
+    // A skew-symmetric file mirrors each count with the opposite sign: named at its entry's line.
+    std::ofstream f(dir.file("skew.mtx"));
+    f << "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 1 2\n";
+  }
+  expect({"--input", dir.file("skew.mtx")}, 1, "skew.mtx:3: a skew-symmetric matrix");
   expect({"--input", dir.path()}, 1, "directory");
   expect({"--input", "gen:default", "--topics", "0"}, 2, "--topics");
   expect({"--input", "gen:default", "--topics", "many"}, 2, "--topics");
