@@ -11,6 +11,7 @@
 #include "apps/als/als_model.hpp"
 #include "apps/common/checkpoint.hpp"
 #include "apps/common/compare.hpp"
+#include "apps/common/memory.hpp"
 #include "apps/common/output.hpp"
 #include "apps/common/precision.hpp"
 #include "apps/common/repeatability.hpp"
@@ -74,6 +75,9 @@ class Trainer {
     hyper_.precision = opt.precision_kind;
     device_ = ctx.describe();
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
+    // The factors (with the bias column) and the conjugate gradient's vectors, both sides.
+    app::check_factors_fit(data.users(), data.items(), opt.factors, 7,
+                           "the ratings (" + data.source + ")", "--factors");
     const HostCsr none;
     be_ = make_als_backend(std::move(ctx), hyper_, data.train, data.train_t,
                            opt.implicit ? none : data.test);

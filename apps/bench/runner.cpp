@@ -1,7 +1,5 @@
 #include "apps/bench/runner.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -16,6 +14,7 @@
 #include "apps/bench/report.hpp"
 #include "apps/bench/timing.hpp"
 #include "core/device_buffer.hpp"
+#include "core/memory.hpp"
 #include "core/random.hpp"
 #include "core/timer.hpp"
 #include "kernels/ratio_spmm.hpp"
@@ -701,12 +700,6 @@ Selection select_from(const std::vector<const V*>& all, const BenchOptions& o, D
     if (n != sel.baseline && n != "auto") sel.names.push_back(n);
   if (std::find(wanted.begin(), wanted.end(), "auto") != wanted.end()) sel.names.push_back("auto");
   return sel;
-}
-
-// This machine's memory in bytes; 0 when unknown.
-double host_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? double(pages) * double(page) : 0.0;
 }
 
 // Refuses, naming them, dense operands that cannot fit in this machine's memory at the largest K,

@@ -11,6 +11,7 @@
 
 #include "apps/common/checkpoint.hpp"
 #include "apps/common/compare.hpp"
+#include "apps/common/memory.hpp"
 #include "apps/common/output.hpp"
 #include "apps/common/precision.hpp"
 #include "apps/common/repeatability.hpp"
@@ -62,6 +63,8 @@ class Trainer {
     m.heldout = &data.heldout;
     m.test_observed = &data.test_observed;
     m.test_scored = &data.test_scored;
+    app::check_factors_fit(data.docs(), data.words(), opt.factors, 3,
+                           "the data (" + data.source + ")", "--factors");
     be_ = make_gap_backend(std::move(ctx), h, m);
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
                << fmt("%.3f", be_->prepare_seconds()) << " s" << app::precision_note(h.precision)

@@ -14,6 +14,7 @@
 
 #include "apps/common/checkpoint.hpp"
 #include "apps/common/compare.hpp"
+#include "apps/common/memory.hpp"
 #include "apps/common/output.hpp"
 #include "apps/common/precision.hpp"
 #include "apps/common/repeatability.hpp"
@@ -171,6 +172,9 @@ class Trainer {
     h.ratio_spmm = opt.ratio_spmm;
     h.precision = opt.precision_kind;
     h.device_memory = static_cast<std::int64_t>(opt.device_memory_mb * (1 << 20));
+    // λ and its two companions (K x W), γ and θ (documents x K).
+    app::check_factors_fit(data.train_docs + data.heldout_docs, data.words, opt.topics, 3,
+                           "the corpus (" + data.source + ")", "--topics");
     be_ = make_lda_backend(std::move(ctx), h);
     for (const LocalBatch& b : data.train_batches)
       train_ids_.push_back(be_->add_batch(b, BatchRole::kTrain));

@@ -10,6 +10,7 @@
 #include "apps/als/als_trainer.hpp"
 #include "apps/common/checkpoint.hpp"
 #include "apps/common/compare.hpp"
+#include "apps/common/memory.hpp"
 #include "apps/common/output.hpp"
 #include "apps/common/precision.hpp"
 #include "apps/common/repeatability.hpp"
@@ -67,6 +68,8 @@ class Trainer {
     means_ = item_means(data, opt.mean_prior);
     device_ = ctx.describe();
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
+    app::check_factors_fit(data.users(), data.items(), opt.factors, 7,
+                           "the ratings (" + data.source + ")", "--factors");
     be_ = make_sfa_backend(std::move(ctx), hyper_, data.train, data.train_t, data.test, means_);
     ctx_ = &be_->context();
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/generate/sampling.hpp"
 #include "core/progress.hpp"
 #include "core/random.hpp"
@@ -69,6 +70,16 @@ void check_spec(const LdaCorpusSpec& s) {
   FK_REQUIRE(s.topics >= 1, "LDA corpus: topics must be >= 1, got " << s.topics);
   FK_REQUIRE(std::isfinite(s.mean_doc_length) && s.mean_doc_length >= 1 && s.mean_doc_length <= 1e7,
              "LDA corpus: mean document length must be in [1, 1e7], got " << s.mean_doc_length);
+  {
+    // The documents' offsets, their distinct words (at most the mean length each, on average)
+    // with counts, and the topics' word distributions.
+    const double docs = static_cast<double>(s.docs), words = static_cast<double>(s.words);
+    const double bytes = 8.0 * (docs + 1) + 8.0 * docs * std::min(s.mean_doc_length, words) +
+                         8.0 * static_cast<double>(s.topics) * words;
+    FK_REQUIRE(fits_in_memory(bytes), "LDA corpus: " << s.docs << " documents of mean length "
+                                                     << s.mean_doc_length << " over " << s.words
+                                                     << " words need " << memory_shortfall(bytes));
+  }
   FK_REQUIRE(
       std::isfinite(s.doc_length_sigma) && s.doc_length_sigma >= 0 && s.doc_length_sigma <= 3,
       "LDA corpus: document length sigma must be in [0, 3], got " << s.doc_length_sigma);

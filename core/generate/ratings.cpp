@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/generate/sampling.hpp"
 #include "core/progress.hpp"
 #include "core/random.hpp"
@@ -68,6 +69,11 @@ void check_spec(const RatingsSpec& s) {
       static_cast<double>(s.ratings) <= static_cast<double>(s.users) * static_cast<double>(s.items),
       "ratings: " << s.ratings << " ratings do not fit in " << s.users << " users x " << s.items
                   << " items without duplicates");
+  // Each rating's user, item and value (twice while they are ordered), and the users' offsets.
+  const double bytes =
+      24.0 * static_cast<double>(s.ratings) + 8.0 * (static_cast<double>(s.users) + 1);
+  FK_REQUIRE(fits_in_memory(bytes), "ratings: " << s.users << " users and " << s.ratings
+                                                << " ratings need " << memory_shortfall(bytes));
   FK_REQUIRE(s.min_user_ratings >= 0 && s.min_user_ratings <= s.items,
              "ratings: min_user_ratings must be in [0, items], got " << s.min_user_ratings);
   FK_REQUIRE(static_cast<double>(s.ratings) >=

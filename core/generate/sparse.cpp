@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/generate/sampling.hpp"
 #include "core/random.hpp"
 
@@ -103,6 +104,11 @@ void check_spec(const SparseSpec& s) {
   FK_REQUIRE(
       static_cast<double>(s.nnz) <= static_cast<double>(s.rows) * static_cast<double>(s.cols),
       "sparse: nnz " << s.nnz << " exceeds rows x cols = " << s.rows << " x " << s.cols);
+  // Row offsets and per-row counts, and each nonzero's column and value (twice while they are
+  // sorted into rows).
+  const double bytes = 16.0 * (static_cast<double>(s.rows) + 1) + 16.0 * static_cast<double>(s.nnz);
+  FK_REQUIRE(fits_in_memory(bytes), "sparse: " << s.rows << " rows and " << s.nnz
+                                               << " nonzeros need " << memory_shortfall(bytes));
   // A param given is checked against its kind's range (NaN fails every comparison); one not
   // given takes the kind's default, which is always valid.
   const double p = s.param.value_or(0);

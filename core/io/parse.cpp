@@ -9,6 +9,8 @@
 #include <numeric>
 #include <vector>
 
+#include "core/memory.hpp"
+
 namespace fk::io::detail {
 
 std::string quote(std::string_view token) {
@@ -122,6 +124,13 @@ void check_dimension(const LineReader& in, std::int64_t value, const char* what)
             (limit == std::numeric_limits<std::int32_t>::max() ? ", the 32-bit index range" : "") +
             ")");
   }
+  // The size bound lets a small compressed file claim 2^31 rows (blank lines compress ~1000:1);
+  // the arrays of that length that follow (row offsets, their copies, a value per row in the
+  // apps: about 24 bytes an entry) must fit in memory as well.
+  const double bytes = 24.0 * static_cast<double>(value);
+  if (!fits_in_memory(bytes))
+    in.fail(std::string(what) + " " + std::to_string(value) + " would need about " +
+            memory_shortfall(bytes) + " for its per-row arrays");
 }
 
 namespace {

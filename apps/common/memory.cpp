@@ -1,0 +1,17 @@
+#include "apps/common/memory.hpp"
+
+#include "core/error.hpp"
+
+namespace fk::app {
+
+void check_factors_fit(std::int64_t rows, std::int64_t cols, std::int64_t k, int copies,
+                       const std::string& what, const std::string& k_option) {
+  const double bytes = 4.0 * copies * (double(rows) + double(cols)) * double(k);
+  if (fits_in_memory(bytes)) return;
+  throw Error(what + " with " + k_option + " " + std::to_string(k) + " needs about " +
+              memory_shortfall(bytes) +
+              ": its sizes are implausible (a header that claims more rows or columns than the "
+              "data has?), or ask for fewer with " + k_option);
+}
+
+}  // namespace fk::app

@@ -1,0 +1,18 @@
+#pragma once
+// This machine's memory, for checks made before a large allocation whose size comes from the
+// input (a file's header, a generator's spec, an option): past the machine's memory an allocation
+// ends in a bare "out of memory" after a long wait or, through overcommit, in the OOM killer.
+#include <string>
+
+namespace fk {
+
+// Physical memory in bytes; 0 when unknown.
+double host_memory_bytes();
+
+// True when `bytes` fit in the physical memory (or it is unknown).
+bool fits_in_memory(double bytes);
+
+// "12.3 GB, more than this machine has (8.0 GB)": the end of the message of a failed check.
+std::string memory_shortfall(double bytes);
+
+}  // namespace fk
