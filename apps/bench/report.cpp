@@ -86,6 +86,11 @@ const std::vector<std::string>& csv_header() {
 
 std::string read_appendable_csv(const std::string& path, const std::vector<std::string>& columns) {
   const std::string header = join_csv(columns);
+  try {
+    io::check_output_file(path);  // before the benchmark runs, not after it
+  } catch (const Error& e) {
+    throw Error(std::string("--csv: ") + e.what());
+  }
   std::string existing;
   if (std::filesystem::exists(path)) {
     std::ifstream in(path, std::ios::binary);

@@ -22,6 +22,7 @@
 #include "core/generate/lda_corpus.hpp"
 #include "core/generate/ratings.hpp"
 #include "core/generate/sparse.hpp"
+#include "core/io/atomic_file.hpp"
 #include "core/io/matrix_market.hpp"
 #include "core/io/npy.hpp"
 #include "core/io/ratings.hpp"
@@ -36,6 +37,16 @@ namespace {
 namespace po = boost::program_options;
 using app::usage_fail;
 using app::UsageError;
+
+// --out's problems (a directory in the way, no writable folder) before the data is generated,
+// which can take a while, rather than at the end.
+void check_out_file(const std::string& out) {
+  try {
+    io::check_output_file(out);
+  } catch (const Error& e) {
+    usage_fail("out", e.what());
+  }
+}
 
 constexpr const char* kApp = "fk-datagen";
 
@@ -284,6 +295,7 @@ int run_ratings(int argc, char** argv) {
   take<float>(vm, "step", spec.step);
   take<std::int64_t>(vm, "min-user-ratings", spec.min_user_ratings);
   if (vm.count("seed")) spec.seed = static_cast<std::uint64_t>(common.seed);
+  check_out_file(out);
   // Checks that involve several options, named by the options.
   if (!(spec.min_rating < spec.max_rating))
     usage_fail("min-rating/--max-rating", "need min-rating < max-rating");
@@ -351,6 +363,7 @@ int run_sparse(int argc, char** argv) {
   const std::string ext = std::filesystem::path(out).extension().string();
   if (ext != ".mtx" && ext != ".smtx")
     usage_fail("out", "'" + out + "' must end in .mtx (Matrix Market) or .smtx (DLMC)");
+  check_out_file(out);
 
   log_info() << "sparse: " << gen::to_string(spec);
   Stopwatch sw;

@@ -22,6 +22,7 @@
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
+#include "core/progress.hpp"
 #include "core/random.hpp"
 #include "core/timer.hpp"
 
@@ -234,7 +235,11 @@ class Trainer {
       const KernelCounters before = be_->counters();
       Stopwatch clock;
       double inner = 0, rho = 1;
+      // A pass over a large corpus on a few CPU cores takes minutes: a line every 10 s inside it.
+      Progress progress("pass " + std::to_string(pass) + ": minibatches",
+                        static_cast<std::int64_t>(train_ids_.size()), 10.0);
       for (std::size_t i = 0; i < train_ids_.size(); ++i) {
+        if (!common_.quiet) progress.update(static_cast<std::int64_t>(i));
         const EStepResult r =
             be_->e_step(train_ids_[i], train_key, static_cast<std::uint64_t>(pass));
         inner += r.inner_iters;

@@ -1,18 +1,83 @@
 #include "core/io/atomic_file.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "core/error.hpp"
 
 namespace fk::io {
 namespace {
 std::atomic<unsigned long> g_counter{0};
+
+// The temporary files being written, so that Ctrl-C or a kill (SIGINT, SIGTERM) does not leave
+// "<path>.tmp.<pid>.<n>" behind: the handler removes them (unlink is async-signal-safe), then
+// ends the process by the signal's default action. Slots are claimed with an atomic flag; a file
+// that finds none is simply not cleaned up on a signal.
+constexpr int kSlots = 64;
+constexpr std::size_t kPathBytes = 4096;
+std::atomic<int> g_slot_state[kSlots];  // 0 free, 1 being written, 2 holds a path
+char g_slot_path[kSlots][kPathBytes];
+std::atomic<bool> g_handlers_installed{false};
+
+extern "C" void remove_temporaries_and_reraise(int sig) {
+  for (int i = 0; i < kSlots; ++i)
+    if (g_slot_state[i].load() == 2) ::unlink(g_slot_path[i]);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_handlers_once() {
+  if (g_handlers_installed.exchange(true)) return;
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old {};
+    // Only where nobody else handles the signal (a test harness, a debugger may).
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL)
+      std::signal(sig, remove_temporaries_and_reraise);
+  }
+}
+
+int claim_slot(const std::string& path) {
+  if (path.size() >= kPathBytes) return -1;
+  install_handlers_once();
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = 0;
+    if (g_slot_state[i].compare_exchange_strong(expected, 1)) {
+      std::memcpy(g_slot_path[i], path.c_str(), path.size() + 1);
+      g_slot_state[i].store(2);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void release_slot(int slot) {
+  if (slot >= 0) g_slot_state[slot].store(0);
+}
 }  // namespace
+
+void check_output_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw Error("cannot write a file with an empty name");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error("cannot write " + path + ": it is a directory");
+  fs::path parent = fs::path(path).parent_path();
+  if (parent.empty()) parent = ".";
+  // The folder is made when missing (its nearest existing ancestor must be writable then).
+  while (!parent.empty() && !fs::exists(parent, ec) && parent != parent.parent_path())
+    parent = parent.parent_path();
+  if (!fs::is_directory(parent, ec))
+    throw Error("cannot write " + path + ": " + parent.string() + " is not a directory");
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    throw Error("cannot write " + path + ": " + parent.string() + " is not writable (" +
+                std::strerror(errno) + ")");
+}
 
 AtomicFile::AtomicFile(const std::string& path, bool binary)
     : path_(path),
@@ -20,8 +85,10 @@ AtomicFile::AtomicFile(const std::string& path, bool binary)
   if (path.empty()) throw Error("cannot write a file with an empty name");
   std::ios::openmode mode = std::ios::out | std::ios::trunc;
   if (binary) mode |= std::ios::binary;
+  slot_ = claim_slot(tmp_path_);
   out_.open(tmp_path_, mode);
   if (!out_) {
+    release_slot(slot_);
     throw Error("cannot write " + path_ + ": cannot create " + tmp_path_ + " (" +
                 std::strerror(errno) + ")");
   }
@@ -31,6 +98,7 @@ AtomicFile::~AtomicFile() {
   if (committed_) return;
   out_.close();
   std::remove(tmp_path_.c_str());  // best effort; nothing useful to do if it fails
+  release_slot(slot_);
 }
 
 void AtomicFile::commit() {
@@ -42,6 +110,7 @@ void AtomicFile::commit() {
     const int err = errno;
     std::remove(tmp_path_.c_str());
     committed_ = true;  // nothing left to clean up
+    release_slot(slot_);
     throw Error("write error on " + path_ + " (" + std::strerror(err) +
                 "); the file was not changed");
   }
@@ -49,9 +118,11 @@ void AtomicFile::commit() {
     const int err = errno;
     std::remove(tmp_path_.c_str());
     committed_ = true;
+    release_slot(slot_);
     throw Error("cannot rename " + tmp_path_ + " to " + path_ + " (" + std::strerror(err) + ")");
   }
   committed_ = true;
+  release_slot(slot_);
 }
 
 }  // namespace fk::io

@@ -4,7 +4,9 @@
 // same directory, and is renamed over <path> by commit(). If the writer is destroyed without
 // commit (an exception, a failed write), the temporary file is removed and <path> is untouched.
 // rename(2) within one directory is atomic, so readers see either the old or the new file. No
-// fsync: this protects against our own failures, not against a power cut.
+// fsync: this protects against our own failures, not against a power cut. SIGINT and SIGTERM
+// (where the process has no handler of its own) remove the temporary files being written before
+// the process ends.
 #include <fstream>
 #include <string>
 
@@ -31,6 +33,12 @@ class AtomicFile {
   std::string tmp_path_;
   std::ofstream out_;
   bool committed_ = false;
+  int slot_ = -1;  // its place in the list a signal's cleanup reads
 };
+
+// Throws fk::Error naming `path` when an AtomicFile there could not be written: a directory in
+// the way, or no writable folder to hold it (a missing folder counts as its nearest existing
+// parent, where it would be made). For commands that work a long time before they write.
+void check_output_file(const std::string& path);
 
 }  // namespace fk::io

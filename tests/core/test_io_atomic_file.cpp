@@ -1,3 +1,7 @@
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <string>
 #include <vector>
 
@@ -83,6 +87,49 @@ TEST(IoAtomicFile, TwoWritersOfOnePathDoNotCollide) {
   a.commit();
   b.commit();
   EXPECT_EQ(test::read_bytes(p), "b");
+}
+
+// Ctrl-C or a kill while a file is written leaves no "<path>.tmp.<pid>.<n>" behind (the atomic
+// writer's signal cleanup), and the process still ends by the signal. In a child process; a
+// signal this process ignores (SIGINT in a background job) is ignored by the writer too.
+TEST(IoAtomicFile, TerminationRemovesTheTemporaryFile) {
+  test::TempDir dir;
+  const std::string p = dir.file("big.csv");
+  for (int sig : {SIGTERM, SIGINT}) {
+    struct sigaction now {};
+    if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) continue;
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      io::AtomicFile f(p);
+      f.stream() << "partial" << std::flush;
+      ::raise(sig);
+      ::_exit(0);  // not reached
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    EXPECT_TRUE(test::list_dir(dir.path()).empty()) << test::list_dir(dir.path())[0];
+  }
+}
+
+// check_output_file says up front what would stop a write at the end of a long command.
+TEST(IoAtomicFile, OutputFileCheckNamesWhatIsInTheWay) {
+  test::TempDir dir;
+  EXPECT_NO_THROW(io::check_output_file(dir.file("new.csv")));
+  EXPECT_NO_THROW(io::check_output_file(dir.file("missing/folder/new.csv")));  // made later
+  test::write_bytes(dir.file("plain"), "x");
+  auto message = [](const std::string& path) {
+    try {
+      io::check_output_file(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message(dir.path()).find("it is a directory"), std::string::npos);
+  EXPECT_NE(message(dir.file("plain/new.csv")).find("is not a directory"), std::string::npos);
+  EXPECT_NE(message("").find("empty name"), std::string::npos);
 }
 
 }  // namespace
