@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "apps/common/output.hpp"
 #include "core/log.hpp"
@@ -47,39 +49,83 @@ std::string trim_blanks(const std::string& s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
-// The keys that a config file cannot set: the file is read after --help and --config were looked
-// at, so Boost would store `config = other.ini` or `help = true` and nothing would act on them.
-// UsageError naming the file and the line. The lines are split as Boost splits them ('#' starts a
-// comment, "[name]" prefixes the keys after it with "name."); lines it cannot read are left to it.
-void reject_command_line_only_keys(const std::string& path, const std::string& text) {
+// Where the options a config file set came from, for the messages that name an option: the file
+// and each key's line (keys the command line overrode are left out). Set by CommandLine::parse.
+struct ConfigSource {
+  std::string path;
+  std::map<std::string, std::int64_t> line_of;
+};
+ConfigSource& config_source() {
+  static ConfigSource source;
+  return source;
+}
+
+// One `key = value` line of a config file.
+struct ConfigEntryLine {
+  std::string key, value;
+  std::int64_t line = 0;
+};
+
+// The text of a config file as its entries. The syntax is Boost's INI subset, read here rather
+// than by Boost so that a value may hold '#' (a path such as "runs/#3", which --out writes into
+// config.ini): a comment is a line whose first non-blank is '#' or ';', or starts at a '#' that
+// follows a blank; "[name]" prefixes the keys after it with "name."; blanks around keys and
+// values go. Each entry is checked for what Boost would report without a line (a line that is no
+// `key = value`, a key given twice, a key that is no option) and for the keys a config file cannot
+// set: it is read after --help and --config were looked at, so `config = other.ini` or
+// `help = true` would be stored with nothing acting on them. Each a UsageError naming the file and
+// the line.
+std::vector<ConfigEntryLine> read_config_entries(const std::string& path, const std::string& text,
+                                                 const po::options_description& options) {
+  std::vector<ConfigEntryLine> entries;
+  std::map<std::string, std::int64_t> first_line;
+  auto fail = [&](std::int64_t line_no, const std::string& what) {
+    throw UsageError("config file '" + path + "', line " + std::to_string(line_no) + ": " + what);
+  };
   std::istringstream in(text);
   std::string line, section;
   for (std::int64_t line_no = 1; std::getline(in, line); ++line_no) {
-    line = trim_blanks(line.substr(0, line.find('#')));
-    if (line.empty()) continue;
+    for (std::size_t hash = line.find('#'); hash != std::string::npos;
+         hash = line.find('#', hash + 1))
+      if (hash == 0 || line[hash - 1] == ' ' || line[hash - 1] == '\t') {
+        line.erase(hash);
+        break;
+      }
+    line = trim_blanks(line);
+    if (line.empty() || line.front() == '#' || line.front() == ';') continue;
     if (line.front() == '[' && line.back() == ']') {
-      section = line.substr(1, line.size() - 2);
+      section = trim_blanks(line.substr(1, line.size() - 2));
       if (!section.empty() && section.back() != '.') section += '.';
       continue;
     }
     const auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
+    if (eq == std::string::npos) fail(line_no, "expected 'key = value', found '" + line + "'");
     const std::string key = section + trim_blanks(line.substr(0, eq));
-    std::string why;
     if (key == "config")
-      why = "nested config files are not read; give --config on the command line";
-    else if (key == "help" || key == "h")
-      why = "help is printed when --help is given on the command line";
-    if (!why.empty())
-      throw UsageError("config file '" + path + "', line " + std::to_string(line_no) + ": '" + key +
-                       "' cannot be set inside a config file: " + why);
+      fail(line_no, "'config' cannot be set inside a config file: nested config files are not "
+                    "read; give --config on the command line");
+    if (key == "help" || key == "h")
+      fail(line_no, "'" + key + "' cannot be set inside a config file: help is printed when "
+                    "--help is given on the command line");
+    if (!options.find_nothrow(key, /*approx=*/false))
+      fail(line_no, "'" + key + "' is not an option of this command");
+    const auto [it, fresh] = first_line.emplace(key, line_no);
+    if (!fresh)
+      fail(line_no, "'" + key + "' is given again (first at line " + std::to_string(it->second) +
+                        ")");
+    entries.push_back({key, trim_blanks(line.substr(eq + 1)), line_no});
   }
+  return entries;
 }
 
 }  // namespace
 
 void usage_fail(const std::string& option, const std::string& message) {
-  throw UsageError("--" + option + ": " + message);
+  const ConfigSource& config = config_source();
+  const auto it = config.line_of.find(option);
+  if (it == config.line_of.end()) throw UsageError("--" + option + ": " + message);
+  throw UsageError("--" + option + ": " + message + " (set in config file '" + config.path +
+                   "', line " + std::to_string(it->second) + ")");
 }
 
 std::string format_double(double v) {
@@ -206,7 +252,8 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
     ("help,h", "print this help and exit")
     ("config", po::value<std::string>(&common_.config)->value_name("FILE"),
      "read options from an INI file (key = value per line, keys are the long option names "
-     "without '--'; not help or config); options given on the command line win over the file")
+     "without '--'; not help or config; '#' at a line's start or after a blank starts a "
+     "comment); options given on the command line win over the file")
     ("input", po::value<std::string>(&common_.input)->value_name("PATH"),
      "input data file (see the app's description for what it accepts); relative paths are "
      "relative to the current directory, also inside a config file")
@@ -283,6 +330,7 @@ bool CommandLine::parse(int argc, const char* const* argv, int first) {
 }
 
 bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_out, int first) {
+  config_source() = {};  // an earlier parse in this process (the tests run apps in-process)
   po::options_description all;
   all.add(common_desc_).add(app_);
   po::options_description with_hidden;
@@ -327,13 +375,32 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     std::string text = whole.str();
     // A UTF-8 byte order mark (Windows editors write one) is not part of the first key.
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
-    reject_command_line_only_keys(path, text);
-    std::istringstream config(text);
-    try {
-      po::store(po::parse_config_file(config, all, /*allow_unregistered=*/false), vm_);
-    } catch (const po::error& e) {
-      throw UsageError("config file '" + path + "': " + e.what());
+    const std::vector<ConfigEntryLine> entries = read_config_entries(path, text, all);
+    std::map<std::string, std::int64_t> line_of;
+    po::parsed_options parsed(&all);
+    for (const ConfigEntryLine& e : entries) {
+      line_of[e.key] = e.line;
+      po::option o;
+      o.string_key = e.key;
+      o.value.push_back(e.value);
+      o.original_tokens = {e.key, e.value};
+      parsed.options.push_back(std::move(o));
     }
+    try {
+      po::store(parsed, vm_);
+    } catch (const po::error& e) {
+      // A value Boost cannot convert names its option: give its line too.
+      std::string where;
+      if (const auto* bad = dynamic_cast<const po::error_with_option_name*>(&e)) {
+        std::string name = bad->get_option_name();
+        name.erase(0, name.find_first_not_of('-'));
+        if (const auto it = line_of.find(name); it != line_of.end())
+          where = ", line " + std::to_string(it->second);
+      }
+      throw UsageError("config file '" + path + "'" + where + ": " + e.what());
+    }
+    for (const std::string& name : command_line_) line_of.erase(name);  // the command line won
+    config_source() = {path, std::move(line_of)};
   }
   try {
     po::notify(vm_);

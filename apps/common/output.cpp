@@ -325,7 +325,17 @@ void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
   const std::string of = app.empty() ? std::string() : " of an " + app + " training run";
   ini.stream() << "# resolved configuration" << of << "; run again with --config " << dir
                << "/config.ini\n";
-  for (const ConfigEntry& e : config) ini.stream() << e.key << " = " << e.ini << '\n';
+  for (const ConfigEntry& e : config) {
+    // The config reader takes a '#' after a blank as a comment, and trims blanks at the ends.
+    const bool representable =
+        e.ini.find(" #") == std::string::npos && e.ini.find("\t#") == std::string::npos &&
+        (e.ini.empty() || (e.ini.front() != ' ' && e.ini.back() != ' ' && e.ini.front() != '#'));
+    if (!representable)
+      log_warn() << dir << "/config.ini: the value of " << e.key << " ('" << e.ini
+                 << "') cannot be read back from a config file; give --" << e.key
+                 << " on the command line when running it again";
+    ini.stream() << e.key << " = " << e.ini << '\n';
+  }
   ini.commit();
   io::AtomicFile json(dir + "/config.json");
   json.stream() << "{\n";

@@ -563,6 +563,37 @@ TEST(AlsCli, ConfigFileCannotSetHelpOrConfig) {
         << o.err;
     EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
   }
+  // Every other mistake in a config file names its line too: a key given twice, a key that is no
+  // option, a value that is no number, and a value out of range (named by its option, and by the
+  // line unless the command line gave the option as well).
+  const std::vector<std::pair<std::string, std::string>> mistakes = {
+      {"factors = 3\n\nfactors = 4\n", "line 3: 'factors' is given again (first at line 1)"},
+      {"iters = 1\nfactor = 3\n", "line 2: 'factor' is not an option of this command"},
+      {"factors = many\n", "line 1: the argument ('many') for option 'factors' is invalid"},
+      {"iters = 1\nlambda = -1\n", "(set in config file '" + dir.file("bad.ini") + "', line 2)"},
+  };
+  for (const auto& [text, needle] : mistakes) {
+    test::write_bytes(dir.file("bad.ini"), text);
+    const Outcome o = run_als(dir, "--input '" + input + "' --config '" + dir.file("bad.ini") +
+                                       "' --device cpu --out '" + dir.file("o") + "'");
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_NE(o.err.find(needle), std::string::npos) << o.err;
+  }
+  const Outcome overridden = run_als(dir, "--input '" + input + "' --config '" +
+                                              dir.file("bad.ini") + "' --lambda -2 --out '" +
+                                              dir.file("o") + "'");
+  EXPECT_EQ(overridden.code, 2) << overridden.err;
+  EXPECT_EQ(overridden.err.find("set in config file"), std::string::npos) << overridden.err;
+  // A '#' inside a value is no comment: the config.ini of a run into "o#1" runs there again
+  // (Boost's reader cut the path at '#' and wrote into "o").
+  const std::string hashed = dir.file("o#1");
+  ASSERT_EQ(run_als(dir, "--input '" + input + "' --iters 1 --device cpu --out '" + hashed + "'")
+                .code,
+            0);
+  const Outcome again = run_als(dir, "--config '" + hashed + "/config.ini' -q");
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o"))) << "the path was not cut at '#'";
+  EXPECT_TRUE(std::filesystem::exists(hashed + "/model.ini"));
 }
 
 // An --out that holds another app's model is refused before anything in it changes: fk-als would
