@@ -468,8 +468,14 @@ ResolvedConfig CommandLine::resolved(const ResolvedConfig& overrides) const {
       }
     if (!replaced) out.push_back(o);
   }
+  // Moot options, and options that do not apply to this command (infer's iters and compare):
+  // the written config.ini must run again with --config.
   out.erase(std::remove_if(out.begin(), out.end(),
-                           [&](const ConfigEntry& e) { return moot_.count(e.key) > 0; }),
+                           [&](const ConfigEntry& e) {
+                             return moot_.count(e.key) > 0 ||
+                                    std::find(not_applicable_.begin(), not_applicable_.end(),
+                                              e.key) != not_applicable_.end();
+                           }),
             out.end());
   return out;
 }

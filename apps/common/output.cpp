@@ -320,10 +320,13 @@ void restore_previous_runs() noexcept {
 }
 
 void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
-                           const std::string& app) {
+                           const std::string& app, const std::string& command) {
   io::AtomicFile ini(dir + "/config.ini");
-  const std::string of = app.empty() ? std::string() : " of an " + app + " training run";
-  ini.stream() << "# resolved configuration" << of << "; run again with --config " << dir
+  const std::string of = !app.empty()       ? " of an " + app + " training run"
+                         : !command.empty() ? " of " + command
+                                            : std::string();
+  ini.stream() << "# resolved configuration" << of << "; run again with "
+               << (command.empty() ? std::string() : command + " ") << "--config " << dir
                << "/config.ini\n";
   for (const ConfigEntry& e : config) {
     // The config reader takes a '#' after a blank as a comment, and trims blanks at the ends.

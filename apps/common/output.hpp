@@ -72,9 +72,10 @@ class MetricsWriter {
 // Writes `<dir>/config.ini` (key = value, loadable with --config) and `<dir>/config.json`
 // (one object), both atomically. A training run names its app (`app`, e.g. "fk-lda") in
 // config.ini's first line, which is written when the run starts and stays: model_app reads it
-// for a folder whose run stopped before model.ini.
+// for a folder whose run stopped before model.ini. Another command (`command`, e.g. "fk-lda
+// infer") is named in the line that says how to run it again.
 void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
-                           const std::string& app = "");
+                           const std::string& app = "", const std::string& command = "");
 
 // A training run's results are complete when its last files exist: model.ini (the fk-lda and
 // fk-als models, which infer and recommend require) and summary.json, each written after the rest.

@@ -165,7 +165,7 @@ int infer_main(int argc, char** argv) {
   const double seconds = clock.seconds();
   app::ensure_output_dir(common.out);
   io::write_npy(common.out + "/theta.npy", theta);
-  app::write_resolved_config(common.out, cli.resolved());
+  app::write_resolved_config(common.out, cli.resolved(), "", "fk-lda infer");
   if (!common.quiet)
     std::cout << "[" << device << "] θ of " << theta.rows() << " documents x " << theta.cols()
               << " topics in " << fmt("%.3f", seconds) << " s: " << common.out << "/theta.npy"

@@ -339,6 +339,12 @@ TEST(LdaTrain, InferFromSavedModel) {
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("docword.big.txt"), std::string::npos) << bad.err;
   EXPECT_EQ(run_lda({"infer", "--input", docs.file("docword.new.txt")}).status, 2);  // no --model
+  // infer's config.ini runs again as "fk-lda infer --config" (it holds no training-only option).
+  EXPECT_NE(read_lines(out.file("config.ini"))[0].find("run again with fk-lda infer --config"),
+            std::string::npos);
+  const Sub again(dir, "again");
+  ASSERT_EQ(run_lda({"infer", "--config", out.file("config.ini"), "--out", again.path()}).status, 0);
+  EXPECT_EQ(test::slurp(again.file("theta.npy")), test::slurp(out.file("theta.npy")));
   // --out at the training run's folder would replace its config.ini: refused, nothing written.
   const auto before = test::folder_files(model.path());
   const auto over = run_lda({"infer", "--model", model.path(), "--input",
