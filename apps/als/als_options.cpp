@@ -83,7 +83,8 @@ void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
   } catch (const Error&) {
     usage_fail("solver", "expected cg or cholesky, got '" + o.solver + "'");
   }
-  require_at_least("cg-steps", o.cg_steps, 1);
+  // cholesky ignores --cg-steps, as its help says (a config file's cg-steps does not stop it).
+  if (o.solver_kind == Solver::kCg) require_at_least("cg-steps", o.cg_steps, 1);
   if (!(o.alpha > 0) || !std::isfinite(o.alpha)) usage_fail("alpha", "must be a finite number > 0");
   // Each mode's own options: given on the command line in the other mode they are an error (they
   // would be ignored); a config file's are moot (every written config.ini has them).

@@ -91,16 +91,20 @@ void add_common(po::options_description& desc, Common& c, const std::string& see
       ("seed", po::value<std::int64_t>(&c.seed), seed_help.c_str())
       ("threads", po::value<int>(&c.threads)->default_value(0),
        "OpenMP threads (0: OpenMP's default); the output does not depend on it")
-      ("quiet", po::bool_switch(&c.quiet), "only warnings and errors on stderr (no progress lines)")
+      ("quiet", po::bool_switch(&c.quiet),
+       "only warnings and errors on stderr (no progress lines); -q for short, as in the apps")
       ("help", "print this help and exit");
   // clang-format on
 }
 
 // Parses argv[2..]. Short options are off so that negative values ("--min-rating -1") read as
-// values. Returns false when --help was printed.
+// values; "-q" alone is taken for --quiet, as every app takes it. Returns false when --help was
+// printed.
 bool parse(int argc, char** argv, const po::options_description& desc, const std::string& usage,
            po::variables_map& vm) {
-  const std::vector<std::string> args(argv + 2, argv + argc);
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (std::string& a : args)
+    if (a == "-q") a = "--quiet";
   const int style = po::command_line_style::unix_style ^ po::command_line_style::allow_short;
   const po::parsed_options parsed = po::command_line_parser(args).options(desc).style(style).run();
   for (const po::option& o : parsed.options)

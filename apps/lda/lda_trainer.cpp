@@ -417,7 +417,7 @@ class Trainer {
     }
     const std::vector<std::vector<std::string>> words =
         top_words(r.lambda, opt_.top_words, data_.vocab);
-    {
+    if (opt_.top_words > 0) {  // as fk-gap: --top-words 0 asks for no list
       io::AtomicFile f(out_ + "/top_words.txt");
       for (int t = 0; t < k; ++t) {
         f.stream() << "topic " << t << ":";
@@ -425,6 +425,8 @@ class Trainer {
         f.stream() << '\n';
       }
       f.commit();
+    } else {
+      app::remove_stale_output(out_ + "/top_words.txt");
     }
     if (data_.vocab.empty()) {
       app::remove_stale_output(out_ + "/vocab.txt");

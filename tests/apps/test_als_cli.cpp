@@ -579,6 +579,11 @@ TEST(AlsCli, ConfigFileCannotSetHelpOrConfig) {
     EXPECT_EQ(o.code, 2) << o.err;
     EXPECT_NE(o.err.find(needle), std::string::npos) << o.err;
   }
+  // cholesky ignores --cg-steps, as the help says, whatever its value.
+  EXPECT_EQ(run_als(dir, "--input '" + input + "' --solver cholesky --cg-steps 0 --iters 1 -q "
+                         "--device cpu --out '" + dir.file("chol") + "'")
+                .code,
+            0);
   const Outcome overridden = run_als(dir, "--input '" + input + "' --config '" +
                                               dir.file("bad.ini") + "' --lambda -2 --out '" +
                                               dir.file("o") + "'");

@@ -629,6 +629,22 @@ TEST(LdaTrain, TextInputWithVocabularyAndInfer) {
       << unk.err;
 }
 
+// --top-words 0 asks for no top-word list, as in fk-gap: no top_words.txt of empty lines, and an
+// earlier run's list goes.
+TEST(LdaTrain, TopWordsZeroWritesNoList) {
+  test::TempDir dir;
+  const Sub out(dir, "o");
+  auto run = [&](const std::string& words) {
+    return run_lda({"--input", kSmall, "--topics", "3", "--iters", "1", "--device", "cpu", "-q",
+                    "--top-words", words, "--out", out.path()})
+        .status;
+  };
+  ASSERT_EQ(run("5"), 0);
+  EXPECT_TRUE(std::filesystem::exists(out.file("top_words.txt")));
+  ASSERT_EQ(run("0"), 0);
+  EXPECT_FALSE(std::filesystem::exists(out.file("top_words.txt")));
+}
+
 // A UCI file whose own vocabulary (vocab.X.txt beside it) orders the words differently from the
 // model's: its counts are matched to the model's words by name, words the model lacks dropped, so
 // θ is the one the same documents get in the model's own word ids.
