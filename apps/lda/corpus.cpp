@@ -491,8 +491,8 @@ Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
     empty += c.counts.row_ptr[d + 1] == c.counts.row_ptr[d];
   if (empty > 0)
     log_warn() << input << ": " << empty << " of " << c.counts.rows
-               << " documents have no word of the model's vocabulary: their topic proportions "
-                  "are the prior's (uniform), and they add nothing to a held-out score";
+               << " documents have no word of the model's vocabulary: there is nothing in them "
+                  "to fit or score (fk-lda infer gives them the prior's topic proportions)";
   return c;
 }
 
