@@ -91,6 +91,11 @@ std::string read_appendable_csv(const std::string& path, const std::vector<std::
   } catch (const Error& e) {
     throw Error(std::string("--csv: ") + e.what());
   }
+  if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec) throw Error("--csv " + path + ": cannot create " + parent.string() + ": " + ec.message());
+  }
   std::string existing;
   if (std::filesystem::exists(path)) {
     std::ifstream in(path, std::ios::binary);

@@ -101,6 +101,9 @@ std::vector<ConfigEntryLine> read_config_entries(const std::string& path, const 
     const auto eq = line.find('=');
     if (eq == std::string::npos) fail(line_no, "expected 'key = value', found '" + line + "'");
     const std::string key = section + trim_blanks(line.substr(0, eq));
+    if (key.empty() || key.back() == '.' || key.front() == '-')
+      fail(line_no, "expected 'key = value' with a long option name as the key, found '" + line +
+                        "'");
     if (key == "config")
       fail(line_no, "'config' cannot be set inside a config file: nested config files are not "
                     "read; give --config on the command line");

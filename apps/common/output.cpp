@@ -228,6 +228,7 @@ namespace {
 struct KeptRun {
   std::string dir;
   std::vector<std::string> names;
+  bool finished = false;  // its run finished inside a DeferredFinish: removed when that commits
 };
 // The --out folders of this process's training runs that hold a previous-run folder and have not
 // finished: restore_previous_runs puts those back when the process fails.
@@ -235,12 +236,21 @@ std::vector<KeptRun>& unfinished_runs() {
   static std::vector<KeptRun> runs;
   return runs;
 }
+int g_deferring = 0;  // open DeferredFinish scopes
 
 void move_entry(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   if (fs::is_directory(to, ec)) fs::remove_all(to, ec);
   fs::rename(from, to, ec);
   if (ec) throw Error("cannot move " + from.string() + " to " + to.string() + ": " + ec.message());
+}
+
+void remove_kept(const std::string& dir) {
+  std::error_code ec;
+  fs::remove_all(fs::path(dir) / kPreviousRunDir, ec);
+  if (ec)
+    log_warn() << "cannot remove the earlier run's files in " << dir << "/" << kPreviousRunDir
+               << ": " << ec.message();
 }
 }  // namespace
 
@@ -250,7 +260,9 @@ void keep_previous_run(const std::string& dir, const std::vector<std::string>& n
   std::error_code ec;
   const bool complete = fs::exists(out / "model.ini", ec);
   const bool checkpoint = !keep_checkpoint && fs::exists(out / "checkpoint", ec);
-  if (complete) {  // a newer complete model than any previous-run holds
+  if (complete || checkpoint) {
+    // The newest earlier run worth keeping replaces what previous-run held: a complete model, or
+    // a stopped run's checkpoint with its configuration and log.
     fs::remove_all(kept, ec);
     if (ec) throw Error("cannot remove " + kept.string() + ": " + ec.message());
     fs::create_directory(kept, ec);
@@ -264,33 +276,46 @@ void keep_previous_run(const std::string& dir, const std::vector<std::string>& n
         move_entry(out / name, kept / name);
       }
     }
-  } else {
-    remove_completion_markers(dir);  // a summary.json without model.ini
-  }
-  if (checkpoint) {  // beside a model kept earlier, if there is one
-    fs::create_directories(kept, ec);
-    if (ec) throw Error("cannot create " + kept.string() + ": " + ec.message());
-    move_entry(out / "checkpoint", kept / "checkpoint");
-  }
-  if (complete || checkpoint)
+    if (checkpoint) move_entry(out / "checkpoint", kept / "checkpoint");
     log_info() << "the earlier run's "
                << (complete && checkpoint ? "model and checkpoint"
                    : complete             ? "model"
                                           : "checkpoint")
                << " in " << dir << " moved to " << kept.string()
-               << " until this run completes (and back if it fails)";
+               << " until this run completes; put back if it fails, left there if it is killed";
+  } else {
+    remove_completion_markers(dir);  // a summary.json without model.ini
+  }
   if (fs::is_directory(kept, ec)) unfinished_runs().push_back({dir, names});
 }
 
 void finish_run(const std::string& dir) {
   auto& runs = unfinished_runs();
+  for (auto it = runs.begin(); it != runs.end();) {
+    if (it->dir != dir) {
+      ++it;
+    } else if (g_deferring > 0) {
+      (it++)->finished = true;
+    } else {
+      remove_kept(dir);
+      it = runs.erase(it);
+    }
+  }
+}
+
+DeferredFinish::DeferredFinish() { ++g_deferring; }
+
+DeferredFinish::~DeferredFinish() {
+  if (!committed_) --g_deferring;  // an exception: run_main restores every kept run
+}
+
+void DeferredFinish::commit() {
+  committed_ = true;
+  if (--g_deferring > 0) return;
+  auto& runs = unfinished_runs();
   for (auto it = runs.begin(); it != runs.end();)
-    if (it->dir == dir) {
-      std::error_code ec;
-      fs::remove_all(fs::path(dir) / kPreviousRunDir, ec);
-      if (ec)
-        log_warn() << "cannot remove the earlier run's files in " << dir << "/" << kPreviousRunDir
-                   << ": " << ec.message();
+    if (it->finished) {
+      remove_kept(it->dir);
       it = runs.erase(it);
     } else {
       ++it;
@@ -307,8 +332,9 @@ void restore_previous_runs() noexcept {
       // unless the earlier run's is put back.
       for (const std::string& name : run.names)
         if (!fs::exists(kept / name, ec)) fs::remove(out / name, ec);
-      for (const fs::directory_entry& e : fs::directory_iterator(kept))
-        move_entry(e.path(), out / e.path().filename());
+      std::vector<fs::path> entries;  // collected first: moving them changes the folder
+      for (const fs::directory_entry& e : fs::directory_iterator(kept)) entries.push_back(e.path());
+      for (const fs::path& e : entries) move_entry(e, out / e.filename());
       fs::remove(kept, ec);
       log_warn() << "this run failed: the earlier run's files are back in " << run.dir;
     } catch (const std::exception& e) {

@@ -85,21 +85,33 @@ void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
 void remove_completion_markers(const std::string& dir);
 // An earlier run's results in a training run's --out are kept until the new run completes, so
 // that a run which fails (bad values in the data, a corrupt checkpoint, a full disk) or is stopped
-// does not cost the model that was there. As a run starts, keep_previous_run moves a complete
-// model (model.ini and the other files the run writes, `names`, never other files in the folder:
-// inputs may live there) into `dir`/previous-run, replacing what that held; without one it removes
-// the completion markers and an earlier previous-run stays. An earlier checkpoint, unless
-// `keep_checkpoint` (it is being resumed), moves there too, beside whatever model it holds; a
-// resumed run's metrics.jsonl, which it goes on writing, is copied.
-// finish_run removes previous-run once the run's last file is written. restore_previous_runs
-// (run_main calls it when an app fails with an error) puts every unfinished run's previous-run
-// back in place of the failed run's files; a run that is killed leaves it for the user, as the
-// log says.
+// does not cost the model that was there. As a run starts, keep_previous_run moves the newest
+// earlier run worth keeping into `dir`/previous-run, replacing what that held: a complete model
+// (model.ini), or, unless `keep_checkpoint` (it is being resumed), a stopped run's checkpoint;
+// with it the files the run writes (`names`: the model's, config.ini, metrics.jsonl...), never
+// other files in the folder (inputs may live there). A resumed run's metrics.jsonl, which it goes
+// on writing, is copied. Otherwise it removes the completion markers, and an earlier previous-run
+// stays. finish_run removes previous-run once the run's last file is written (inside a
+// DeferredFinish, when that commits: --compare's two runs succeed or fail together).
+// restore_previous_runs (run_main calls it when an app fails with an error) puts every kept
+// previous-run back in place of the failed run's files; a run that is killed leaves it for the
+// user, as the log says.
 inline constexpr const char* kPreviousRunDir = "previous-run";
 void keep_previous_run(const std::string& dir, const std::vector<std::string>& names,
                        bool keep_checkpoint);
 void finish_run(const std::string& dir);
 void restore_previous_runs() noexcept;
+class DeferredFinish {
+ public:
+  DeferredFinish();
+  ~DeferredFinish();
+  DeferredFinish(const DeferredFinish&) = delete;
+  DeferredFinish& operator=(const DeferredFinish&) = delete;
+  void commit();  // every run that finished inside the scope: its previous-run goes
+
+ private:
+  bool committed_ = false;
+};
 // Throws UsageError naming --out when a file this run may write or remove in `dir` (`names`) is
 // one of the files it reads (`inputs`): --out pointed at a data folder (fk-datagen's writes
 // vocab.txt, as fk-lda and fk-gap do) must not lose or rewrite the data. Call before anything in

@@ -46,6 +46,7 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
     write_comparison_json(common.out + "/compare.json", std::nullopt, cpu, iter_name, why_not);
     return false;
   }
+  DeferredFinish together;  // a failed CPU run puts the GPU run's earlier model back too
   RunRecord gpu = train(training_context(Context(DeviceKind::kGpu, common.threads), common),
                         common.out + "/gpu", RunRole::kCompareGpu);
   gpu.label = "gpu";
@@ -54,6 +55,7 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
   cpu.label = "cpu";
   print_comparison(std::cout, gpu, cpu, iter_name);
   write_comparison_json(common.out + "/compare.json", gpu, cpu, iter_name);
+  together.commit();
   return true;
 }
 

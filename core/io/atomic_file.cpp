@@ -68,10 +68,10 @@ void check_output_file(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw Error("cannot write " + path + ": it is a directory");
   fs::path parent = fs::path(path).parent_path();
-  if (parent.empty()) parent = ".";
   // The folder is made when missing (its nearest existing ancestor must be writable then).
   while (!parent.empty() && !fs::exists(parent, ec) && parent != parent.parent_path())
     parent = parent.parent_path();
+  if (parent.empty()) parent = ".";  // a relative path's missing folders end at the current one
   if (!fs::is_directory(parent, ec))
     throw Error("cannot write " + path + ": " + parent.string() + " is not a directory");
   if (::access(parent.c_str(), W_OK | X_OK) != 0)

@@ -38,7 +38,7 @@ class AtomicFile {
 
 // Throws fk::Error naming `path` when an AtomicFile there could not be written: a directory in
 // the way, or no writable folder to hold it (a missing folder counts as its nearest existing
-// parent, where it would be made). For commands that work a long time before they write.
+// parent: the caller makes it). For commands that work a long time before they write.
 void check_output_file(const std::string& path);
 
 }  // namespace fk::io

@@ -1,5 +1,6 @@
 #include "core/io/format.hpp"
 
+#include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <vector>
@@ -137,6 +138,16 @@ InputFormat detect_format(const std::string& path) {
                              " among its first lines); expected text: a UCI bag of words, Matrix "
                              "Market, DLMC .smtx, ratings or plain documents");
     }
+  // The extensions that name one format say it, so that a damaged file gets its own reader's
+  // message (a Matrix Market banner with one '%' was read as plain text, or as ratings).
+  std::string name = std::filesystem::path(path).filename().string();
+  if (name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0) name.resize(name.size() - 3);
+  auto ends_with = [&](const char* ext) {
+    const std::size_t n = std::strlen(ext);
+    return name.size() > n && name.compare(name.size() - n, n, ext) == 0;
+  };
+  if (ends_with(".smtx")) return InputFormat::kSmtx;
+  if (ends_with(".mtx")) return InputFormat::kMtx;
   const std::string& l0 = lines[0];
   // "%%" opens only Matrix Market files: a misspelt banner gets the Matrix Market reader's
   // message about it instead of being read as a plain-text document.

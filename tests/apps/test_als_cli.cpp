@@ -528,6 +528,18 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
                                              "' --users 1 -q --out '" + dir.file("rec2") + "'");
   EXPECT_EQ(nan_model.code, 1) << nan_model.err;
   EXPECT_NE(nan_model.err.find("user_factors.npy: entry"), std::string::npos) << nan_model.err;
+  // A stopped run (its checkpoint, configuration and log, no model) over which a run fails is
+  // put back whole: the folder can still be resumed, and still names its app.
+  const std::string stopped = dir.file("stopped");
+  ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 2 --checkpoint-every 1 --out '" +
+                             stopped + "'")
+                .code,
+            0);
+  for (const char* name : {"model.ini", "summary.json", "user_factors.npy"})
+    std::filesystem::remove(stopped + "/" + name);
+  const auto stopped_before = test::folder_files(stopped);
+  EXPECT_EQ(run_als(dir, "--input '" + huge + "' --iters 3 --out '" + stopped + "'").code, 1);
+  EXPECT_EQ(test::folder_files(stopped), stopped_before);
   // A run that completes removes previous-run.
   ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 1 --out '" + out + "'").code, 0);
   EXPECT_FALSE(std::filesystem::exists(out + "/previous-run"));
@@ -571,6 +583,8 @@ TEST(AlsCli, ConfigFileCannotSetHelpOrConfig) {
       {"iters = 1\nfactor = 3\n", "line 2: 'factor' is not an option of this command"},
       {"factors = many\n", "line 1: the argument ('many') for option 'factors' is invalid"},
       {"iters = 1\nlambda = -1\n", "(set in config file '" + dir.file("bad.ini") + "', line 2)"},
+      {"iters = 1\n= 5\n", "line 2: expected 'key = value' with a long option name"},
+      {"-q = yes\n", "line 1: expected 'key = value' with a long option name"},
   };
   for (const auto& [text, needle] : mistakes) {
     test::write_bytes(dir.file("bad.ini"), text);

@@ -720,12 +720,12 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", dir.file("skew.mtx")}, 1, "skew.mtx:3: a skew-symmetric matrix");
   {
     // Three counts in a header of 2^24 x 2^24: the model's arrays cannot fit in any machine's
-    // memory at 1000 topics (about 400 GB), which is said at once instead of allocating.
+    // memory at 100000 topics (about 40 TB), which is said at once instead of allocating.
     std::ofstream f(dir.file("docword.huge.txt"));
     f << "16777216\n16777216\n3\n1 1 2\n2 3 1\n3 5 1\n";
   }
-  expect({"--input", dir.file("docword.huge.txt"), "--topics", "1000"}, 1,
-         "with --topics 1000 needs about");
+  expect({"--input", dir.file("docword.huge.txt"), "--topics", "100000"}, 1,
+         "with --topics 100000 needs about");
   expect({"--input", "gen:default:docs=1e12"}, 1, "1000000000000 documents of mean length");
   expect({"--input", dir.path()}, 1, "directory");
   expect({"--input", "gen:default", "--topics", "0"}, 2, "--topics");

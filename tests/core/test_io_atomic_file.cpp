@@ -118,6 +118,8 @@ TEST(IoAtomicFile, OutputFileCheckNamesWhatIsInTheWay) {
   test::TempDir dir;
   EXPECT_NO_THROW(io::check_output_file(dir.file("new.csv")));
   EXPECT_NO_THROW(io::check_output_file(dir.file("missing/folder/new.csv")));  // made later
+  EXPECT_NO_THROW(io::check_output_file("new.csv"));  // relative: the current folder
+  EXPECT_NO_THROW(io::check_output_file("missing-folder-31/new.csv"));
   test::write_bytes(dir.file("plain"), "x");
   auto message = [](const std::string& path) {
     try {

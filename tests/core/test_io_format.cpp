@@ -113,5 +113,22 @@ TEST(IoFormat, MisspeltMatrixMarketBannerIsReadAsMatrixMarket) {
   EXPECT_EQ(io::to_string(io::detect_format(p)), std::string("mtx"));
 }
 
+// The extensions that name one format decide it, so that a damaged file meets its own reader: a
+// banner with one '%' was read as plain text or ratings, a .smtx whose offsets do not start at 0
+// as plain text. Other names go by content, .gz or not.
+TEST(IoFormat, MtxAndSmtxExtensionsDecide) {
+  test::TempDir dir;
+  const std::pair<const char*, const char*> cases[] = {
+      {"one-percent.mtx", "%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n"},
+      {"offsets.smtx", "2, 2, 1\n1 1 1\n0\n"},
+      {"ratings.txt", "1 2 3\n2 3 4\n3 4 5\n"}};
+  const char* expected[] = {"mtx", "smtx", "ratings"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const std::string p = dir.file(cases[i].first);
+    test::write_bytes(p, cases[i].second);
+    EXPECT_EQ(io::to_string(io::detect_format(p)), std::string(expected[i])) << cases[i].first;
+  }
+}
+
 }  // namespace
 }  // namespace fk
