@@ -189,6 +189,12 @@ Corpus read_text(const std::string& path, const TextOptions& opt,
   std::string line;
   std::unordered_map<std::int32_t, float> doc;
   while (in.next(line)) {
+    // Format detection looks at the first lines only: binary content further on would be read
+    // as words.
+    if (line.find('\0') != std::string::npos)
+      throw InputError(path, in.line_number(),
+                       "a NUL byte: this is not plain text (a binary file?); name the format with "
+                       "--format if it is another");
     doc.clear();
     for (const std::string& tok : tokenize(line)) {
       auto it = index.find(tok);

@@ -2,10 +2,12 @@
 
 #include <cmath>
 #include <string_view>
+#include <unordered_map>
 
 #include "core/io/atomic_file.hpp"
 #include "core/io/line_reader.hpp"
 #include "core/io/parse.hpp"
+#include "core/log.hpp"
 
 namespace fk::io {
 namespace {
@@ -141,6 +143,17 @@ std::vector<std::string> read_vocab(const std::string& path, std::int64_t words)
       in.fail("more words than W = " + std::to_string(words) + " declared by the docword file");
     vocab.push_back(line);
   }
+  // A word listed twice is legal (word ids stay distinct) but names two columns alike: topics may
+  // list it twice, and a vocabulary matched by word (infer) adds its counts together.
+  std::unordered_map<std::string_view, std::size_t> first;
+  std::size_t repeated = 0, example = 0;
+  for (std::size_t w = 0; w < vocab.size(); ++w)
+    if (!first.emplace(vocab[w], w).second && repeated++ == 0) example = w;
+  if (repeated > 0)
+    log_warn() << path << ": " << repeated << (repeated == 1 ? " line repeats" : " lines repeat")
+               << " a word of an earlier line (first: '"
+               << vocab[example] << "' at line " << example + 1 << ", as at line "
+               << first[vocab[example]] + 1 << ")";
   if (vocab.empty() && words > 0) {
     throw InputError(path, 0, "empty vocabulary, expected W = " + std::to_string(words) + " words");
   }

@@ -719,6 +719,13 @@ TEST(LdaErrors, BadInputAndOptions) {
   }
   expect({"--input", dir.file("skew.mtx")}, 1, "skew.mtx:3: a skew-symmetric matrix");
   {
+    // Binary bytes past the lines format detection reads are not taken for words.
+    std::ofstream f(dir.file("late-binary.txt"), std::ios::binary);
+    for (int i = 0; i < 10; ++i) f << "stars and galaxies in the telescope\n";
+    f << "abc" << '\0' << "def\n";
+  }
+  expect({"--input", dir.file("late-binary.txt")}, 1, "late-binary.txt:11: a NUL byte");
+  {
     // Three counts in a header of 2^24 x 2^24: the model's arrays cannot fit in any machine's
     // memory at 100000 topics (about 40 TB), which is said at once instead of allocating.
     std::ofstream f(dir.file("docword.huge.txt"));

@@ -171,6 +171,15 @@ TEST(IoUci, BadVocabularies) {
   }
   test::write_bytes(voc, "a\nb\nc\nd\n\n\n");  // trailing blank lines are harmless
   EXPECT_EQ(io::read_uci(dw, voc).vocab.size(), 4u);
+  // A word listed twice is read (ids stay distinct) and warned about, with its lines.
+  test::write_bytes(voc, "a\nb\na\nd\n");
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(io::read_uci(dw, voc).vocab.size(), 4u);
+  const std::string warned = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warned.find("1 line repeats a word of an earlier line (first: 'a' at line 3, as at "
+                        "line 1)"),
+            std::string::npos)
+      << warned;
   EXPECT_TRUE(
       throws_input_error([&] { io::read_uci(dw, dir.path()); }, dir.path(), 0, {"directory"}));
   EXPECT_TRUE(throws_input_error([&] { io::read_uci(dir.path()); }, dir.path(), 0, {"directory"}));
