@@ -96,6 +96,12 @@ std::string uci_vocab_beside(const std::string& docword) {
 // reader's bound too), and fk-gap's thinning draws once per token.
 constexpr double kMaxCount = 16777216.0;
 
+std::int64_t empty_rows(const HostCsr& m) {
+  std::int64_t empty = 0;
+  for (std::int64_t d = 0; d < m.rows; ++d) empty += m.row_ptr[d + 1] == m.row_ptr[d];
+  return empty;
+}
+
 bool bad_count(double v) { return !(v >= 0) || !std::isfinite(v) || v > kMaxCount; }
 
 // The line of a Matrix Market file whose value check_counts rejects (0 when none is), for its
@@ -403,12 +409,9 @@ Corpus load_corpus(const std::string& input, io::InputFormat format, const TextO
   if (c.counts.cols == 0) throw InputError(input, 0, "the corpus has no words");
   if (c.counts.nnz() == 0)
     throw InputError(input, 0, "the corpus has no tokens (no nonzero counts)");
-  std::int64_t empty = 0;
-  for (std::int64_t d = 0; d < c.counts.rows; ++d)
-    empty += c.counts.row_ptr[d + 1] == c.counts.row_ptr[d];
   // A UCI header that counts more documents than its entries name, for instance: harmless, but the
   // user should know.
-  if (empty > 0)
+  if (const std::int64_t empty = empty_rows(c.counts); empty > 0)
     log_warn() << input << ": " << empty << " of " << c.counts.rows
                << " documents have no words (kept: they add no tokens to training or to the "
                   "held-out score)";
@@ -493,13 +496,10 @@ Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
     }
     c.vocab = vocab;
   }
-  std::int64_t empty = 0;
-  for (std::int64_t d = 0; d < c.counts.rows; ++d)
-    empty += c.counts.row_ptr[d + 1] == c.counts.row_ptr[d];
-  if (empty > 0)
+  if (const std::int64_t empty = empty_rows(c.counts); empty > 0)
     log_warn() << input << ": " << empty << " of " << c.counts.rows
-               << " documents have no word of the model's vocabulary: there is nothing in them "
-                  "to fit or score (fk-lda infer gives them the prior's topic proportions)";
+               << " documents have no word of the model's vocabulary (or none at all): there is "
+                  "nothing in them to fit or score";
   return c;
 }
 
