@@ -6,13 +6,16 @@
 
 namespace fk {
 
-// Physical memory in bytes; 0 when unknown.
+// Physical memory in bytes, or the cgroup's memory limit where lower (a container); 0 when
+// unknown.
 double host_memory_bytes();
 
-// True when `bytes` fit in the physical memory (or it is unknown).
+// True when `bytes` fit in 80% of that (or it is unknown): the rest is left to the system and to
+// the arrays the estimates leave out.
 bool fits_in_memory(double bytes);
 
-// "12.3 GB, more than this machine has (8.0 GB)": the end of the message of a failed check.
+// "12.3 GB, more than this machine can give it (6.4 GB, 80% of 8.0 GB)": the end of the message
+// of a failed check.
 std::string memory_shortfall(double bytes);
 
 }  // namespace fk

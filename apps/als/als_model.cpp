@@ -131,7 +131,8 @@ AlsModel load_als_model(const std::string& dir) {
   if (!std::filesystem::is_regular_file(ini))
     throw InputError(
         ini, 0,
-        "no model here (model.ini is missing); give the --out directory of a training run");
+        "no model here (model.ini is missing); give the --out directory of a training run" +
+            app::previous_run_hint(dir));
   const app::ResolvedConfig cfg = app::read_key_values(ini);
   if (!app::find_value(cfg, "biases"))
     throw InputError(ini, 0,

@@ -188,14 +188,15 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
   if (!resume) return std::nullopt;
   std::optional<Checkpoint> ck = find_checkpoint(dir);
   if (!ck) {
-    const fs::path kept = fs::path(dir).parent_path() / kPreviousRunDir / "checkpoint";
+    const fs::path previous = fs::path(dir).parent_path() / kPreviousRunDir;
     std::error_code ec;
-    if (fs::exists(kept, ec))
-      log_warn() << "--resume: no checkpoint in " << dir << ", but " << kept.string()
-                 << " holds one (moved there when a run started over it): move it back to " << dir
-                 << " to resume from it; starting from the beginning";
-    else
-      log_info() << "--resume: no checkpoint in " << dir << "; starting from the beginning";
+    for (const fs::path& kept : {previous / "checkpoint", previous / kStoppedRunDir / "checkpoint"})
+      if (fs::exists(kept, ec))
+        usage_fail("resume", "no checkpoint in " + dir + ", but " + kept.string() +
+                                 " holds one (moved there when a run started over it): move it "
+                                 "back to " + dir + " to resume from it, or leave out --resume "
+                                 "to start from the beginning");
+    log_info() << "--resume: no checkpoint in " << dir << "; starting from the beginning";
     return std::nullopt;
   }
   check_fingerprint(*ck, fingerprint);

@@ -213,7 +213,8 @@ std::string model_app(const std::string& dir, std::string* source) {
 
 void check_no_other_app_model(const std::string& dir, const std::string& app) {
   std::string source;
-  const std::string holder = model_app(dir, &source);
+  std::string holder = model_app(dir, &source);
+  if (holder.empty()) holder = model_app(dir + "/" + kPreviousRunDir, &source);  // kept there
   if (!holder.empty() && holder != app)
     usage_fail("out", dir + " holds an " + holder + " model or run (" + source + "); " + app +
                           " does not write over another app's: choose another --out, or "
@@ -260,32 +261,45 @@ void keep_previous_run(const std::string& dir, const std::vector<std::string>& n
   std::error_code ec;
   const bool complete = fs::exists(out / "model.ini", ec);
   const bool checkpoint = !keep_checkpoint && fs::exists(out / "checkpoint", ec);
-  if (complete || checkpoint) {
-    // The newest earlier run worth keeping replaces what previous-run held: a complete model, or
-    // a stopped run's checkpoint with its configuration and log.
-    fs::remove_all(kept, ec);
-    if (ec) throw Error("cannot remove " + kept.string() + ": " + ec.message());
-    fs::create_directory(kept, ec);
-    if (ec) throw Error("cannot create " + kept.string() + ": " + ec.message());
+  // What goes where: a complete model in `dir` is newer than anything kept, and replaces it. A
+  // stopped run's checkpoint (with its configuration and log) replaces a kept stopped run, but
+  // never a kept complete model: it goes beside that, into previous-run/stopped-run.
+  auto move_run = [&](const fs::path& to) {
+    // What `to` held goes, but a stopped run kept beside a model there stays until a run finishes.
+    if (fs::is_directory(to, ec)) {
+      std::vector<fs::path> old;
+      for (const fs::directory_entry& e : fs::directory_iterator(to, ec))
+        if (e.path().filename() != kStoppedRunDir) old.push_back(e.path());
+      for (const fs::path& p : old) fs::remove_all(p, ec);
+    } else {
+      fs::remove_all(to, ec);  // a file of that name
+    }
+    if (ec) throw Error("cannot remove " + to.string() + ": " + ec.message());
+    fs::create_directories(to, ec);
+    if (ec) throw Error("cannot create " + to.string() + ": " + ec.message());
     for (const std::string& name : names) {
       if (!fs::is_regular_file(out / name, ec)) continue;
       if (keep_checkpoint && name == "metrics.jsonl") {  // a resumed run goes on writing it
-        fs::copy_file(out / name, kept / name, ec);
+        fs::copy_file(out / name, to / name, ec);
         if (ec) throw Error("cannot copy " + (out / name).string() + ": " + ec.message());
       } else {
-        move_entry(out / name, kept / name);
+        move_entry(out / name, to / name);
       }
     }
-    if (checkpoint) move_entry(out / "checkpoint", kept / "checkpoint");
+    if (checkpoint) move_entry(out / "checkpoint", to / "checkpoint");
     log_info() << "the earlier run's "
                << (complete && checkpoint ? "model and checkpoint"
                    : complete             ? "model"
                                           : "checkpoint")
-               << " in " << dir << " moved to " << kept.string()
+               << " in " << dir << " moved to " << to.string()
                << " until this run completes; put back if it fails, left there if it is killed";
-  } else {
+  };
+  if (complete)
+    move_run(kept);
+  else if (checkpoint)
+    move_run(fs::exists(kept / "model.ini", ec) ? kept / kStoppedRunDir : kept);
+  else
     remove_completion_markers(dir);  // a summary.json without model.ini
-  }
   if (fs::is_directory(kept, ec)) unfinished_runs().push_back({dir, names});
 }
 
@@ -322,6 +336,14 @@ void DeferredFinish::commit() {
     }
 }
 
+std::string previous_run_hint(const std::string& dir) {
+  std::error_code ec;
+  const fs::path kept = fs::path(dir) / kPreviousRunDir;
+  if (!fs::exists(kept / "model.ini", ec)) return {};
+  return "; " + kept.string() +
+         " holds an earlier run's model (a later run over it has not finished): give that folder";
+}
+
 void restore_previous_runs() noexcept {
   for (const KeptRun& run : unfinished_runs()) {
     try {
@@ -333,10 +355,15 @@ void restore_previous_runs() noexcept {
       for (const std::string& name : run.names)
         if (!fs::exists(kept / name, ec)) fs::remove(out / name, ec);
       std::vector<fs::path> entries;  // collected first: moving them changes the folder
-      for (const fs::directory_entry& e : fs::directory_iterator(kept)) entries.push_back(e.path());
+      for (const fs::directory_entry& e : fs::directory_iterator(kept))
+        if (e.path().filename() != kStoppedRunDir) entries.push_back(e.path());
       for (const fs::path& e : entries) move_entry(e, out / e.filename());
-      fs::remove(kept, ec);
-      log_warn() << "this run failed: the earlier run's files are back in " << run.dir;
+      fs::remove(kept, ec);  // stays when it holds a stopped run kept beside the model
+      log_warn() << "this run failed: the earlier run's files are back in " << run.dir
+                 << (fs::exists(kept / kStoppedRunDir, ec)
+                         ? " (a stopped run's checkpoint stays in " +
+                               (kept / kStoppedRunDir).string() + ")"
+                         : std::string());
     } catch (const std::exception& e) {
       log_warn() << "this run failed, and the earlier run's files could not all be put back in "
                  << run.dir << " (" << e.what() << "): see " << run.dir << "/" << kPreviousRunDir;

@@ -85,22 +85,28 @@ void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
 void remove_completion_markers(const std::string& dir);
 // An earlier run's results in a training run's --out are kept until the new run completes, so
 // that a run which fails (bad values in the data, a corrupt checkpoint, a full disk) or is stopped
-// does not cost the model that was there. As a run starts, keep_previous_run moves the newest
-// earlier run worth keeping into `dir`/previous-run, replacing what that held: a complete model
-// (model.ini), or, unless `keep_checkpoint` (it is being resumed), a stopped run's checkpoint;
-// with it the files the run writes (`names`: the model's, config.ini, metrics.jsonl...), never
-// other files in the folder (inputs may live there). A resumed run's metrics.jsonl, which it goes
-// on writing, is copied. Otherwise it removes the completion markers, and an earlier previous-run
-// stays. finish_run removes previous-run once the run's last file is written (inside a
+// does not cost the model that was there. As a run starts, keep_previous_run moves an earlier
+// complete model (model.ini) into `dir`/previous-run, replacing what that held, and, unless
+// `keep_checkpoint` (it is being resumed), a stopped run's checkpoint: into previous-run too,
+// or, where that holds a complete model, beside it into previous-run/stopped-run (a complete
+// model is never replaced by a stopped run). With each go the files the run writes (`names`: the
+// model's, config.ini, metrics.jsonl...), never other files in the folder (inputs may live
+// there); previous-run itself belongs to the apps. A resumed run's metrics.jsonl, which it goes
+// on writing, is copied. With nothing worth keeping it removes the completion markers, and an
+// earlier previous-run stays. finish_run removes previous-run once the run's last file is written (inside a
 // DeferredFinish, when that commits: --compare's two runs succeed or fail together).
 // restore_previous_runs (run_main calls it when an app fails with an error) puts every kept
-// previous-run back in place of the failed run's files; a run that is killed leaves it for the
-// user, as the log says.
+// previous-run back in place of the failed run's files (a stopped-run kept beside a model stays
+// in previous-run); a run that is killed leaves it for the user, as the log says.
 inline constexpr const char* kPreviousRunDir = "previous-run";
+inline constexpr const char* kStoppedRunDir = "stopped-run";  // inside previous-run
 void keep_previous_run(const std::string& dir, const std::vector<std::string>& names,
                        bool keep_checkpoint);
 void finish_run(const std::string& dir);
 void restore_previous_runs() noexcept;
+// "; DIR/previous-run holds an earlier run's model (a later run over it has not finished)" where
+// it does, else "": for the messages of commands that read a model.
+std::string previous_run_hint(const std::string& dir);
 class DeferredFinish {
  public:
   DeferredFinish();

@@ -163,6 +163,11 @@ int infer_main(int argc, char** argv) {
                    cli.given("inner-iters") ? inner_iters : model.inner_iters,
                    cli.given("tol") ? tol : model.tol, sddmm, spmm, precision_kind);
   const double seconds = clock.seconds();
+  for (std::int64_t i = 0; i < theta.size(); ++i)  // a model past what it checks above
+    if (!std::isfinite(theta.data()[i]))
+      throw Error("θ of document " + std::to_string(i / theta.cols()) +
+                  " is not finite under the model in " + model_dir +
+                  " (its priors or topics out of range?); nothing was written");
   app::ensure_output_dir(common.out);
   io::write_npy(common.out + "/theta.npy", theta);
   app::write_resolved_config(common.out, cli.resolved(), "", "fk-lda infer");

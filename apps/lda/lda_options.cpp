@@ -88,13 +88,13 @@ void finalize_lda_options(app::CommandLine& cli, LdaOptions& o) {
   require_at_least("inner-iters", o.inner_iters, 1);
   if (!(o.tol >= 0) || !std::isfinite(o.tol)) usage_fail("tol", "must be a finite number >= 0");
   if (cli.given("alpha")) {
-    if (!(o.alpha > 0) || !std::isfinite(o.alpha))
-      usage_fail("alpha", "must be a finite number > 0");
+    if (!(o.alpha > 0) || !(o.alpha <= kMaxPrior))
+      usage_fail("alpha", "must be a number > 0 and at most 1e6");
   } else {
     o.alpha = 1.0 / o.topics;
   }
   if (cli.given("eta")) {
-    if (!(o.eta > 0) || !std::isfinite(o.eta)) usage_fail("eta", "must be a finite number > 0");
+    if (!(o.eta > 0) || !(o.eta <= kMaxPrior)) usage_fail("eta", "must be a number > 0 and at most 1e6");
   } else {
     o.eta = 1.0 / o.topics;
   }

@@ -8,6 +8,10 @@
 
 namespace fk::lda {
 
+// The largest Dirichlet prior α or η accepted (a training option or a saved model's): beyond it the
+// E-step's digamma terms leave single precision (α = 1e39 gave NaN θ); real priors are near 1/K.
+inline constexpr double kMaxPrior = 1e6;
+
 struct LdaOptions {
   int topics = 100;                // K (gensim's num_topics default)
   std::int64_t batch_size = 2000;  // documents per minibatch (gensim's chunksize)

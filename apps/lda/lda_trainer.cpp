@@ -621,7 +621,8 @@ LdaModel load_lda_model(const std::string& dir) {
   const std::string ini = dir + "/model.ini";
   if (!std::filesystem::is_regular_file(ini))
     throw InputError(ini, 0,
-                     "no model here (expected the --out directory of an fk-lda training run)");
+                     "no model here (expected the --out directory of an fk-lda training run)" +
+                         app::previous_run_hint(dir));
   const app::ResolvedConfig kv = app::read_key_values(ini);
   auto get = [&](const std::string& key) {
     const auto v = app::find_value(kv, key);
@@ -667,6 +668,10 @@ LdaModel load_lda_model(const std::string& dir) {
     for (std::int64_t r = 0; r < w; ++r) m.lambda(r, c) = topics_words(c, r);
   m.alpha = number("alpha");
   m.eta = number("eta");
+  for (const auto& [key, v] : {std::pair<const char*, double>{"alpha", m.alpha}, {"eta", m.eta}})
+    if (v > kMaxPrior)
+      throw InputError(ini, 0, "'" + std::string(key) + "' must be at most 1e6, found '" + get(key) +
+                                   "'");
   m.inner_iters = static_cast<int>(count("inner-iters", INT_MAX));
   {
     const std::string tol = get("tol");

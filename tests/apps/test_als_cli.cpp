@@ -540,6 +540,38 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
   const auto stopped_before = test::folder_files(stopped);
   EXPECT_EQ(run_als(dir, "--input '" + huge + "' --iters 3 --out '" + stopped + "'").code, 1);
   EXPECT_EQ(test::folder_files(stopped), stopped_before);
+  // A run killed over a kept model leaves its checkpoint in --out and the model in previous-run.
+  // A failing run then keeps the stopped run beside the model (previous-run/stopped-run) instead
+  // of replacing the model with it, puts the model back, and --resume points at the checkpoint.
+  {
+    namespace fs = std::filesystem;
+    const std::string killed = dir.file("killed");
+    ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 2 --out '" + killed + "'").code, 0);
+    const auto model_files = test::folder_files(killed);
+    fs::create_directory(killed + "/previous-run");
+    for (const auto& [name, bytes] : model_files)
+      fs::rename(killed + "/" + name, killed + "/previous-run/" + name);
+    const std::string other = dir.file("other-run");
+    ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 1 --checkpoint-every 1 --out '" +
+                               other + "'")
+                  .code,
+              0);
+    fs::copy(other + "/checkpoint", killed + "/checkpoint");
+    for (const char* name : {"config.ini", "metrics.jsonl"})
+      fs::copy_file(other + "/" + name, killed + "/" + name);
+    const Outcome over = run_als(dir, "--input '" + huge + "' --iters 2 --out '" + killed + "'");
+    EXPECT_EQ(over.code, 1) << over.err;
+    EXPECT_NE(over.err.find("previous-run/stopped-run"), std::string::npos) << over.err;
+    for (const auto& [name, bytes] : model_files)
+      EXPECT_EQ(test::slurp(killed + "/" + name), bytes) << name << " is back";
+    EXPECT_TRUE(fs::exists(killed + "/previous-run/stopped-run/checkpoint/state.ini"));
+    const Outcome resume =
+        run_als(dir, "--input '" + good + "' --iters 2 --resume --out '" + killed + "'");
+    EXPECT_EQ(resume.code, 2) << resume.err;
+    EXPECT_NE(resume.err.find("move it back"), std::string::npos) << resume.err;
+    ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 1 --out '" + killed + "'").code, 0);
+    EXPECT_FALSE(fs::exists(killed + "/previous-run")) << "a finished run removes it";
+  }
   // A run that completes removes previous-run.
   ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 1 --out '" + out + "'").code, 0);
   EXPECT_FALSE(std::filesystem::exists(out + "/previous-run"));

@@ -377,7 +377,8 @@ TEST(LdaTrain, InferFromSavedModel) {
     };
   };
   for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"tol", "abc"}, {"topics", "4.5"}, {"vocab", "maybe"}, {"inner-iters", "1e12"}}) {
+           {"tol", "abc"}, {"topics", "4.5"}, {"vocab", "maybe"}, {"inner-iters", "1e12"},
+           {"alpha", "1e39"}}) {
     const auto r = damaged("ini-" + key, edit_ini(key, value));
     EXPECT_EQ(r.status, 1) << key;
     EXPECT_NE(r.err.find("model.ini: '" + key + "'"), std::string::npos) << r.err;
