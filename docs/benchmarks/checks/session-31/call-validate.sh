@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GPU check of this session's app changes (host code: keeping the earlier run's files until a
-# run finishes, the memory checks, model and config validation, the LDA pass's progress and
+# The GPU check of this session's app changes, run at eb7d99e and again at 6bf4dc3 (host code:
+# keeping the earlier run's files until a run finishes, the memory checks, model and config validation, the LDA pass's progress and
 # finite-model check): every test binary on the GPU, the apps' GPU runs over an earlier model
 # (a GPU run that fails puts it back), and memcheck on the LDA GPU tests.
 # Run with carry [".carry"]; returns device.txt and summary.txt.
