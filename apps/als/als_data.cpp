@@ -5,6 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "apps/common/options.hpp"
 #include "core/error.hpp"
 #include "core/generate/ratings.hpp"
 #include "core/io/matrix_market.hpp"
@@ -20,7 +21,12 @@ constexpr std::uint64_t kSplitStream = 0x5b1170;
 gen::RatingsSpec parse_gen_spec(const std::string& text) {
   const std::size_t colon = text.find(':');
   const std::string name = text.substr(0, colon);
-  gen::RatingsSpec s = gen::ratings_preset(name);  // throws listing the names
+  gen::RatingsSpec s;
+  try {
+    s = gen::ratings_preset(name);
+  } catch (const Error& e) {  // an unknown name: a bad --input, as the keys below
+    throw app::UsageError(std::string("--input: gen:") + text + ": " + e.what());
+  }
   if (colon == std::string::npos) return s;
   std::string_view rest(text);
   rest.remove_prefix(colon + 1);
@@ -30,15 +36,15 @@ gen::RatingsSpec parse_gen_spec(const std::string& text) {
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     const std::size_t eq = part.find('=');
     if (eq == std::string::npos)
-      throw Error("gen:" + text + ": expected key=value, got '" + part + "'");
+      throw app::UsageError("--input: gen:" + text + ": expected key=value, got '" + part + "'");
     const std::string key = part.substr(0, eq), val = part.substr(eq + 1);
     char* end = nullptr;
     const double v = std::strtod(val.c_str(), &end);
     if (val.empty() || *end != '\0' || !std::isfinite(v))
-      throw Error("gen:" + text + ": '" + key + "' needs a number, got '" + val + "'");
+      throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a number, got '" + val + "'");
     auto integer = [&]() -> std::int64_t {
       if (v != std::floor(v) || v < 0)
-        throw Error("gen:" + text + ": '" + key + "' needs a non-negative integer");
+        throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a non-negative integer");
       return static_cast<std::int64_t>(v);
     };
     if (key == "users")
@@ -58,7 +64,7 @@ gen::RatingsSpec parse_gen_spec(const std::string& text) {
     else if (key == "step")
       s.step = static_cast<float>(v);
     else
-      throw Error("gen:" + text + ": unknown key '" + key +
+      throw app::UsageError("--input: gen:" + text + ": unknown key '" + key +
                   "' (known: users, items, ratings, rank, noise, step, min_user_ratings, seed)");
   }
   return s;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "apps/common/options.hpp"
 #include "core/error.hpp"
 #include "core/io/line_reader.hpp"
 #include "core/io/matrix_market.hpp"
@@ -330,7 +331,12 @@ std::vector<std::string> tokenize(const std::string& line) {
 gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
   const auto colon = text.find(':');
   const std::string name = text.substr(0, colon);
-  gen::LdaCorpusSpec s = gen::lda_preset(name);
+  gen::LdaCorpusSpec s;
+  try {
+    s = gen::lda_preset(name);
+  } catch (const Error& e) {  // an unknown name: a bad --input, as the keys below
+    throw app::UsageError(std::string("--input: gen:") + text + ": " + e.what());
+  }
   if (colon == std::string::npos) return s;
   std::stringstream parts(text.substr(colon + 1));
   std::string part;
@@ -338,16 +344,16 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
   while (std::getline(parts, part, ',')) {
     const auto eq = part.find('=');
     if (eq == std::string::npos)
-      throw Error("gen:" + text + ": expected key=value, got '" + part + "'");
+      throw app::UsageError("--input: gen:" + text + ": expected key=value, got '" + part + "'");
     const std::string key = part.substr(0, eq), val = part.substr(eq + 1);
-    if (!seen.insert(key).second) throw Error("gen:" + text + ": '" + key + "' given twice");
+    if (!seen.insert(key).second) throw app::UsageError("--input: gen:" + text + ": '" + key + "' given twice");
     char* end = nullptr;
     const double v = std::strtod(val.c_str(), &end);
     if (val.empty() || *end != '\0' || !std::isfinite(v))
-      throw Error("gen:" + text + ": '" + key + "' needs a number, got '" + val + "'");
+      throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a number, got '" + val + "'");
     auto integer = [&]() -> std::int64_t {
       if (v != std::floor(v) || v < 0)
-        throw Error("gen:" + text + ": '" + key + "' needs a non-negative integer");
+        throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a non-negative integer");
       return static_cast<std::int64_t>(v);
     };
     if (key == "docs")
@@ -369,7 +375,7 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
     else if (key == "seed")
       s.seed = static_cast<std::uint64_t>(integer());
     else
-      throw Error("gen:" + text + ": unknown key '" + key +
+      throw app::UsageError("--input: gen:" + text + ": unknown key '" + key +
                   "' (known: docs, words, topics, length, sigma, alpha, eta, zipf, seed)");
   }
   return s;

@@ -746,8 +746,8 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:default", "--batch", "--batch-size", "10"}, 2, "--batch");
   expect({"--input", "gen:default", "--batch", "--kappa", "0.7"}, 2, "--kappa");
   expect({"--input", "gen:default", "--threads", "100000"}, 2, "--threads");  // OpenMP crashed
-  expect({"--input", "gen:nosuch"}, 1, "nosuch");
-  expect({"--input", "gen:default:docs=10,docs=20"}, 1, "'docs' given twice");
+  expect({"--input", "gen:nosuch"}, 2, "--input: gen:nosuch");  // a bad --input value, as the help says
+  expect({"--input", "gen:default:docs=10,docs=20"}, 2, "'docs' given twice");
   expect({}, 2, "--input");
   expect({"--input", "gen:default", "stray"}, 2, "stray");
   expect({"--input", "gen:default", "--config", dir.file("none.ini")}, 2, "none.ini");
