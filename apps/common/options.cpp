@@ -416,6 +416,9 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     usage_fail("format",
                "expected auto, uci, mtx, text, ratings or smtx, got '" + format_text_ + "'");
   }
+  // A generated input has no file format: a --format given with it would be ignored.
+  if (common_.input.rfind("gen:", 0) == 0 && common_.format != io::InputFormat::kAuto)
+    usage_fail("format", "does not apply to a generated input (" + common_.input + ")");
   try {
     common_.device = parse_device_request(device_text_);
   } catch (const Error&) {

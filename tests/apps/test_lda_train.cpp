@@ -741,6 +741,7 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:default", "--no-such-option", "3"}, 2, "--no-such-option");
   expect({"--input", "gen:default", "--top"}, 2, "--top");  // no abbreviations
   expect({"--input", "gen:default", "--format", "xml"}, 2, "--format");
+  expect({"--input", "gen:default", "--format", "uci"}, 2, "--format: does not apply to a generated");
   expect({"--input", "gen:default", "--kappa", "2"}, 2, "--kappa");
   expect({"--input", "gen:default", "--sddmm", "nope"}, 2, "nope");
   expect({"--input", "gen:default", "--batch", "--batch-size", "10"}, 2, "--batch");
