@@ -15,7 +15,10 @@ int fail(const std::string& app, const std::string& message, int status) {
   restore_previous_runs();
   std::cout.flush();
   std::cerr << app << ": error: " << message;
-  if (status == kExitUsage) std::cerr << " (see " << app << " --help)";
+  // A subcommand's help is its own ("fk-als recommend --help").
+  const std::string& command = current_command();
+  const bool sub = command.size() > app.size() && command.compare(0, app.size() + 1, app + " ") == 0;
+  if (status == kExitUsage) std::cerr << " (see " << (sub ? command : app) << " --help)";
   std::cerr << std::endl;
   return status;
 }

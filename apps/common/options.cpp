@@ -234,6 +234,15 @@ std::string json_quote(const std::string& s) {
   return out + "\"";
 }
 
+namespace {
+std::string& command_name() {
+  static std::string name;
+  return name;
+}
+}  // namespace
+
+const std::string& current_command() { return command_name(); }
+
 CommandLine::CommandLine(std::string app, std::string synopsis, std::string usage,
                          CommonDefaults defaults)
     : app_name_(std::move(app)),
@@ -241,6 +250,7 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
       usage_(std::move(usage)),
       common_desc_(kCommonCaption, kHelpWidth, kHelpWidth / 2),
       app_("Options of " + app_name_, kHelpWidth, kHelpWidth / 2) {
+  command_name() = app_name_;
   common_.out = defaults.out;
   common_.iters = defaults.iters;
   common_.seed = defaults.seed;

@@ -33,6 +33,10 @@ class UsageError : public Error {
   using Error::Error;
 };
 
+// The command whose options were last described ("fk-als recommend"): run_main's usage errors
+// point at its --help. Empty before any CommandLine.
+const std::string& current_command();
+
 struct CommonOptions {
   std::string config;                               // --config FILE ("" when none)
   std::string input;                                // --input PATH ("" when not given)

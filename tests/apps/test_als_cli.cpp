@@ -140,6 +140,8 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
   const Outcome twice = run_als(dir, "recommend --model '" + model + "' --users 5,17,5");
   EXPECT_EQ(twice.code, 2);
   EXPECT_NE(twice.err.find("--users: '5' is given twice"), std::string::npos) << twice.err;
+  EXPECT_NE(twice.err.find("(see fk-als recommend --help)"), std::string::npos)
+      << "a subcommand's usage error points at its own help: " << twice.err;
   const Outcome no_model =
       run_als(dir, "recommend --model '" + dir.file("nothing") + "' --users 1");
   EXPECT_EQ(no_model.code, 1);
