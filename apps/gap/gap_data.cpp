@@ -11,6 +11,7 @@
 #include "apps/lda/corpus.hpp"
 #include "core/error.hpp"
 #include "core/io/ratings.hpp"
+#include "core/io/uci.hpp"
 #include "core/log.hpp"
 #include "core/random.hpp"
 #include "core/timer.hpp"
@@ -34,7 +35,7 @@ double row_sum(const HostCsr& m, std::int64_t d) {
 // Ratings (user item rating lines) as users x items counts; the item ids become the vocabulary.
 lda::Corpus read_ratings_counts(const std::string& path) {
   const io::Ratings r = io::read_ratings(path, [](float v) {
-    return v >= 0 && std::isfinite(v) && v <= 16777216.0f
+    return v >= 0 && std::isfinite(v) && v <= static_cast<float>(io::kMaxExactCount)
                ? std::string()
                : "fk-gap reads ratings as counts, which must be non-negative and at most 2^24 "
                  "(exact as a float); found " +

@@ -93,17 +93,15 @@ std::string uci_vocab_beside(const std::string& docword) {
   return fs::is_regular_file(v, ec) ? v.string() : std::string();
 }
 
-// Counts are stored as float; above 2^24 consecutive integers are no longer distinct (the UCI
-// reader's bound too), and fk-gap's thinning draws once per token.
-constexpr double kMaxCount = 16777216.0;
-
 std::int64_t empty_rows(const HostCsr& m) {
   std::int64_t empty = 0;
   for (std::int64_t d = 0; d < m.rows; ++d) empty += m.row_ptr[d + 1] == m.row_ptr[d];
   return empty;
 }
 
-bool bad_count(double v) { return !(v >= 0) || !std::isfinite(v) || v > kMaxCount; }
+bool bad_count(double v) {
+  return !(v >= 0) || !std::isfinite(v) || v > static_cast<double>(io::kMaxExactCount);
+}
 
 // The line of a Matrix Market file whose value check_counts rejects (0 when none is), for its
 // error. The reader has already rejected NaN and infinity and keeps no line numbers; this runs

@@ -14,9 +14,6 @@ namespace {
 
 using detail::quote;
 
-// Counts are stored as float; above 2^24 consecutive integers are no longer distinct.
-constexpr std::int64_t kMaxExactCount = std::int64_t{1} << 24;
-
 struct Header {
   std::int64_t docs = 0, words = 0, nnz = 0;
 };

@@ -6,12 +6,18 @@
 // entry count differs from NNZ, a header line that is not a lone non-negative integer, and a
 // vocabulary whose word count differs from W (or has a blank line before its last word) are each
 // one fk::InputError "file:line: what". Blank body lines are skipped.
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/csr.hpp"
 
 namespace fk::io {
+
+// The largest count the readers take: counts are stored as float, and above 2^24 consecutive
+// integers are no longer distinct (fk-lda and fk-gap hold Matrix Market and ratings counts to it
+// too; fk-gap's held-out thinning draws once per token).
+inline constexpr std::int64_t kMaxExactCount = std::int64_t{1} << 24;
 
 struct Corpus {
   HostCsr counts;                  // documents x words, value = count
