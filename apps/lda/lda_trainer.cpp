@@ -239,7 +239,7 @@ class Trainer {
       Progress progress("pass " + std::to_string(pass) + ": minibatches",
                         static_cast<std::int64_t>(train_ids_.size()), 10.0);
       for (std::size_t i = 0; i < train_ids_.size(); ++i) {
-        if (!common_.quiet) progress.update(static_cast<std::int64_t>(i));
+        progress.update(static_cast<std::int64_t>(i));  // silent under -q (log level)
         const EStepResult r =
             be_->e_step(train_ids_[i], train_key, static_cast<std::uint64_t>(pass));
         inner += r.inner_iters;
