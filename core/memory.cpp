@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -11,13 +12,15 @@ namespace {
 // A cgroup's memory limit (v2 memory.max, v1 memory.limit_in_bytes) in bytes; 0 when there is
 // none or it cannot be read. Containers see the host's physical memory through sysconf.
 double cgroup_limit_bytes() {
-  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+  for (const char* path :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
     std::ifstream in(path);
     std::string text;
     if (!(in >> text) || text == "max") continue;
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() && *end == '\0' && v > 0 && v < 1e18) return v;  // v1: "no limit" is ~2^63
+    if (end != text.c_str() && *end == '\0' && v > 0 && v < 1e18)
+      return v;  // v1: "no limit" is ~2^63
   }
   return 0;
 }
@@ -40,7 +43,8 @@ bool fits_in_memory(double bytes) {
 
 std::string memory_shortfall(double bytes) {
   char text[160];
-  std::snprintf(text, sizeof text, "%.1f GB, more than this machine can give it (%.1f GB, 80%% of %.1f GB)",
+  std::snprintf(text, sizeof text,
+                "%.1f GB of memory, more than this machine can give it (%.1f GB, 80%% of %.1f GB)",
                 bytes * 1e-9, 0.8 * host_memory_bytes() * 1e-9, host_memory_bytes() * 1e-9);
   return text;
 }

@@ -14,8 +14,8 @@ double host_memory_bytes();
 // the arrays the estimates leave out.
 bool fits_in_memory(double bytes);
 
-// "12.3 GB, more than this machine can give it (6.4 GB, 80% of 8.0 GB)": the end of the message
-// of a failed check.
+// "12.3 GB of memory, more than this machine can give it (6.4 GB, 80% of 8.0 GB)": the end of
+// the message of a failed check.
 std::string memory_shortfall(double bytes);
 
 }  // namespace fk

@@ -707,8 +707,6 @@ Selection select_from(const std::vector<const V*>& all, const BenchOptions& o, D
 // overcommit, the OOM killer, after the cases at smaller K had run. Each case holds its operands
 // on the host (on the GPU a copy too), as the run_* functions above allocate them.
 void check_dense_operands_fit(const BenchOptions& o, const HostCsr& s) {
-  const double memory = host_memory_bytes();
-  if (memory <= 0) return;
   const int k = *std::max_element(o.ks.begin(), o.ks.end());
   using Operands = std::vector<std::pair<const char*, std::int64_t>>;  // name, rows (of K floats)
   std::vector<Operands> cases;
@@ -727,12 +725,9 @@ void check_dense_operands_fit(const BenchOptions& o, const HostCsr& s) {
       if (i > 0) names << (i + 1 == operands.size() ? " and " : ", ");
       names << operands[i].first << " (" << operands[i].second << " x " << k << ")";
     }
-    if (bytes <= memory) continue;
-    std::ostringstream os;
-    os << std::fixed << std::setprecision(1) << "--k: at K = " << k << " the dense operands "
-       << names.str() << " take " << bytes * 1e-9 << " GB of memory, more than this machine has ("
-       << memory * 1e-9 << " GB); lower --k or use a smaller matrix";
-    throw Error(os.str());
+    if (fits_in_memory(bytes)) continue;  // the apps' rule (core/memory.hpp)
+    throw Error("--k: at K = " + std::to_string(k) + " the dense operands " + names.str() +
+                " take " + memory_shortfall(bytes) + "; lower --k or use a smaller matrix");
   }
 }
 
