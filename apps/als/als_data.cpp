@@ -41,10 +41,12 @@ gen::RatingsSpec parse_gen_spec(const std::string& text) {
     char* end = nullptr;
     const double v = std::strtod(val.c_str(), &end);
     if (val.empty() || *end != '\0' || !std::isfinite(v))
-      throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a number, got '" + val + "'");
+      throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a number, got '" + val +
+                            "'");
     auto integer = [&]() -> std::int64_t {
       if (v != std::floor(v) || v < 0)
-        throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a non-negative integer");
+        throw app::UsageError("--input: gen:" + text + ": '" + key +
+                              "' needs a non-negative integer");
       return static_cast<std::int64_t>(v);
     };
     if (key == "users")
@@ -64,8 +66,9 @@ gen::RatingsSpec parse_gen_spec(const std::string& text) {
     else if (key == "step")
       s.step = static_cast<float>(v);
     else
-      throw app::UsageError("--input: gen:" + text + ": unknown key '" + key +
-                  "' (known: users, items, ratings, rank, noise, step, min_user_ratings, seed)");
+      throw app::UsageError(
+          "--input: gen:" + text + ": unknown key '" + key +
+          "' (known: users, items, ratings, rank, noise, step, min_user_ratings, seed)");
   }
   return s;
 }

@@ -37,9 +37,9 @@ struct AlsModel {
 // The files a training run of fk-als writes in its --out folder: the model's (above) and the run's
 // (metrics.jsonl, summary.json, config.ini/json); fk-sfa writes item_means.npy besides.
 inline std::vector<std::string> als_run_files() {
-  return {"user_factors.npy", "item_factors.npy", "user_bias.npy", "item_bias.npy",
+  return {"user_factors.npy", "item_factors.npy", "user_bias.npy",   "item_bias.npy",
           "user_ids.csv",     "item_ids.csv",     "train_pairs.npy", "model.ini",
-          "summary.json",     "metrics.jsonl",    "config.ini",    "config.json"};
+          "summary.json",     "metrics.jsonl",    "config.ini",      "config.json"};
 }
 
 // Splits augmented factors (rows x (F + 1) with the bias last when `biases`) and writes every file;

@@ -94,7 +94,8 @@ std::string read_appendable_csv(const std::string& path, const std::vector<std::
   if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(parent, ec);
-    if (ec) throw Error("--csv " + path + ": cannot create " + parent.string() + ": " + ec.message());
+    if (ec)
+      throw Error("--csv " + path + ": cannot create " + parent.string() + ": " + ec.message());
   }
   std::string existing;
   if (std::filesystem::exists(path)) {

@@ -17,7 +17,8 @@ int fail(const std::string& app, const std::string& message, int status) {
   std::cerr << app << ": error: " << message;
   // A subcommand's help is its own ("fk-als recommend --help").
   const std::string& command = current_command();
-  const bool sub = command.size() > app.size() && command.compare(0, app.size() + 1, app + " ") == 0;
+  const bool sub =
+      command.size() > app.size() && command.compare(0, app.size() + 1, app + " ") == 0;
   if (status == kExitUsage) std::cerr << " (see " << (sub ? command : app) << " --help)";
   std::cerr << std::endl;
   return status;

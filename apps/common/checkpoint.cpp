@@ -194,7 +194,9 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
       if (fs::exists(kept, ec))
         usage_fail("resume", "no checkpoint in " + dir + ", but " + kept.string() +
                                  " holds one (moved there when a run started over it): move it "
-                                 "back to " + dir + " to resume from it, or leave out --resume "
+                                 "back to " +
+                                 dir +
+                                 " to resume from it, or leave out --resume "
                                  "to start from the beginning");
     log_info() << "--resume: no checkpoint in " << dir << "; starting from the beginning";
     return std::nullopt;

@@ -11,7 +11,8 @@ void check_factors_fit(std::int64_t rows, std::int64_t cols, std::int64_t k, int
   throw Error(what + " with " + k_option + " " + std::to_string(k) + " needs about " +
               memory_shortfall(bytes) +
               ": its sizes are implausible (a header that claims more rows or columns than the "
-              "data has?), or ask for fewer with " + k_option);
+              "data has?), or ask for fewer with " +
+              k_option);
 }
 
 }  // namespace fk::app

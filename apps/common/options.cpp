@@ -102,20 +102,22 @@ std::vector<ConfigEntryLine> read_config_entries(const std::string& path, const 
     if (eq == std::string::npos) fail(line_no, "expected 'key = value', found '" + line + "'");
     const std::string key = section + trim_blanks(line.substr(0, eq));
     if (key.empty() || key.back() == '.' || key.front() == '-')
-      fail(line_no, "expected 'key = value' with a long option name as the key, found '" + line +
-                        "'");
+      fail(line_no,
+           "expected 'key = value' with a long option name as the key, found '" + line + "'");
     if (key == "config")
-      fail(line_no, "'config' cannot be set inside a config file: nested config files are not "
-                    "read; give --config on the command line");
+      fail(line_no,
+           "'config' cannot be set inside a config file: nested config files are not "
+           "read; give --config on the command line");
     if (key == "help" || key == "h")
-      fail(line_no, "'" + key + "' cannot be set inside a config file: help is printed when "
-                    "--help is given on the command line");
+      fail(line_no, "'" + key +
+                        "' cannot be set inside a config file: help is printed when "
+                        "--help is given on the command line");
     if (!options.find_nothrow(key, /*approx=*/false))
       fail(line_no, "'" + key + "' is not an option of this command");
     const auto [it, fresh] = first_line.emplace(key, line_no);
     if (!fresh)
-      fail(line_no, "'" + key + "' is given again (first at line " + std::to_string(it->second) +
-                        ")");
+      fail(line_no,
+           "'" + key + "' is given again (first at line " + std::to_string(it->second) + ")");
     entries.push_back({key, trim_blanks(line.substr(eq + 1)), line_no});
   }
   return entries;

@@ -93,8 +93,8 @@ void remove_completion_markers(const std::string& dir);
 // model's, config.ini, metrics.jsonl...), never other files in the folder (inputs may live
 // there); previous-run itself belongs to the apps. A resumed run's metrics.jsonl, which it goes
 // on writing, is copied. With nothing worth keeping it removes the completion markers, and an
-// earlier previous-run stays. finish_run removes previous-run once the run's last file is written (inside a
-// DeferredFinish, when that commits: --compare's two runs succeed or fail together).
+// earlier previous-run stays. finish_run removes previous-run once the run's last file is written
+// (inside a DeferredFinish, when that commits: --compare's two runs succeed or fail together).
 // restore_previous_runs (run_main calls it when an app fails with an error) puts every kept
 // previous-run back in place of the failed run's files (a stopped-run kept beside a model stays
 // in previous-run); a run that is killed leaves it for the user, as the log says.

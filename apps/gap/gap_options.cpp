@@ -83,7 +83,8 @@ void finalize_gap_options(app::CommandLine& cli, GapOptions& o) {
   require_at_least("test-iters", o.test_iters, 1);
   require_at_least("eval-every", o.eval_every, 0);
   require_at_least("top-words", o.top_words, 0);
-  require_at_least("min-count", o.min_count, std::int64_t{0});  // as fk-lda: 0 and 1 keep every word
+  require_at_least("min-count", o.min_count,
+                   std::int64_t{0});  // as fk-lda: 0 and 1 keep every word
   if (!(o.max_df > 0 && o.max_df <= 1)) usage_fail("max-df", "must be in (0, 1]");
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
   if (o.update != "joint" && o.update != "alternating")

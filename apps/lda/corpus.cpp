@@ -344,14 +344,17 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
     if (eq == std::string::npos)
       throw app::UsageError("--input: gen:" + text + ": expected key=value, got '" + part + "'");
     const std::string key = part.substr(0, eq), val = part.substr(eq + 1);
-    if (!seen.insert(key).second) throw app::UsageError("--input: gen:" + text + ": '" + key + "' given twice");
+    if (!seen.insert(key).second)
+      throw app::UsageError("--input: gen:" + text + ": '" + key + "' given twice");
     char* end = nullptr;
     const double v = std::strtod(val.c_str(), &end);
     if (val.empty() || *end != '\0' || !std::isfinite(v))
-      throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a number, got '" + val + "'");
+      throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a number, got '" + val +
+                            "'");
     auto integer = [&]() -> std::int64_t {
       if (v != std::floor(v) || v < 0)
-        throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a non-negative integer");
+        throw app::UsageError("--input: gen:" + text + ": '" + key +
+                              "' needs a non-negative integer");
       return static_cast<std::int64_t>(v);
     };
     if (key == "docs")
@@ -373,8 +376,9 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
     else if (key == "seed")
       s.seed = static_cast<std::uint64_t>(integer());
     else
-      throw app::UsageError("--input: gen:" + text + ": unknown key '" + key +
-                  "' (known: docs, words, topics, length, sigma, alpha, eta, zipf, seed)");
+      throw app::UsageError(
+          "--input: gen:" + text + ": unknown key '" + key +
+          "' (known: docs, words, topics, length, sigma, alpha, eta, zipf, seed)");
   }
   return s;
 }

@@ -94,7 +94,8 @@ void finalize_lda_options(app::CommandLine& cli, LdaOptions& o) {
     o.alpha = 1.0 / o.topics;
   }
   if (cli.given("eta")) {
-    if (!(o.eta > 0) || !(o.eta <= kMaxPrior)) usage_fail("eta", "must be a number > 0 and at most 1e6");
+    if (!(o.eta > 0) || !(o.eta <= kMaxPrior))
+      usage_fail("eta", "must be a number > 0 and at most 1e6");
   } else {
     o.eta = 1.0 / o.topics;
   }

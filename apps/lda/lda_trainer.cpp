@@ -659,8 +659,8 @@ LdaModel load_lda_model(const std::string& dir) {
     const float v = topics_words.data()[i];
     if (!(v > 0) || !std::isfinite(v))
       throw InputError(dir + "/lambda.npy", 0,
-                       "entry (" + std::to_string(i / w) + ", " + std::to_string(i % w) +
-                           ") is " + app::format_double(v) +
+                       "entry (" + std::to_string(i / w) + ", " + std::to_string(i % w) + ") is " +
+                           app::format_double(v) +
                            "; a topic-word parameter must be positive and finite");
   }
   m.lambda = HostDense<float>(w, k);
@@ -670,8 +670,8 @@ LdaModel load_lda_model(const std::string& dir) {
   m.eta = number("eta");
   for (const auto& [key, v] : {std::pair<const char*, double>{"alpha", m.alpha}, {"eta", m.eta}})
     if (v > kMaxPrior)
-      throw InputError(ini, 0, "'" + std::string(key) + "' must be at most 1e6, found '" + get(key) +
-                                   "'");
+      throw InputError(ini, 0,
+                       "'" + std::string(key) + "' must be at most 1e6, found '" + get(key) + "'");
   m.inner_iters = static_cast<int>(count("inner-iters", INT_MAX));
   {
     const std::string tol = get("tol");

@@ -80,7 +80,15 @@ class Trainer {
 
   TrainResult run() {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
-        {out_, opt_.resume, fingerprint(), config_, "iter", "pass", common_.iters, run_files(), {},
+        {out_,
+         opt_.resume,
+         fingerprint(),
+         config_,
+         "iter",
+         "pass",
+         common_.iters,
+         run_files(),
+         {},
          device_,
          {{"users.npy", data_.users(), hyper_.k()}, {"items.npy", data_.items(), hyper_.k()}},
          "fk-sfa"});

@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "core/error.hpp"
-#include "core/memory.hpp"
 #include "core/generate/sampling.hpp"
+#include "core/memory.hpp"
 #include "core/progress.hpp"
 #include "core/random.hpp"
 

@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "core/error.hpp"
-#include "core/memory.hpp"
 #include "core/generate/sampling.hpp"
+#include "core/memory.hpp"
 #include "core/progress.hpp"
 #include "core/random.hpp"
 

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "core/memory.hpp"
 #include "core/generate/sampling.hpp"
+#include "core/memory.hpp"
 #include "core/random.hpp"
 
 namespace fk::gen {

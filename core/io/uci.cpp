@@ -148,9 +148,8 @@ std::vector<std::string> read_vocab(const std::string& path, std::int64_t words)
     if (!first.emplace(vocab[w], w).second && repeated++ == 0) example = w;
   if (repeated > 0)
     log_warn() << path << ": " << repeated << (repeated == 1 ? " line repeats" : " lines repeat")
-               << " a word of an earlier line (first: '"
-               << vocab[example] << "' at line " << example + 1 << ", as at line "
-               << first[vocab[example]] + 1 << ")";
+               << " a word of an earlier line (first: '" << vocab[example] << "' at line "
+               << example + 1 << ", as at line " << first[vocab[example]] + 1 << ")";
   if (vocab.empty() && words > 0) {
     throw InputError(path, 0, "empty vocabulary, expected W = " + std::to_string(words) + " words");
   }

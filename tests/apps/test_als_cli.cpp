@@ -507,20 +507,20 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
   // (moved to previous-run while the run went, and back), and recommend still reads it.
   const std::string good = write_small_csv(dir, 6);
   const std::string out = dir.file("g");
-  ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 2 --checkpoint-every 1 --out '" + out + "'")
-                .code,
-            0);
+  ASSERT_EQ(
+      run_als(dir, "--input '" + good + "' --iters 2 --checkpoint-every 1 --out '" + out + "'")
+          .code,
+      0);
   const auto before = test::folder_files(out);
-  const Outcome failed =
-      run_als(dir, "--input '" + huge + "' --iters 3 --out '" + out + "'");
+  const Outcome failed = run_als(dir, "--input '" + huge + "' --iters 3 --out '" + out + "'");
   EXPECT_EQ(failed.code, 1) << failed.err;
   EXPECT_NE(failed.err.find("previous-run"), std::string::npos) << failed.err;
   EXPECT_EQ(test::folder_files(out), before) << "the earlier model and checkpoint are back";
   EXPECT_FALSE(std::filesystem::exists(out + "/previous-run"));
-  EXPECT_EQ(run_als(dir, "recommend --model '" + out + "' --users 1 -q --out '" +
-                             dir.file("rec") + "'")
-                .code,
-            0);
+  EXPECT_EQ(
+      run_als(dir, "recommend --model '" + out + "' --users 1 -q --out '" + dir.file("rec") + "'")
+          .code,
+      0);
   // A damaged model (a NaN factor, a global mean that is not a number) is refused naming the file.
   std::filesystem::copy(out, dir.file("bad"), std::filesystem::copy_options::recursive);
   HostDense<float> users = io::read_npy_f32(dir.file("bad/user_factors.npy"));
@@ -533,10 +533,10 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
   // A stopped run (its checkpoint, configuration and log, no model) over which a run fails is
   // put back whole: the folder can still be resumed, and still names its app.
   const std::string stopped = dir.file("stopped");
-  ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 2 --checkpoint-every 1 --out '" +
-                             stopped + "'")
-                .code,
-            0);
+  ASSERT_EQ(
+      run_als(dir, "--input '" + good + "' --iters 2 --checkpoint-every 1 --out '" + stopped + "'")
+          .code,
+      0);
   for (const char* name : {"model.ini", "summary.json", "user_factors.npy"})
     std::filesystem::remove(stopped + "/" + name);
   const auto stopped_before = test::folder_files(stopped);
@@ -554,10 +554,10 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
     for (const auto& [name, bytes] : model_files)
       fs::rename(killed + "/" + name, killed + "/previous-run/" + name);
     const std::string other = dir.file("other-run");
-    ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 1 --checkpoint-every 1 --out '" +
-                               other + "'")
-                  .code,
-              0);
+    ASSERT_EQ(
+        run_als(dir, "--input '" + good + "' --iters 1 --checkpoint-every 1 --out '" + other + "'")
+            .code,
+        0);
     fs::copy(other + "/checkpoint", killed + "/checkpoint");
     for (const char* name : {"config.ini", "metrics.jsonl"})
       fs::copy_file(other + "/" + name, killed + "/" + name);
@@ -628,21 +628,23 @@ TEST(AlsCli, ConfigFileCannotSetHelpOrConfig) {
     EXPECT_NE(o.err.find(needle), std::string::npos) << o.err;
   }
   // cholesky ignores --cg-steps, as the help says, whatever its value.
-  EXPECT_EQ(run_als(dir, "--input '" + input + "' --solver cholesky --cg-steps 0 --iters 1 -q "
-                         "--device cpu --out '" + dir.file("chol") + "'")
+  EXPECT_EQ(run_als(dir, "--input '" + input +
+                             "' --solver cholesky --cg-steps 0 --iters 1 -q "
+                             "--device cpu --out '" +
+                             dir.file("chol") + "'")
                 .code,
             0);
-  const Outcome overridden = run_als(dir, "--input '" + input + "' --config '" +
-                                              dir.file("bad.ini") + "' --lambda -2 --out '" +
-                                              dir.file("o") + "'");
+  const Outcome overridden =
+      run_als(dir, "--input '" + input + "' --config '" + dir.file("bad.ini") +
+                       "' --lambda -2 --out '" + dir.file("o") + "'");
   EXPECT_EQ(overridden.code, 2) << overridden.err;
   EXPECT_EQ(overridden.err.find("set in config file"), std::string::npos) << overridden.err;
   // A '#' inside a value is no comment: the config.ini of a run into "o#1" runs there again
   // (Boost's reader cut the path at '#' and wrote into "o").
   const std::string hashed = dir.file("o#1");
-  ASSERT_EQ(run_als(dir, "--input '" + input + "' --iters 1 --device cpu --out '" + hashed + "'")
-                .code,
-            0);
+  ASSERT_EQ(
+      run_als(dir, "--input '" + input + "' --iters 1 --device cpu --out '" + hashed + "'").code,
+      0);
   const Outcome again = run_als(dir, "--config '" + hashed + "/config.ini' -q");
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("o"))) << "the path was not cut at '#'";

@@ -323,11 +323,12 @@ TEST(GapCli, RatingsAreCounts) {
   }
   for (const auto& [file, needle] :
        {std::pair<std::string, std::string>{"huge.csv", "huge.csv:3: "},
-        std::pair<std::string, std::string>{"huge.mtx", "huge.mtx:4: documents x words counts "
-                                                        "must be finite, non-negative and at "
-                                                        "most 2^24"}}) {
-    const auto r = run_gap({"--input", dir.file(file), "--factors", "2", "--iters", "1",
-                            "--device", "cpu", "--out", dir.file("out3"), "-q"});
+        std::pair<std::string, std::string>{"huge.mtx",
+                                            "huge.mtx:4: documents x words counts "
+                                            "must be finite, non-negative and at "
+                                            "most 2^24"}}) {
+    const auto r = run_gap({"--input", dir.file(file), "--factors", "2", "--iters", "1", "--device",
+                            "cpu", "--out", dir.file("out3"), "-q"});
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
   }

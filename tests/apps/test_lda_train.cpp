@@ -343,12 +343,14 @@ TEST(LdaTrain, InferFromSavedModel) {
   EXPECT_NE(read_lines(out.file("config.ini"))[0].find("run again with fk-lda infer --config"),
             std::string::npos);
   const Sub again(dir, "again");
-  ASSERT_EQ(run_lda({"infer", "--config", out.file("config.ini"), "--out", again.path()}).status, 0);
+  ASSERT_EQ(run_lda({"infer", "--config", out.file("config.ini"), "--out", again.path()}).status,
+            0);
   EXPECT_EQ(test::slurp(again.file("theta.npy")), test::slurp(out.file("theta.npy")));
   // --out at the training run's folder would replace its config.ini: refused, nothing written.
   const auto before = test::folder_files(model.path());
-  const auto over = run_lda({"infer", "--model", model.path(), "--input",
-                             docs.file("docword.new.txt"), "--out", model.path(), "--device", "cpu"});
+  const auto over =
+      run_lda({"infer", "--model", model.path(), "--input", docs.file("docword.new.txt"), "--out",
+               model.path(), "--device", "cpu"});
   EXPECT_EQ(over.status, 2) << over.err;
   EXPECT_NE(over.err.find("training run"), std::string::npos) << over.err;
   EXPECT_EQ(test::folder_files(model.path()), before);
@@ -376,9 +378,12 @@ TEST(LdaTrain, InferFromSavedModel) {
       test::write_bytes(m.file("model.ini"), ini);
     };
   };
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"tol", "abc"}, {"topics", "4.5"}, {"vocab", "maybe"}, {"inner-iters", "1e12"},
-           {"alpha", "1e39"}}) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"tol", "abc"},
+                                                        {"topics", "4.5"},
+                                                        {"vocab", "maybe"},
+                                                        {"inner-iters", "1e12"},
+                                                        {"alpha", "1e39"}}) {
     const auto r = damaged("ini-" + key, edit_ini(key, value));
     EXPECT_EQ(r.status, 1) << key;
     EXPECT_NE(r.err.find("model.ini: '" + key + "'"), std::string::npos) << r.err;
@@ -741,13 +746,15 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:default", "--no-such-option", "3"}, 2, "--no-such-option");
   expect({"--input", "gen:default", "--top"}, 2, "--top");  // no abbreviations
   expect({"--input", "gen:default", "--format", "xml"}, 2, "--format");
-  expect({"--input", "gen:default", "--format", "uci"}, 2, "--format: does not apply to a generated");
+  expect({"--input", "gen:default", "--format", "uci"}, 2,
+         "--format: does not apply to a generated");
   expect({"--input", "gen:default", "--kappa", "2"}, 2, "--kappa");
   expect({"--input", "gen:default", "--sddmm", "nope"}, 2, "nope");
   expect({"--input", "gen:default", "--batch", "--batch-size", "10"}, 2, "--batch");
   expect({"--input", "gen:default", "--batch", "--kappa", "0.7"}, 2, "--kappa");
   expect({"--input", "gen:default", "--threads", "100000"}, 2, "--threads");  // OpenMP crashed
-  expect({"--input", "gen:nosuch"}, 2, "--input: gen:nosuch");  // a bad --input value, as the help says
+  expect({"--input", "gen:nosuch"}, 2,
+         "--input: gen:nosuch");  // a bad --input value, as the help says
   expect({"--input", "gen:default:docs=10,docs=20"}, 2, "'docs' given twice");
   expect({}, 2, "--input");
   expect({"--input", "gen:default", "stray"}, 2, "stray");
