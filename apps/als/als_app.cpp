@@ -117,7 +117,7 @@ int recommend_main(int argc, char** argv) {
   const app::CommonOptions& common = cli.common();
   if (model_dir.empty())
     app::usage_fail("model", "is required: the --out directory of a training run");
-  const std::vector<std::string> users = app::id_list_and_file("users", users_text, users_file);
+  const std::vector<app::GivenId> users = app::id_list_and_file("users", users_text, users_file);
   if (users.empty())
     app::usage_fail("users",
                     "is required: one or more raw user ids, comma-separated (or --users-file FILE, "
@@ -125,15 +125,7 @@ int recommend_main(int argc, char** argv) {
   app::require_at_least("n", n, 1);
   cli.reject(app::kTrainingOnly, "recommend");
   const AlsModel model = load_als_model(model_dir);
-  std::vector<std::int64_t> index;
-  for (const std::string& u : users) {
-    const std::int64_t i = model.user_index(u);
-    if (i < 0) app::usage_fail("users", "user '" + u + "' is not in the model " + model_dir);
-    index.push_back(i);
-  }
-  std::vector<ScoredList> lists;
-  for (std::size_t t = 0; t < users.size(); ++t)
-    lists.emplace_back(users[t], recommend(model, index[t], n));
+  const std::vector<ScoredList> lists = recommend_for(model, users, model_dir, n);
   write_scored_lists(common.out, "recommendations.csv", {"user", "rank", "item", "score"}, lists,
                      model, common.quiet);
   return 0;
@@ -162,12 +154,8 @@ int similar_main(int argc, char** argv) {
   app::require_at_least("n", n, 1);
   cli.reject(app::kTrainingOnly, "similar");
   const AlsModel model = load_als_model(model_dir);
-  const std::int64_t i = model.item_index(item);
-  if (i < 0) app::usage_fail("item", "item '" + item + "' is not in the model " + model_dir);
-  const std::vector<Scored> top = similar_items(model, i, n);
-  if (top.empty()) log_warn() << "item '" << item << "' has no training ratings: no similar items";
   write_scored_lists(common.out, "similar.csv", {"item", "rank", "similar_item", "cosine"},
-                     {{item, top}}, model, common.quiet);
+                     {similar_for(model, item, model_dir, n)}, model, common.quiet);
   return 0;
 }
 

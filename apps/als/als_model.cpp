@@ -6,6 +6,7 @@
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "apps/common/output.hpp"
@@ -13,6 +14,7 @@
 #include "core/io/atomic_file.hpp"
 #include "core/io/csv.hpp"
 #include "core/io/npy.hpp"
+#include "core/log.hpp"
 
 namespace fk::als {
 namespace {
@@ -77,7 +79,9 @@ std::int64_t AlsModel::user_index(const std::string& raw) const {
 }
 
 std::int64_t AlsModel::item_index(const std::string& raw) const {
-  const auto it = std::find(item_ids.begin(), item_ids.end(), raw);
+  auto it = std::find(item_ids.begin(), item_ids.end(), raw);
+  if (it == item_ids.end())  // " 5" typed for "5"
+    it = std::find(item_ids.begin(), item_ids.end(), app::trim_blanks(raw));
   return it == item_ids.end() ? -1 : it - item_ids.begin();
 }
 
@@ -219,6 +223,34 @@ std::vector<Scored> recommend(const AlsModel& m, std::int64_t user, int n) {
     all.push_back({i, m.score(user, i)});
   }
   return top_n(std::move(all), n);
+}
+
+ScoredList similar_for(const AlsModel& m, const std::string& item, const std::string& model_dir,
+                       int n) {
+  const std::int64_t i = m.item_index(item);
+  if (i < 0) app::usage_fail("item", "item '" + item + "' is not in the model " + model_dir);
+  ScoredList list(m.item_ids[i], similar_items(m, i, n));
+  if (list.second.empty())
+    log_warn() << "item '" << list.first << "' has no training ratings: no similar items";
+  return list;
+}
+
+std::vector<ScoredList> recommend_for(const AlsModel& m, const std::vector<app::GivenId>& users,
+                                      const std::string& model_dir, int n) {
+  // One map, not a search per id: a --users-file may name every user of a large model.
+  std::unordered_map<std::string, std::int64_t> index;
+  for (std::size_t i = 0; i < m.user_ids.size(); ++i) index.emplace(m.user_ids[i], i);
+  std::vector<std::int64_t> found;
+  for (const app::GivenId& u : users) {
+    auto it = index.find(u.id);
+    if (it == index.end()) it = index.find(app::trim_blanks(u.id));  // "1 " typed for "1"
+    if (it == index.end())
+      app::usage_fail(u.option, u.place + "user '" + u.id + "' is not in the model " + model_dir);
+    found.push_back(it->second);
+  }
+  std::vector<ScoredList> lists;
+  for (const std::int64_t i : found) lists.emplace_back(m.user_ids[i], recommend(m, i, n));
+  return lists;
 }
 
 std::vector<Scored> similar_items(const AlsModel& m, std::int64_t item, int n) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/common/options.hpp"
 #include "core/csr.hpp"
 #include "core/dense.hpp"
 
@@ -70,6 +71,16 @@ std::vector<Scored> similar_items(const AlsModel& m, std::int64_t item, int n);
 // One ranked list of the recommend/similar outputs: whom it is for (a raw user or item id) and
 // its items, best first.
 using ScoredList = std::pair<std::string, std::vector<Scored>>;
+
+// The recommend lists of the `users` a user gave (fk-als/fk-sfa recommend): a UsageError naming
+// the option and file line of an id that is not in the model (saved in `model_dir`).
+std::vector<ScoredList> recommend_for(const AlsModel& m, const std::vector<app::GivenId>& users,
+                                      const std::string& model_dir, int n);
+
+// The similar list of the `item` a user gave (fk-als/fk-sfa similar), warning when the item has
+// none; a UsageError naming --item when it is not in the model.
+ScoredList similar_for(const AlsModel& m, const std::string& item, const std::string& model_dir,
+                       int n);
 
 // Creates `dir` and writes `dir`/`file` as CSV: `header` (four names), then for every list and
 // rank: whom it is for, the rank from 1, the item's raw id and the score as %.6g. Unless `quiet`,

@@ -9,9 +9,11 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "apps/common/output.hpp"
+#include "core/io/parse.hpp"
 #include "core/log.hpp"
 
 namespace fk::app {
@@ -148,10 +150,18 @@ std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
   std::string cur;
   std::istringstream in(text);
-  while (std::getline(in, cur, ','))
-    if (!cur.empty()) out.push_back(cur);
+  while (std::getline(in, cur, ',')) {
+    const std::string_view item = io::detail::trim_blanks(cur);
+    if (!item.empty()) out.emplace_back(item);
+  }
   return out;
 }
+
+std::string trim_blanks(const std::string& text) {
+  return std::string(io::detail::trim_blanks(text));
+}
+
+namespace {
 
 std::vector<std::string> split_id_list(const std::string& option, const std::string& text) {
   std::vector<std::string> out = split_list(text);
@@ -161,38 +171,41 @@ std::vector<std::string> split_id_list(const std::string& option, const std::str
   return out;
 }
 
-std::vector<std::string> read_id_file(const std::string& option, const std::string& path) {
+}  // namespace
+
+std::vector<GivenId> read_id_file(const std::string& option, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in || !std::filesystem::is_regular_file(path))
     usage_fail(option, "cannot open '" + path + "'" +
                            (std::filesystem::is_directory(path) ? " (it is a directory)" : ""));
-  std::vector<std::string> ids;
+  std::vector<GivenId> ids;
   std::set<std::string> seen;
   std::string line;
   for (std::int64_t line_no = 1; std::getline(in, line); ++line_no) {
     if (line_no == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
     if (!line.empty() && line.back() == '\r') line.pop_back();  // a file written on Windows
-    // Blank lines (spaces and tabs only, as editors leave them) name no id; an id itself is taken
-    // as written, blanks inside or around it included.
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    if (!seen.insert(line).second)
-      usage_fail(option,
-                 path + ", line " + std::to_string(line_no) + ": '" + line + "' is given twice");
-    ids.push_back(line);
+    // A line of blanks names no id; an id is taken as written (the apps look it up trimmed when
+    // it is not in the model as written).
+    if (io::detail::blank_line(line)) continue;
+    const std::string& id = line;
+    const std::string place = path + ", line " + std::to_string(line_no) + ": ";
+    if (!seen.insert(id).second) usage_fail(option, place + "'" + id + "' is given twice");
+    ids.push_back({id, option, place});
   }
   return ids;
 }
 
-std::vector<std::string> id_list_and_file(const std::string& option, const std::string& list,
-                                          const std::string& file) {
-  std::vector<std::string> ids = split_id_list(option, list);
+std::vector<GivenId> id_list_and_file(const std::string& option, const std::string& list,
+                                      const std::string& file) {
+  std::vector<GivenId> ids;
+  for (std::string& id : split_id_list(option, list)) ids.push_back({std::move(id), option, ""});
   if (file.empty()) return ids;
-  const std::string file_option = option + "-file";
-  std::set<std::string> seen(ids.begin(), ids.end());
-  for (std::string& id : read_id_file(file_option, file)) {
-    if (!seen.insert(id).second)
-      usage_fail(file_option, "'" + id + "' is also given with --" + option);
-    ids.push_back(std::move(id));
+  std::set<std::string> seen;
+  for (const GivenId& given : ids) seen.insert(given.id);
+  for (GivenId& given : read_id_file(option + "-file", file)) {
+    if (!seen.insert(given.id).second)
+      usage_fail(given.option, given.place + "'" + given.id + "' is also given with --" + option);
+    ids.push_back(std::move(given));
   }
   return ids;
 }

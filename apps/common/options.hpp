@@ -152,20 +152,27 @@ void require_at_least(const std::string& option, T value, T minimum) {
 std::string format_double(double v);
 // JSON string literal with escapes.
 std::string json_quote(const std::string& s);
-// The non-empty items of a comma-separated list ("a,,b" gives {"a", "b"}).
+// The non-empty items of a comma-separated list, blanks at their ends dropped ("a, ,b " gives
+// {"a", "b"}).
 std::vector<std::string> split_list(const std::string& text);
-// split_list for a list of ids (--users): UsageError naming --<option> for one given twice.
-std::vector<std::string> split_id_list(const std::string& option, const std::string& text);
+// `text` without the blanks at its ends.
+std::string trim_blanks(const std::string& text);
+// An id a user gave, with where: the option it came with and, for a file, "FILE, line N: ".
+struct GivenId {
+  std::string id;
+  std::string option;
+  std::string place;
+};
 // The ids in the file at `path`, one per line exactly as written (an id may hold commas, blanks or
 // quotes, as a quoted CSV field of a ratings file can); blank lines are skipped, and a line's
-// trailing '\r' and the file's UTF-8 byte order mark are not part of an id. UsageError naming
-// --<option> when the file cannot be read or an id is given twice (with the file and line).
-std::vector<std::string> read_id_file(const std::string& option, const std::string& path);
-// The ids of --<option> (`list`, comma-separated: split_id_list) followed by those of
-// --<option>-file (`file`, one per line: read_id_file; "" when not given). An id in both is a
-// UsageError.
-std::vector<std::string> id_list_and_file(const std::string& option, const std::string& list,
-                                          const std::string& file);
+// trailing '\r' and the file's UTF-8 byte order mark are not part of an id. UsageError naming --<option> when the file cannot be read or an id is given twice
+// (with the file and line).
+std::vector<GivenId> read_id_file(const std::string& option, const std::string& path);
+// The ids of --<option> (`list`, comma-separated: split_list; one given twice is a UsageError)
+// followed by those of --<option>-file (`file`, one per line: read_id_file; "" when not given).
+// An id in both is a UsageError.
+std::vector<GivenId> id_list_and_file(const std::string& option, const std::string& list,
+                                      const std::string& file);
 // printf-style text of one double for log lines and tables: fmt("%.4f", 0.5) is "0.5000".
 std::string fmt(const char* format, double v);
 

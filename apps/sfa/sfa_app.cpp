@@ -118,7 +118,7 @@ int recommend_main(int argc, char** argv, bool similar) {
     app::usage_fail("model", "is required: the --out directory of a training run");
   app::require_at_least("n", n, 1);
   cli.reject(app::kTrainingOnly, similar ? "similar" : "recommend");
-  std::vector<std::string> users;
+  std::vector<app::GivenId> users;
   if (similar) {
     if (item.empty()) app::usage_fail("item", "is required: a raw item id");
   } else {
@@ -131,17 +131,9 @@ int recommend_main(int argc, char** argv, bool similar) {
   const als::AlsModel model = als::load_als_model(model_dir);
   std::vector<als::ScoredList> lists;
   if (similar) {
-    const std::int64_t i = model.item_index(item);
-    if (i < 0) app::usage_fail("item", "item '" + item + "' is not in the model " + model_dir);
-    lists.emplace_back(item, als::similar_items(model, i, n));
-    if (lists.back().second.empty())
-      log_warn() << "item '" << item << "' has no training ratings: no similar items";
+    lists.push_back(als::similar_for(model, item, model_dir, n));
   } else {
-    for (const std::string& u : users) {
-      const std::int64_t i = model.user_index(u);
-      if (i < 0) app::usage_fail("users", "user '" + u + "' is not in the model " + model_dir);
-      lists.emplace_back(u, als::recommend(model, i, n));
-    }
+    lists = als::recommend_for(model, users, model_dir, n);
   }
   als::write_scored_lists(common.out, similar ? "similar.csv" : "recommendations.csv",
                           similar

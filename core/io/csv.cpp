@@ -45,6 +45,12 @@ void CsvWriter::row(const std::vector<std::string>& fields) {
 
 void CsvWriter::commit() { file_.commit(); }
 
+namespace {
+void trim_trailing_blanks(std::string& field) {
+  while (!field.empty() && detail::is_blank(field.back())) field.pop_back();
+}
+}  // namespace
+
 bool split_csv_record(std::string_view line, std::vector<std::string>& fields, bool& ok) {
   enum class State { kStart, kUnquoted, kQuoted, kAfterQuote };
   fields.clear();
@@ -55,7 +61,9 @@ bool split_csv_record(std::string_view line, std::vector<std::string>& fields, b
     const char c = line[i];
     switch (st) {
       case State::kStart:
-        if (c == '"') {
+        if (detail::is_blank(c)) {
+          // Blanks before a field are not part of it (see the header).
+        } else if (c == '"') {
           st = State::kQuoted;
         } else if (c == ',') {
           fields.push_back(std::move(cur));
@@ -67,6 +75,7 @@ bool split_csv_record(std::string_view line, std::vector<std::string>& fields, b
         break;
       case State::kUnquoted:
         if (c == ',') {
+          trim_trailing_blanks(cur);
           fields.push_back(std::move(cur));
           cur.clear();
           st = State::kStart;
@@ -94,13 +103,14 @@ bool split_csv_record(std::string_view line, std::vector<std::string>& fields, b
           fields.push_back(std::move(cur));
           cur.clear();
           st = State::kStart;
-        } else {
+        } else if (!detail::is_blank(c)) {
           ok = false;
         }
         break;
     }
   }
   if (st == State::kQuoted) return false;
+  if (st == State::kUnquoted) trim_trailing_blanks(cur);
   fields.push_back(std::move(cur));
   return true;
 }

@@ -2,7 +2,9 @@
 // A small CSV writer (RFC 4180 quoting) over an AtomicFile, and the matching streaming reader.
 // Records end with "\n" (readers also accept "\r\n"). A field is quoted when it holds a comma, a
 // double quote, a newline or a carriage return, or starts or ends with a blank; quotes inside are
-// doubled. The reader is line-based, so a "\r\n" inside a quoted field reads back as "\n".
+// doubled. The reader drops blanks (spaces, tabs) around a field outside its quotes, so "1, 2, 5"
+// reads as 1|2|5 (as many CSV readers trim) while a quoted " 1" keeps its blank; it is line-based,
+// so a "\r\n" inside a quoted field reads back as "\n".
 #include <cstdint>
 #include <initializer_list>
 #include <memory>

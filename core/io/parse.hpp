@@ -18,6 +18,13 @@ inline bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+// `s` without the blanks at either end.
+inline std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
 // True when the line holds nothing but blanks.
 inline bool blank_line(std::string_view s) {
   for (char c : s)

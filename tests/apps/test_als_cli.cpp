@@ -725,7 +725,9 @@ TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
                                            "--device cpu --threads 1 --quiet");
   ASSERT_EQ(trained.code, 0) << trained.err;
   const std::string users = dir.file("users.txt");
-  test::write_bytes(users, "Doe, Jane\r\n\n  \t\nx\"y\n");  // blank lines name no one
+  // Blank lines name no one; an id not in the model as written is looked up without the blanks at
+  // its ends (an editor's trailing space).
+  test::write_bytes(users, "Doe, Jane\r\n\n  \t\n x\"y \n");
   const std::string rec =
       "recommend --model '" + model + "' --n 1 --out '" + dir.file("rec") + "' ";
   const Outcome o = run_als(dir, rec + "--users bob --users-file '" + users + "'");
@@ -737,12 +739,17 @@ TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
   EXPECT_EQ(rows[2].rfind("\"Doe, Jane\",1,c,", 0), 0u) << rows[2];
   EXPECT_EQ(rows[3].rfind("\"x\"\"y\",1,", 0), 0u) << rows[3];
   EXPECT_EQ(slurp(dir.file("rec") + "/recommendations.csv"), o.out);
+  const Outcome sim = run_als(dir, "similar --model '" + model + "' --item ' a ' --n 1 --out '" +
+                                       dir.file("sim") + "'");
+  ASSERT_EQ(sim.code, 0) << sim.err;
+  EXPECT_EQ(test::nonempty_lines(sim.out).at(1).rfind("a,1,", 0), 0u) << sim.out;
 
   struct Bad {
     std::string args, message;
   };
   test::write_bytes(dir.file("twice.txt"), "bob\nDoe, Jane\nbob\n");
   test::write_bytes(dir.file("bob.txt"), "bob\n");
+  test::write_bytes(dir.file("nobody.txt"), "bob\nnobody\n");
   const std::vector<Bad> bad = {
       {"--users-file '" + dir.file("none.txt") + "'", "--users-file: cannot open"},
       {"--users 'Doe, Jane' --users-file '" + users + "'",
@@ -750,7 +757,10 @@ TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
       {"--users x --users-file '" + dir.file("twice.txt") + "'",
        "twice.txt, line 3: 'bob' is given twice"},
       {"--users bob --users-file '" + dir.file("bob.txt") + "'",
-       "--users-file: 'bob' is also given with --users"},
+       "--users-file: " + dir.file("bob.txt") + ", line 1: 'bob' is also given with --users"},
+      {"--users-file '" + dir.file("nobody.txt") + "'",
+       "--users-file: " + dir.file("nobody.txt") + ", line 2: user 'nobody' is not in the model"},
+      {"--users 'bob, nobody '", "--users: user 'nobody' is not in the model"},
   };
   for (const Bad& b : bad) {
     const Outcome e = run_als(dir, rec + b.args);

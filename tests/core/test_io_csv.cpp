@@ -30,6 +30,21 @@ TEST(IoCsv, SplitUndoesQuoting) {
   EXPECT_FALSE(ok);  // text after a closing quote
 }
 
+TEST(IoCsv, SplitDropsBlanksOutsideQuotes) {
+  std::vector<std::string> f;
+  bool ok = false;
+  // "1, 2, 5" as people type it: the blanks are separators' padding, not part of the ids.
+  EXPECT_TRUE(io::split_csv_record("1, 2,\t5 ", f, ok));
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(f, (std::vector<std::string>{"1", "2", "5"}));
+  // Inside quotes blanks stay; blanks between a closing quote and the comma are allowed.
+  EXPECT_TRUE(io::split_csv_record(" \" a \" , b c ,  ", f, ok));
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(f, (std::vector<std::string>{" a ", "b c", ""}));
+  EXPECT_TRUE(io::split_csv_record("\"a\" x", f, ok));
+  EXPECT_FALSE(ok);  // text, not blanks, after a closing quote
+}
+
 TEST(IoCsv, WriterReaderRoundTripOfAwkwardFields) {
   const std::uint64_t seed = test::fresh_io_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
