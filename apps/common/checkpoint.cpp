@@ -148,7 +148,8 @@ std::string canonical_file(const std::string& text) {
 }  // namespace
 
 ResolvedConfig model_fingerprint(const ResolvedConfig& config,
-                                 const std::vector<std::string>& extra_free) {
+                                 const std::vector<std::string>& extra_free,
+                                 const ResolvedConfig& implied) {
   // precision, ratio-spmm, product-spmm and repeatable go with sddmm and spmm: they choose kernels
   // (and how they round), not the model being trained, so a run may resume at another one.
   static const char* const kFree[] = {"iters",     "out",        "device",       "threads",
@@ -163,7 +164,12 @@ ResolvedConfig model_fingerprint(const ResolvedConfig& config,
                       std::find(extra_free.begin(), extra_free.end(), e.key) != extra_free.end();
     if (free) continue;
     out.push_back(e);
-    if (is_file_key(e.key)) out.back().ini = canonical_file(e.ini);
+    if (!is_file_key(e.key)) continue;
+    out.back().ini = canonical_file(e.ini);
+    const bool as_implied = std::any_of(implied.begin(), implied.end(), [&](const ConfigEntry& i) {
+      return i.key == e.key && !i.ini.empty() && canonical_file(i.ini) == out.back().ini;
+    });
+    if (as_implied) out.pop_back();
   }
   return out;
 }

@@ -63,10 +63,12 @@ std::optional<Checkpoint> find_checkpoint(const std::string& dir);
 // every entry except those that only say how or how long to run (iters, out, device, threads,
 // quiet, compare, checkpoint-every, resume, sddmm, spmm, precision, ratio-spmm, product-spmm)
 // and the app's own such keys (`extra_free`, e.g. eval-every); input, test and vocab files by
-// their canonical path.
+// their canonical path. `implied` holds file keys' values when not given (the vocabulary a UCI
+// input finds beside itself): a key given as the same file is left out, as if not given.
 // A checkpoint can be resumed only by a run with the same fingerprint.
 ResolvedConfig model_fingerprint(const ResolvedConfig& config,
-                                 const std::vector<std::string>& extra_free);
+                                 const std::vector<std::string>& extra_free,
+                                 const ResolvedConfig& implied = {});
 
 // Throws UsageError "--resume: the checkpoint in DIR was made with KEY = OLD, this run has KEY =
 // NEW; ..." for the first entry of `fingerprint` whose config.KEY in the checkpoint differs

@@ -383,6 +383,11 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
   return s;
 }
 
+std::string implied_vocab(const std::string& input, io::InputFormat format) {
+  if (input.empty() || input.rfind("gen:", 0) == 0) return {};
+  return resolve_format(input, format) == io::InputFormat::kUci ? uci_vocab_beside(input) : "";
+}
+
 Corpus load_corpus(const std::string& input, io::InputFormat format, const TextOptions& text,
                    const std::string& vocab_path) {
   if (input.empty()) throw Error("no input: give --input FILE or --input gen:default");

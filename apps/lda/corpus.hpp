@@ -40,6 +40,10 @@ struct TextOptions {
 Corpus load_corpus(const std::string& input, io::InputFormat format, const TextOptions& text,
                    const std::string& vocab_path = "");
 
+// The vocabulary file load_corpus reads for `input` when no `vocab_path` is given: a UCI input's
+// vocab.X.txt beside it, else "" (other formats, generated corpora, no such file).
+std::string implied_vocab(const std::string& input, io::InputFormat format);
+
 // A corpus in an existing model's vocabulary (--test FILE, `fk-lda infer --input FILE`). Text
 // is tokenised and mapped onto `vocab` (unknown words dropped, no filtering; `vocab` must then be
 // known); other formats must not have more than `words` columns and are widened to `words`.

@@ -366,9 +366,11 @@ class Trainer {
   }
 
   // What a checkpoint must match: the configuration without the options that do not change the
-  // model (app::model_fingerprint's list and "eval-every", "top-words", "device-memory").
+  // model (app::model_fingerprint's list and "eval-every", "top-words", "device-memory"); a
+  // --vocab naming the file a UCI input reads anyway is the run without it.
   app::ResolvedConfig fingerprint() const {
-    return app::model_fingerprint(config_, {"eval-every", "top-words", "device-memory"});
+    return app::model_fingerprint(config_, {"eval-every", "top-words", "device-memory"},
+                                  {{"vocab", implied_vocab(common_.input, common_.format), ""}});
   }
 
   void write_checkpoint(int pass, std::int64_t updates) {

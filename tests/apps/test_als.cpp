@@ -487,6 +487,24 @@ TEST(CheckpointFingerprint, FilesByCanonicalPathAndOldRelativeEntries) {
   EXPECT_THROW(app::check_fingerprint(ck, fp), app::UsageError);
 }
 
+// fk-lda --vocab naming the vocab.X.txt that its UCI input reads anyway trains the same model as
+// no --vocab: a checkpoint of either resumes with the other; another vocabulary file does not.
+TEST(CheckpointFingerprint, AGivenFileEqualToTheImpliedOneIsLeftOut) {
+  const app::ResolvedConfig implied = {{"vocab", "data/vocab.kos.txt", ""}};
+  const app::ResolvedConfig without = {{"topics", "5", "5"}};
+  const app::ResolvedConfig same = {{"topics", "5", "5"}, {"vocab", "./data/vocab.kos.txt", ""}};
+  const app::ResolvedConfig other = {{"topics", "5", "5"}, {"vocab", "data/mine.txt", ""}};
+  const app::ResolvedConfig fp_without = app::model_fingerprint(without, {}, implied);
+  ASSERT_EQ(fp_without.size(), 1u);
+  const app::ResolvedConfig fp_same = app::model_fingerprint(same, {}, implied);
+  ASSERT_EQ(fp_same.size(), 1u) << fp_same.back().key;
+  const app::ResolvedConfig fp_other = app::model_fingerprint(other, {}, implied);
+  ASSERT_EQ(fp_other.size(), 2u);
+  app::Checkpoint ck{"ck", {{"config.topics", "5", ""}}};
+  EXPECT_NO_THROW(app::check_fingerprint(ck, fp_same));
+  EXPECT_THROW(app::check_fingerprint(ck, fp_other), app::UsageError);
+}
+
 TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
   test::TempDir dir;
   const LowRank g = low_rank(17);

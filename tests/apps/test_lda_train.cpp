@@ -214,6 +214,41 @@ TEST(LdaTrain, ResumedRunReachesTheUninterruptedModel) {
   EXPECT_EQ(kernels.status, 0) << kernels.err;
 }
 
+// --vocab naming the vocab.X.txt a UCI input reads anyway is the same configuration as no --vocab
+// (either resumes the other's checkpoint); another vocabulary file, even a copy, is not.
+TEST(LdaTrain, ResumeTakesTheImpliedVocabularyGivenExplicitly) {
+  test::TempDir dir;
+  const Sub data(dir, "data"), out(dir, "out");
+  {
+    std::ofstream d(data.file("docword.x.txt"));
+    d << "3\n4\n6\n1 1 2\n1 2 1\n2 3 3\n2 4 1\n3 1 1\n3 4 2\n";
+    std::ofstream v(data.file("vocab.x.txt"));
+    v << "apple\nbanana\ncherry\ndate\n";
+    std::ofstream c(data.file("copy.txt"));
+    c << "apple\nbanana\ncherry\ndate\n";
+  }
+  auto run = [&](const std::string& iters, std::vector<std::string> extra) {
+    std::vector<std::string> args{"--input",          data.file("docword.x.txt"),
+                                  "--topics",         "2",
+                                  "--iters",          iters,
+                                  "--holdout-frac",   "0",
+                                  "--checkpoint-every", "1",
+                                  "--device",         "cpu",
+                                  "-q",               "--out",
+                                  out.path()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_lda(args);
+  };
+  ASSERT_EQ(run("1", {}).status, 0);
+  const auto same = run("2", {"--resume", "--vocab", data.file("vocab.x.txt")});
+  EXPECT_EQ(same.status, 0) << same.err;
+  const auto back = run("3", {"--resume"});
+  EXPECT_EQ(back.status, 0) << back.err;
+  const auto copy = run("4", {"--resume", "--vocab", data.file("copy.txt")});
+  EXPECT_EQ(copy.status, 2);
+  EXPECT_NE(copy.err.find("vocab = (unset)"), std::string::npos) << copy.err;
+}
+
 TEST(LdaTrain, GpuAndCpuAgree) {
   FK_REQUIRE_GPU();
   test::TempDir dir;
