@@ -35,7 +35,8 @@
 //    columns are solved for (the offset column stays 1): the preconditioner is restricted to
 //    them, so the CG directions never touch the offset column.
 //
-// Objective reported: J = Σ_(u,i)∈Ω (y_ui − Λ_i·x_u)² + λ_u ‖X‖² + λ_m ‖Λ‖².
+// Objective reported: J = Σ_(u,i)∈Ω (y_ui − Λ_i·x_u)² + λ_u ‖X‖² + λ_m ‖Λ‖², where ‖Λ‖ leaves
+// out the user offset's column (fixed at 1, no parameter).
 #include <cstdint>
 #include <memory>
 #include <optional>

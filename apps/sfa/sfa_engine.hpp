@@ -204,9 +204,11 @@ class SfaEngine final : public SfaBackend {
                      nullptr, w_.data());
     count_sddmm(nnz_);
     loss.sse = ops_.sq_diff(ctx_, s.vals, w_.data(), nnz_);
+    // The offset column of Λ is 1 in every row, not a parameter: its λ_m·(items) is left out.
+    const double fixed = h_.user_offset ? static_cast<double>(items_.rows) : 0.0;
     loss.objective = loss.sse +
                      h_.lambda_u * ops_.sq_norm(ctx_, users_.x.data(), users_.rows * k_) +
-                     h_.lambda_m * ops_.sq_norm(ctx_, items_.x.data(), items_.rows * k_);
+                     h_.lambda_m * (ops_.sq_norm(ctx_, items_.x.data(), items_.rows * k_) - fixed);
     return loss;
   }
 

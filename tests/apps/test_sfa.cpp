@@ -147,6 +147,35 @@ TEST_P(SfaTinyExact, EmMStepEqualsClosedFormRidge) {
     }
 }
 
+// The objective is J = Σ (y − Λ_i·x_u)² + λ_u ‖X‖² + λ_m ‖Λ‖² over the parameters: the offset
+// column of Λ (1 in every row) adds no λ_m per item.
+TEST_P(SfaTinyExact, ObjectiveIsErrorsPlusPriorsOfTheParameters) {
+  const bool offset = GetParam();
+  const AlsData d = als::build_als_data(tiny_ratings(), {});
+  const std::vector<float> means = item_means(d, 1.0);
+  const int factors = 2, k = factors + (offset ? 1 : 0);
+  const SfaHyper h = hyper_for(d, factors, offset, 0.3, 0.5, k + 3);
+  auto be = make_cpu_sfa_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test, means);
+  HostDense<float> x(3, k, 0.25f), lam = tiny_loadings(k);
+  x(1, 0) = -0.5f;
+  if (offset)
+    for (int i = 0; i < 4; ++i) lam(i, factors) = 1.0f;
+  be->set_factors(x, lam);
+  double want = 0;
+  for (std::int64_t u = 0; u < d.users(); ++u)
+    for (std::int64_t j = d.train.row_ptr[u]; j < d.train.row_ptr[u + 1]; ++j) {
+      const std::int32_t i = d.train.col_idx[j];
+      double p = 0;
+      for (int c = 0; c < k; ++c) p += double(x(u, c)) * lam(i, c);
+      const double e = d.train.vals[j] - d.global_mean - means[i] - p;
+      want += e * e;
+    }
+  for (float v : x.storage()) want += h.lambda_u * double(v) * v;
+  for (int i = 0; i < 4; ++i)
+    for (int c = 0; c < factors; ++c) want += h.lambda_m * double(lam(i, c)) * lam(i, c);
+  EXPECT_NEAR(be->train_loss().objective, want, 1e-5 * want);
+}
+
 INSTANTIATE_TEST_SUITE_P(Offset, SfaTinyExact, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& i) {
                            return i.param ? std::string("WithUserOffset")
