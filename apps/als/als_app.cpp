@@ -67,7 +67,8 @@ void print_summary(const TrainResult& r, const AlsOptions& opt, const AlsData& d
     std::cout << "  " << data.unseen_test_users << " test users and " << data.unseen_test_items
               << " test items had no training rating (" << data.unseen_test_ratings
               << " test ratings; "
-              << (opt.implicit ? "left out of the ranking metrics"
+              << (opt.implicit ? "such users are left out of the ranking metrics, such items "
+                                 "count as misses"
                                : "predicted from the global mean and known biases")
               << ")\n";
   std::cout.flush();
