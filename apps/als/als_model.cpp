@@ -136,7 +136,7 @@ AlsModel load_als_model(const std::string& dir) {
     throw InputError(
         ini, 0,
         "no model here (model.ini is missing); give the --out directory of a training run" +
-            app::previous_run_hint(dir));
+            app::missing_model_hint(dir));
   const app::ResolvedConfig cfg = app::read_key_values(ini);
   if (!app::find_value(cfg, "biases"))
     throw InputError(ini, 0,

@@ -303,7 +303,8 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
      "iterations (passes over the data)")
     ("compare", po::bool_switch(&common_.compare),
      "run the same configuration on the GPU and on the CPU and print a side-by-side table "
-     "(time per iteration, speedup, final quality); without a GPU, runs the CPU only")
+     "(time per iteration, speedup, final quality); the runs write --out/gpu and --out/cpu "
+     "(each a model folder) and --out/compare.json; without a GPU, runs the CPU only")
     ("repeatable", po::bool_switch(&common_.repeatable),
      "GPU: only kernels that give the same bits run after run. Where auto's pick would not (the "
      "kernel line says 'not bitwise repeatable': cuSPARSE's SpMM and a few kernels with atomics), "

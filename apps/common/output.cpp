@@ -336,12 +336,17 @@ void DeferredFinish::commit() {
     }
 }
 
-std::string previous_run_hint(const std::string& dir) {
+std::string missing_model_hint(const std::string& dir) {
   std::error_code ec;
   const fs::path kept = fs::path(dir) / kPreviousRunDir;
-  if (!fs::exists(kept / "model.ini", ec)) return {};
-  return "; " + kept.string() +
-         " holds an earlier run's model (a later run over it has not finished): give that folder";
+  if (fs::exists(kept / "model.ini", ec))
+    return "; " + kept.string() +
+           " holds an earlier run's model (a later run over it has not finished): give that folder";
+  const fs::path gpu = fs::path(dir) / "gpu", cpu = fs::path(dir) / "cpu";
+  if (fs::exists(gpu / "model.ini", ec) || fs::exists(cpu / "model.ini", ec))
+    return "; " + dir + " is a --compare run's folder: its models are in " + gpu.string() +
+           " and " + cpu.string() + ", give one of them";
+  return {};
 }
 
 void restore_previous_runs() noexcept {

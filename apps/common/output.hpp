@@ -104,9 +104,11 @@ void keep_previous_run(const std::string& dir, const std::vector<std::string>& n
                        bool keep_checkpoint);
 void finish_run(const std::string& dir);
 void restore_previous_runs() noexcept;
-// "; DIR/previous-run holds an earlier run's model (a later run over it has not finished)" where
-// it does, else "": for the messages of commands that read a model.
-std::string previous_run_hint(const std::string& dir);
+// Where the model is when DIR has none, for the messages of commands that read a model: "; DIR/
+// previous-run holds an earlier run's model (a later run over it has not finished)" where it
+// does, "; DIR is a --compare run's folder: its models are in DIR/gpu and DIR/cpu" where those
+// hold one, else "".
+std::string missing_model_hint(const std::string& dir);
 class DeferredFinish {
  public:
   DeferredFinish();

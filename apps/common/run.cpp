@@ -44,6 +44,8 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
                           common.out + "/cpu", RunRole::kCpuFallback);
     cpu.label = "cpu";
     write_comparison_json(common.out + "/compare.json", std::nullopt, cpu, iter_name, why_not);
+    log_info() << "--compare: the model is in " << common.out << "/cpu, the record in "
+               << common.out << "/compare.json";
     return false;
   }
   DeferredFinish together;  // a failed CPU run puts the GPU run's earlier model back too
@@ -56,6 +58,8 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
   print_comparison(std::cout, gpu, cpu, iter_name);
   write_comparison_json(common.out + "/compare.json", gpu, cpu, iter_name);
   together.commit();
+  log_info() << "--compare: the models are in " << common.out << "/gpu and " << common.out
+             << "/cpu, the comparison in " << common.out << "/compare.json";
   return true;
 }
 

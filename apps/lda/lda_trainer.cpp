@@ -624,7 +624,7 @@ LdaModel load_lda_model(const std::string& dir) {
   if (!std::filesystem::is_regular_file(ini))
     throw InputError(ini, 0,
                      "no model here (expected the --out directory of an fk-lda training run)" +
-                         app::previous_run_hint(dir));
+                         app::missing_model_hint(dir));
   const app::ResolvedConfig kv = app::read_key_values(ini);
   auto get = [&](const std::string& key) {
     const auto v = app::find_value(kv, key);

@@ -366,6 +366,14 @@ TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
   EXPECT_NE(o.err.find("generating model"), std::string::npos) << o.err;
   EXPECT_TRUE(std::isfinite(
       test::json_number_or_nan(slurp(dir.file("cmp") + "/cpu/summary.json"), "true_test_rmse")));
+  EXPECT_NE(o.err.find("the model is in " + dir.file("cmp") + "/cpu"), std::string::npos) << o.err;
+  // recommend given the --compare folder itself says where its model is.
+  const Outcome rec = run_als(dir, "recommend --model '" + dir.file("cmp") + "' --users 1");
+  EXPECT_EQ(rec.code, 1);
+  EXPECT_NE(rec.err.find("is a --compare run's folder: its models are in " + dir.file("cmp") +
+                         "/gpu and " + dir.file("cmp") + "/cpu"),
+            std::string::npos)
+      << rec.err;
 }
 
 TEST(AlsCli, CompareRunsGpuAndCpuSideBySide) {
