@@ -168,6 +168,7 @@ int als_main(int argc, char** argv) {
   AlsOptions opt;
   app::CommonDefaults defaults;
   defaults.out = "out/als";
+  defaults.formats = {"ratings", "mtx"};
   defaults.iters = 10;
   app::CommandLine cli("fk-als", kSynopsis, kUsage, defaults);
   add_als_options(cli, opt);

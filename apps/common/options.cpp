@@ -275,6 +275,13 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
                                               "metrics.jsonl and the resolved configuration are "
                                               "written there")
                                 : defaults.out_help;
+  formats_ = defaults.formats.empty()
+                 ? std::vector<std::string>{"uci", "mtx", "text", "ratings", "smtx"}
+                 : defaults.formats;
+  format_list_.clear();
+  for (const std::string& f : formats_) format_list_ += (format_list_.empty() ? "" : ", ") + f;
+  const std::string format_help =
+      "input format: auto (detect from the content) or one of " + format_list_;
   // clang-format off
   common_desc_.add_options()
     ("help,h", "print this help and exit")
@@ -286,7 +293,7 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
      "input data file (see the app's description for what it accepts); relative paths are "
      "relative to the current directory, also inside a config file")
     ("format", po::value<std::string>(&format_text_)->default_value("auto")->value_name("FMT"),
-     "input format: auto (detect from the content), uci, mtx, text, ratings or smtx")
+     format_help.c_str())
     ("out", po::value<std::string>(&common_.out)->default_value(defaults.out)->value_name("DIR"),
      out_help.c_str())
     ("device", po::value<std::string>(&device_text_)->default_value("auto")->value_name("DEV"),
@@ -436,12 +443,11 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
-  try {
-    common_.format = io::parse_input_format(format_text_);
-  } catch (const Error&) {
+  if (format_text_ != "auto" &&
+      std::find(formats_.begin(), formats_.end(), format_text_) == formats_.end())
     usage_fail("format",
-               "expected auto, uci, mtx, text, ratings or smtx, got '" + format_text_ + "'");
-  }
+               "expected auto or one of " + format_list_ + ", got '" + format_text_ + "'");
+  common_.format = io::parse_input_format(format_text_);
   // A generated input has no file format: a --format given with it would be ignored.
   if (common_.input.rfind("gen:", 0) == 0 && common_.format != io::InputFormat::kAuto)
     usage_fail("format", "does not apply to a generated input (" + common_.input + ")");

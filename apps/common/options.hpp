@@ -60,6 +60,9 @@ struct CommonDefaults {
   // rejects are left out of its --help, and --out's help says what it writes there.
   std::vector<std::string> not_applicable;
   std::string out_help;  // empty: a training run's text
+  // The --format values (besides auto) the command reads, in its --help's order; another is a
+  // usage error. Empty: every format.
+  std::vector<std::string> formats;
 };
 
 // One resolved option: its name and value as INI text and as a JSON value.
@@ -128,6 +131,8 @@ class CommandLine {
   std::set<std::string> moot_;          // left out of resolved()
   CommonOptions common_;
   std::string format_text_, device_text_;
+  std::vector<std::string> formats_;  // CommonDefaults::formats, or every format
+  std::string format_list_;           // formats_ as "a, b, c"
   std::int64_t seed_ = 0;  // --seed as given (common_.seed once checked)
 };
 

@@ -96,6 +96,7 @@ int gap_main(int argc, char** argv) {
   GapOptions opt;
   app::CommonDefaults defaults;
   defaults.out = "out/gap";
+  defaults.formats = {"uci", "mtx", "text", "ratings"};
   defaults.iters = 50;
   app::CommandLine cli("fk-gap", kSynopsis, kUsage, defaults);
   add_gap_options(cli, opt);

@@ -101,6 +101,7 @@ int infer_main(int argc, char** argv) {
       ". Here the E-step that computes θ takes it as training's does";
   app::CommonDefaults defaults;
   defaults.out = "out/lda-infer";
+  defaults.formats = {"uci", "mtx", "text"};
   defaults.not_applicable = {"iters", "compare"};
   defaults.out_help =
       "output directory (created when missing); theta.npy and the resolved configuration are "
@@ -185,6 +186,7 @@ int lda_main(int argc, char** argv) {
   LdaOptions opt;
   app::CommonDefaults defaults;
   defaults.out = "out/lda";
+  defaults.formats = {"uci", "mtx", "text"};
   defaults.iters = 10;
   app::CommandLine cli("fk-lda", kSynopsis, kUsage, defaults);
   add_lda_options(cli, opt);

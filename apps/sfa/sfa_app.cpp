@@ -151,6 +151,7 @@ int sfa_main(int argc, char** argv) {
   SfaOptions opt;
   app::CommonDefaults defaults;
   defaults.out = "out/sfa";
+  defaults.formats = {"ratings", "mtx"};
   defaults.iters = 20;
   app::CommandLine cli("fk-sfa", kSynopsis, kUsage, defaults);
   add_sfa_options(cli, opt);

@@ -781,6 +781,9 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:default", "--no-such-option", "3"}, 2, "--no-such-option");
   expect({"--input", "gen:default", "--top"}, 2, "--top");  // no abbreviations
   expect({"--input", "gen:default", "--format", "xml"}, 2, "--format");
+  // A format the app does not read is a bad value of --format, as the help lists them.
+  expect({"--input", dir.file("empty.txt"), "--format", "ratings"}, 2,
+         "--format: expected auto or one of uci, mtx, text, got 'ratings'");
   expect({"--input", "gen:default", "--format", "uci"}, 2,
          "--format: does not apply to a generated");
   expect({"--input", "gen:default", "--kappa", "2"}, 2, "--kappa");
