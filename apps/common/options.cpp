@@ -377,15 +377,36 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
 
   std::vector<std::string> args;
   for (int i = first; i < argc; ++i) args.emplace_back(argv[i]);
+  // "--quiet=false": a switch takes no value, but one given so (true/false, yes/no, on/off, 1/0)
+  // lets the command line turn off a switch that a config file turns on.
+  std::vector<po::option> switch_values;
+  for (auto a = args.begin(); a != args.end();) {
+    const std::size_t eq = a->find('=');
+    const po::option_description* d =
+        a->rfind("--", 0) == 0 && eq != std::string::npos
+            ? all.find_nothrow(a->substr(2, eq - 2), /*approx=*/false)
+            : nullptr;
+    if (!d || d->semantic()->max_tokens() != 0) {
+      ++a;
+      continue;
+    }
+    po::option o;
+    o.string_key = d->long_name();
+    o.value.push_back(a->substr(eq + 1));
+    o.original_tokens = {*a};
+    switch_values.push_back(std::move(o));
+    a = args.erase(a);
+  }
   namespace style = po::command_line_style;
   try {
     // No abbreviations: "--comp" must not silently mean "--compare".
-    po::store(po::command_line_parser(args)
-                  .options(with_hidden)
-                  .positional(positional)
-                  .style(style::default_style & ~style::allow_guessing)
-                  .run(),
-              vm_);
+    po::parsed_options parsed = po::command_line_parser(args)
+                                    .options(with_hidden)
+                                    .positional(positional)
+                                    .style(style::default_style & ~style::allow_guessing)
+                                    .run();
+    parsed.options.insert(parsed.options.end(), switch_values.begin(), switch_values.end());
+    po::store(parsed, vm_);
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
@@ -478,9 +499,10 @@ void CommandLine::print_help(std::ostream& os) const {
         not_applicable_.end())
       common.add(opt);
   os << app_ << "\n" << common << "\n";
-  os << "Options can also come from an INI file given with --config (e.g. `topics = 50`); the\n"
-        "command line wins. Exit status: 0 success, 1 runtime failure (bad input file, device\n"
-        "error), 2 usage error (unknown option, bad value).\n";
+  os << "Options can also come from an INI file given with --config (`key = value` lines, e.g.\n"
+        "`iters = 20`; a switch as `quiet = true`); the command line wins, and --NAME=false turns\n"
+        "off a switch the file turns on. Exit status: 0 success, 1 runtime failure (bad input\n"
+        "file, device error), 2 usage error (unknown option, bad value).\n";
 }
 
 ResolvedConfig CommandLine::resolved(const ResolvedConfig& overrides) const {

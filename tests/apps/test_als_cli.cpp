@@ -591,6 +591,29 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
 // help, h and config cannot be set in a config file: the file is read after both were looked at,
 // so they were ignored without a word (`config = other.ini` did not read other.ini). A usage error
 // names the file, the line and the key, before --out is made.
+// A switch a config file turns on is turned off by --NAME=false on the command line (a switch
+// takes no separate value); a value that is no truth value is a usage error.
+TEST(AlsCli, CommandLineTurnsOffAConfigSwitch) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 8);
+  test::write_bytes(dir.file("on.ini"), "biases = true\nquiet = true\n");
+  const std::string args = "--input '" + input + "' --config '" + dir.file("on.ini") +
+                           "' --iters 1 --factors 2 --device cpu --out '" + dir.file("o") + "' ";
+  const Outcome off = run_als(dir, args + "--biases=false --quiet=no");
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_NE(off.out.find("median time per iteration"), std::string::npos) << "not quiet";
+  const std::string ini = slurp(dir.file("o") + "/config.ini");
+  EXPECT_NE(ini.find("biases = false"), std::string::npos) << ini;
+  const Outcome on = run_als(dir, args);
+  ASSERT_EQ(on.code, 0) << on.err;
+  EXPECT_EQ(on.out, "");
+  EXPECT_NE(slurp(dir.file("o") + "/config.ini").find("biases = true"), std::string::npos);
+  const Outcome bad = run_als(dir, args + "--biases=perhaps");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("('perhaps') for option '--biases' is invalid"), std::string::npos)
+      << bad.err;
+}
+
 TEST(AlsCli, ConfigFileCannotSetHelpOrConfig) {
   test::TempDir dir;
   const std::string input = write_small_csv(dir, 8);
