@@ -5,6 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "apps/common/gen_spec.hpp"
 #include "apps/common/options.hpp"
 #include "core/error.hpp"
 #include "core/generate/ratings.hpp"
@@ -19,56 +20,43 @@ namespace {
 constexpr std::uint64_t kSplitStream = 0x5b1170;
 
 gen::RatingsSpec parse_gen_spec(const std::string& text) {
-  const std::size_t colon = text.find(':');
-  const std::string name = text.substr(0, colon);
+  const app::GenSpecText spec = app::split_gen_spec(text);
   gen::RatingsSpec s;
   try {
-    s = gen::ratings_preset(name);
+    s = gen::ratings_preset(spec.name);
   } catch (const Error& e) {  // an unknown name: a bad --input, as the keys below
     throw app::UsageError(std::string("--input: gen:") + text + ": " + e.what());
   }
-  if (colon == std::string::npos) return s;
-  std::string_view rest(text);
-  rest.remove_prefix(colon + 1);
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    const std::string part(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    const std::size_t eq = part.find('=');
-    if (eq == std::string::npos)
-      throw app::UsageError("--input: gen:" + text + ": expected key=value, got '" + part + "'");
-    const std::string key = part.substr(0, eq), val = part.substr(eq + 1);
-    char* end = nullptr;
-    const double v = std::strtod(val.c_str(), &end);
-    if (val.empty() || *end != '\0' || !std::isfinite(v))
-      throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a number, got '" + val +
-                            "'");
-    auto integer = [&]() -> std::int64_t {
-      if (v != std::floor(v) || v < 0)
-        throw app::UsageError("--input: gen:" + text + ": '" + key +
-                              "' needs a non-negative integer");
-      return static_cast<std::int64_t>(v);
-    };
+  // fk-datagen ratings' option names.
+  for (const auto& [key, v] : spec.values) {
     if (key == "users")
-      s.users = integer();
+      s.users = spec.integer(key, v);
     else if (key == "items")
-      s.items = integer();
+      s.items = spec.integer(key, v);
     else if (key == "ratings")
-      s.ratings = integer();
+      s.ratings = spec.integer(key, v);
     else if (key == "rank")
-      s.rank = static_cast<int>(integer());
-    else if (key == "min_user_ratings")
-      s.min_user_ratings = integer();
-    else if (key == "seed")
-      s.seed = static_cast<std::uint64_t>(integer());
+      s.rank = static_cast<int>(spec.integer(key, v));
     else if (key == "noise")
       s.noise = v;
+    else if (key == "user-exponent")
+      s.user_exponent = v;
+    else if (key == "item-exponent")
+      s.item_exponent = v;
+    else if (key == "min-rating")
+      s.min_rating = static_cast<float>(v);
+    else if (key == "max-rating")
+      s.max_rating = static_cast<float>(v);
     else if (key == "step")
       s.step = static_cast<float>(v);
+    else if (key == "min-user-ratings")
+      s.min_user_ratings = spec.integer(key, v);
+    else if (key == "seed")
+      s.seed = static_cast<std::uint64_t>(spec.integer(key, v));
     else
-      throw app::UsageError(
-          "--input: gen:" + text + ": unknown key '" + key +
-          "' (known: users, items, ratings, rank, noise, step, min_user_ratings, seed)");
+      spec.unknown(key,
+                   "users, items, ratings, rank, noise, user-exponent, item-exponent, min-rating, "
+                   "max-rating, step, min-user-ratings, seed");
   }
   return s;
 }

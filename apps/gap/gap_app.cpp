@@ -31,7 +31,8 @@ constexpr const char* kUsage =
     "                                  (one document per line), a ratings file (users x items,\n"
     "                                  ratings taken as counts), or gen:NAME[:key=value,...] for "
     "a\n"
-    "                                  generated corpus (default, kos, nips, nytimes)";
+    "                                  generated corpus (default, kos, nips, nytimes; keys:\n"
+    "                                  fk-datagen lda's options, e.g. gen:kos:docs=500,seed=2)";
 
 using app::fmt;
 

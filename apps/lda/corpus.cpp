@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "apps/common/gen_spec.hpp"
 #include "apps/common/options.hpp"
 #include "core/error.hpp"
 #include "core/io/line_reader.hpp"
@@ -327,58 +328,40 @@ std::vector<std::string> tokenize(const std::string& line) {
 }
 
 gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
-  const auto colon = text.find(':');
-  const std::string name = text.substr(0, colon);
+  // fk-datagen lda's option names; the short names of earlier versions stay.
+  const app::GenSpecText spec = app::split_gen_spec(text, {{"length", "mean-length"},
+                                                           {"sigma", "length-sigma"},
+                                                           {"alpha", "doc-alpha"},
+                                                           {"eta", "topic-eta"}});
   gen::LdaCorpusSpec s;
   try {
-    s = gen::lda_preset(name);
+    s = gen::lda_preset(spec.name);
   } catch (const Error& e) {  // an unknown name: a bad --input, as the keys below
     throw app::UsageError(std::string("--input: gen:") + text + ": " + e.what());
   }
-  if (colon == std::string::npos) return s;
-  std::stringstream parts(text.substr(colon + 1));
-  std::string part;
-  std::set<std::string> seen;
-  while (std::getline(parts, part, ',')) {
-    const auto eq = part.find('=');
-    if (eq == std::string::npos)
-      throw app::UsageError("--input: gen:" + text + ": expected key=value, got '" + part + "'");
-    const std::string key = part.substr(0, eq), val = part.substr(eq + 1);
-    if (!seen.insert(key).second)
-      throw app::UsageError("--input: gen:" + text + ": '" + key + "' given twice");
-    char* end = nullptr;
-    const double v = std::strtod(val.c_str(), &end);
-    if (val.empty() || *end != '\0' || !std::isfinite(v))
-      throw app::UsageError("--input: gen:" + text + ": '" + key + "' needs a number, got '" + val +
-                            "'");
-    auto integer = [&]() -> std::int64_t {
-      if (v != std::floor(v) || v < 0)
-        throw app::UsageError("--input: gen:" + text + ": '" + key +
-                              "' needs a non-negative integer");
-      return static_cast<std::int64_t>(v);
-    };
+  for (const auto& [key, v] : spec.values) {
     if (key == "docs")
-      s.docs = integer();
+      s.docs = spec.integer(key, v);
     else if (key == "words")
-      s.words = integer();
+      s.words = spec.integer(key, v);
     else if (key == "topics")
-      s.topics = static_cast<int>(integer());
-    else if (key == "length")
+      s.topics = static_cast<int>(spec.integer(key, v));
+    else if (key == "mean-length")
       s.mean_doc_length = v;
-    else if (key == "sigma")
+    else if (key == "length-sigma")
       s.doc_length_sigma = v;
-    else if (key == "alpha")
+    else if (key == "doc-alpha")
       s.doc_alpha = v;
-    else if (key == "eta")
+    else if (key == "topic-eta")
       s.topic_eta = v;
     else if (key == "zipf")
       s.zipf_exponent = v;
     else if (key == "seed")
-      s.seed = static_cast<std::uint64_t>(integer());
+      s.seed = static_cast<std::uint64_t>(spec.integer(key, v));
     else
-      throw app::UsageError(
-          "--input: gen:" + text + ": unknown key '" + key +
-          "' (known: docs, words, topics, length, sigma, alpha, eta, zipf, seed)");
+      spec.unknown(key,
+                   "docs, words, topics, mean-length, length-sigma, doc-alpha, topic-eta, zipf, "
+                   "seed");
   }
   return s;
 }

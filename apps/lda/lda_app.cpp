@@ -29,7 +29,8 @@ constexpr const char* kUsage =
     "words\n"
     "                                         file, plain text (one document per line), or\n"
     "                                         gen:NAME[:key=value,...] for a generated corpus\n"
-    "                                         (default, kos, nips, nytimes)\n"
+    "                                         (default, kos, nips, nytimes; keys: fk-datagen lda's\n"
+    "                                         options, e.g. gen:kos:docs=500,seed=2)\n"
     "  fk-lda infer --model DIR --input FILE  θ of new documents under a saved model (DIR is the\n"
     "                                         --out of a training run); writes theta.npy to --out";
 

@@ -359,7 +359,7 @@ TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
   if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
   test::TempDir dir;
   const Outcome o = run_als(
-      dir, "--input gen:ml-100k:users=100,items=60,ratings=2500,min_user_ratings=5 --out '" +
+      dir, "--input gen:ml-100k:users=100,items=60,ratings=2500,min-user-ratings=5 --out '" +
                dir.file("cmp") + "' --iters 2 --factors 3 --compare");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("cmp") + "/cpu/summary.json"));

@@ -794,6 +794,10 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:nosuch"}, 2,
          "--input: gen:nosuch");  // a bad --input value, as the help says
   expect({"--input", "gen:default:docs=10,docs=20"}, 2, "'docs' given twice");
+  expect({"--input", "gen:default:docs=10,length=5,mean_length=6"}, 2,
+         "'mean-length' given twice");  // fk-datagen's name; the short one of earlier versions
+  expect({"--input", "gen:default:lenght=5"}, 2,
+         "unknown key 'lenght' (known: docs, words, topics, mean-length, length-sigma");
   expect({}, 2, "--input");
   expect({"--input", "gen:default", "stray"}, 2, "stray");
   expect({"--input", "gen:default", "--config", dir.file("none.ini")}, 2, "none.ini");

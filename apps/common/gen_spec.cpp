@@ -1,0 +1,54 @@
+#include "apps/common/gen_spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include "apps/common/options.hpp"
+
+namespace fk::app {
+
+std::int64_t GenSpecText::integer(const std::string& key, double v) const {
+  if (v != std::floor(v) || v < 0)
+    throw UsageError("--input: gen:" + text + ": '" + key + "' needs a non-negative integer");
+  return static_cast<std::int64_t>(v);
+}
+
+void GenSpecText::unknown(const std::string& key, const std::string& known) const {
+  throw UsageError("--input: gen:" + text + ": unknown key '" + key + "' (known: " + known + ")");
+}
+
+GenSpecText split_gen_spec(const std::string& text,
+                           const std::vector<std::pair<std::string, std::string>>& aliases) {
+  GenSpecText out;
+  out.text = text;
+  const std::size_t colon = text.find(':');
+  out.name = text.substr(0, colon);
+  if (colon == std::string::npos) return out;
+  std::stringstream parts(text.substr(colon + 1));
+  std::string part;
+  std::set<std::string> seen;
+  while (std::getline(parts, part, ',')) {
+    const std::size_t eq = part.find('=');
+    if (eq == std::string::npos)
+      throw UsageError("--input: gen:" + text + ": expected key=value, got '" + part + "'");
+    std::string key = part.substr(0, eq);
+    const std::string val = part.substr(eq + 1);
+    std::replace(key.begin(), key.end(), '_', '-');
+    for (const auto& [old_name, name] : aliases)
+      if (key == old_name) key = name;
+    if (!seen.insert(key).second)
+      throw UsageError("--input: gen:" + text + ": '" + key + "' given twice");
+    char* end = nullptr;
+    const double v = std::strtod(val.c_str(), &end);
+    if (val.empty() || *end != '\0' || !std::isfinite(v))
+      throw UsageError("--input: gen:" + text + ": '" + key + "' needs a number, got '" + val +
+                       "'");
+    out.values.emplace_back(std::move(key), v);
+  }
+  return out;
+}
+
+}  // namespace fk::app

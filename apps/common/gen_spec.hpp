@@ -1,0 +1,30 @@
+#pragma once
+// The text of a generated input, --input gen:NAME[:key=value,...]: the NAME and each key's number,
+// shared by the apps' parsers (fk-lda/fk-gap corpora, fk-als/fk-sfa ratings), which map the keys
+// onto their generator's spec.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fk::app {
+
+struct GenSpecText {
+  std::string text;  // after "gen:", for messages
+  std::string name;
+  // Keys as given, '_' read as '-' (min_user_ratings is min-user-ratings, fk-datagen's option).
+  std::vector<std::pair<std::string, double>> values;
+
+  // The value of `key` as a non-negative integer; UsageError naming --input otherwise.
+  std::int64_t integer(const std::string& key, double v) const;
+  // UsageError naming --input: "unknown key 'k' (known: ...)".
+  [[noreturn]] void unknown(const std::string& key, const std::string& known) const;
+};
+
+// Splits `text` (what follows "gen:"), each key of `aliases` (old name, name) stored by its name:
+// a part that is no key=value, a key given twice (under either name) or a value that is no finite
+// number is a UsageError naming --input.
+GenSpecText split_gen_spec(const std::string& text,
+                           const std::vector<std::pair<std::string, std::string>>& aliases = {});
+
+}  // namespace fk::app
