@@ -12,7 +12,7 @@ namespace fk {
 
 DeviceRequest parse_device_request(const std::string& text) {
   if (text == "auto") return DeviceRequest::kAuto;
-  if (text == "gpu" || text == "cuda") return DeviceRequest::kGpu;
+  if (text == "gpu") return DeviceRequest::kGpu;
   if (text == "cpu") return DeviceRequest::kCpu;
   throw Error("--device: expected auto, gpu or cpu, got '" + text + "'");
 }

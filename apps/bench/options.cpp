@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "core/context.hpp"
+
 namespace po = boost::program_options;
 
 namespace fk::bench {
@@ -141,7 +143,11 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   positional.add("command", 1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+    // No abbreviations, as in the apps: "--run 2" must not silently mean "--runs 2".
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(
+        po::command_line_parser(argc, argv).options(desc).positional(positional).style(style).run(),
+        vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(e.what());
@@ -182,7 +188,14 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
 
   o.ks = parse_widths(vm.count("k") ? vm["k"].as<std::string>()
                                     : (o.op == BenchOp::kSpmm ? "1,4,32,64,128,256,512" : "32,64,128,256,512"));
-  if (vm.count("device")) o.device = vm["device"].as<std::string>();
+  if (vm.count("device")) {
+    o.device = vm["device"].as<std::string>();
+    try {
+      parse_device_request(o.device);  // checked here, for --explain-auto too
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
+  }
   if (vm.count("threads")) {
     o.threads = vm["threads"].as<int>();
     if (o.threads < 0 || o.threads > Context::kMaxThreads)  // 0: OpenMP's default

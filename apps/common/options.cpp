@@ -257,6 +257,7 @@ std::string& command_name() {
 }  // namespace
 
 const std::string& current_command() { return command_name(); }
+void set_current_command(const std::string& command) { command_name() = command; }
 
 CommandLine::CommandLine(std::string app, std::string synopsis, std::string usage,
                          CommonDefaults defaults)

@@ -36,6 +36,8 @@ class UsageError : public Error {
 // The command whose options were last described ("fk-als recommend"): run_main's usage errors
 // point at its --help. Empty before any CommandLine.
 const std::string& current_command();
+// Sets it for a command that parses its own options (fk-datagen lda).
+void set_current_command(const std::string& command);
 
 struct CommonOptions {
   std::string config;                               // --config FILE ("" when none)

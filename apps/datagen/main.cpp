@@ -93,19 +93,23 @@ void add_common(po::options_description& desc, Common& c, const std::string& see
        "OpenMP threads (0: OpenMP's default); the output does not depend on it")
       ("quiet", po::bool_switch(&c.quiet),
        "only warnings and errors on stderr (no progress lines); -q for short, as in the apps")
-      ("help", "print this help and exit");
+      ("help", "print this help and exit (-h for short)");
   // clang-format on
 }
 
 // Parses argv[2..]. Short options are off so that negative values ("--min-rating -1") read as
-// values; "-q" alone is taken for --quiet, as every app takes it. Returns false when --help was
-// printed.
+// values; "-q" and "-h" alone are taken for --quiet and --help, as every app takes them. Returns
+// false when --help was printed.
 bool parse(int argc, char** argv, const po::options_description& desc, const std::string& usage,
            po::variables_map& vm) {
   std::vector<std::string> args(argv + 2, argv + argc);
-  for (std::string& a : args)
+  for (std::string& a : args) {
     if (a == "-q") a = "--quiet";
-  const int style = po::command_line_style::unix_style ^ po::command_line_style::allow_short;
+    if (a == "-h") a = "--help";
+  }
+  // No abbreviations, as in the apps: "--rat 100" must not silently mean "--ratings 100".
+  const int style = (po::command_line_style::unix_style ^ po::command_line_style::allow_short) &
+                    ~po::command_line_style::allow_guessing;
   const po::parsed_options parsed = po::command_line_parser(args).options(desc).style(style).run();
   for (const po::option& o : parsed.options)
     if (o.position_key >= 0 || o.string_key.empty())
@@ -228,7 +232,8 @@ int run_lda(int argc, char** argv) {
   corpus.vocab = std::move(c.vocab);
   io::write_uci(docword, vocab, corpus);
   io::write_npy(topics, c.topics);
-  std::cout << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs
+  if (log_level() <= LogLevel::kInfo)  // -q: nothing on stdout, as in the apps
+    std::cout << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs
             << " docs x " << spec.words << " words, " << nnz << " nonzeros, "
             << static_cast<std::int64_t>(tokens) << " tokens, " << spec.topics
             << " topics (generated in " << gen_s << " s, written in " << seconds_since(sw) << " s)"
@@ -327,7 +332,8 @@ int run_ratings(int argc, char** argv) {
   const std::filesystem::path parent = std::filesystem::path(out).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
   io::write_ratings_csv(out, g.ratings);
-  std::cout << "wrote " << out << ": " << spec.users << " users x " << spec.items << " items, "
+  if (log_level() <= LogLevel::kInfo)  // -q: nothing on stdout, as in the apps
+    std::cout << "wrote " << out << ": " << spec.users << " users x " << spec.items << " items, "
             << g.ratings.size() << " ratings (generated in " << gen_s << " s, written in "
             << seconds_since(sw) << " s)" << std::endl;
   return 0;
@@ -380,7 +386,8 @@ int run_sparse(int argc, char** argv) {
     io::write_matrix_market(out, m);
   else
     io::write_smtx(out, m);
-  std::cout << "wrote " << out << ": " << gen::to_string(spec) << " (generated in " << gen_s
+  if (log_level() <= LogLevel::kInfo)  // -q: nothing on stdout, as in the apps
+    std::cout << "wrote " << out << ": " << gen::to_string(spec) << " (generated in " << gen_s
             << " s, written in " << seconds_since(sw) << " s)" << std::endl;
   return 0;
 }
@@ -392,6 +399,8 @@ int datagen_main(int argc, char** argv) {
     print_usage(std::cout);
     return 0;
   }
+  if (cmd == "lda" || cmd == "ratings" || cmd == "sparse")
+    app::set_current_command(std::string(kApp) + " " + cmd);  // usage errors point at its help
   if (cmd == "lda") return run_lda(argc, argv);
   if (cmd == "ratings") return run_ratings(argc, argv);
   if (cmd == "sparse") return run_sparse(argc, argv);

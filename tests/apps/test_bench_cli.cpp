@@ -488,6 +488,9 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"spmm --threads 100000" + gen, "--threads"},  // OpenMP's runtime crashed on it
       {"spmm --seed -1" + gen, "--seed"},  // Boost read it as 2^64 - 1
       {"sddmm --device tpu --gen uniform:rows=10,cols=10,nnz=20", "--device"},
+      {"spmm --explain-auto --device foo --gen uniform:rows=10,cols=10,nnz=20", "--device"},
+      {"spmm --run 2" + gen, "--run"},  // no abbreviations, as in the apps
+
       {"sddmm --op t" + gen, "--op"},
       {"ratio-spmm --op x" + gen, "--op"},
       {"spmm --form scaled" + gen, "--form"},
