@@ -138,10 +138,11 @@ class CommandLine {
   std::int64_t seed_ = 0;  // --seed as given (common_.seed once checked)
 };
 
-// The common options that only a training run reads (CommandLine::reject them in commands that
-// read a saved model, such as fk-als recommend).
-inline const std::vector<std::string> kTrainingOnly = {"input", "format",  "iters",
-                                                       "seed",  "compare", "device"};
+// The common options that the commands scoring a saved model on the host (fk-als/fk-sfa
+// recommend and similar: one pass over the factors, no kernels, no threads) do not read; they
+// leave them out of their --help and CommandLine::reject them.
+inline const std::vector<std::string> kTrainingOnly = {
+    "input", "format", "iters", "seed", "compare", "device", "threads", "repeatable"};
 
 // Helpers for apps' own checks; each throws UsageError "--NAME: ...".
 [[noreturn]] void usage_fail(const std::string& option, const std::string& message);
