@@ -171,6 +171,9 @@ int als_main(int argc, char** argv) {
   app::CommonDefaults defaults;
   defaults.out = "out/als";
   defaults.formats = {"ratings", "mtx"};
+  defaults.subcommand_options = {{"model", "recommend"},     {"users", "recommend"},
+                                 {"users-file", "recommend"}, {"item", "similar"},
+                                 {"n", "recommend"}};
   defaults.iters = 10;
   app::CommandLine cli("fk-als", kSynopsis, kUsage, defaults);
   add_als_options(cli, opt);

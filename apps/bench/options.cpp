@@ -158,7 +158,7 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   o.list = vm.count("list") > 0;
   if (o.help || o.list) return o;
 
-  if (!vm.count("command")) throw UsageError("missing command: 'sddmm', 'spmm' or 'ratio-spmm' (see --help)");
+  if (!vm.count("command")) throw UsageError("missing command: 'sddmm', 'spmm' or 'ratio-spmm'");
   const std::string command = vm["command"].as<std::string>();
   if (command == "sddmm") {
     o.op = BenchOp::kSddmm;

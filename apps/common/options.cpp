@@ -276,6 +276,7 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
                                               "metrics.jsonl and the resolved configuration are "
                                               "written there")
                                 : defaults.out_help;
+  subcommand_options_ = defaults.subcommand_options;
   formats_ = defaults.formats.empty()
                  ? std::vector<std::string>{"uci", "mtx", "text", "ratings", "smtx"}
                  : defaults.formats;
@@ -408,6 +409,14 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
                                     .run();
     parsed.options.insert(parsed.options.end(), switch_values.begin(), switch_values.end());
     po::store(parsed, vm_);
+  } catch (const po::unknown_option& e) {
+    std::string name = e.get_option_name();
+    name.erase(0, name.find_first_not_of('-'));
+    for (const auto& [option, sub] : subcommand_options_)
+      if (option == name)
+        throw UsageError(std::string(e.what()) + ": it is an option of '" + app_name_ + " " + sub +
+                         "'");
+    throw UsageError(e.what());
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }

@@ -65,6 +65,9 @@ struct CommonDefaults {
   // The --format values (besides auto) the command reads, in its --help's order; another is a
   // usage error. Empty: every format.
   std::vector<std::string> formats;
+  // Options of the app's subcommands and which ("model" -> "infer"): given to the training command
+  // by mistake, the error names the subcommand.
+  std::vector<std::pair<std::string, std::string>> subcommand_options;
 };
 
 // One resolved option: its name and value as INI text and as a JSON value.
@@ -134,6 +137,7 @@ class CommandLine {
   CommonOptions common_;
   std::string format_text_, device_text_;
   std::vector<std::string> formats_;  // CommonDefaults::formats, or every format
+  std::vector<std::pair<std::string, std::string>> subcommand_options_;
   std::string format_list_;           // formats_ as "a, b, c"
   std::int64_t seed_ = 0;  // --seed as given (common_.seed once checked)
 };

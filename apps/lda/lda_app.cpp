@@ -188,6 +188,7 @@ int lda_main(int argc, char** argv) {
   app::CommonDefaults defaults;
   defaults.out = "out/lda";
   defaults.formats = {"uci", "mtx", "text"};
+  defaults.subcommand_options = {{"model", "infer"}};
   defaults.iters = 10;
   app::CommandLine cli("fk-lda", kSynopsis, kUsage, defaults);
   add_lda_options(cli, opt);

@@ -625,6 +625,10 @@ LdaModel load_lda_model(const std::string& dir) {
     throw InputError(ini, 0,
                      "no model here (expected the --out directory of an fk-lda training run)" +
                          app::missing_model_hint(dir));
+  if (const std::string owner = app::model_app(dir); !owner.empty() && owner != "fk-lda")
+    throw InputError(ini, 0,
+                     "this is an " + owner + " model, not an fk-lda one; give the --out directory "
+                     "of an fk-lda training run");
   const app::ResolvedConfig kv = app::read_key_values(ini);
   auto get = [&](const std::string& key) {
     const auto v = app::find_value(kv, key);

@@ -154,6 +154,9 @@ int sfa_main(int argc, char** argv) {
   app::CommonDefaults defaults;
   defaults.out = "out/sfa";
   defaults.formats = {"ratings", "mtx"};
+  defaults.subcommand_options = {{"model", "recommend"},     {"users", "recommend"},
+                                 {"users-file", "recommend"}, {"item", "similar"},
+                                 {"n", "recommend"}};
   defaults.iters = 20;
   app::CommandLine cli("fk-sfa", kSynopsis, kUsage, defaults);
   add_sfa_options(cli, opt);

@@ -151,12 +151,12 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
   EXPECT_EQ(training.code, 2);
   EXPECT_NE(training.err.find("--iters: does not apply to recommend"), std::string::npos)
       << training.err;
-  // Another app's model (fk-lda's model.ini has no biases) is named as such.
+  // Another app's model is named as such.
   std::filesystem::create_directories(dir.file("lda"));
   std::ofstream(dir.file("lda") + "/model.ini") << "# fk-lda model\ntopics = 4\n";
   const Outcome other = run_als(dir, "recommend --model '" + dir.file("lda") + "' --users 1");
   EXPECT_EQ(other.code, 1);
-  EXPECT_NE(other.err.find("not an fk-als model"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("this is an fk-lda model"), std::string::npos) << other.err;
 }
 
 TEST(AlsCli, UnseenTestUsersAndItemsAreReported) {

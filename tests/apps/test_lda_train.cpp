@@ -374,6 +374,14 @@ TEST(LdaTrain, InferFromSavedModel) {
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("docword.big.txt"), std::string::npos) << bad.err;
   EXPECT_EQ(run_lda({"infer", "--input", docs.file("docword.new.txt")}).status, 2);  // no --model
+  // Another app's model is named as such (it said "missing 'topics'").
+  const Sub als(dir, "als");
+  std::ofstream(als.file("model.ini")) << "# fk-als model: score = ...\napp = fk-als\nfactors = 2\n";
+  const auto other = run_lda({"infer", "--model", als.path(), "--input",
+                              docs.file("docword.new.txt"), "--out", out.path()});
+  EXPECT_EQ(other.status, 1);
+  EXPECT_NE(other.err.find("this is an fk-als model, not an fk-lda one"), std::string::npos)
+      << other.err;
   // infer's config.ini runs again as "fk-lda infer --config" (it holds no training-only option).
   EXPECT_NE(read_lines(out.file("config.ini"))[0].find("run again with fk-lda infer --config"),
             std::string::npos);
@@ -780,6 +788,8 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:default", "--topics", "many"}, 2, "--topics");
   expect({"--input", "gen:default", "--no-such-option", "3"}, 2, "--no-such-option");
   expect({"--input", "gen:default", "--top"}, 2, "--top");  // no abbreviations
+  expect({"--model", "m", "--input", "gen:default"}, 2,
+         "unrecognised option '--model': it is an option of 'fk-lda infer'");
   expect({"--input", "gen:default", "--format", "xml"}, 2, "--format");
   // A format the app does not read is a bad value of --format, as the help lists them.
   expect({"--input", dir.file("empty.txt"), "--format", "ratings"}, 2,
