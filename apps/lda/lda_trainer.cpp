@@ -184,7 +184,7 @@ class Trainer {
       score_ids_.push_back(be_->add_batch(data.eval_score[i], BatchRole::kScore));
     }
     log_info() << device_ << ": " << train_ids_.size() << " training and " << fit_ids_.size()
-               << " held-out minibatches on the device, plans prepared in "
+               << " held-out minibatches, plans prepared in "
                << be_->prepare_seconds() << " s (kernels: " << be_->kernel_names()
                << app::precision_note(h.precision)
                << app::repeatability_note(be_->kernel_names()) << ")";
