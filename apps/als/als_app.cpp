@@ -62,7 +62,7 @@ void print_summary(const TrainResult& r, const AlsOptions& opt, const AlsData& d
                 << opt.k << " " << fmt("%.4f", *r.last->map_at_k) << ", ndcg@" << opt.k << " "
                 << fmt("%.4f", *r.last->ndcg_at_k) << " over " << r.ranking_users << " test users";
   }
-  if (data.true_test_rmse)
+  if (data.true_test_rmse && !opt.implicit)  // beside an RMSE only: implicit prints rankings
     std::cout << " (generating model: test_rmse " << fmt("%.4f", *data.true_test_rmse) << ")";
   std::cout << "\n";
   if (data.unseen_test_ratings > 0)

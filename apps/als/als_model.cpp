@@ -121,7 +121,10 @@ void save_als_model(const std::string& dir, const HostDense<float>& users_aug,
   ini.stream()
       << "# " << app_name
       << " model: score = global_mean + user_bias + item_bias + user_factors . item_factors"
-      << " (implicit: the dot product only)\n"
+      << (app_name == "fk-als" ? " (implicit: the dot product only)" : "")
+      << "; files: user_factors.npy and item_factors.npy (rows as in user_ids.csv and"
+         " item_ids.csv), user_bias.npy, item_bias.npy, train_pairs.npy (the training ratings'"
+         " user and item rows)\n"
       << app::kModelAppKey << " = " << app_name << "\nfactors = " << factors
       << "\nbiases = " << (biases ? "true" : "false")
       << "\nimplicit = " << (implicit ? "true" : "false")

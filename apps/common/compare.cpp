@@ -62,7 +62,10 @@ std::string gpu_unavailable_reason() {
   return {};
 }
 
-double median_seconds(const std::vector<double>& seconds) { return median(seconds); }
+std::optional<double> median_seconds(const std::vector<double>& seconds) {
+  if (seconds.empty()) return std::nullopt;
+  return median(seconds);
+}
 
 void print_comparison(std::ostream& os, const RunRecord& gpu, const RunRecord& cpu,
                       const std::string& iter_name) {

@@ -37,7 +37,8 @@ void write_comparison_json(const std::string& path, const std::optional<RunRecor
                            const RunRecord& cpu, const std::string& iter_name = "iter",
                            const std::string& gpu_unavailable = {});
 
-// The median iteration time (0 when there are none).
-double median_seconds(const std::vector<double>& seconds);
+// The median iteration time; none when no iteration ran (--iters 0, a resumed finished run), so
+// that summary.json says null rather than 0 seconds.
+std::optional<double> median_seconds(const std::vector<double>& seconds);
 
 }  // namespace fk::app

@@ -130,7 +130,7 @@ class Trainer {
     // summary, which holds it.
     result.coherence =
         lda::score_topics(result.lambda, opt_.top_words, {{&data_.train, nullptr}}, data_.vocab,
-                          "the factors (training counts)", out_ + "/coherence.csv");
+                          "the factors (training counts)", out_ + "/coherence.csv", "factor");
     write_summary(result);
     app::finish_run(out_);
     return result;

@@ -132,13 +132,14 @@ TopicCoherence topic_coherence(const std::vector<std::vector<std::int64_t>>& top
 }
 
 void write_coherence_csv(const std::string& path, const TopicCoherence& coherence,
-                         const std::vector<std::vector<std::string>>& words) {
+                         const std::vector<std::vector<std::string>>& words,
+                         const std::string& unit) {
   auto number = [](double x) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.9g", x);
     return std::isfinite(x) ? std::string(buf) : std::string();
   };
-  io::CsvWriter csv(path, {"topic", "umass", "npmi", "words"});
+  io::CsvWriter csv(path, {unit, "umass", "npmi", "words"});
   for (std::size_t t = 0; t < coherence.umass.size(); ++t) {
     std::string joined;
     for (const std::string& w : words[t]) joined += (joined.empty() ? "" : " ") + w;
@@ -150,7 +151,8 @@ void write_coherence_csv(const std::string& path, const TopicCoherence& coherenc
 std::optional<TopicCoherence> score_topics(const HostDense<float>& lambda, int words,
                                            const std::vector<DocumentBlock>& docs,
                                            const std::vector<std::string>& vocab,
-                                           const std::string& what, const std::string& csv_path) {
+                                           const std::string& what, const std::string& csv_path,
+                                           const std::string& unit) {
   const int n = std::min(words, kCoherenceMaxWords);
   if (n < 2) {
     if (!csv_path.empty()) app::remove_stale_output(csv_path);
@@ -163,7 +165,7 @@ std::optional<TopicCoherence> score_topics(const HostDense<float>& lambda, int w
   std::snprintf(scores, sizeof scores, "UMass %.4f, NPMI %.4f", c.mean_umass, c.mean_npmi);
   log_info() << "topic coherence of " << what << ", top " << c.words << " words over "
              << c.documents << " documents: " << scores << " (" << clock.seconds() << " s)";
-  if (!csv_path.empty()) write_coherence_csv(csv_path, c, word_names(ids, vocab, lambda.rows()));
+  if (!csv_path.empty()) write_coherence_csv(csv_path, c, word_names(ids, vocab, lambda.rows()), unit);
   return c;
 }
 

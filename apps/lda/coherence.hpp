@@ -48,16 +48,19 @@ TopicCoherence topic_coherence(const std::vector<std::vector<std::int64_t>>& top
 // The apps' coherence step (fk-lda, fk-gap): scores the first min(words, kCoherenceMaxWords)
 // words of each topic of `lambda` (W x K, ranked by top_word_ids) over `docs` and logs one line
 // naming `what`. With a `csv_path`, writes it (write_coherence_csv, the words named from `vocab`),
-// or, below two words, removes an earlier run's file there; nullopt below two words.
+// or, below two words, removes an earlier run's file there; nullopt below two words. `unit` names
+// the CSV's first column (fk-gap's are factors).
 std::optional<TopicCoherence> score_topics(const HostDense<float>& lambda, int words,
                                            const std::vector<DocumentBlock>& docs,
                                            const std::vector<std::string>& vocab,
                                            const std::string& what,
-                                           const std::string& csv_path = "");
+                                           const std::string& csv_path = "",
+                                           const std::string& unit = "topic");
 
-// Writes `path` atomically as CSV: topic,umass,npmi,words; `words` holds each topic's listed words
+// Writes `path` atomically as CSV: UNIT,umass,npmi,words; `words` holds each topic's listed words
 // (space-separated in the last column, quoted where CSV needs it); undefined scores are empty.
 void write_coherence_csv(const std::string& path, const TopicCoherence& coherence,
-                         const std::vector<std::vector<std::string>>& words);
+                         const std::vector<std::vector<std::string>>& words,
+                         const std::string& unit = "topic");
 
 }  // namespace fk::lda

@@ -17,6 +17,7 @@
 #include "apps/sfa/sfa_trainer.hpp"
 #include "core/io/csv.hpp"
 #include "core/log.hpp"
+#include "core/timer.hpp"
 
 namespace fk::sfa {
 namespace {
@@ -50,7 +51,7 @@ void print_summary(const TrainResult& r, const als::AlsData& data) {
   for (const PassReport& it : r.iters) secs.push_back(it.seconds);
   std::cout << "[" << r.device << "] ";
   if (!secs.empty())
-    std::cout << "median time per pass " << fmt("%.4f", app::median_seconds(secs)) << " s; ";
+    std::cout << "median time per pass " << fmt("%.4f", median(secs)) << " s; ";
   if (r.last) {
     std::cout << "train_rmse " << fmt("%.4f", r.last->train_rmse);
     if (r.last->test_rmse)

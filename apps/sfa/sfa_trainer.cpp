@@ -179,7 +179,7 @@ class Trainer {
 
   void log_pass(const PassReport& r) const {
     std::ostringstream os;
-    os << "iter " << r.iter << "/" << common_.iters << ": " << fmt("%.4f", r.seconds) << " s ("
+    os << "pass " << r.iter << "/" << common_.iters << ": " << fmt("%.4f", r.seconds) << " s ("
        << fmt("%.1f", r.gflops) << " GFLOP/s), train_rmse " << fmt("%.4f", r.train_rmse);
     if (r.test_rmse)
       os << ", test_rmse " << fmt("%.4f", *r.test_rmse) << ", test_mae "

@@ -271,6 +271,9 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
   const Outcome none = run_als(dir, common + "--iters 0");
   ASSERT_EQ(none.code, 0) << none.err;
   EXPECT_NE(none.out.find("train_rmse"), std::string::npos) << none.out;
+  // No iteration ran: no median time (it said 0 seconds).
+  EXPECT_NE(slurp(dir.file("o/summary.json")).find("\"median_iter_seconds\":null"),
+            std::string::npos);
 }
 
 // The config.ini a run writes ("run again with --config <out>/config.ini") runs again to the same

@@ -95,7 +95,7 @@ TEST(GapCli, ReportsTheSavedFactorsCoherence) {
   EXPECT_NEAR(*json_number(summary, "coherence_umass"), c.mean_umass, 1e-9);
   const std::vector<std::string> rows = read_lines(dir.file("coherence.csv"));
   ASSERT_EQ(rows.size(), 6u);
-  EXPECT_EQ(rows[0], "topic,umass,npmi,words");
+  EXPECT_EQ(rows[0], "factor,umass,npmi,words");  // as top_words.txt and summary.json say
 
   const auto off = run("0");
   ASSERT_EQ(off.status, 0) << off.err;
