@@ -170,6 +170,13 @@ int als_main(int argc, char** argv) {
   AlsOptions opt;
   app::CommonDefaults defaults;
   defaults.out = "out/als";
+  defaults.out_help =
+      "output directory (created when missing): user_factors.npy and item_factors.npy (rows as "
+      "in user_ids.csv and item_ids.csv, which map them to the raw ids), user_bias.npy and "
+      "item_bias.npy (zeros without --biases), train_pairs.npy (the training ratings' user and "
+      "item rows), model.ini (what recommend and similar read), metrics.jsonl (one line per "
+      "iteration), summary.json (the final numbers), config.ini and config.json (the resolved "
+      "configuration: run again with --config OUT/config.ini)";
   defaults.formats = {"ratings", "mtx"};
   defaults.subcommand_options = {{"model", "recommend"},     {"users", "recommend"},
                                  {"users-file", "recommend"}, {"item", "similar"},

@@ -97,6 +97,12 @@ int gap_main(int argc, char** argv) {
   GapOptions opt;
   app::CommonDefaults defaults;
   defaults.out = "out/gap";
+  defaults.out_help =
+      "output directory (created when missing): lambda.npy (words x factors, each column a "
+      "distribution over the words), x.npy (documents x factors, the MAP X), top_words.txt, "
+      "coherence.csv, vocab.txt, model.ini, metrics.jsonl (one line per iteration), "
+      "summary.json (the final numbers), config.ini and config.json (the resolved "
+      "configuration: run again with --config OUT/config.ini)";
   defaults.formats = {"uci", "mtx", "text", "ratings"};
   defaults.iters = 50;
   app::CommandLine cli("fk-gap", kSynopsis, kUsage, defaults);

@@ -187,6 +187,14 @@ int lda_main(int argc, char** argv) {
   LdaOptions opt;
   app::CommonDefaults defaults;
   defaults.out = "out/lda";
+  defaults.out_help =
+      "output directory (created when missing): lambda.npy (topics x words, the variational "
+      "Dirichlet parameters λ), topics.npy (λ's rows normalised: each topic's word "
+      "probabilities), doc_topics.npy (training documents x topics, normalised γ; rows in the "
+      "order of train_doc_ids.npy, the documents' rows in the input, written when some are held "
+      "out), top_words.txt, coherence.csv, vocab.txt, model.ini (what infer reads), "
+      "metrics.jsonl (one line per pass), summary.json (the final numbers), config.ini and "
+      "config.json (the resolved configuration: run again with --config OUT/config.ini)";
   defaults.formats = {"uci", "mtx", "text"};
   defaults.subcommand_options = {{"model", "infer"}};
   defaults.iters = 10;
