@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "core/context.hpp"
+#include "core/generate/lda_corpus.hpp"
+#include "core/generate/ratings.hpp"
 
 namespace po = boost::program_options;
 
@@ -35,6 +37,14 @@ constexpr unsigned kHelpWidth = 100;
 
 // The visible options, in three groups (also what --help prints).
 void add_option_groups(po::options_description& out) {
+  auto listed = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
+    return text;
+  };
+  const std::string preset_help = "a generator preset: an LDA corpus (documents x words counts: " +
+                                  listed(gen::lda_preset_names()) + ") or ratings (users x items: " +
+                                  listed(gen::ratings_preset_names()) + ")";
   po::options_description source("Matrix (exactly one)", kHelpWidth, kHelpWidth / 2);
   source.add_options()
       ("input", po::value<std::string>()->value_name("FILE"),
@@ -45,9 +55,7 @@ void add_option_groups(po::options_description& out) {
        "generated matrix 'KIND:rows=R,cols=C,nnz=Z[,param=P][,seed=S]', KIND one of uniform, "
        "powerlaw, banded, clustered, vector (blocks of P = 2, 4 or 8 rows sharing their columns: "
        "the tensor-core variants' V x 1 structure; fk-datagen sparse --help has the details)")
-      ("preset", po::value<std::string>()->value_name("NAME"),
-       "a generator preset; LDA corpora (documents x words counts: nytimes, nips, ...) or ratings "
-       "(users x items: ml-20m, netflix, ml-100k, ...)")
+      ("preset", po::value<std::string>()->value_name("NAME"), preset_help.c_str())
       ("name", po::value<std::string>()->value_name("LABEL"), "label of the matrix in the table and the CSV (default: from the source)")
       ("transpose", "use the transpose of the matrix given (its label gains '^T'): the other side an "
        "app solves on its own CSR, e.g. fk-als's items x users ratings");
@@ -69,7 +77,8 @@ void add_option_groups(po::options_description& out) {
        "sddmm: scaled (default; out = S .* (A B^T)), unscaled, or both; ratio-spmm: ratio (default; "
        "C = (S ./ (A B^T + eps)) B), product (C = (S .* (A B^T)) B, the CG products of fk-als and "
        "fk-sfa), residual (C = (S - A B^T at S's nonzeros) B, their CG solves' first residuals), "
-       "or all")
+       "or all; the table and the CSV's form column call them fused, product and residual, with "
+       "'-t' for --op t")
       ("op", po::value<std::string>()->value_name("OP"), "spmm and ratio-spmm: n (default; C = S B, or the ratio SpMM over S), t (C = S^T B, or the ratio SpMM over S^T), or both")
       ("warmup", po::value<int>()->value_name("N"), "untimed runs per variant after the check run (default 3)")
       ("runs", po::value<int>()->value_name("N"), "timed runs per variant; the median is reported (default 20)")

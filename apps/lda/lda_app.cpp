@@ -93,7 +93,7 @@ int infer_main(int argc, char** argv) {
   int inner_iters = 0;
   double tol = -1;
   std::int64_t batch_size = 2000;
-  std::string sddmm = "auto", spmm = "auto";
+  std::string sddmm = "auto", spmm = "auto", ratio_spmm = "auto";
   std::string precision = "fp32";
   // The shared --precision help, and what it means here: infer's E-step is its work, not an
   // evaluation, so its plans take the precision under auto too (BatchRole::kInfer).
@@ -125,6 +125,8 @@ int infer_main(int argc, char** argv) {
        "SDDMM kernel variant")  //
       ("spmm", po::value<std::string>(&spmm)->default_value(spmm)->value_name("NAME"),
        "SpMM kernel variant")  //
+      ("ratio-spmm", po::value<std::string>(&ratio_spmm)->default_value(ratio_spmm)->value_name("NAME"),
+       kRatioSpmmHelp)  //
       ("precision", po::value<std::string>(&precision)->default_value(precision)->value_name("P"),
        precision_help.c_str());
   if (!cli.parse(argc, argv, 2)) return 0;
@@ -150,6 +152,7 @@ int infer_main(int argc, char** argv) {
                                  "), whose config.ini infer would replace; choose another --out");
   }
   app::check_kernel_variants(sddmm, spmm);
+  app::check_fused_option("ratio-spmm", ratio_spmm, spmm);
   const Precision precision_kind = app::check_precision(precision);
 
   const LdaModel model = load_lda_model(model_dir);
@@ -163,7 +166,7 @@ int infer_main(int argc, char** argv) {
   const HostDense<float> theta =
       infer_topics(model, docs.counts, std::move(ctx), batch_size, common.seed,
                    cli.given("inner-iters") ? inner_iters : model.inner_iters,
-                   cli.given("tol") ? tol : model.tol, sddmm, spmm, precision_kind);
+                   cli.given("tol") ? tol : model.tol, sddmm, spmm, precision_kind, ratio_spmm);
   const double seconds = clock.seconds();
   for (std::int64_t i = 0; i < theta.size(); ++i)  // a model past what it checks above
     if (!std::isfinite(theta.data()[i]))

@@ -40,11 +40,7 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
     ("spmm", po::value<std::string>(&o.spmm)->default_value(o.spmm)->value_name("NAME"),
      "SpMM kernel variant (a registered name, or auto)")
     ("ratio-spmm", po::value<std::string>(&o.ratio_spmm)->default_value(o.ratio_spmm)->value_name("NAME"),
-     "the E-step's SDDMM, division and SpMM (and the statistics' SDDMM, division and transposed "
-     "SpMM) as one fused kernel each, reading each topic row once: auto (where a fused variant "
-     "applies and pays, while --sddmm and --spmm are auto and auto keeps fp32 kernels: always at --precision fp32), off (the "
-     "separate kernels), or a registered name for both (omp.ratio_spmm.rows, "
-     "cuda.ratio_spmm.fused)")
+     kRatioSpmmHelp)
     ("precision", po::value<std::string>(&o.precision)->default_value(o.precision)->value_name("P"),
      app::kPrecisionHelp)
     ("holdout-frac", real(&o.holdout_frac, o.holdout_frac)->value_name("X"),

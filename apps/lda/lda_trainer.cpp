@@ -708,7 +708,7 @@ LdaModel load_lda_model(const std::string& dir) {
 HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Context ctx,
                               std::int64_t batch_size, std::uint64_t seed, int inner_iters,
                               double tol, const std::string& sddmm, const std::string& spmm,
-                              Precision precision) {
+                              Precision precision, const std::string& ratio_spmm) {
   LdaHyper h;
   h.topics = static_cast<int>(model.lambda.cols());
   h.words = model.lambda.rows();
@@ -718,6 +718,7 @@ HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Contex
   h.tol = tol;
   h.sddmm = sddmm;
   h.spmm = spmm;
+  h.ratio_spmm = ratio_spmm;
   h.precision = precision;
   FK_CHECK(docs.cols == h.words, "documents have " << docs.cols << " words, the model " << h.words);
   auto be = make_lda_backend(std::move(ctx), h);
@@ -727,7 +728,7 @@ HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Contex
   for (const LocalBatch& b : batches) ids.push_back(be->add_batch(b, BatchRole::kInfer));
   log_info() << be->context().describe() << ": " << ids.size()
              << (ids.size() == 1 ? " minibatch" : " minibatches")
-             << " on the device, plans prepared in " << be->prepare_seconds()
+             << ", plans prepared in " << be->prepare_seconds()
              << " s (kernels: " << be->kernel_names() << app::precision_note(precision)
              << app::repeatability_note(be->kernel_names()) << ")";
   const std::uint64_t key = key_for(seed, kInferGammaStream);

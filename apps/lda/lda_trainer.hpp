@@ -92,6 +92,7 @@ HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Contex
                               std::int64_t batch_size, std::uint64_t seed, int inner_iters,
                               double tol, const std::string& sddmm = "auto",
                               const std::string& spmm = "auto",
-                              Precision precision = Precision::kF32);
+                              Precision precision = Precision::kF32,
+                              const std::string& ratio_spmm = "auto");
 
 }  // namespace fk::lda

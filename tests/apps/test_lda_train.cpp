@@ -729,6 +729,34 @@ TEST(LdaTrain, InferMatchesAnotherVocabularyByWord) {
   EXPECT_EQ(test::slurp(oa.file("theta.npy")), test::slurp(ob.file("theta.npy")));
 }
 
+// infer takes --ratio-spmm as training does: the fused E-step and the separate kernels give the
+// same θ up to rounding; a name that is no fused variant is a usage error.
+TEST(LdaTrain, InferTakesRatioSpmm) {
+  test::TempDir dir;
+  const Sub model(dir, "model"), fused(dir, "fused"), off(dir, "off");
+  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "4", "--iters", "2", "--device", "cpu", "-q",
+                     "--out", model.path()})
+                .status,
+            0);
+  const std::string docs = dir.file("docword.new.txt");
+  std::ofstream(docs) << "3\n200\n6\n1 1 3\n1 17 1\n2 5 2\n2 150 4\n3 199 1\n3 2 2\n";
+  for (const auto& [kernel, out] : {std::pair{"omp.ratio_spmm.rows", &fused}, std::pair{"off", &off}}) {
+    const auto r = run_lda({"infer", "--model", model.path(), "--input", docs, "--out",
+                            out->path(), "--device", "cpu", "--ratio-spmm", kernel});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("omp.ratio_spmm.rows") != std::string::npos,
+              std::string(kernel) != "off")
+        << r.err;
+  }
+  EXPECT_LT(test::max_rel_error(io::read_npy_f32(fused.file("theta.npy")).storage(),
+                                io::read_npy_f32(off.file("theta.npy")).storage()),
+            1e-4);
+  const auto bad = run_lda({"infer", "--model", model.path(), "--input", docs, "--out",
+                            off.path(), "--ratio-spmm", "nope"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--ratio-spmm"), std::string::npos) << bad.err;
+}
+
 // Bad input and bad options give one line "fk-lda: error: ..." naming the problem, exit status 1
 // for runtime failures (bad input files) and 2 for usage errors. In-process through the same
 // wrapper as main(); the built executable is checked for a few cases below.
