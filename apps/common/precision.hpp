@@ -4,6 +4,7 @@
 // compiles too, need no Boost.Program_options.
 #include <string>
 
+#include "core/context.hpp"
 #include "core/half.hpp"
 
 namespace fk::app {
@@ -18,9 +19,13 @@ inline Precision evaluation_precision(const std::string& variant, Precision trai
 }
 
 // "; precision bf16" for the startup line that lists the chosen kernels, "" for fp32: the default
-// needs no mention, a lower precision explains tensor-core names and rounded results.
-inline std::string precision_note(Precision p) {
-  return p == Precision::kF32 ? std::string() : std::string("; precision ") + to_string(p);
+// needs no mention, a lower precision explains tensor-core names and rounded results (on the
+// CPU, whose kernels are fp32 only, it says so).
+inline std::string precision_note(Precision p, DeviceKind device) {
+  if (p == Precision::kF32) return {};
+  // The CPU kernels are fp32 only: say so rather than let the log suggest 16-bit arithmetic.
+  return std::string("; precision ") + to_string(p) +
+         (device == DeviceKind::kCpu ? " accepted, the CPU kernels run in fp32" : "");
 }
 
 }  // namespace fk::app

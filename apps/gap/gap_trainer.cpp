@@ -67,7 +67,7 @@ class Trainer {
                            "the data (" + data.source + ")", "--factors");
     be_ = make_gap_backend(std::move(ctx), h, m);
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
-               << fmt("%.3f", be_->prepare_seconds()) << " s" << app::precision_note(h.precision)
+               << fmt("%.3f", be_->prepare_seconds()) << " s" << app::precision_note(h.precision, be_->context().device())
                << app::repeatability_note(be_->kernel_names())
                << ")";
     if (data.unigram_heldout_ll)

@@ -186,7 +186,7 @@ class Trainer {
     log_info() << device_ << ": " << train_ids_.size() << " training and " << fit_ids_.size()
                << " held-out minibatches, plans prepared in "
                << be_->prepare_seconds() << " s (kernels: " << be_->kernel_names()
-               << app::precision_note(h.precision)
+               << app::precision_note(h.precision, be_->context().device())
                << app::repeatability_note(be_->kernel_names()) << ")";
   }
 
@@ -729,7 +729,7 @@ HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Contex
   log_info() << be->context().describe() << ": " << ids.size()
              << (ids.size() == 1 ? " minibatch" : " minibatches")
              << ", plans prepared in " << be->prepare_seconds()
-             << " s (kernels: " << be->kernel_names() << app::precision_note(precision)
+             << " s (kernels: " << be->kernel_names() << app::precision_note(precision, be->context().device())
              << app::repeatability_note(be->kernel_names()) << ")";
   const std::uint64_t key = key_for(seed, kInferGammaStream);
   for (int id : ids) be->e_step(id, key, 0);

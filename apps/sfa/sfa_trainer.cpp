@@ -74,7 +74,7 @@ class Trainer {
     ctx_ = &be_->context();
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
                << fmt("%.3f", be_->prepare_seconds()) << " s"
-               << app::precision_note(hyper_.precision)
+               << app::precision_note(hyper_.precision, ctx_->device())
                << app::repeatability_note(be_->kernel_names()) << ")";
   }
 
