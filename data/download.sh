@@ -3,7 +3,11 @@
 # which use ../shared/data when present and the seeded generators otherwise).
 #   bash data/download.sh uci-kos|uci-nips|uci-nytimes|movielens-100k|movielens-20m [DIR]
 set -euo pipefail
-what=${1:?usage: data/download.sh NAME [DIR]}
+names="uci-kos uci-nips uci-nytimes movielens-100k movielens-20m"
+usage="usage: data/download.sh NAME [DIR] (NAME: ${names// /, }; DIR: data/downloads)"
+what=${1:-}
+[[ -n $what ]] || { echo "$usage" >&2; exit 2; }
+[[ " $names " == *" $what "* ]] || { echo "unknown dataset '$what'; $usage" >&2; exit 2; }
 dir=${2:-data/downloads}
 mkdir -p "$dir"
 uci=https://archive.ics.uci.edu/ml/machine-learning-databases/bag-of-words
@@ -16,6 +20,5 @@ case $what in
     (cd "$dir" && unzip -oq ml-100k.zip) ;;
   movielens-20m) curl -fL -o "$dir/ml-20m.zip" https://files.grouplens.org/datasets/movielens/ml-20m.zip
     (cd "$dir" && unzip -oq ml-20m.zip) ;;
-  *) echo "unknown dataset '$what'" >&2; exit 2 ;;
 esac
 echo "saved under $dir (check the dataset's terms of use before redistributing)"
