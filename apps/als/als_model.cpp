@@ -143,8 +143,9 @@ AlsModel load_als_model(const std::string& dir) {
   if (const std::string owner = app::model_app(dir);
       !owner.empty() && owner != "fk-als" && owner != "fk-sfa")
     throw InputError(ini, 0,
-                     "this is an " + owner + " model; give the --out directory of an fk-als or "
-                     "fk-sfa training run");
+                     "this is an " + owner +
+                         " model; give the --out directory of an fk-als or "
+                         "fk-sfa training run");
   const app::ResolvedConfig cfg = app::read_key_values(ini);
   if (!app::find_value(cfg, "biases"))
     throw InputError(ini, 0,

@@ -384,10 +384,9 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   std::vector<po::option> switch_values;
   for (auto a = args.begin(); a != args.end();) {
     const std::size_t eq = a->find('=');
-    const po::option_description* d =
-        a->rfind("--", 0) == 0 && eq != std::string::npos
-            ? all.find_nothrow(a->substr(2, eq - 2), /*approx=*/false)
-            : nullptr;
+    const po::option_description* d = a->rfind("--", 0) == 0 && eq != std::string::npos
+                                          ? all.find_nothrow(a->substr(2, eq - 2), /*approx=*/false)
+                                          : nullptr;
     if (!d || d->semantic()->max_tokens() != 0) {
       ++a;
       continue;

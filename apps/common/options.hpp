@@ -138,7 +138,7 @@ class CommandLine {
   std::string format_text_, device_text_;
   std::vector<std::string> formats_;  // CommonDefaults::formats, or every format
   std::vector<std::pair<std::string, std::string>> subcommand_options_;
-  std::string format_list_;           // formats_ as "a, b, c"
+  std::string format_list_;  // formats_ as "a, b, c"
   std::int64_t seed_ = 0;  // --seed as given (common_.seed once checked)
 };
 
@@ -177,8 +177,8 @@ struct GivenId {
 };
 // The ids in the file at `path`, one per line exactly as written (an id may hold commas, blanks or
 // quotes, as a quoted CSV field of a ratings file can); blank lines are skipped, and a line's
-// trailing '\r' and the file's UTF-8 byte order mark are not part of an id. UsageError naming --<option> when the file cannot be read or an id is given twice
-// (with the file and line).
+// trailing '\r' and the file's UTF-8 byte order mark are not part of an id. UsageError naming
+// --<option> when the file cannot be read or an id is given twice (with the file and line).
 std::vector<GivenId> read_id_file(const std::string& option, const std::string& path);
 // The ids of --<option> (`list`, comma-separated: split_list; one given twice is a UsageError)
 // followed by those of --<option>-file (`file`, one per line: read_id_file; "" when not given).

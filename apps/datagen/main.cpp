@@ -234,10 +234,10 @@ int run_lda(int argc, char** argv) {
   io::write_npy(topics, c.topics);
   if (log_level() <= LogLevel::kInfo)  // -q: nothing on stdout, as in the apps
     std::cout << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs
-            << " docs x " << spec.words << " words, " << nnz << " nonzeros, "
-            << static_cast<std::int64_t>(tokens) << " tokens, " << spec.topics
-            << " topics (generated in " << gen_s << " s, written in " << seconds_since(sw) << " s)"
-            << std::endl;
+              << " docs x " << spec.words << " words, " << nnz << " nonzeros, "
+              << static_cast<std::int64_t>(tokens) << " tokens, " << spec.topics
+              << " topics (generated in " << gen_s << " s, written in " << seconds_since(sw)
+              << " s)" << std::endl;
   return 0;
 }
 
@@ -334,8 +334,8 @@ int run_ratings(int argc, char** argv) {
   io::write_ratings_csv(out, g.ratings);
   if (log_level() <= LogLevel::kInfo)  // -q: nothing on stdout, as in the apps
     std::cout << "wrote " << out << ": " << spec.users << " users x " << spec.items << " items, "
-            << g.ratings.size() << " ratings (generated in " << gen_s << " s, written in "
-            << seconds_since(sw) << " s)" << std::endl;
+              << g.ratings.size() << " ratings (generated in " << gen_s << " s, written in "
+              << seconds_since(sw) << " s)" << std::endl;
   return 0;
 }
 
@@ -388,7 +388,7 @@ int run_sparse(int argc, char** argv) {
     io::write_smtx(out, m);
   if (log_level() <= LogLevel::kInfo)  // -q: nothing on stdout, as in the apps
     std::cout << "wrote " << out << ": " << gen::to_string(spec) << " (generated in " << gen_s
-            << " s, written in " << seconds_since(sw) << " s)" << std::endl;
+              << " s, written in " << seconds_since(sw) << " s)" << std::endl;
   return 0;
 }
 

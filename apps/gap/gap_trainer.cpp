@@ -67,9 +67,9 @@ class Trainer {
                            "the data (" + data.source + ")", "--factors");
     be_ = make_gap_backend(std::move(ctx), h, m);
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
-               << fmt("%.3f", be_->prepare_seconds()) << " s" << app::precision_note(h.precision, be_->context().device())
-               << app::repeatability_note(be_->kernel_names())
-               << ")";
+               << fmt("%.3f", be_->prepare_seconds()) << " s"
+               << app::precision_note(h.precision, be_->context().device())
+               << app::repeatability_note(be_->kernel_names()) << ")";
     if (data.unigram_heldout_ll)
       log_info() << "unigram baseline: heldout_ll " << fmt("%.4f", *data.unigram_heldout_ll)
                  << ", train_ll " << fmt("%.4f", data.unigram_train_ll) << " per token";

@@ -165,7 +165,8 @@ std::optional<TopicCoherence> score_topics(const HostDense<float>& lambda, int w
   std::snprintf(scores, sizeof scores, "UMass %.4f, NPMI %.4f", c.mean_umass, c.mean_npmi);
   log_info() << "topic coherence of " << what << ", top " << c.words << " words over "
              << c.documents << " documents: " << scores << " (" << clock.seconds() << " s)";
-  if (!csv_path.empty()) write_coherence_csv(csv_path, c, word_names(ids, vocab, lambda.rows()), unit);
+  if (!csv_path.empty())
+    write_coherence_csv(csv_path, c, word_names(ids, vocab, lambda.rows()), unit);
   return c;
 }
 

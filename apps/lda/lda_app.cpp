@@ -29,8 +29,9 @@ constexpr const char* kUsage =
     "words\n"
     "                                         file, plain text (one document per line), or\n"
     "                                         gen:NAME[:key=value,...] for a generated corpus\n"
-    "                                         (default, kos, nips, nytimes; keys: fk-datagen lda's\n"
-    "                                         options, e.g. gen:kos:docs=500,seed=2)\n"
+    "                                         (default, kos, nips, nytimes; keys: the\n"
+    "                                         options of fk-datagen lda, e.g.\n"
+    "                                         gen:kos:docs=500,seed=2)\n"
     "  fk-lda infer --model DIR --input FILE  θ of new documents under a saved model (DIR is the\n"
     "                                         --out of a training run); writes theta.npy to --out";
 
@@ -125,7 +126,8 @@ int infer_main(int argc, char** argv) {
        "SDDMM kernel variant")  //
       ("spmm", po::value<std::string>(&spmm)->default_value(spmm)->value_name("NAME"),
        "SpMM kernel variant")  //
-      ("ratio-spmm", po::value<std::string>(&ratio_spmm)->default_value(ratio_spmm)->value_name("NAME"),
+      ("ratio-spmm",
+       po::value<std::string>(&ratio_spmm)->default_value(ratio_spmm)->value_name("NAME"),
        kRatioSpmmHelp)  //
       ("precision", po::value<std::string>(&precision)->default_value(precision)->value_name("P"),
        precision_help.c_str());

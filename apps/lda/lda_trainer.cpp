@@ -184,8 +184,8 @@ class Trainer {
       score_ids_.push_back(be_->add_batch(data.eval_score[i], BatchRole::kScore));
     }
     log_info() << device_ << ": " << train_ids_.size() << " training and " << fit_ids_.size()
-               << " held-out minibatches, plans prepared in "
-               << be_->prepare_seconds() << " s (kernels: " << be_->kernel_names()
+               << " held-out minibatches, plans prepared in " << be_->prepare_seconds()
+               << " s (kernels: " << be_->kernel_names()
                << app::precision_note(h.precision, be_->context().device())
                << app::repeatability_note(be_->kernel_names()) << ")";
   }
@@ -627,8 +627,9 @@ LdaModel load_lda_model(const std::string& dir) {
                          app::missing_model_hint(dir));
   if (const std::string owner = app::model_app(dir); !owner.empty() && owner != "fk-lda")
     throw InputError(ini, 0,
-                     "this is an " + owner + " model, not an fk-lda one; give the --out directory "
-                     "of an fk-lda training run");
+                     "this is an " + owner +
+                         " model, not an fk-lda one; give the --out directory "
+                         "of an fk-lda training run");
   const app::ResolvedConfig kv = app::read_key_values(ini);
   auto get = [&](const std::string& key) {
     const auto v = app::find_value(kv, key);
@@ -727,9 +728,9 @@ HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Contex
   std::vector<int> ids;
   for (const LocalBatch& b : batches) ids.push_back(be->add_batch(b, BatchRole::kInfer));
   log_info() << be->context().describe() << ": " << ids.size()
-             << (ids.size() == 1 ? " minibatch" : " minibatches")
-             << ", plans prepared in " << be->prepare_seconds()
-             << " s (kernels: " << be->kernel_names() << app::precision_note(precision, be->context().device())
+             << (ids.size() == 1 ? " minibatch" : " minibatches") << ", plans prepared in "
+             << be->prepare_seconds() << " s (kernels: " << be->kernel_names()
+             << app::precision_note(precision, be->context().device())
              << app::repeatability_note(be->kernel_names()) << ")";
   const std::uint64_t key = key_for(seed, kInferGammaStream);
   for (int id : ids) be->e_step(id, key, 0);

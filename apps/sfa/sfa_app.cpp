@@ -50,8 +50,7 @@ void print_summary(const TrainResult& r, const als::AlsData& data) {
   std::vector<double> secs;
   for (const PassReport& it : r.iters) secs.push_back(it.seconds);
   std::cout << "[" << r.device << "] ";
-  if (!secs.empty())
-    std::cout << "median time per pass " << fmt("%.4f", median(secs)) << " s; ";
+  if (!secs.empty()) std::cout << "median time per pass " << fmt("%.4f", median(secs)) << " s; ";
   if (r.last) {
     std::cout << "train_rmse " << fmt("%.4f", r.last->train_rmse);
     if (r.last->test_rmse)
@@ -164,8 +163,10 @@ int sfa_main(int argc, char** argv) {
       "final numbers), config.ini and config.json (the resolved configuration: run again with "
       "--config OUT/config.ini)";
   defaults.formats = {"ratings", "mtx"};
-  defaults.subcommand_options = {{"model", "recommend"},     {"users", "recommend"},
-                                 {"users-file", "recommend"}, {"item", "similar"},
+  defaults.subcommand_options = {{"model", "recommend"},
+                                 {"users", "recommend"},
+                                 {"users-file", "recommend"},
+                                 {"item", "similar"},
                                  {"n", "recommend"}};
   defaults.iters = 20;
   app::CommandLine cli("fk-sfa", kSynopsis, kUsage, defaults);

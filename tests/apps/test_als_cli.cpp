@@ -344,7 +344,9 @@ TEST(AlsCli, PrecisionIsRecordedAndCpuKernelsStayFp32) {
   EXPECT_NE(slurp(dir.file("bf16") + "/config.json").find("\"precision\": \"bf16\""),
             std::string::npos);
   EXPECT_NE(slurp(dir.file("bf16") + "/config.ini").find("precision = bf16"), std::string::npos);
-  EXPECT_NE(b16.err.find("; precision bf16 accepted, the CPU kernels run in fp32)"), std::string::npos) << b16.err;
+  EXPECT_NE(b16.err.find("; precision bf16 accepted, the CPU kernels run in fp32)"),
+            std::string::npos)
+      << b16.err;
   EXPECT_EQ(f32.err.find("; precision"), std::string::npos) << "fp32 is not mentioned: " << f32.err;
 
   const std::string resumed = dir.file("resumed");
@@ -773,8 +775,8 @@ TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
   EXPECT_EQ(rows[2].rfind("\"Doe, Jane\",1,c,", 0), 0u) << rows[2];
   EXPECT_EQ(rows[3].rfind("\"x\"\"y\",1,", 0), 0u) << rows[3];
   EXPECT_EQ(slurp(dir.file("rec") + "/recommendations.csv"), o.out);
-  const Outcome sim = run_als(dir, "similar --model '" + model + "' --item ' a ' --n 1 --out '" +
-                                       dir.file("sim") + "'");
+  const Outcome sim = run_als(
+      dir, "similar --model '" + model + "' --item ' a ' --n 1 --out '" + dir.file("sim") + "'");
   ASSERT_EQ(sim.code, 0) << sim.err;
   EXPECT_EQ(test::nonempty_lines(sim.out).at(1).rfind("a,1,", 0), 0u) << sim.out;
 

@@ -486,7 +486,7 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"spmm --runs abc" + gen, "--runs"},
       {"spmm --runs 0" + gen, "--runs"},
       {"spmm --threads 100000" + gen, "--threads"},  // OpenMP's runtime crashed on it
-      {"spmm --seed -1" + gen, "--seed"},  // Boost read it as 2^64 - 1
+      {"spmm --seed -1" + gen, "--seed"},            // Boost read it as 2^64 - 1
       {"sddmm --device tpu --gen uniform:rows=10,cols=10,nnz=20", "--device"},
       {"spmm --explain-auto --device foo --gen uniform:rows=10,cols=10,nnz=20", "--device"},
       {"spmm --run 2" + gen, "--run"},  // no abbreviations, as in the apps

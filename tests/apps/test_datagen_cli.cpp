@@ -36,7 +36,8 @@ TEST(DatagenCli, ShortHelpAndQuietAsInTheApps) {
 TEST(DatagenCli, UsageErrorsNameTheOptionAndTheSubcommandsHelp) {
   test::TempDir dir;
   // "--rat" was taken for --ratings.
-  const Outcome abbreviated = run_datagen(dir, "ratings --rat 100 --out '" + dir.file("a.csv") + "'");
+  const Outcome abbreviated =
+      run_datagen(dir, "ratings --rat 100 --out '" + dir.file("a.csv") + "'");
   EXPECT_EQ(abbreviated.code, 2);
   EXPECT_NE(abbreviated.err.find("'--rat'"), std::string::npos) << abbreviated.err;
   EXPECT_NE(abbreviated.err.find("(see fk-datagen ratings --help)"), std::string::npos)

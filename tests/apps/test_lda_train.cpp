@@ -228,13 +228,20 @@ TEST(LdaTrain, ResumeTakesTheImpliedVocabularyGivenExplicitly) {
     c << "apple\nbanana\ncherry\ndate\n";
   }
   auto run = [&](const std::string& iters, std::vector<std::string> extra) {
-    std::vector<std::string> args{"--input",          data.file("docword.x.txt"),
-                                  "--topics",         "2",
-                                  "--iters",          iters,
-                                  "--holdout-frac",   "0",
-                                  "--checkpoint-every", "1",
-                                  "--device",         "cpu",
-                                  "-q",               "--out",
+    std::vector<std::string> args{"--input",
+                                  data.file("docword.x.txt"),
+                                  "--topics",
+                                  "2",
+                                  "--iters",
+                                  iters,
+                                  "--holdout-frac",
+                                  "0",
+                                  "--checkpoint-every",
+                                  "1",
+                                  "--device",
+                                  "cpu",
+                                  "-q",
+                                  "--out",
                                   out.path()};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_lda(args);
@@ -376,7 +383,8 @@ TEST(LdaTrain, InferFromSavedModel) {
   EXPECT_EQ(run_lda({"infer", "--input", docs.file("docword.new.txt")}).status, 2);  // no --model
   // Another app's model is named as such (it said "missing 'topics'").
   const Sub als(dir, "als");
-  std::ofstream(als.file("model.ini")) << "# fk-als model: score = ...\napp = fk-als\nfactors = 2\n";
+  std::ofstream(als.file("model.ini"))
+      << "# fk-als model: score = ...\napp = fk-als\nfactors = 2\n";
   const auto other = run_lda({"infer", "--model", als.path(), "--input",
                               docs.file("docword.new.txt"), "--out", out.path()});
   EXPECT_EQ(other.status, 1);
@@ -498,7 +506,9 @@ TEST(LdaTrain, InferPrecisionIsRecordedAndCpuKernelsStayFp32) {
   EXPECT_NE(std::find(cfg16.begin(), cfg16.end(), "precision = bf16"), cfg16.end());
   EXPECT_NE(test::slurp(b16.file("config.json")).find("\"precision\": \"bf16\""),
             std::string::npos);
-  EXPECT_NE(b.err.find("; precision bf16 accepted, the CPU kernels run in fp32)"), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("; precision bf16 accepted, the CPU kernels run in fp32)"),
+            std::string::npos)
+      << b.err;
   EXPECT_EQ(a.err.find("; precision"), std::string::npos) << "fp32 is not mentioned: " << a.err;
   EXPECT_FALSE(logged_kernels(b.err).empty()) << b.err;
   EXPECT_EQ(logged_kernels(b.err), logged_kernels(a.err));
@@ -511,7 +521,9 @@ TEST(LdaTrain, InferPrecisionIsRecordedAndCpuKernelsStayFp32) {
   ASSERT_EQ(c.status, 0) << c.err;
   const auto cfg = read_lines(f16.file("config.ini"));
   EXPECT_NE(std::find(cfg.begin(), cfg.end(), "precision = fp16"), cfg.end());
-  EXPECT_NE(c.err.find("; precision fp16 accepted, the CPU kernels run in fp32)"), std::string::npos) << c.err;
+  EXPECT_NE(c.err.find("; precision fp16 accepted, the CPU kernels run in fp32)"),
+            std::string::npos)
+      << c.err;
   EXPECT_EQ(theta.storage(), io::read_npy_f32(f16.file("theta.npy")).storage());
 
   const auto bad = infer(f32, {"--precision", "fp8"});
@@ -740,19 +752,19 @@ TEST(LdaTrain, InferTakesRatioSpmm) {
             0);
   const std::string docs = dir.file("docword.new.txt");
   std::ofstream(docs) << "3\n200\n6\n1 1 3\n1 17 1\n2 5 2\n2 150 4\n3 199 1\n3 2 2\n";
-  for (const auto& [kernel, out] : {std::pair{"omp.ratio_spmm.rows", &fused}, std::pair{"off", &off}}) {
-    const auto r = run_lda({"infer", "--model", model.path(), "--input", docs, "--out",
-                            out->path(), "--device", "cpu", "--ratio-spmm", kernel});
+  for (const auto& [kernel, out] :
+       {std::pair{"omp.ratio_spmm.rows", &fused}, std::pair{"off", &off}}) {
+    const auto r = run_lda({"infer", "--model", model.path(), "--input", docs, "--out", out->path(),
+                            "--device", "cpu", "--ratio-spmm", kernel});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.err.find("omp.ratio_spmm.rows") != std::string::npos,
-              std::string(kernel) != "off")
+    EXPECT_EQ(r.err.find("omp.ratio_spmm.rows") != std::string::npos, std::string(kernel) != "off")
         << r.err;
   }
   EXPECT_LT(test::max_rel_error(io::read_npy_f32(fused.file("theta.npy")).storage(),
                                 io::read_npy_f32(off.file("theta.npy")).storage()),
             1e-4);
-  const auto bad = run_lda({"infer", "--model", model.path(), "--input", docs, "--out",
-                            off.path(), "--ratio-spmm", "nope"});
+  const auto bad = run_lda({"infer", "--model", model.path(), "--input", docs, "--out", off.path(),
+                            "--ratio-spmm", "nope"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--ratio-spmm"), std::string::npos) << bad.err;
 }

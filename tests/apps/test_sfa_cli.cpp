@@ -203,7 +203,9 @@ TEST(SfaCli, PrecisionFromConfigIsRecordedAndCpuKernelsStayFp32) {
   EXPECT_EQ(test::json_string(s16, "precision"), "bf16") << s16;
   EXPECT_NE(slurp(dir.file("bf16") + "/config.json").find("\"precision\": \"bf16\""),
             std::string::npos);
-  EXPECT_NE(b16.err.find("; precision bf16 accepted, the CPU kernels run in fp32)"), std::string::npos) << b16.err;
+  EXPECT_NE(b16.err.find("; precision bf16 accepted, the CPU kernels run in fp32)"),
+            std::string::npos)
+      << b16.err;
   EXPECT_EQ(f32.err.find("; precision"), std::string::npos) << f32.err;
 }
 
