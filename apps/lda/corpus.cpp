@@ -202,16 +202,19 @@ Corpus read_text(const std::string& path, const TextOptions& opt,
                        "a NUL byte: this is not plain text (a binary file?); name the format with "
                        "--format if it is another");
     doc.clear();
-    for (const std::string& tok : tokenize(line)) {
-      auto it = index.find(tok);
-      if (it == index.end()) {
-        if (fixed) continue;
-        FK_CHECK(words.size() < static_cast<std::size_t>(INT32_MAX),
-                 "vocabulary larger than 2^31 words");
-        it = index.emplace(tok, static_cast<std::int32_t>(words.size())).first;
-        words.push_back(tok);
+    if (fixed) {
+      for (const std::int32_t id : tokenize_in_vocab(line, index)) doc[id] += 1.0f;
+    } else {
+      for (const std::string& tok : tokenize(line)) {
+        auto it = index.find(tok);
+        if (it == index.end()) {
+          FK_CHECK(words.size() < static_cast<std::size_t>(INT32_MAX),
+                   "vocabulary larger than 2^31 words");
+          it = index.emplace(tok, static_cast<std::int32_t>(words.size())).first;
+          words.push_back(tok);
+        }
+        doc[it->second] += 1.0f;
       }
-      doc[it->second] += 1.0f;
     }
     docs.emplace_back(doc.begin(), doc.end());
   }
@@ -307,6 +310,32 @@ Corpus read_matrix_file(const std::string& path, io::InputFormat format) {
 }  // namespace
 
 bool is_stop_word(const std::string& word) { return stop_words().count(word) > 0; }
+
+std::vector<std::int32_t> tokenize_in_vocab(
+    const std::string& line, const std::unordered_map<std::string, std::int32_t>& index) {
+  std::vector<std::int32_t> ids;
+  std::string run;
+  auto flush = [&] {
+    if (run.empty()) return;
+    if (const auto it = index.find(run); it != index.end()) {
+      ids.push_back(it->second);
+    } else {
+      for (const std::string& tok : tokenize(run))
+        if (const auto piece = index.find(tok); piece != index.end()) ids.push_back(piece->second);
+    }
+    run.clear();
+  };
+  for (const char ch : line) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (is_letter(c) || (c >= '0' && c <= '9') || c == '_') {
+      run += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : ch;
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return ids;
+}
 
 std::vector<std::string> tokenize(const std::string& line) {
   std::vector<std::string> out;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/csr.hpp"
@@ -45,8 +46,8 @@ Corpus load_corpus(const std::string& input, io::InputFormat format, const TextO
 std::string implied_vocab(const std::string& input, io::InputFormat format);
 
 // A corpus in an existing model's vocabulary (--test FILE, `fk-lda infer --input FILE`). Text
-// is tokenised and mapped onto `vocab` (unknown words dropped, no filtering; `vocab` must then be
-// known); other formats must not have more than `words` columns and are widened to `words`.
+// is mapped onto `vocab` by tokenize_in_vocab (unknown words dropped, no filtering; `vocab` must
+// then be known); other formats must not have more than `words` columns and are widened to `words`.
 Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
                             const std::vector<std::string>& vocab, std::int64_t words);
 
@@ -55,6 +56,14 @@ Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
 // stop words.
 std::vector<std::string> tokenize(const std::string& line);
 bool is_stop_word(const std::string& word);
+
+// The tokens of `line` that a model's vocabulary (`index`: word to id) knows, as ids. Runs of
+// letters, digits and '_' (lowercased) are looked up whole first, so that words tokenize() splits
+// or drops still match a vocabulary that has them (UCI's "boxfeed_listing", "mp3", one-letter
+// words, stop words); a run the vocabulary lacks is split by tokenize() and its pieces looked up,
+// so a model trained on text matches exactly the tokens training counted.
+std::vector<std::int32_t> tokenize_in_vocab(
+    const std::string& line, const std::unordered_map<std::string, std::int32_t>& index);
 
 // Parses what follows "gen:" (e.g. "default" or "default:docs=500,topics=5"). Throws fk::Error
 // naming the bad part.

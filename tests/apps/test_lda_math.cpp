@@ -129,6 +129,23 @@ TEST(LdaCorpus, TokenizerLowercasesSplitsAndDropsStopWords) {
   EXPECT_FALSE(is_stop_word("topic"));
 }
 
+// Text mapped onto a model's vocabulary: words the tokenizer would split or drop match where the
+// vocabulary has them (a UCI vocabulary's "boxfeed_listing", "mp3", "x", "the"), and a vocabulary
+// built from text gets exactly the tokens tokenize() gives.
+TEST(LdaCorpus, TokensInVocabMatchWordsTheTokenizerSplits) {
+  const std::unordered_map<std::string, std::int32_t> uci = {
+      {"boxfeed_listing", 0}, {"mp3", 1}, {"x", 2}, {"the", 3}, {"gpu", 4}, {"listing", 5}};
+  EXPECT_EQ(tokenize_in_vocab("The GPU, an MP3 player; X: boxfeed_listing and boxfeed_other", uci),
+            (std::vector<std::int32_t>{3, 4, 1, 2, 0}));
+  const std::string text = "The GPU's kernels: SDDMM_x86 & foo_listing, 3pm gpu2";
+  std::unordered_map<std::string, std::int32_t> from_text;
+  for (const std::string& w : tokenize(text)) from_text.emplace(w, from_text.size());
+  std::vector<std::int32_t> want;
+  for (const std::string& w : tokenize(text)) want.push_back(from_text.at(w));
+  EXPECT_EQ(tokenize_in_vocab(text, from_text), want);
+  EXPECT_TRUE(tokenize_in_vocab("", uci).empty());
+}
+
 TEST(LdaCorpus, CompletionHalvesAlternateTokens) {
   // One document with counts (word 1: 3, word 4: 1, word 6: 2, word 9: 1) -> token positions
   // 0 1 2 | 3 | 4 5 | 6: even positions observed.
