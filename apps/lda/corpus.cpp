@@ -517,6 +517,11 @@ Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
       if (!c.vocab.empty() && vocab.empty())
         log_warn() << input << ": the model has no vocabulary to match this file's against; its "
                    << "word ids are taken as the model's";
+      else if (c.vocab.empty() && c.counts.cols < words)
+        // Word ids without names: fine when the file is a part of the training corpus (a header
+        // that counts only the words it uses), wrong when it comes from another vocabulary.
+        log_info() << input << ": " << c.counts.cols << " words, the model " << words
+                   << "; its word ids are taken as the model's first " << c.counts.cols;
       c.counts.cols = words;
     }
     c.vocab = vocab;

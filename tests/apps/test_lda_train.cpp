@@ -767,6 +767,16 @@ TEST(LdaTrain, InferTakesRatioSpmm) {
                             "--ratio-spmm", "nope"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--ratio-spmm"), std::string::npos) << bad.err;
+  // A Matrix Market file of fewer words than the model: read in the model's first word ids, and
+  // the log says so (it was silent).
+  const std::string mtx = dir.file("few.mtx");
+  std::ofstream(mtx) << "%%MatrixMarket matrix coordinate real general\n2 3 3\n1 1 2\n1 3 1\n2 2 4\n";
+  const auto few = run_lda({"infer", "--model", model.path(), "--input", mtx, "--out", off.path(),
+                            "--device", "cpu"});
+  ASSERT_EQ(few.status, 0) << few.err;
+  EXPECT_NE(few.err.find("3 words, the model 200; its word ids are taken as the model's first 3"),
+            std::string::npos)
+      << few.err;
 }
 
 // Bad input and bad options give one line "fk-lda: error: ..." naming the problem, exit status 1
