@@ -9,6 +9,7 @@
 #include "apps/bench/report.hpp"
 #include "apps/bench/runner.hpp"
 #include "core/context.hpp"
+#include "core/gpu_hooks.hpp"
 #include "core/log.hpp"
 
 namespace {
@@ -37,6 +38,12 @@ int run(int argc, const char* const argv[]) {
     throw UsageError(e.what());
   }
   const fk::Context ctx = fk::Context::create(request, options.threads, options.gpu);
+  if (options.gpu_given && ctx.device() == fk::DeviceKind::kCpu)
+    throw UsageError("--gpu " + std::to_string(options.gpu) + ": this run is on the CPU (" +
+                     (request == fk::DeviceRequest::kCpu ? "--device cpu"
+                      : fk::cuda_compiled()               ? "no usable CUDA device"
+                                                          : "this build has no CUDA support") +
+                     ")");
   // Variant names are checked before the (possibly long) load or generation of the matrix.
   const Selection selection = select_variants(options, ctx.device());
   if (!options.csv.empty()) read_appendable_csv(options.csv);  // so is the CSV file's header

@@ -213,6 +213,7 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   }
   if (vm.count("gpu")) {
     o.gpu = vm["gpu"].as<int>();
+    o.gpu_given = true;
     if (o.gpu < 0) throw UsageError("--gpu: must be a device id >= 0, got " + std::to_string(o.gpu));
   }
   if (vm.count("variants")) {

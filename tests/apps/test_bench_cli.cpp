@@ -490,6 +490,7 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"sddmm --device tpu --gen uniform:rows=10,cols=10,nnz=20", "--device"},
       {"spmm --explain-auto --device foo --gen uniform:rows=10,cols=10,nnz=20", "--device"},
       {"spmm --run 2" + gen, "--run"},  // no abbreviations, as in the apps
+      {"spmm --gpu 1" + gen, "--gpu 1: this run is on the CPU (--device cpu)"},
 
       {"sddmm --op t" + gen, "--op"},
       {"ratio-spmm --op x" + gen, "--op"},
