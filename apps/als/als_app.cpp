@@ -178,11 +178,7 @@ int als_main(int argc, char** argv) {
       "iteration), summary.json (the final numbers), config.ini and config.json (the resolved "
       "configuration: run again with --config OUT/config.ini)";
   defaults.formats = {"ratings", "mtx"};
-  defaults.subcommand_options = {{"model", "recommend"},
-                                 {"users", "recommend"},
-                                 {"users-file", "recommend"},
-                                 {"item", "similar"},
-                                 {"n", "recommend"}};
+  defaults.subcommand_options = kScoringOptions;
   defaults.iters = 10;
   app::CommandLine cli("fk-als", kSynopsis, kUsage, defaults);
   add_als_options(cli, opt);

@@ -72,6 +72,12 @@ std::vector<Scored> similar_items(const AlsModel& m, std::int64_t item, int n);
 // its items, best first.
 using ScoredList = std::pair<std::string, std::vector<Scored>>;
 
+// The options of recommend and similar (fk-als and fk-sfa), for the training command's hint when
+// one is given to it (CommonDefaults::subcommand_options).
+inline const std::vector<std::pair<std::string, std::string>> kScoringOptions = {
+    {"model", "recommend"}, {"users", "recommend"}, {"users-file", "recommend"},
+    {"item", "similar"},    {"n", "recommend"}};
+
 // The recommend lists of the `users` a user gave (fk-als/fk-sfa recommend): a UsageError naming
 // the option and file line of an id that is not in the model (saved in `model_dir`).
 std::vector<ScoredList> recommend_for(const AlsModel& m, const std::vector<app::GivenId>& users,

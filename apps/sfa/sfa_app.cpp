@@ -157,17 +157,12 @@ int sfa_main(int argc, char** argv) {
       "output directory (created when missing): user_factors.npy (X) and item_factors.npy "
       "(the loadings Λ; rows as in user_ids.csv and item_ids.csv, which map them to the raw "
       "ids), user_bias.npy (the user offsets; zeros with --no-user-offset), item_bias.npy and "
-      "item_means.npy (the items' "
-      "shrunk means), train_pairs.npy (the training ratings' user and item rows), model.ini "
-      "(what recommend and similar read), metrics.jsonl (one line per pass), summary.json (the "
-      "final numbers), config.ini and config.json (the resolved configuration: run again with "
-      "--config OUT/config.ini)";
+      "item_means.npy (the items' shrunk means), train_pairs.npy (the training ratings' user "
+      "and item rows), model.ini (what recommend and similar read), metrics.jsonl (one line per "
+      "pass), summary.json (the final numbers), config.ini and config.json (the resolved "
+      "configuration: run again with --config OUT/config.ini)";
   defaults.formats = {"ratings", "mtx"};
-  defaults.subcommand_options = {{"model", "recommend"},
-                                 {"users", "recommend"},
-                                 {"users-file", "recommend"},
-                                 {"item", "similar"},
-                                 {"n", "recommend"}};
+  defaults.subcommand_options = als::kScoringOptions;
   defaults.iters = 20;
   app::CommandLine cli("fk-sfa", kSynopsis, kUsage, defaults);
   add_sfa_options(cli, opt);
