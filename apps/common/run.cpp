@@ -55,7 +55,7 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
   RunRecord cpu = train(training_context(Context(DeviceKind::kCpu, common.threads), common),
                         common.out + "/cpu", RunRole::kCompareCpu);
   cpu.label = "cpu";
-  print_comparison(std::cout, gpu, cpu, iter_name);
+  if (!common.quiet) print_comparison(std::cout, gpu, cpu, iter_name);  // -q: compare.json only
   write_comparison_json(common.out + "/compare.json", gpu, cpu, iter_name);
   together.commit();
   log_info() << "--compare: the models are in " << common.out << "/gpu and " << common.out
