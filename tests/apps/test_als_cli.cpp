@@ -394,6 +394,12 @@ TEST(AlsCli, CompareRunsGpuAndCpuSideBySide) {
   const double cpu =
       test::json_number_or_nan(slurp(dir.file("cmp") + "/cpu/summary.json"), "test_rmse");
   EXPECT_NEAR(gpu, cpu, 1e-3 * cpu);
+  // -q: warnings and errors only, the table too (compare.json holds it).
+  const Outcome quiet = run_als(dir, "--input '" + input + "' --out '" + dir.file("cmp") +
+                                         "' --iters 1 --factors 8 --compare -q");
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.out, "");
+  EXPECT_TRUE(std::filesystem::exists(dir.file("cmp") + "/compare.json"));
 }
 
 // bf16 through the tensor-core variants, named: every SDDMM and SpMM of training rounds the
