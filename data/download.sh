@@ -7,7 +7,10 @@ names="uci-kos uci-nips uci-nytimes movielens-100k movielens-20m"
 usage="usage: data/download.sh NAME [DIR] (NAME: ${names// /, }; DIR: data/downloads)"
 what=${1:-}
 [[ -n $what ]] || { echo "$usage" >&2; exit 2; }
-[[ " $names " == *" $what "* ]] || { echo "unknown dataset '$what'; $usage" >&2; exit 2; }
+case $what in
+  uci-kos|uci-nips|uci-nytimes|movielens-100k|movielens-20m) ;;
+  *) echo "unknown dataset '$what'; $usage" >&2; exit 2 ;;
+esac
 dir=${2:-data/downloads}
 mkdir -p "$dir"
 uci=https://archive.ics.uci.edu/ml/machine-learning-databases/bag-of-words

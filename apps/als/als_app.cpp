@@ -109,12 +109,8 @@ int recommend_main(int argc, char** argv) {
   cli.app_options().add_options()  //
       ("model", po::value<std::string>(&model_dir)->value_name("DIR"),
        "the --out directory of a training run")  //
-      ("users", po::value<std::string>(&users_text)->value_name("ID,..."),
-       "raw user ids, comma-separated (an id that holds a comma, as a quoted CSV field of the "
-       "ratings can: use --users-file)")  //
-      ("users-file", po::value<std::string>(&users_file)->value_name("FILE"),
-       "raw user ids, one per line, each exactly as in the ratings file (commas and blanks are "
-       "part of the id); with --users, both lists are used")  //
+      ("users", po::value<std::string>(&users_text)->value_name("ID,..."), kUsersHelp)  //
+      ("users-file", po::value<std::string>(&users_file)->value_name("FILE"), kUsersFileHelp)  //
       ("n", po::value<int>(&n)->default_value(n)->value_name("N"), "items per user");
   if (!cli.parse(argc, argv, 2)) return 0;
   const app::CommonOptions& common = cli.common();

@@ -1,6 +1,7 @@
 #include "apps/als/als_data.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <string_view>
 #include <unordered_map>
@@ -36,7 +37,7 @@ gen::RatingsSpec parse_gen_spec(const std::string& text) {
     else if (key == "ratings")
       s.ratings = spec.integer(key, v);
     else if (key == "rank")
-      s.rank = static_cast<int>(spec.integer(key, v));
+      s.rank = static_cast<int>(spec.integer(key, v, INT_MAX));
     else if (key == "noise")
       s.noise = v;
     else if (key == "user-exponent")

@@ -250,11 +250,15 @@ std::vector<ScoredList> recommend_for(const AlsModel& m, const std::vector<app::
   std::unordered_map<std::string, std::int64_t> index;
   for (std::size_t i = 0; i < m.user_ids.size(); ++i) index.emplace(m.user_ids[i], i);
   std::vector<std::int64_t> found;
+  std::unordered_set<std::int64_t> seen;
   for (const app::GivenId& u : users) {
     auto it = index.find(u.id);
     if (it == index.end()) it = index.find(app::trim_blanks(u.id));  // "1 " typed for "1"
     if (it == index.end())
       app::usage_fail(u.option, u.place + "user '" + u.id + "' is not in the model " + model_dir);
+    if (!seen.insert(it->second).second)  // "1" and "1 " name one user
+      app::usage_fail(u.option, u.place + "'" + u.id + "' names user '" +
+                                    m.user_ids[it->second] + "' again");
     found.push_back(it->second);
   }
   std::vector<ScoredList> lists;

@@ -78,6 +78,15 @@ inline const std::vector<std::pair<std::string, std::string>> kScoringOptions = 
     {"model", "recommend"}, {"users", "recommend"}, {"users-file", "recommend"},
     {"item", "similar"},    {"n", "recommend"}};
 
+// recommend's --users and --users-file help (fk-als and fk-sfa).
+inline constexpr const char* kUsersHelp =
+    "raw user ids, comma-separated, blanks around each dropped (an id that holds a comma, as a "
+    "quoted CSV field of the ratings can: use --users-file)";
+inline constexpr const char* kUsersFileHelp =
+    "raw user ids, one per line, each as in the ratings file (commas and blanks inside are part "
+    "of the id; an id the model lacks is looked up again without the blanks at its ends); with "
+    "--users, both lists are used";
+
 // The recommend lists of the `users` a user gave (fk-als/fk-sfa recommend): a UsageError naming
 // the option and file line of an id that is not in the model (saved in `model_dir`).
 std::vector<ScoredList> recommend_for(const AlsModel& m, const std::vector<app::GivenId>& users,

@@ -231,8 +231,8 @@ class Trainer {
         .add("unseen_test_ratings", data_.unseen_test_ratings)
         .add("unseen_policy",
              opt_.implicit
-                 ? "users left out of the ranking metrics; items count as misses (they cannot "
-                   "be recommended)"
+                 ? "users left out of the ranking metrics; items stay in their users' relevant "
+                   "sets with zero factors (a score of 0: almost always a miss)"
                  : "predicted from the global mean and the known biases (their factors are zero)")
         // The model's iterations (a resumed run's include the checkpoint's); the median is over
         // the ones this run made.

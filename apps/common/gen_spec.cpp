@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -10,9 +11,14 @@
 
 namespace fk::app {
 
-std::int64_t GenSpecText::integer(const std::string& key, double v) const {
+std::int64_t GenSpecText::integer(const std::string& key, double v, double most) const {
   if (v != std::floor(v) || v < 0)
     throw UsageError("--input: gen:" + text + ": '" + key + "' needs a non-negative integer");
+  if (v > most) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", most);
+    throw UsageError("--input: gen:" + text + ": '" + key + "' must be at most " + buf);
+  }
   return static_cast<std::int64_t>(v);
 }
 
@@ -31,6 +37,7 @@ GenSpecText split_gen_spec(const std::string& text,
   std::string part;
   std::set<std::string> seen;
   while (std::getline(parts, part, ',')) {
+    if (part.empty()) continue;  // "docs=5,,words=3" or a trailing comma
     const std::size_t eq = part.find('=');
     if (eq == std::string::npos)
       throw UsageError("--input: gen:" + text + ": expected key=value, got '" + part + "'");

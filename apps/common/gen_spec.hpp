@@ -15,8 +15,9 @@ struct GenSpecText {
   // Keys as given, '_' read as '-' (min_user_ratings is min-user-ratings, fk-datagen's option).
   std::vector<std::pair<std::string, double>> values;
 
-  // The value of `key` as a non-negative integer; UsageError naming --input otherwise.
-  std::int64_t integer(const std::string& key, double v) const;
+  // The value of `key` as a non-negative integer up to `most`; UsageError naming --input
+  // otherwise (a count past what its field holds must not wrap: topics=4294967298 gave 2).
+  std::int64_t integer(const std::string& key, double v, double most = 9007199254740992.0) const;
   // UsageError naming --input: "unknown key 'k' (known: ...)".
   [[noreturn]] void unknown(const std::string& key, const std::string& known) const;
 };

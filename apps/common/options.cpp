@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -323,13 +324,24 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
   // clang-format on
 }
 
+namespace {
+// A switch given as off (--quiet=false, or `quiet = false` in a config file) is as good as not
+// given: mode checks (--no-clip with --implicit) and reject() must not refuse it.
+bool switch_off(const po::variables_map& vm, const std::string& name) {
+  const auto it = vm.find(name);
+  return it != vm.end() && it->second.value().type() == typeid(bool) &&
+         !boost::any_cast<bool>(it->second.value());
+}
+}  // namespace
+
 bool CommandLine::given(const std::string& name) const {
   const auto it = vm_.find(name);
-  return it != vm_.end() && !it->second.defaulted() && !it->second.empty();
+  return it != vm_.end() && !it->second.defaulted() && !it->second.empty() &&
+         !switch_off(vm_, name);
 }
 
 bool CommandLine::given_on_command_line(const std::string& name) const {
-  return command_line_.count(name) > 0;
+  return command_line_.count(name) > 0 && !switch_off(vm_, name);
 }
 
 std::string CommandLine::one_of(const std::vector<std::string>& names, const std::string& why) {
@@ -382,12 +394,15 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   // "--quiet=false": a switch takes no value, but one given so (true/false, yes/no, on/off, 1/0)
   // lets the command line turn off a switch that a config file turns on.
   std::vector<po::option> switch_values;
-  for (auto a = args.begin(); a != args.end();) {
+  for (auto a = args.begin(); a != args.end() && *a != "--";) {
     const std::size_t eq = a->find('=');
-    const po::option_description* d = a->rfind("--", 0) == 0 && eq != std::string::npos
-                                          ? all.find_nothrow(a->substr(2, eq - 2), /*approx=*/false)
-                                          : nullptr;
-    if (!d || d->semantic()->max_tokens() != 0) {
+    const po::option_description* d =
+        a->rfind("--", 0) == 0 && eq != std::string::npos && eq > 2
+            ? all.find_nothrow(a->substr(2, eq - 2), /*approx=*/false)
+            : nullptr;
+    // Switches only (bool values taking no token): not --help, which has no value at all.
+    if (!d || d->semantic()->max_tokens() != 0 ||
+        !dynamic_cast<const po::typed_value<bool>*>(d->semantic().get())) {
       ++a;
       continue;
     }
@@ -409,12 +424,14 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     parsed.options.insert(parsed.options.end(), switch_values.begin(), switch_values.end());
     po::store(parsed, vm_);
   } catch (const po::unknown_option& e) {
-    std::string name = e.get_option_name();
+    std::string name = e.get_option_name();  // "--users=5" whole when given so
     name.erase(0, name.find_first_not_of('-'));
+    name.erase(std::min(name.size(), name.find('=')));
+    const std::string executable = app_name_.substr(0, app_name_.find(' '));
     for (const auto& [option, sub] : subcommand_options_)
       if (option == name)
-        throw UsageError(std::string(e.what()) + ": it is an option of '" + app_name_ + " " + sub +
-                         "'");
+        throw UsageError(std::string(e.what()) + ": it is an option of '" + executable + " " +
+                         sub + "'");
     throw UsageError(e.what());
   } catch (const po::error& e) {
     throw UsageError(e.what());
@@ -473,11 +490,17 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
-  if (format_text_ != "auto" &&
-      std::find(formats_.begin(), formats_.end(), format_text_) == formats_.end())
+  std::optional<io::InputFormat> format;
+  try {
+    format = io::parse_input_format(format_text_);  // any case, and its aliases (mm, txt)
+  } catch (const Error&) {
+  }
+  if (!format || (*format != io::InputFormat::kAuto &&
+                  std::find(formats_.begin(), formats_.end(), io::to_string(*format)) ==
+                      formats_.end()))
     usage_fail("format",
                "expected auto or one of " + format_list_ + ", got '" + format_text_ + "'");
-  common_.format = io::parse_input_format(format_text_);
+  common_.format = *format;
   // A generated input has no file format: a --format given with it would be ignored.
   if (common_.input.rfind("gen:", 0) == 0 && common_.format != io::InputFormat::kAuto)
     usage_fail("format", "does not apply to a generated input (" + common_.input + ")");
@@ -509,7 +532,7 @@ void CommandLine::print_help(std::ostream& os) const {
       common.add(opt);
   os << app_ << "\n" << common << "\n";
   os << "Options can also come from an INI file given with --config (`key = value` lines, e.g.\n"
-        "`iters = 20`; a switch as `quiet = true`); the command line wins, and --NAME=false turns\n"
+        "`out = runs/a`; a switch as `quiet = true`); the command line wins, and --NAME=false turns\n"
         "off a switch the file turns on. Exit status: 0 success, 1 runtime failure (bad input\n"
         "file, device error), 2 usage error (unknown option, bad value).\n";
 }

@@ -342,11 +342,15 @@ std::string missing_model_hint(const std::string& dir) {
   if (fs::exists(kept / "model.ini", ec))
     return "; " + kept.string() +
            " holds an earlier run's model (a later run over it has not finished): give that folder";
-  const fs::path gpu = fs::path(dir) / "gpu", cpu = fs::path(dir) / "cpu";
-  if (fs::exists(gpu / "model.ini", ec) || fs::exists(cpu / "model.ini", ec))
-    return "; " + dir + " is a --compare run's folder: its models are in " + gpu.string() +
-           " and " + cpu.string() + ", give one of them";
-  return {};
+  std::vector<std::string> models;  // a --compare run without a GPU has only cpu/
+  for (const char* side : {"gpu", "cpu"})
+    if (fs::exists(fs::path(dir) / side / "model.ini", ec))
+      models.push_back((fs::path(dir) / side).string());
+  if (models.empty()) return {};
+  return "; " + dir + " is a --compare run's folder: " +
+         (models.size() == 2 ? "its models are in " + models[0] + " and " + models[1] +
+                                   ", give one of them"
+                             : "its model is in " + models[0] + ", give that");
 }
 
 void restore_previous_runs() noexcept {

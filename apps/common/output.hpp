@@ -107,7 +107,7 @@ void restore_previous_runs() noexcept;
 // Where the model is when DIR has none, for the messages of commands that read a model: "; DIR/
 // previous-run holds an earlier run's model (a later run over it has not finished)" where it
 // does, "; DIR is a --compare run's folder: its models are in DIR/gpu and DIR/cpu" where those
-// hold one, else "".
+// hold one (naming only those that do), else "".
 std::string missing_model_hint(const std::string& dir);
 class DeferredFinish {
  public:

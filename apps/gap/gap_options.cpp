@@ -36,7 +36,8 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
      "factor's word pairs from document co-occurrence in the training counts; below 2: none)")
     ("min-count", po::value<std::int64_t>(&o.min_count)->default_value(o.min_count)->value_name("N"),
      "text input: drop words with fewer occurrences (text is split into words at every byte "
-     "that is not a letter, lowercased; one-letter words and English stop words are dropped "
+     "that is not an ASCII letter or part of a UTF-8 character, ASCII letters are lowercased; "
+     "one-letter words and English stop words are dropped "
      "first)")
     ("max-df", po::value<double>(&o.max_df)->default_value(o.max_df, app::format_double(o.max_df))->value_name("X"),
      "text input: drop words in more than this fraction of the documents")

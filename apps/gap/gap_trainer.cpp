@@ -45,6 +45,8 @@ class Trainer {
         data_(data),
         out_(std::move(out_dir)),
         config_(config),
+        // Once, from the input as read: a checkpoint written later must not need the file again.
+        implied_{{"vocab", lda::implied_vocab(common.input, common.format), ""}},
         reducer_(reducer ? reducer : &local_reducer_) {
     GapHyper h;
     h.factors = opt.factors;
@@ -261,9 +263,10 @@ class Trainer {
   std::string checkpoint_dir() const { return out_ + "/checkpoint"; }
 
   // What a checkpoint must match: the configuration without the options that do not change the
-  // model (app::model_fingerprint's list and "top-words", "test-iters", "eval-every").
+  // model (app::model_fingerprint's list and "top-words", "test-iters", "eval-every"); a --vocab
+  // naming the file a UCI input reads anyway is the run without it.
   app::ResolvedConfig fingerprint() const {
-    return app::model_fingerprint(config_, {"top-words", "test-iters", "eval-every"});
+    return app::model_fingerprint(config_, {"top-words", "test-iters", "eval-every"}, implied_);
   }
 
   void write_checkpoint(int iter) {
@@ -276,6 +279,7 @@ class Trainer {
   const GapData& data_;
   std::string out_;
   app::ResolvedConfig config_;
+  app::ResolvedConfig implied_;  // the vocabulary the input reads without --vocab (fingerprint)
   app::LocalReducer local_reducer_;
   app::StatsReducer* reducer_;
   std::string device_, device_kind_;

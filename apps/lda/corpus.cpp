@@ -1,6 +1,7 @@
 #include "apps/lda/corpus.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -374,7 +375,7 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
     else if (key == "words")
       s.words = spec.integer(key, v);
     else if (key == "topics")
-      s.topics = static_cast<int>(spec.integer(key, v));
+      s.topics = static_cast<int>(spec.integer(key, v, INT_MAX));
     else if (key == "mean-length")
       s.mean_doc_length = v;
     else if (key == "length-sigma")

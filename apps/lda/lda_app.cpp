@@ -198,7 +198,8 @@ int lda_main(int argc, char** argv) {
       "probabilities), doc_topics.npy (training documents x topics, normalised γ; rows in the "
       "order of train_doc_ids.npy, the documents' rows in the input, written when some are held "
       "out), top_words.txt, coherence.csv, vocab.txt, model.ini (what infer reads), "
-      "metrics.jsonl (one line per pass), summary.json (the final numbers), config.ini and "
+      "metrics.jsonl (one line per pass: seconds, tokens/s, GFLOP/s, mean E-step iterations, rho "
+      "of the pass's last update, held-out log-likelihood and perplexity, training bound), summary.json (the final numbers), config.ini and "
       "config.json (the resolved configuration: run again with --config OUT/config.ini)";
   defaults.formats = {"uci", "mtx", "text"};
   defaults.subcommand_options = {{"model", "infer"}};
@@ -219,9 +220,7 @@ int lda_main(int argc, char** argv) {
       app::run_training(cli, "pass", [&](Context ctx, const std::string& out, app::RunRole role) {
         TrainResult r = train_lda(opt, common, data, std::move(ctx), out, config);
         const bool alone = role == app::RunRole::kOnly || role == app::RunRole::kCpuFallback;
-        // The CPU-only fallback of --compare prints its summary even with --quiet.
-        if (!common.quiet || role == app::RunRole::kCpuFallback)
-          print_summary(r, opt, data.vocab, alone);
+        if (!common.quiet) print_summary(r, opt, data.vocab, alone);  // -q: nothing on stdout
         app::RunRecord rec = record(r);
         if (role == app::RunRole::kCompareGpu) gpu = std::move(r);
         return rec;

@@ -58,7 +58,8 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
      "none)")
     ("min-count", po::value<std::int64_t>(&o.min_count)->default_value(o.min_count)->value_name("N"),
      "text input: drop words seen fewer than N times in the corpus (text is split into words at "
-     "every byte that is not a letter, lowercased; one-letter words and English stop words are "
+     "every byte that is not an ASCII letter or part of a UTF-8 character, ASCII letters are "
+     "lowercased; one-letter words and English stop words are "
      "dropped first, so 'w1 w2' holds no word)")
     ("max-df", real(&o.max_df, o.max_df)->value_name("X"),
      "text input: drop words found in more than this fraction of the documents")

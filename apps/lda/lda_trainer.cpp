@@ -158,6 +158,8 @@ class Trainer {
         data_(data),
         out_(std::move(out_dir)),
         config_(config),
+        // Once, from the input as read: a checkpoint written later must not need the file again.
+        implied_{{"vocab", implied_vocab(common.input, common.format), ""}},
         reducer_(reducer ? reducer : &local_reducer_) {
     device_ = ctx.describe();
     device_kind_ = to_string(ctx.device());
@@ -370,7 +372,7 @@ class Trainer {
   // --vocab naming the file a UCI input reads anyway is the run without it.
   app::ResolvedConfig fingerprint() const {
     return app::model_fingerprint(config_, {"eval-every", "top-words", "device-memory"},
-                                  {{"vocab", implied_vocab(common_.input, common_.format), ""}});
+                                  implied_);
   }
 
   void write_checkpoint(int pass, std::int64_t updates) {
@@ -494,6 +496,7 @@ class Trainer {
   const LdaData& data_;
   std::string out_;
   app::ResolvedConfig config_;
+  app::ResolvedConfig implied_;  // the vocabulary the input reads without --vocab (fingerprint)
   app::LocalReducer local_reducer_;
   app::StatsReducer* reducer_;
   std::string device_, device_kind_;

@@ -108,12 +108,9 @@ int recommend_main(int argc, char** argv, bool similar) {
                                     "raw item id");
   else
     cli.app_options().add_options()  //
-        ("users", po::value<std::string>(&users_text)->value_name("ID,..."),
-         "raw user ids, comma-separated (an id that holds a comma, as a quoted CSV field of the "
-         "ratings can: use --users-file)")  //
+        ("users", po::value<std::string>(&users_text)->value_name("ID,..."), als::kUsersHelp)  //
         ("users-file", po::value<std::string>(&users_file)->value_name("FILE"),
-         "raw user ids, one per line, each exactly as in the ratings file (commas and blanks are "
-         "part of the id); with --users, both lists are used");
+         als::kUsersFileHelp);
   if (!cli.parse(argc, argv, 2)) return 0;
   const app::CommonOptions& common = cli.common();
   if (model_dir.empty())

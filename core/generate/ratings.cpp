@@ -75,23 +75,23 @@ void check_spec(const RatingsSpec& s) {
   FK_REQUIRE(fits_in_memory(bytes), "ratings: " << s.users << " users and " << s.ratings
                                                 << " ratings need " << memory_shortfall(bytes));
   FK_REQUIRE(s.min_user_ratings >= 0 && s.min_user_ratings <= s.items,
-             "ratings: min_user_ratings must be in [0, items], got " << s.min_user_ratings);
+             "ratings: min-user-ratings must be in [0, items], got " << s.min_user_ratings);
   FK_REQUIRE(static_cast<double>(s.ratings) >=
                  static_cast<double>(s.users) * static_cast<double>(s.min_user_ratings),
-             "ratings: " << s.ratings << " ratings are fewer than users x min_user_ratings = "
+             "ratings: " << s.ratings << " ratings are fewer than users x min-user-ratings = "
                          << s.users << " x " << s.min_user_ratings);
   FK_REQUIRE(s.rank >= 1 && s.rank <= 4096, "ratings: rank must be in [1, 4096], got " << s.rank);
   FK_REQUIRE(std::isfinite(s.noise) && s.noise >= 0,
              "ratings: noise must be >= 0, got " << s.noise);
   FK_REQUIRE(std::isfinite(s.user_exponent) && s.user_exponent >= 0 && s.user_exponent <= 5,
-             "ratings: user_exponent must be in [0, 5], got " << s.user_exponent);
+             "ratings: user-exponent must be in [0, 5], got " << s.user_exponent);
   FK_REQUIRE(std::isfinite(s.item_exponent) && s.item_exponent >= 0 && s.item_exponent <= 5,
-             "ratings: item_exponent must be in [0, 5], got " << s.item_exponent);
+             "ratings: item-exponent must be in [0, 5], got " << s.item_exponent);
   FK_REQUIRE(
       std::isfinite(s.min_rating) && std::isfinite(s.max_rating) && s.min_rating < s.max_rating,
-      "ratings: need min_rating < max_rating, got " << s.min_rating << " and " << s.max_rating);
+      "ratings: need min-rating < max-rating, got " << s.min_rating << " and " << s.max_rating);
   FK_REQUIRE(std::isfinite(s.step) && s.step >= 0 && s.step <= s.max_rating - s.min_rating,
-             "ratings: step must be in [0, max_rating - min_rating], got " << s.step);
+             "ratings: step must be in [0, max-rating - min-rating], got " << s.step);
 }
 
 // Zipf weight of each id's (shuffled) rank.

@@ -68,6 +68,8 @@ std::int64_t for_each_rating(LineReader& in, Emit&& emit) {
     switch (dialect) {
       case Dialect::kColons:
         n = split_colons(line, f, 5);
+        // Blanks around "::" pad the fields, as around a CSV comma ("7 :: 100 :: 4").
+        for (std::size_t i = 0; i < n && i < 5; ++i) f[i] = detail::trim_blanks(f[i]);
         break;
       case Dialect::kBlanks:
         n = detail::split_blanks(line, f, 5);

@@ -251,6 +251,29 @@ TEST(GapCli, ResumedRunEqualsUninterruptedRun) {
   EXPECT_NE(bad.err.find("was made with a = "), std::string::npos) << bad.err;
 }
 
+// --vocab naming the vocab.X.txt a UCI input reads anyway is the same configuration as no --vocab
+// (as in fk-lda): either resumes the other's checkpoint.
+TEST(GapCli, ResumeTakesTheImpliedVocabularyGivenExplicitly) {
+  test::TempDir dir;
+  {
+    std::ofstream d(dir.file("docword.x.txt"));
+    d << "3\n4\n6\n1 1 2\n1 2 1\n2 3 3\n2 4 1\n3 1 1\n3 4 2\n";
+    std::ofstream v(dir.file("vocab.x.txt"));
+    v << "apple\nbanana\ncherry\ndate\n";
+  }
+  auto run = [&](const std::string& iters, std::vector<std::string> extra) {
+    std::vector<std::string> a = {"--input",  dir.file("docword.x.txt"), "--factors", "2",
+                                  "--iters",  iters, "--checkpoint-every", "1", "--device", "cpu",
+                                  "--out",    dir.file("o")};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_gap(a);
+  };
+  ASSERT_EQ(run("1", {}).status, 0);
+  const auto same = run("2", {"--resume", "--vocab", dir.file("vocab.x.txt")});
+  EXPECT_EQ(same.status, 0) << same.err;
+  EXPECT_NE(same.err.find("resumed from"), std::string::npos) << same.err;
+}
+
 // --test: documents of the same model fitted with Λ fixed on one half, scored on the other.
 TEST(GapCli, TestDocumentsAreScoredAboveUnigram) {
   test::TempDir dir;

@@ -228,29 +228,19 @@ TEST(LdaTrain, ResumeTakesTheImpliedVocabularyGivenExplicitly) {
     c << "apple\nbanana\ncherry\ndate\n";
   }
   auto run = [&](const std::string& iters, std::vector<std::string> extra) {
-    std::vector<std::string> args{"--input",
-                                  data.file("docword.x.txt"),
-                                  "--topics",
-                                  "2",
-                                  "--iters",
-                                  iters,
-                                  "--holdout-frac",
-                                  "0",
-                                  "--checkpoint-every",
-                                  "1",
-                                  "--device",
-                                  "cpu",
-                                  "-q",
-                                  "--out",
-                                  out.path()};
+    std::vector<std::string> args{"--input", data.file("docword.x.txt"), "--topics", "2",
+                                  "--iters", iters, "--holdout-frac", "0", "--checkpoint-every",
+                                  "1", "--device", "cpu", "--out", out.path()};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_lda(args);
   };
   ASSERT_EQ(run("1", {}).status, 0);
   const auto same = run("2", {"--resume", "--vocab", data.file("vocab.x.txt")});
   EXPECT_EQ(same.status, 0) << same.err;
+  EXPECT_NE(same.err.find("after pass 1"), std::string::npos) << same.err;  // resumed, not anew
   const auto back = run("3", {"--resume"});
   EXPECT_EQ(back.status, 0) << back.err;
+  EXPECT_NE(back.err.find("after pass 2"), std::string::npos) << back.err;
   const auto copy = run("4", {"--resume", "--vocab", data.file("copy.txt")});
   EXPECT_EQ(copy.status, 2);
   EXPECT_NE(copy.err.find("vocab = (unset)"), std::string::npos) << copy.err;

@@ -41,6 +41,8 @@ TEST(IoRatings, ReadsEveryDialect) {
       "ratings.csv"));
   expect_the_four(read_text(dir, "user,item,rating\r\n7,100,4.5\r\n7,5,3\r\n3,100,1\r\n3,42,5\r\n",
                             "crlf.csv"));
+  expect_the_four(read_text(dir, "7 :: 100 :: 4.5 :: 1\n7::5::3::1\n3 ::100::1::1\n3::42::5::2\n",
+                            "padded.dat"));
   // Blanks after the commas (or before them) pad the fields: "7 " is user 7, not a user of its own.
   expect_the_four(read_text(
       dir, "user, item, rating\n7, 100, 4.5\n7 ,5 , 3\n3, \"100\", 1\n\t3,42,5\n", "padded.csv"));
