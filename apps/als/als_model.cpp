@@ -257,8 +257,8 @@ std::vector<ScoredList> recommend_for(const AlsModel& m, const std::vector<app::
     if (it == index.end())
       app::usage_fail(u.option, u.place + "user '" + u.id + "' is not in the model " + model_dir);
     if (!seen.insert(it->second).second)  // "1" and "1 " name one user
-      app::usage_fail(u.option, u.place + "'" + u.id + "' names user '" +
-                                    m.user_ids[it->second] + "' again");
+      app::usage_fail(u.option,
+                      u.place + "'" + u.id + "' names user '" + m.user_ids[it->second] + "' again");
     found.push_back(it->second);
   }
   std::vector<ScoredList> lists;

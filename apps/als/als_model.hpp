@@ -75,8 +75,11 @@ using ScoredList = std::pair<std::string, std::vector<Scored>>;
 // The options of recommend and similar (fk-als and fk-sfa), for the training command's hint when
 // one is given to it (CommonDefaults::subcommand_options).
 inline const std::vector<std::pair<std::string, std::string>> kScoringOptions = {
-    {"model", "recommend"}, {"users", "recommend"}, {"users-file", "recommend"},
-    {"item", "similar"},    {"n", "recommend"}};
+    {"model", "recommend"},
+    {"users", "recommend"},
+    {"users-file", "recommend"},
+    {"item", "similar"},
+    {"n", "recommend"}};
 
 // recommend's --users and --users-file help (fk-als and fk-sfa).
 inline constexpr const char* kUsersHelp =

@@ -41,8 +41,8 @@ int run(int argc, const char* const argv[]) {
   if (options.gpu_given && ctx.device() == fk::DeviceKind::kCpu)
     throw UsageError("--gpu " + std::to_string(options.gpu) + ": this run is on the CPU (" +
                      (request == fk::DeviceRequest::kCpu ? "--device cpu"
-                      : fk::cuda_compiled() ? "no usable CUDA device of that id"
-                                            : "this build has no CUDA support") +
+                      : fk::cuda_compiled()              ? "no usable CUDA device of that id"
+                                                         : "this build has no CUDA support") +
                      ")");
   // Variant names are checked before the (possibly long) load or generation of the matrix.
   const Selection selection = select_variants(options, ctx.device());

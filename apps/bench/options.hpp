@@ -46,7 +46,7 @@ struct BenchOptions {
   std::string device = "auto";
   int threads = 0;                  // 0 = OpenMP's default
   int gpu = 0;
-  bool gpu_given = false;           // --gpu was given: refused when the run is on the CPU
+  bool gpu_given = false;             // --gpu was given: refused when the run is on the CPU
   std::vector<std::string> variants;  // empty = every applicable variant of the device + auto
   std::vector<bool> sddmm_scaled;     // forms to run: true = scaled, false = unscaled
   std::vector<RatioForm> ratio_forms;  // ratio-spmm forms to run

@@ -396,10 +396,9 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   std::vector<po::option> switch_values;
   for (auto a = args.begin(); a != args.end() && *a != "--";) {
     const std::size_t eq = a->find('=');
-    const po::option_description* d =
-        a->rfind("--", 0) == 0 && eq != std::string::npos && eq > 2
-            ? all.find_nothrow(a->substr(2, eq - 2), /*approx=*/false)
-            : nullptr;
+    const po::option_description* d = a->rfind("--", 0) == 0 && eq != std::string::npos && eq > 2
+                                          ? all.find_nothrow(a->substr(2, eq - 2), /*approx=*/false)
+                                          : nullptr;
     // Switches only (bool values taking no token): not --help, which has no value at all.
     if (!d || d->semantic()->max_tokens() != 0 ||
         !dynamic_cast<const po::typed_value<bool>*>(d->semantic().get())) {
@@ -430,8 +429,8 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     const std::string executable = app_name_.substr(0, app_name_.find(' '));
     for (const auto& [option, sub] : subcommand_options_)
       if (option == name)
-        throw UsageError(std::string(e.what()) + ": it is an option of '" + executable + " " +
-                         sub + "'");
+        throw UsageError(std::string(e.what()) + ": it is an option of '" + executable + " " + sub +
+                         "'");
     throw UsageError(e.what());
   } catch (const po::error& e) {
     throw UsageError(e.what());
@@ -495,9 +494,9 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     format = io::parse_input_format(format_text_);  // any case, and its aliases (mm, txt)
   } catch (const Error&) {
   }
-  if (!format || (*format != io::InputFormat::kAuto &&
-                  std::find(formats_.begin(), formats_.end(), io::to_string(*format)) ==
-                      formats_.end()))
+  if (!format ||
+      (*format != io::InputFormat::kAuto &&
+       std::find(formats_.begin(), formats_.end(), io::to_string(*format)) == formats_.end()))
     usage_fail("format",
                "expected auto or one of " + format_list_ + ", got '" + format_text_ + "'");
   common_.format = *format;
@@ -532,7 +531,8 @@ void CommandLine::print_help(std::ostream& os) const {
       common.add(opt);
   os << app_ << "\n" << common << "\n";
   os << "Options can also come from an INI file given with --config (`key = value` lines, e.g.\n"
-        "`out = runs/a`; a switch as `quiet = true`); the command line wins, and --NAME=false turns\n"
+        "`out = runs/a`; a switch as `quiet = true`); the command line wins, and --NAME=false "
+        "turns\n"
         "off a switch the file turns on. Exit status: 0 success, 1 runtime failure (bad input\n"
         "file, device error), 2 usage error (unknown option, bad value).\n";
 }

@@ -348,9 +348,9 @@ std::string missing_model_hint(const std::string& dir) {
       models.push_back((fs::path(dir) / side).string());
   if (models.empty()) return {};
   return "; " + dir + " is a --compare run's folder: " +
-         (models.size() == 2 ? "its models are in " + models[0] + " and " + models[1] +
-                                   ", give one of them"
-                             : "its model is in " + models[0] + ", give that");
+         (models.size() == 2
+              ? "its models are in " + models[0] + " and " + models[1] + ", give one of them"
+              : "its model is in " + models[0] + ", give that");
 }
 
 void restore_previous_runs() noexcept {

@@ -371,8 +371,7 @@ class Trainer {
   // model (app::model_fingerprint's list and "eval-every", "top-words", "device-memory"); a
   // --vocab naming the file a UCI input reads anyway is the run without it.
   app::ResolvedConfig fingerprint() const {
-    return app::model_fingerprint(config_, {"eval-every", "top-words", "device-memory"},
-                                  implied_);
+    return app::model_fingerprint(config_, {"eval-every", "top-words", "device-memory"}, implied_);
   }
 
   void write_checkpoint(int pass, std::int64_t updates) {

@@ -618,9 +618,11 @@ TEST(AlsCli, CommandLineTurnsOffAConfigSwitch) {
   EXPECT_EQ(on.out, "");
   EXPECT_NE(slurp(dir.file("o") + "/config.ini").find("biases = true"), std::string::npos);
   test::write_bytes(dir.file("noclip.ini"), "no-clip = true\n");
-  const Outcome implicit = run_als(dir, "--input '" + input + "' --config '" + dir.file("noclip.ini") +
-                                            "' --iters 1 --factors 2 --device cpu --implicit "
-                                            "--no-clip=false --out '" + dir.file("i") + "'");
+  const Outcome implicit =
+      run_als(dir, "--input '" + input + "' --config '" + dir.file("noclip.ini") +
+                       "' --iters 1 --factors 2 --device cpu --implicit "
+                       "--no-clip=false --out '" +
+                       dir.file("i") + "'");
   EXPECT_EQ(implicit.code, 0) << implicit.err;
   const Outcome bad = run_als(dir, args + "--biases=perhaps");
   EXPECT_EQ(bad.code, 2);

@@ -262,9 +262,18 @@ TEST(GapCli, ResumeTakesTheImpliedVocabularyGivenExplicitly) {
     v << "apple\nbanana\ncherry\ndate\n";
   }
   auto run = [&](const std::string& iters, std::vector<std::string> extra) {
-    std::vector<std::string> a = {"--input",  dir.file("docword.x.txt"), "--factors", "2",
-                                  "--iters",  iters, "--checkpoint-every", "1", "--device", "cpu",
-                                  "--out",    dir.file("o")};
+    std::vector<std::string> a = {"--input",
+                                  dir.file("docword.x.txt"),
+                                  "--factors",
+                                  "2",
+                                  "--iters",
+                                  iters,
+                                  "--checkpoint-every",
+                                  "1",
+                                  "--device",
+                                  "cpu",
+                                  "--out",
+                                  dir.file("o")};
     a.insert(a.end(), extra.begin(), extra.end());
     return run_gap(a);
   };

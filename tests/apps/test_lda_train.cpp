@@ -228,9 +228,20 @@ TEST(LdaTrain, ResumeTakesTheImpliedVocabularyGivenExplicitly) {
     c << "apple\nbanana\ncherry\ndate\n";
   }
   auto run = [&](const std::string& iters, std::vector<std::string> extra) {
-    std::vector<std::string> args{"--input", data.file("docword.x.txt"), "--topics", "2",
-                                  "--iters", iters, "--holdout-frac", "0", "--checkpoint-every",
-                                  "1", "--device", "cpu", "--out", out.path()};
+    std::vector<std::string> args{"--input",
+                                  data.file("docword.x.txt"),
+                                  "--topics",
+                                  "2",
+                                  "--iters",
+                                  iters,
+                                  "--holdout-frac",
+                                  "0",
+                                  "--checkpoint-every",
+                                  "1",
+                                  "--device",
+                                  "cpu",
+                                  "--out",
+                                  out.path()};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_lda(args);
   };
@@ -760,9 +771,10 @@ TEST(LdaTrain, InferTakesRatioSpmm) {
   // A Matrix Market file of fewer words than the model: read in the model's first word ids, and
   // the log says so (it was silent).
   const std::string mtx = dir.file("few.mtx");
-  std::ofstream(mtx) << "%%MatrixMarket matrix coordinate real general\n2 3 3\n1 1 2\n1 3 1\n2 2 4\n";
-  const auto few = run_lda({"infer", "--model", model.path(), "--input", mtx, "--out", off.path(),
-                            "--device", "cpu"});
+  std::ofstream(mtx)
+      << "%%MatrixMarket matrix coordinate real general\n2 3 3\n1 1 2\n1 3 1\n2 2 4\n";
+  const auto few = run_lda(
+      {"infer", "--model", model.path(), "--input", mtx, "--out", off.path(), "--device", "cpu"});
   ASSERT_EQ(few.status, 0) << few.err;
   EXPECT_NE(few.err.find("3 words, the model 200; its word ids are taken as the model's first 3"),
             std::string::npos)
