@@ -3,7 +3,8 @@
 // the name), keeping the 1-based line number for error messages. Memory use is one line (capped by
 // max_line_length()) plus two 1 MiB buffers, whatever the file size. Opening a directory or a
 // missing file, a read error, or a truncated/corrupt gzip stream (including a CRC mismatch and
-// non-gzip bytes after the last member) throws fk::InputError with the path and line.
+// non-gzip bytes after the last member) throws fk::InputError with the path and line. A file of
+// 256 MiB or more logs how far it is every 5 s (log_info: silent under -q).
 // Concatenated gzip members (as `cat a.gz b.gz` makes) read as one stream. A UTF-8 byte order
 // mark at the start of the data is skipped (it is not part of the first line's first token).
 #include <cstddef>
@@ -55,6 +56,8 @@ class LineReader {
  private:
   struct Impl;
   bool fill();  // makes decoded bytes available; false at the clean end of the data
+  // A log line every few seconds while a large file (256 MiB and up) is read.
+  void report_progress();
   void skip_bom();  // at line 1: steps over a UTF-8 byte order mark
   std::unique_ptr<Impl> impl_;
   std::string path_;
