@@ -157,6 +157,31 @@ TEST(BenchCli, SddmmWritesOneCheckedRowPerVariantAndK) {
   EXPECT_NE(o.out.find("auto picked"), std::string::npos) << o.out;
 }
 
+// The compulsory bytes behind GB/s and the floor count only the rows of A and B that some nonzero
+// reads: with empty rows and columns counted, kernels ran below the "floor" (x_floor 0.12).
+TEST(BenchCli, CompulsoryBytesLeaveOutEmptyRowsAndColumns) {
+  test::TempDir dir;
+  const std::string mtx = dir.file("holes.mtx");
+  // 6 x 5, nonzeros in rows 1 and 3 only, columns 2 and 4 only: 2 non-empty rows and columns.
+  std::ofstream(mtx) << "%%MatrixMarket matrix coordinate real general\n6 5 3\n1 2 1.0\n"
+                        "3 2 2.0\n3 4 0.5\n";
+  const std::string csv_path = dir.file("b.csv");
+  for (const char* op : {"sddmm", "ratio-spmm"}) {
+    const Outcome o = run_bench(dir, std::string(op) + " --input '" + mtx + "' --device cpu --k 4 " +
+                                         "--runs 2 --warmup 0 --no-flush --csv '" + csv_path + "'");
+    ASSERT_EQ(o.code, 0) << o.out << o.err;
+  }
+  const Csv csv = read_csv(csv_path);
+  ASSERT_FALSE(csv.rows.empty());
+  for (const auto& row : csv.rows) {
+    SCOPED_TRACE(row.at("op") + " " + row.at("form") + " " + row.at("variant"));
+    // SDDMM scaled: 12*3 + 4*4*(2 + 2); the ratio SpMM: 8*3 + 4*4*(2 + 2 + 6) (C's six rows).
+    const double want = row.at("op") == "sddmm" ? 100.0 : 184.0;
+    const double bytes = std::stod(row.at("gbps")) * 1e9 * std::stod(row.at("median_ms")) * 1e-3;
+    EXPECT_NEAR(bytes, want, 2e-3 * want);
+  }
+}
+
 TEST(BenchCli, SpmmBothOpsAndSddmmUnscaledAccumulateInOneCsv) {
   test::TempDir dir;
   const std::string csv_path = dir.file("all.csv");
