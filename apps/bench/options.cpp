@@ -348,6 +348,10 @@ std::string help_text() {
         "             counts as inf.\n"
         "  auto       its own row: the variant `auto` picks, with its own plan; the summary line compares it\n"
         "             with the fastest variant.\n"
+        "  CSV only   chosen (auto's pick), min_ms, runs, bound (memory or compute), baseline, checked_rows,\n"
+        "             status (ok, wrong: above --tolerance, failed: threw; speedup is empty unless the\n"
+        "             baseline row is ok), message, seed, and how the row was measured: precision,\n"
+        "             flush_bytes (0: no flush), warmup, tolerance.\n"
         "\n"
         "exit status: 0 all rows ok; 1 a variant failed or exceeded --tolerance, or a run-time error;\n"
         "             2 a bad command line.\n";

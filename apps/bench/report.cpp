@@ -68,7 +68,11 @@ std::vector<std::string> fields_of(const ResultRow& r) {
           std::to_string(r.checked_rows),
           r.status,
           r.message,
-          std::to_string(r.seed)};
+          std::to_string(r.seed),
+          r.precision,
+          std::to_string(r.flush_bytes),
+          std::to_string(r.warmup),
+          num(r.tolerance)};
 }
 
 constexpr int kVariantWidth = 38;  // "auto -> " + a long variant name
@@ -80,7 +84,8 @@ const std::vector<std::string>& csv_header() {
       "op",        "form",      "matrix",       "m",       "n",       "nnz",    "k",
       "variant",   "chosen",    "device",       "device_name", "threads", "prep_ms", "median_ms",
       "min_ms",    "runs",      "gflops",       "gbps",    "floor_ms", "bound",  "baseline",
-      "speedup_vs_baseline",    "max_rel_err",  "checked_rows", "status", "message", "seed"};
+      "speedup_vs_baseline",    "max_rel_err",  "checked_rows", "status", "message", "seed",
+      "precision", "flush_bytes", "warmup", "tolerance"};
   return header;
 }
 

@@ -30,6 +30,12 @@ struct ResultRow {
   std::string status;    // "ok", "wrong" (max_rel_err above tolerance) or "failed" (threw)
   std::string message;   // why it failed
   std::uint64_t seed = 0;
+  // How it was measured, so that rows appended from several runs can be told apart.
+  std::string precision;  // --precision: fp32, bf16 or fp16
+  std::int64_t flush_bytes = 0;  // written before each timed run; 0: no flush (--no-flush, or
+                                 // a case larger than the flush buffer on the CPU)
+  int warmup = 0;
+  double tolerance = 0;
 };
 
 // The CSV columns of the benchmark's rows, in order.

@@ -513,10 +513,10 @@ class Runner {
           continue;
         }
       }
-      ResultRow row = base_row(info, floor);
+      ResultRow row = base_row(info, floor, flush);
       row.variant = name;
       if (paired && name == sel_.baseline) {
-        paired_auto = base_row(info, floor);
+        paired_auto = base_row(info, floor, flush);
         paired_auto.variant = "auto";
         measure_pair(c, info, flush, row, paired_auto);
       } else if (paired && name == "auto") {
@@ -535,7 +535,7 @@ class Runner {
     summary_.rows += static_cast<int>(rows.size());
   }
 
-  ResultRow base_row(const CaseInfo& info, const Floor& floor) const {
+  ResultRow base_row(const CaseInfo& info, const Floor& floor, bool flush) const {
     ResultRow row;
     row.op = to_string(o_.op);
     row.form = info.form;
@@ -553,6 +553,10 @@ class Runner {
     row.speedup = kNaN;
     row.checked_rows = info.checked_rows;
     row.seed = o_.seed;
+    row.precision = to_string(o_.precision);
+    row.flush_bytes = flush ? static_cast<std::int64_t>(timer_->flush_bytes()) : 0;
+    row.warmup = o_.warmup;
+    row.tolerance = o_.tolerance;
     return row;
   }
 

@@ -101,7 +101,8 @@ std::string fresh_seed() { return std::to_string(std::random_device{}() % 100000
 
 const char* const kExpectedHeader =
     "op,form,matrix,m,n,nnz,k,variant,chosen,device,device_name,threads,prep_ms,median_ms,min_ms,runs,gflops,gbps,"
-    "floor_ms,bound,baseline,speedup_vs_baseline,max_rel_err,checked_rows,status,message,seed";
+    "floor_ms,bound,baseline,speedup_vs_baseline,max_rel_err,checked_rows,status,message,seed,"
+    "precision,flush_bytes,warmup,tolerance";
 
 // Every row of `csv` measured, correct to float32 rounding, with the numbers the report needs.
 void expect_rows_checked(const Csv& csv) {
@@ -114,6 +115,9 @@ void expect_rows_checked(const Csv& csv) {
     EXPECT_GT(std::stod(row.at("gflops")), 0.0);
     EXPECT_GT(std::stod(row.at("floor_ms")), 0.0);
     EXPECT_EQ(row.at("device"), "cpu");
+    EXPECT_EQ(row.at("precision"), "fp32");
+    EXPECT_GE(std::stoll(row.at("flush_bytes")), 0);
+    EXPECT_DOUBLE_EQ(std::stod(row.at("tolerance")), 1e-4);
     if (row.at("variant") == "auto") {
       EXPECT_FALSE(row.at("chosen").empty()) << "the auto row must say what auto picked";
     }
@@ -179,6 +183,8 @@ TEST(BenchCli, CompulsoryBytesLeaveOutEmptyRowsAndColumns) {
     const double want = row.at("op") == "sddmm" ? 100.0 : 184.0;
     const double bytes = std::stod(row.at("gbps")) * 1e9 * std::stod(row.at("median_ms")) * 1e-3;
     EXPECT_NEAR(bytes, want, 2e-3 * want);
+    EXPECT_EQ(row.at("flush_bytes"), "0");  // --no-flush, recorded
+    EXPECT_EQ(row.at("warmup"), "0");
   }
 }
 
