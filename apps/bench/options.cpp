@@ -91,7 +91,8 @@ void add_option_groups(po::options_description& out) {
       ("tolerance", po::value<double>()->value_name("X"),
        "max_rel_err above which a row is marked 'wrong' (default 1e-4; 2e-3 with --precision fp16, 1e-2 with bf16)")
       ("check-nnz", po::value<std::int64_t>()->value_name("N"),
-       "nonzeros' worth of rows checked against the reference (default 200000; all rows when nnz is smaller)")
+       "nonzeros' worth of rows checked against the reference (default 200000; all rows when nnz is smaller "
+       "and rows x K is at most 4e6, the cap on the reference's copy of rows)")
       ("csv", po::value<std::string>()->value_name("FILE"),
        "write one row per (matrix, K, form, variant); appended when FILE exists with the same header");
 
@@ -334,7 +335,8 @@ std::string help_text() {
         "             much faster. Bandwidth is measured once per process: on the GPU a large device-to-\n"
         "             device cudaMemcpy (read + write bytes, median of 10); on the CPU a STREAM-like triad.\n"
         "             Peak fp32 is computed, not measured: GPU = SMs x clock x fp32 lanes per SM (128 on\n"
-        "             sm_86 and later, 64 on sm_70/sm_80) x 2; CPU = threads x clock x 32 flop/cycle\n"
+        "             sm_86 and later, 64 on sm_70/sm_80) x 2; CPU = threads (at most the logical\n"
+        "             CPUs) x clock x 32 flop/cycle\n"
         "             (an assumption: AVX2, 2 FMA units x 8 fp32 lanes x 2 flops), or bandwidth only\n"
         "             when the clock cannot be read.\n"
         "  x_floor    median / floor_ms (1.0 = at the floor)\n"
@@ -344,7 +346,9 @@ std::string help_text() {
         "  max_rel_err  over the checked outputs, max |out - ref| / sum_t |term_t|, the sum of the\n"
         "             absolute products that make up that output (the scale of float32 rounding in a\n"
         "             dot product); ref = ref.sddmm / ref.spmm / ref.ratio_spmm in double on the CPU over a\n"
-        "             deterministic sample of rows (all rows when nnz <= --check-nnz). NaN (unwritten)\n"
+        "             deterministic sample of rows (all rows when nnz <= --check-nnz and rows x K <= 4e6:\n"
+        "             the sample keeps the reference's copy of rows to 4e6 values whatever --check-nnz\n"
+        "             says). NaN (unwritten)\n"
         "             counts as inf.\n"
         "  auto       its own row: the variant `auto` picks, with its own plan; the summary line compares it\n"
         "             with the fastest variant.\n"

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "core/timer.hpp"
@@ -121,9 +122,13 @@ Ceilings measure_cpu_ceilings(int threads) {
   const double ghz = cpu_clock_ghz();
   std::ostringstream peak;
   if (ghz > 0) {
-    c.peak_gflops = threads * ghz * 32.0;
+    // Threads beyond the cores add no arithmetic: an oversubscribed --threads 8 on 2 cores must
+    // not raise the peak (and lower the compute floor) fourfold.
+    const int hardware = static_cast<int>(std::thread::hardware_concurrency());
+    const int used = hardware > 0 ? std::min(threads, hardware) : threads;
+    c.peak_gflops = used * ghz * 32.0;
     peak.precision(3);
-    peak << "computed: " << threads << " cores x " << ghz
+    peak << "computed: " << used << (used == 1 ? " thread x " : " threads x ") << ghz
          << " GHz x 32 flop/cycle (assumed: AVX2, 2 FMA units x 8 fp32 lanes x 2)";
   } else {
     peak << "unknown (no CPU clock readable): floors use bandwidth only";

@@ -159,6 +159,7 @@ TEST(BenchCli, SddmmWritesOneCheckedRowPerVariantAndK) {
   // The table names every variant and the auto summary.
   for (const auto& name : expected33) EXPECT_NE(o.out.find(name), std::string::npos) << name;
   EXPECT_NE(o.out.find("auto picked"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("fastest ref."), std::string::npos) << "the oracle is no candidate";
 }
 
 // The compulsory bytes behind GB/s and the floor count only the rows of A and B that some nonzero
