@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -23,7 +25,35 @@ Floor floor_time(const Ceilings& c, double bytes, double flops) {
   return f;
 }
 
+namespace {
+// The L3 the kernel lists for the online CPUs (/sys/devices/system/cpu/cpuN/cache/index3): each
+// instance once (CPUs sharing one list the same shared_cpu_list), sizes summed; 0 when unreadable.
+// A VM's sysconf can report its host's whole L3 (384 MiB where the guest's CPUs share 32 MiB),
+// which made the flush 16 times too large.
+std::int64_t sysfs_l3_bytes() {
+  std::set<std::string> seen;
+  std::int64_t total = 0;
+  for (int cpu = 0; cpu < 4096; ++cpu) {
+    const std::string dir =
+        "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index3/";
+    std::ifstream size_file(dir + "size"), shared_file(dir + "shared_cpu_list");
+    if (!size_file || !shared_file) {
+      if (cpu > 0 && !std::ifstream("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/online"))
+        break;  // past the last CPU
+      continue;
+    }
+    std::string shared;
+    std::int64_t kib = 0;
+    char unit = 0;
+    if (!(shared_file >> shared) || !(size_file >> kib >> unit) || unit != 'K') continue;
+    if (seen.insert(shared).second) total += kib << 10;
+  }
+  return total;
+}
+}  // namespace
+
 std::int64_t cpu_last_level_cache_bytes() {
+  if (const std::int64_t l3 = sysfs_l3_bytes(); l3 > 0) return l3;
   long bytes = 0;
 #ifdef _SC_LEVEL3_CACHE_SIZE
   bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);

@@ -35,7 +35,8 @@ class RunTimer {
   virtual std::int64_t flush_bytes() const = 0;
 };
 
-// Size of the CPU's last-level cache from sysconf, or 32 MiB when the system does not say.
+// Size of the CPU's last-level cache: the L3 instances sysfs lists for the CPUs (summed), else
+// sysconf's, else 32 MiB when the system does not say.
 std::int64_t cpu_last_level_cache_bytes();
 // Steady-clock timer; flush() writes `flush_bytes` bytes with all OpenMP threads (0: no flush).
 std::unique_ptr<RunTimer> make_cpu_timer(std::int64_t flush_bytes);
