@@ -94,16 +94,22 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
                                        : choose_spmm_variant(device, p).name();
       }
       const SparseFeatures& f = p.sparse;
+      // Sᵀ's span and neighbour share are not sampled (the rules see the defaults): say so
+      // rather than print the defaults as if measured.
+      const std::string span = c.transposed ? "" : number(f.col_span);
+      const std::string share = c.transposed ? "" : number(f.neighbour_share);
       os << "  " << to_string(o.op) << " " << c.form << " K=" << k << ": " << pick;
       if (p.k != k) os << " at K=" << p.k << " (zero-padded copies of the dense operands)";
       os << "  (rows " << f.rows << ", row mean " << number(f.row_mean) << ", cv "
-         << number(f.row_cv) << ", max " << f.row_max << ", column span " << number(f.col_span)
-         << ", neighbour share " << number(f.neighbour_share) << ")\n";
+         << number(f.row_cv) << ", max " << f.row_max
+         << (c.transposed ? ", column span and neighbour share not sampled for S^T"
+                          : ", column span " + span + ", neighbour share " + share)
+         << ")\n";
       rows.push_back({to_string(o.op), c.form, matrix.name, std::to_string(matrix.s.rows),
                       std::to_string(matrix.s.cols), std::to_string(matrix.s.nnz()),
                       std::to_string(k), to_string(device), std::to_string(f.rows),
-                      number(f.row_mean), number(f.row_cv), std::to_string(f.row_max),
-                      number(f.col_span), number(f.neighbour_share), pick});
+                      number(f.row_mean), number(f.row_cv), std::to_string(f.row_max), span,
+                      share, pick});
     }
   }
   // As the benchmark's rows: only under the same header, written atomically.

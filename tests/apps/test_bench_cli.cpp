@@ -323,6 +323,9 @@ TEST(BenchCli, ExplainAutoReportsTheRulesChoiceWithoutRunning) {
       p.transposed = transposed;
       EXPECT_EQ(row.at("rows"), std::to_string(p.sparse.rows));
       EXPECT_EQ(row.at("device"), device);
+      // Not sampled for Sᵀ: empty, not the defaults printed as if measured.
+      EXPECT_EQ(row.at("col_span").empty(), transposed);
+      EXPECT_EQ(row.at("neighbour_share").empty(), transposed);
       const std::string expected = row.at("op") == "sddmm" ? choose_sddmm_variant(kind, p).name()
                                                            : choose_spmm_variant(kind, p).name();
       EXPECT_EQ(row.at("auto_pick"), expected);
