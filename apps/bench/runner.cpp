@@ -794,6 +794,9 @@ void print_variant_list(std::ostream& out) {
         "picked per problem by the rule table in kernels/select.cpp");
   print("Ratio SpMM variants (name, backend, summary):", ratio_spmm_variants(),
         "the device's fused variant where one applies, else the pair (kernels/select.cpp)");
+  out << "  " << std::left << std::setw(name_width) << kPair << std::setw(11) << "-"
+      << "the baseline, always timed: auto's SDDMM, a division, auto's SpMM (unfused)\n"
+      << std::right;
   out << "this build: " << (cuda_compiled() ? "with CUDA" : "CPU only") << "; usable CUDA devices: " << cuda_device_count()
       << "\n";
 }

@@ -262,10 +262,11 @@ HostCsr generate_sparse(const SparseSpec& spec) {
         caps[r] = hi - lo;
         capacity += static_cast<double>(hi - lo);
       }
-      FK_CHECK(static_cast<double>(spec.nnz) <= capacity,
-               "sparse: nnz " << spec.nnz << " does not fit in a band of " << 2 * half + 1
-                              << " columns (" << static_cast<std::int64_t>(capacity)
-                              << " places); raise param or lower nnz");
+      // A bad spec, not an internal fault: the message goes to the user as it is.
+      FK_REQUIRE(static_cast<double>(spec.nnz) <= capacity,
+                 "sparse: nnz " << spec.nnz << " does not fit in a band of " << 2 * half + 1
+                                << " columns (" << static_cast<std::int64_t>(capacity)
+                                << " places); raise param or lower nnz");
       break;
     }
   }

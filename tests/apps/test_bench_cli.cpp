@@ -526,6 +526,9 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"spmm --explain-auto --device foo --gen uniform:rows=10,cols=10,nnz=20", "--device"},
       {"spmm --run 2" + gen, "--run"},  // no abbreviations, as in the apps
       {"spmm --gpu 1" + gen, "--gpu 1: this run is on the CPU (--device cpu)"},
+      // A spec error, not an internal check's text with a source path.
+      {"spmm --gen banded:rows=2000,cols=2000,nnz=20000,param=5 --device cpu",
+       "does not fit in a band of 5 columns (9994 places); raise param or lower nnz (see"},
 
       {"sddmm --op t" + gen, "--op"},
       {"ratio-spmm --op x" + gen, "--op"},
