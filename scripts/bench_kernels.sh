@@ -65,24 +65,25 @@ if [[ -z "$csv" ]]; then
   csv="bench_kernels_$([[ $quick == 1 ]] && echo quick_)$(date +%Y%m%d_%H%M%S).csv"
 fi
 
-# One matrix per entry: "label|fk-bench source options".
+# One matrix per entry: "label|--option|value" (fields split at '|', so that a path may hold
+# blanks).
 matrices=()
 if [[ $quick == 1 ]]; then
   sddmm_k="32,64"
   spmm_k="1,32"
   timing=(--runs 3 --warmup 1 --no-flush)
-  matrices+=("ml-100k|--preset ml-100k")
-  matrices+=("powerlaw-small|--gen powerlaw:rows=4000,cols=3000,nnz=40000")
-  matrices+=("banded-small|--gen banded:rows=4000,cols=4000,nnz=40000")
-  [[ -f "$data/suitesparse/hep-th.mtx" ]] && matrices+=("hep-th|--input $data/suitesparse/hep-th.mtx")
+  matrices+=("ml-100k|--preset|ml-100k")
+  matrices+=("powerlaw-small|--gen|powerlaw:rows=4000,cols=3000,nnz=40000")
+  matrices+=("banded-small|--gen|banded:rows=4000,cols=4000,nnz=40000")
+  [[ -f "$data/suitesparse/hep-th.mtx" ]] && matrices+=("hep-th|--input|$data/suitesparse/hep-th.mtx")
   dlmc_quick="$data/dlmc/rn50/magnitude_pruning/0.9/bottleneck_1_block_group1_1_1.smtx"
-  [[ -f "$dlmc_quick" ]] && matrices+=("dlmc-0.9-bottleneck_1_block_group1_1_1|--input $dlmc_quick")
+  [[ -f "$dlmc_quick" ]] && matrices+=("dlmc-0.9-bottleneck_1_block_group1_1_1|--input|$dlmc_quick")
 else
   sddmm_k="32,64,128,256,512"
   spmm_k="1,4,32,64,128,256,512"
   timing=()  # fk-bench's defaults: 3 warm-ups, median of 20 runs, cache flush
   for f in "$data"/suitesparse/*.mtx; do
-    [[ -f "$f" ]] && matrices+=("$(basename "$f" .mtx)|--input $f")
+    [[ -f "$f" ]] && matrices+=("$(basename "$f" .mtx)|--input|$f")
   done
   # DLMC: a large 90% layer, the classifier layer, and a 50% layer; where those were not carried
   # along (a packed data folder), the first .smtx files found instead, three in all.
@@ -98,14 +99,14 @@ else
     done < <(find "$dlmc_root" -name '*.smtx' | sort)
   fi
   for f in "${dlmc[@]}"; do
-    matrices+=("dlmc-$(basename "$(dirname "$f")")-$(basename "$f" .smtx)|--input $f")
+    matrices+=("dlmc-$(basename "$(dirname "$f")")-$(basename "$f" .smtx)|--input|$f")
   done
-  matrices+=("nips|--preset nips")
-  matrices+=("ml-20m|--preset ml-20m")
-  matrices+=("nytimes|--preset nytimes")
-  matrices+=("netflix|--preset netflix")
-  matrices+=("powerlaw|--gen powerlaw:rows=1000000,cols=1000000,nnz=20000000")
-  matrices+=("banded|--gen banded:rows=1000000,cols=1000000,nnz=20000000")
+  matrices+=("nips|--preset|nips")
+  matrices+=("ml-20m|--preset|ml-20m")
+  matrices+=("nytimes|--preset|nytimes")
+  matrices+=("netflix|--preset|netflix")
+  matrices+=("powerlaw|--gen|powerlaw:rows=1000000,cols=1000000,nnz=20000000")
+  matrices+=("banded|--gen|banded:rows=1000000,cols=1000000,nnz=20000000")
 fi
 
 if [[ $labels_only == 1 ]]; then
@@ -132,7 +133,7 @@ failed=()
 start=$SECONDS
 for entry in "${matrices[@]}"; do
   label="${entry%%|*}"
-  read -r -a source <<<"${entry#*|}"
+  IFS='|' read -r -a source <<<"${entry#*|}"
   for op in sddmm spmm; do
     if [[ $op == sddmm ]]; then
       args=(sddmm --k "$sddmm_k")

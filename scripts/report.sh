@@ -177,13 +177,15 @@ app_table=(
 # quick: every app with 2 iterations (its quick inputs are small already).
 quick_iters=2
 
-selected_apps() {  # prints the table rows of this mode (and --apps), {data} substituted
+# Prints the table rows of this mode (and --apps); {data} is left in, and replaced after the
+# arguments are split, so that a data folder may hold blanks.
+selected_apps() {
   local row modes id
   for row in "${app_table[@]}"; do
     IFS='|' read -r modes id _ <<<"$row"
     [[ ",$modes," == *",$mode,"* ]] || continue
     [[ -z "$apps_sel" || ",$apps_sel," == *",$id,"* ]] || continue
-    echo "${row//\{data\}/$data}"
+    echo "$row"
   done
 }
 
@@ -195,7 +197,8 @@ if [[ $list_only == 1 ]]; then
   elif [[ $machine == cpu ]]; then tr ',' '\n' <<<"$cpu_matrices"
   else tr ',' '\n' <<<"$gpu_matrices"; fi | sed 's/^/  /'
   echo "apps (id | binary | config | extra arguments | condition):"
-  selected_apps | cut -d'|' -f2- | sed 's/^/  /'
+  selected_apps | while IFS= read -r row; do echo "${row//\{data\}/$data}"; done |
+    cut -d'|' -f2- | sed 's/^/  /'
   exit 0
 fi
 
@@ -351,6 +354,7 @@ if [[ $measure == 1 ]]; then
     n_apps=0
     while IFS='|' read -r _ id name config extra cond; do
       n_apps=$((n_apps + 1))
+      cond=${cond//\{data\}/$data}
       if [[ -n "$cond" ]]; then
         if [[ "$cond" == '!'* ]]; then
           [[ -e "${cond#!}" ]] && { skip_step app "$id" "${cond#!} exists (the real-data entry runs)"; continue; }
@@ -362,6 +366,7 @@ if [[ $measure == 1 ]]; then
       [[ -z "$path" ]] && { skip_step app "$id" "$name not built"; continue; }
       [[ -f "$root/$config" ]] || { skip_step app "$id" "$config absent"; continue; }
       read -r -a extra_args <<<"$extra"
+      for i in "${!extra_args[@]}"; do extra_args[i]=${extra_args[i]//\{data\}/$data}; done
       if [[ $quick == 1 ]]; then  # the quick iteration count replaces the entry's own
         kept=()
         for ((i = 0; i < ${#extra_args[@]}; i++)); do
