@@ -52,7 +52,7 @@ done
 
 if [[ -z "$bin" ]]; then
   for candidate in "$root"/build/release/apps/bench/fk-bench "$root"/build/cpu-only/apps/bench/fk-bench \
-                   "$root"/build*/apps/bench/fk-bench; do
+                   "$root"/build*/apps/bench/fk-bench "$root"/build/*/apps/bench/fk-bench; do
     if [[ -x "$candidate" ]]; then bin="$candidate"; break; fi
   done
 fi

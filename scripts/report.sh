@@ -16,7 +16,8 @@
 #                     apps/<id>/compare.json, logs/, steps.tsv, commands.sh, machine.json; render
 #                     writes report.md, *.png and the summary CSVs beside them
 #   --bin DIR         where the binaries are: DIR/fk-X or DIR/*/fk-X (a build's apps/ folder or
-#                     .carry/bin); default build/release/apps, build/cpu-only/apps, .carry/bin
+#                     .carry/bin); default build/release/apps, build/cpu-only/apps, .carry/bin,
+#                     then any build/*/apps
 #   --exe NAME=PATH   one binary by name (fk-bench, fk-lda, fk-als, fk-gap, fk-sfa); wins over --bin
 #   --only WHAT       kernels or apps: measure only that part
 #   --matrices L,...  kernel matrices by bench_kernels.sh label (its --labels lists them), e.g. to
@@ -122,7 +123,8 @@ find_exe() {  # find_exe NAME: prints the path of an executable binary, or nothi
   if [[ -n "${exe[$name]:-}" ]]; then echo "${exe[$name]}"; return; fi
   local dirs=()
   if [[ -n "$bin_dir" ]]; then dirs=("$bin_dir")
-  else dirs=("$root/build/release/apps" "$root/build/cpu-only/apps" "$root/.carry/bin"); fi
+  else dirs=("$root/build/release/apps" "$root/build/cpu-only/apps" "$root/.carry/bin"
+              "$root"/build/*/apps); fi  # then any other build folder (a hand-made build/cpu)
   for d in "${dirs[@]}"; do
     for c in "$d/$name" "$d"/*/"$name"; do
       if [[ -f "$c" && -x "$c" ]]; then echo "$c"; return; fi
