@@ -65,6 +65,13 @@ if [[ -z "$csv" ]]; then
   csv="bench_kernels_$([[ $quick == 1 ]] && echo quick_)$(date +%Y%m%d_%H%M%S).csv"
 fi
 
+case $device in
+  cpu|gpu|auto) ;;
+  *) echo "bench_kernels.sh: --device: expected cpu, gpu or auto, got '$device'" >&2; exit 2 ;;
+esac
+[[ -d "$data" ]] || echo "bench_kernels.sh: warning: no data folder at $data: the real matrices" \
+  "(SuiteSparse, DLMC) are left out (--data DIR or FK_SHARED_DATA)" >&2
+
 # One matrix per entry: "label|--option|value" (fields split at '|', so that a path may hold
 # blanks).
 matrices=()
