@@ -563,6 +563,8 @@ void report(Results& res) {
 
 }  // namespace
 
+int run(int argc, char** argv);
+
 int main(int argc, char** argv) {
   // OpenMP reads its environment when the program starts: restart once with spinning idle
   // threads so that preempted samples can be recognised (see preemptions()).
@@ -570,6 +572,18 @@ int main(int argc, char** argv) {
     setenv("OMP_WAIT_POLICY", "active", 1);
     execv("/proc/self/exe", argv);
   }
+  try {
+    return run(argc, argv);
+  } catch (const std::logic_error& e) {  // std::stoi/stod on a value that is no number
+    std::cerr << "omp_quick: a value of --k or --shares is not a number (" << e.what() << ")\n";
+    return 2;
+  } catch (const std::exception& e) {  // fk::Error (an unreadable --report file): one line
+    std::cerr << "omp_quick: error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int run(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -598,6 +612,14 @@ int main(int argc, char** argv) {
                    "       omp_quick --report FILE...\n";
       return 2;
     }
+  }
+  bool ok = o.rounds >= 1 && o.sample_ms >= 0 && !o.ks.empty() &&
+            (o.op.empty() || o.op == "spmm" || o.op == "sddmm" || o.op == "both");
+  for (int k : o.ks) ok = ok && k >= 1;
+  if (!ok) {
+    std::cerr << "omp_quick: --rounds must be at least 1, --sample-ms at least 0, every --k at "
+                 "least 1, --op spmm or sddmm\n";
+    return 2;
   }
   Results res;
   if (!o.reports.empty()) {
