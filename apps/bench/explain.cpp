@@ -108,8 +108,8 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
       rows.push_back({to_string(o.op), c.form, matrix.name, std::to_string(matrix.s.rows),
                       std::to_string(matrix.s.cols), std::to_string(matrix.s.nnz()),
                       std::to_string(k), to_string(device), std::to_string(f.rows),
-                      number(f.row_mean), number(f.row_cv), std::to_string(f.row_max), span,
-                      share, pick});
+                      number(f.row_mean), number(f.row_cv), std::to_string(f.row_max), span, share,
+                      pick});
     }
   }
   // As the benchmark's rows: only under the same header, written atomically.

@@ -34,11 +34,11 @@ std::int64_t sysfs_l3_bytes() {
   std::set<std::string> seen;
   std::int64_t total = 0;
   for (int cpu = 0; cpu < 4096; ++cpu) {
-    const std::string dir =
-        "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index3/";
+    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index3/";
     std::ifstream size_file(dir + "size"), shared_file(dir + "shared_cpu_list");
     if (!size_file || !shared_file) {
-      if (cpu > 0 && !std::ifstream("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/online"))
+      if (cpu > 0 &&
+          !std::ifstream("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/online"))
         break;  // past the last CPU
       continue;
     }

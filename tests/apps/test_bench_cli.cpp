@@ -100,7 +100,8 @@ std::multiset<std::string> cpu_variants(const std::vector<const V*>& all, const 
 std::string fresh_seed() { return std::to_string(std::random_device{}() % 1000000 + 1); }
 
 const char* const kExpectedHeader =
-    "op,form,matrix,m,n,nnz,k,variant,chosen,device,device_name,threads,prep_ms,median_ms,min_ms,runs,gflops,gbps,"
+    "op,form,matrix,m,n,nnz,k,variant,chosen,device,device_name,threads,prep_ms,median_ms,min_ms,"
+    "runs,gflops,gbps,"
     "floor_ms,bound,baseline,speedup_vs_baseline,max_rel_err,checked_rows,status,message,seed,"
     "precision,flush_bytes,warmup,tolerance";
 
@@ -172,8 +173,9 @@ TEST(BenchCli, CompulsoryBytesLeaveOutEmptyRowsAndColumns) {
                         "3 2 2.0\n3 4 0.5\n";
   const std::string csv_path = dir.file("b.csv");
   for (const char* op : {"sddmm", "ratio-spmm"}) {
-    const Outcome o = run_bench(dir, std::string(op) + " --input '" + mtx + "' --device cpu --k 4 " +
-                                         "--runs 2 --warmup 0 --no-flush --csv '" + csv_path + "'");
+    const Outcome o =
+        run_bench(dir, std::string(op) + " --input '" + mtx + "' --device cpu --k 4 " +
+                           "--runs 2 --warmup 0 --no-flush --csv '" + csv_path + "'");
     ASSERT_EQ(o.code, 0) << o.out << o.err;
   }
   const Csv csv = read_csv(csv_path);
