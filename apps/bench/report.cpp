@@ -154,6 +154,12 @@ void print_table_row(std::ostream& os, const ResultRow& r) {
     print_table_note(os, label, "FAILED: " + r.message);
     return;
   }
+  // A label wider than its column ("auto -> pair:omp.sddmm.aspt+omp.spmm.nnz_balanced") goes on a
+  // line of its own, so that the numbers stay under their headers.
+  if (label.size() > std::size_t(kVariantWidth)) {
+    os << "  " << label << '\n';
+    label.clear();
+  }
   char buf[512];
   const double x_floor = r.floor_ms > 0 ? r.median_ms / r.floor_ms : NAN;
   std::snprintf(buf, sizeof buf, "  %-*s %9s %10s %9s %8s %10s %8s %8s %11s  %s", kVariantWidth, label.c_str(),
