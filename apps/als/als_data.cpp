@@ -59,6 +59,13 @@ gen::RatingsSpec parse_gen_spec(const std::string& text) {
                    "users, items, ratings, rank, noise, user-exponent, item-exponent, min-rating, "
                    "max-rating, step, min-user-ratings, seed");
   }
+  // A value out of range is a bad --input (exit 2), as a bad key is; the memory the data needs is
+  // the generator's runtime check.
+  try {
+    gen::check_spec_values(s);
+  } catch (const Error& e) {
+    throw app::UsageError("--input: gen:" + text + ": " + e.what());
+  }
   return s;
 }
 

@@ -393,6 +393,13 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
                    "docs, words, topics, mean-length, length-sigma, doc-alpha, topic-eta, zipf, "
                    "seed");
   }
+  // A value out of range is a bad --input (exit 2), as a bad key is; the memory the data needs is
+  // the generator's runtime check.
+  try {
+    gen::check_spec_values(s);
+  } catch (const Error& e) {
+    throw app::UsageError("--input: gen:" + text + ": " + e.what());
+  }
   return s;
 }
 

@@ -63,32 +63,38 @@ const Preset kPresets[] = {
     {"nytimes", make(300000, 102660, 100, 332, 0.6, 0.1, 0.05, 1.0)},
 };
 
-void check_spec(const LdaCorpusSpec& s) {
+}  // namespace
+
+void check_spec_values(const LdaCorpusSpec& s) {
   FK_REQUIRE(s.docs >= 0, "LDA corpus: docs must be >= 0, got " << s.docs);
   FK_REQUIRE(s.words >= 1 && s.words <= std::numeric_limits<std::int32_t>::max(),
              "LDA corpus: words must be in [1, 2^31), got " << s.words);
   FK_REQUIRE(s.topics >= 1, "LDA corpus: topics must be >= 1, got " << s.topics);
   FK_REQUIRE(std::isfinite(s.mean_doc_length) && s.mean_doc_length >= 1 && s.mean_doc_length <= 1e7,
-             "LDA corpus: mean document length must be in [1, 1e7], got " << s.mean_doc_length);
-  {
-    // The documents' offsets, their distinct words (at most the mean length each, on average)
-    // with counts, and the topics' word distributions.
-    const double docs = static_cast<double>(s.docs), words = static_cast<double>(s.words);
-    const double bytes = 8.0 * (docs + 1) + 8.0 * docs * std::min(s.mean_doc_length, words) +
-                         8.0 * static_cast<double>(s.topics) * words;
-    FK_REQUIRE(fits_in_memory(bytes), "LDA corpus: " << s.docs << " documents of mean length "
-                                                     << s.mean_doc_length << " over " << s.words
-                                                     << " words need " << memory_shortfall(bytes));
-  }
+             "LDA corpus: mean-length must be in [1, 1e7], got " << s.mean_doc_length);
   FK_REQUIRE(
       std::isfinite(s.doc_length_sigma) && s.doc_length_sigma >= 0 && s.doc_length_sigma <= 3,
-      "LDA corpus: document length sigma must be in [0, 3], got " << s.doc_length_sigma);
+      "LDA corpus: length-sigma must be in [0, 3], got " << s.doc_length_sigma);
   FK_REQUIRE(std::isfinite(s.doc_alpha) && s.doc_alpha > 0,
-             "LDA corpus: doc_alpha must be > 0, got " << s.doc_alpha);
+             "LDA corpus: doc-alpha must be > 0, got " << s.doc_alpha);
   FK_REQUIRE(std::isfinite(s.topic_eta) && s.topic_eta > 0,
-             "LDA corpus: topic_eta must be > 0, got " << s.topic_eta);
+             "LDA corpus: topic-eta must be > 0, got " << s.topic_eta);
   FK_REQUIRE(std::isfinite(s.zipf_exponent) && s.zipf_exponent >= 0 && s.zipf_exponent <= 5,
-             "LDA corpus: zipf_exponent must be in [0, 5], got " << s.zipf_exponent);
+             "LDA corpus: zipf must be in [0, 5], got " << s.zipf_exponent);
+}
+
+namespace {
+
+// The memory the corpus takes, checked after its values: the documents' offsets, their distinct
+// words (at most the mean length each, on average) with counts, and the topics' word
+// distributions.
+void check_spec_memory(const LdaCorpusSpec& s) {
+  const double docs = static_cast<double>(s.docs), words = static_cast<double>(s.words);
+  const double bytes = 8.0 * (docs + 1) + 8.0 * docs * std::min(s.mean_doc_length, words) +
+                       8.0 * static_cast<double>(s.topics) * words;
+  FK_REQUIRE(fits_in_memory(bytes), "LDA corpus: " << s.docs << " documents of mean length "
+                                                   << s.mean_doc_length << " over " << s.words
+                                                   << " words need " << memory_shortfall(bytes));
 }
 
 // log of a Gamma(shape, 1) draw. Shapes far below 1 (rare words in a sparse topic) underflow a
@@ -124,7 +130,8 @@ LdaCorpusSpec lda_preset(const std::string& name) {
 }
 
 GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
-  check_spec(spec);
+  check_spec_values(spec);
+  check_spec_memory(spec);
   const std::int64_t W = spec.words, D = spec.docs;
   const int K = spec.topics;
   const Rng root(spec.seed);

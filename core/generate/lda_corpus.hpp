@@ -30,6 +30,10 @@ struct LdaCorpusSpec {
   std::uint64_t seed = 1;
 };
 
+// Throws fk::Error naming the first value of `spec` out of range (not the memory it needs,
+// which the generator checks as well): the apps make it a usage error of their gen: input.
+void check_spec_values(const LdaCorpusSpec& spec);
+
 // Presets (shape and nonzeros of the real corpora; nonzeros tuned to within a few percent):
 // "default" (2,000 x 5,000, 20 topics, ~210K nonzeros: the embedded corpus the README's main
 // command trains on), "kos" (3,430 x 6,906, ~353K), "nips" (1,500 x 12,419, ~746K),

@@ -59,7 +59,9 @@ const Preset kPresets[] = {
     {"netflix", make(480189, 17770, 100480507, 0.375, 0.47, 1)},
 };
 
-void check_spec(const RatingsSpec& s) {
+}  // namespace
+
+void check_spec_values(const RatingsSpec& s) {
   FK_REQUIRE(s.users >= 1 && s.users <= std::numeric_limits<std::int32_t>::max(),
              "ratings: users must be in [1, 2^31), got " << s.users);
   FK_REQUIRE(s.items >= 1 && s.items <= std::numeric_limits<std::int32_t>::max(),
@@ -69,11 +71,6 @@ void check_spec(const RatingsSpec& s) {
       static_cast<double>(s.ratings) <= static_cast<double>(s.users) * static_cast<double>(s.items),
       "ratings: " << s.ratings << " ratings do not fit in " << s.users << " users x " << s.items
                   << " items without duplicates");
-  // Each rating's user, item and value (twice while they are ordered), and the users' offsets.
-  const double bytes =
-      24.0 * static_cast<double>(s.ratings) + 8.0 * (static_cast<double>(s.users) + 1);
-  FK_REQUIRE(fits_in_memory(bytes), "ratings: " << s.users << " users and " << s.ratings
-                                                << " ratings need " << memory_shortfall(bytes));
   FK_REQUIRE(s.min_user_ratings >= 0 && s.min_user_ratings <= s.items,
              "ratings: min-user-ratings must be in [0, items], got " << s.min_user_ratings);
   FK_REQUIRE(static_cast<double>(s.ratings) >=
@@ -92,6 +89,17 @@ void check_spec(const RatingsSpec& s) {
       "ratings: need min-rating < max-rating, got " << s.min_rating << " and " << s.max_rating);
   FK_REQUIRE(std::isfinite(s.step) && s.step >= 0 && s.step <= s.max_rating - s.min_rating,
              "ratings: step must be in [0, max-rating - min-rating], got " << s.step);
+}
+
+namespace {
+
+// The memory the ratings take, checked after their values.
+void check_spec_memory(const RatingsSpec& s) {
+  // Each rating's user, item and value (twice while they are ordered), and the users' offsets.
+  const double bytes =
+      24.0 * static_cast<double>(s.ratings) + 8.0 * (static_cast<double>(s.users) + 1);
+  FK_REQUIRE(fits_in_memory(bytes), "ratings: " << s.users << " users and " << s.ratings
+                                                << " ratings need " << memory_shortfall(bytes));
 }
 
 // Zipf weight of each id's (shuffled) rank.
@@ -126,7 +134,8 @@ RatingsSpec ratings_preset(const std::string& name) {
 }
 
 GeneratedRatings generate_ratings(const RatingsSpec& spec) {
-  check_spec(spec);
+  check_spec_values(spec);
+  check_spec_memory(spec);
   const std::int64_t U = spec.users, I = spec.items, N = spec.ratings;
   const int R = spec.rank;
   const Rng root(spec.seed);

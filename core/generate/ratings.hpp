@@ -32,6 +32,10 @@ struct RatingsSpec {
   std::uint64_t seed = 1;
 };
 
+// Throws fk::Error naming the first value of `spec` out of range (not the memory it needs,
+// which the generator checks as well): the apps make it a usage error of their gen: input.
+void check_spec_values(const RatingsSpec& spec);
+
 // Presets: "ml-100k" (943 x 1,682, 100,000), "ml-20m" (138,493 x 26,744, 20,000,263),
 // "netflix" (480,189 x 17,770, 100,480,507; about 5 s and 1.3 GB on 2 cores). Exponents chosen so
 // the busiest user and the most rated item hold about the share they do in the real data. Throws
