@@ -1,5 +1,6 @@
 #include "core/io/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,6 +78,17 @@ void check_output_file(const std::string& path) {
   if (::access(parent.c_str(), W_OK | X_OK) != 0)
     throw Error("cannot write " + path + ": " + parent.string() + " is not writable (" +
                 std::strerror(errno) + ")");
+  // access() says yes where creating a file still fails (/proc, a read-only mount seen as root):
+  // create and remove a probe beside the file, as its temporary will be made.
+  if (parent == fs::path(path).parent_path() || fs::path(path).parent_path().empty()) {
+    const std::string probe = path + ".probe." + std::to_string(::getpid());
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+      throw Error("cannot write " + path + ": cannot create a file beside it (" +
+                  std::strerror(errno) + ")");
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
 }
 
 AtomicFile::AtomicFile(const std::string& path, bool binary)
