@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -565,6 +566,18 @@ void report(Results& res) {
 
 int run(int argc, char** argv);
 
+// An argument's value as a number, all of it; a usage error (exit 2) naming the option otherwise.
+template <typename T>
+T number(const std::string& text, const char* option) {
+  std::istringstream in(text);
+  T v{};
+  if (!(in >> v) || !(in >> std::ws).eof()) {
+    std::cerr << "omp_quick: " << option << ": '" << text << "' is not a number\n";
+    std::exit(2);
+  }
+  return v;
+}
+
 int main(int argc, char** argv) {
   // OpenMP reads its environment when the program starts: restart once with spinning idle
   // threads so that preempted samples can be recognised (see preemptions()).
@@ -574,10 +587,7 @@ int main(int argc, char** argv) {
   }
   try {
     return run(argc, argv);
-  } catch (const std::logic_error& e) {  // std::stoi/stod on a value that is no number
-    std::cerr << "omp_quick: a value of --k or --shares is not a number (" << e.what() << ")\n";
-    return 2;
-  } catch (const std::exception& e) {  // fk::Error (an unreadable --report file): one line
+  } catch (const std::exception& e) {  // an unreadable or malformed --report file: one line
     std::cerr << "omp_quick: error: " << e.what() << "\n";
     return 1;
   }
@@ -595,17 +605,17 @@ int run(int argc, char** argv) {
     else if (a == "--op" && i + 1 < argc) o.op = argv[++i];
     else if (a == "--shares" && i + 1 < argc) {
       std::stringstream ss(argv[++i]);
-      for (std::string t; std::getline(ss, t, ',');) o.shares.push_back(std::stod(t));
+      for (std::string t; std::getline(ss, t, ',');) o.shares.push_back(number<double>(t, "--shares"));
     }
-    else if (a == "--rounds" && i + 1 < argc) o.rounds = std::atoi(argv[++i]);
-    else if (a == "--sample-ms" && i + 1 < argc) o.sample_ms = std::atof(argv[++i]);
+    else if (a == "--rounds" && i + 1 < argc) o.rounds = number<int>(argv[++i], "--rounds");
+    else if (a == "--sample-ms" && i + 1 < argc) o.sample_ms = number<double>(argv[++i], "--sample-ms");
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
     else if (a == "--report") {
       while (i + 1 < argc) o.reports.push_back(argv[++i]);
     } else if (a == "--k" && i + 1 < argc) {
       o.ks.clear();
       std::stringstream ss(argv[++i]);
-      for (std::string t; std::getline(ss, t, ',');) o.ks.push_back(std::stoi(t));
+      for (std::string t; std::getline(ss, t, ',');) o.ks.push_back(number<int>(t, "--k"));
     } else {
       std::cerr << "usage: omp_quick [--quick] [--sweep] [--shares 0.5,-1] [--control] [--dlmc-all] [--only SUBSTRING]\n"
                    "                 [--op spmm|sddmm] [--k 32,128] [--rounds N] [--sample-ms MS] [--csv FILE]\n"
@@ -618,7 +628,7 @@ int run(int argc, char** argv) {
   for (int k : o.ks) ok = ok && k >= 1;
   if (!ok) {
     std::cerr << "omp_quick: --rounds must be at least 1, --sample-ms at least 0, every --k at "
-                 "least 1, --op spmm or sddmm\n";
+                 "least 1, --op spmm, sddmm or both\n";
     return 2;
   }
   Results res;

@@ -199,7 +199,7 @@ if [[ $list_only == 1 ]]; then
   elif [[ $machine == cpu ]]; then tr ',' '\n' <<<"$cpu_matrices"
   else tr ',' '\n' <<<"$gpu_matrices"; fi | sed 's/^/  /'
   echo "apps (id | binary | config | extra arguments | condition):"
-  selected_apps | while IFS= read -r row; do echo "${row//\{data\}/$data}"; done |
+  selected_apps | while IFS= read -r row; do echo "${row//\{data\}/"$data"}"; done |
     cut -d'|' -f2- | sed 's/^/  /'
   exit 0
 fi
@@ -356,7 +356,7 @@ if [[ $measure == 1 ]]; then
     n_apps=0
     while IFS='|' read -r _ id name config extra cond; do
       n_apps=$((n_apps + 1))
-      cond=${cond//\{data\}/$data}
+      cond=${cond//\{data\}/"$data"}
       if [[ -n "$cond" ]]; then
         if [[ "$cond" == '!'* ]]; then
           [[ -e "${cond#!}" ]] && { skip_step app "$id" "${cond#!} exists (the real-data entry runs)"; continue; }
@@ -368,7 +368,7 @@ if [[ $measure == 1 ]]; then
       [[ -z "$path" ]] && { skip_step app "$id" "$name not built"; continue; }
       [[ -f "$root/$config" ]] || { skip_step app "$id" "$config absent"; continue; }
       read -r -a extra_args <<<"$extra"
-      for i in "${!extra_args[@]}"; do extra_args[i]=${extra_args[i]//\{data\}/$data}; done
+      for i in "${!extra_args[@]}"; do extra_args[i]=${extra_args[i]//\{data\}/"$data"}; done
       if [[ $quick == 1 ]]; then  # the quick iteration count replaces the entry's own
         kept=()
         for ((i = 0; i < ${#extra_args[@]}; i++)); do

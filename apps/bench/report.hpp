@@ -31,7 +31,7 @@ struct ResultRow {
   std::string message;   // why it failed
   std::uint64_t seed = 0;
   // How it was measured, so that rows appended from several runs can be told apart.
-  std::string precision;         // --precision: fp32, bf16 or fp16
+  std::string precision;         // what the variants ran at: --precision (GPU), fp32 (CPU)
   std::int64_t flush_bytes = 0;  // written before each timed run; 0: no flush (--no-flush, or
                                  // a case larger than the flush buffer on the CPU)
   int warmup = 0;

@@ -556,7 +556,8 @@ class Runner {
     row.speedup = kNaN;
     row.checked_rows = info.checked_rows;
     row.seed = o_.seed;
-    row.precision = to_string(o_.precision);
+    // The precision the variants ran at: the CPU's are fp32 whatever --precision accepts.
+    row.precision = ctx_.is_gpu() ? to_string(o_.precision) : "fp32";
     row.flush_bytes = flush ? static_cast<std::int64_t>(timer_->flush_bytes()) : 0;
     row.warmup = o_.warmup;
     row.tolerance = o_.tolerance;
@@ -795,7 +796,8 @@ void print_variant_list(std::ostream& out) {
   print("Ratio SpMM variants (name, backend, summary):", ratio_spmm_variants(),
         "the device's fused variant where one applies, else the pair (kernels/select.cpp)");
   out << "  " << std::left << std::setw(name_width) << kPair << std::setw(11) << "-"
-      << "the baseline, always timed: auto's SDDMM, a division, auto's SpMM (unfused)\n"
+      << "the baseline, always timed, unfused: auto's SDDMM, the form's elementwise step "
+         "(division, scale or subtraction), auto's SpMM\n"
       << std::right;
   out << "this build: " << (cuda_compiled() ? "with CUDA" : "CPU only") << "; usable CUDA devices: " << cuda_device_count()
       << "\n";

@@ -1,6 +1,7 @@
 #include "apps/bench/timing.hpp"
 
 #include <omp.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,7 +10,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/timer.hpp"
@@ -26,26 +26,37 @@ Floor floor_time(const Ceilings& c, double bytes, double flops) {
 }
 
 namespace {
-// The L3 the kernel lists for the online CPUs (/sys/devices/system/cpu/cpuN/cache/index3): each
-// instance once (CPUs sharing one list the same shared_cpu_list), sizes summed; 0 when unreadable.
-// A VM's sysconf can report its host's whole L3 (384 MiB where the guest's CPUs share 32 MiB),
-// which made the flush 16 times too large.
+// The CPUs this process may run on (its affinity: taskset, a container's cpuset), or none when
+// the system does not say.
+std::vector<int> usable_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  return cpus;
+}
+
+// The L3 caches of the CPUs this process may use (/sys/devices/system/cpu/cpuN/cache/index3,
+// level 3): each instance once (its shared_cpu_list), sizes summed; 0 when unreadable. A VM's
+// sysconf can report its host's whole L3 (384 MiB where the guest's CPUs share 32 MiB), and
+// sysfs lists every L3 of the host, which made the flush many times too large.
 std::int64_t sysfs_l3_bytes() {
   std::set<std::string> seen;
   std::int64_t total = 0;
-  for (int cpu = 0; cpu < 4096; ++cpu) {
-    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index3/";
-    std::ifstream size_file(dir + "size"), shared_file(dir + "shared_cpu_list");
-    if (!size_file || !shared_file) {
-      if (cpu > 0 &&
-          !std::ifstream("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/online"))
-        break;  // past the last CPU
-      continue;
-    }
+  for (const int cpu : usable_cpus()) {
+    const std::string dir =
+        "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index3/";
+    std::ifstream level_file(dir + "level"), size_file(dir + "size"),
+        shared_file(dir + "shared_cpu_list");
+    int level = 0;
     std::string shared;
     std::int64_t kib = 0;
     char unit = 0;
-    if (!(shared_file >> shared) || !(size_file >> kib >> unit) || unit != 'K') continue;
+    if (!(level_file >> level) || level != 3 || !(shared_file >> shared) ||
+        !(size_file >> kib >> unit) || unit != 'K')
+      continue;
     if (seen.insert(shared).second) total += kib << 10;
   }
   return total;
@@ -152,10 +163,11 @@ Ceilings measure_cpu_ceilings(int threads) {
   const double ghz = cpu_clock_ghz();
   std::ostringstream peak;
   if (ghz > 0) {
-    // Threads beyond the cores add no arithmetic: an oversubscribed --threads 8 on 2 cores must
-    // not raise the peak (and lower the compute floor) fourfold.
-    const int hardware = static_cast<int>(std::thread::hardware_concurrency());
-    const int used = hardware > 0 ? std::min(threads, hardware) : threads;
+    // Threads beyond the CPUs it may use add no arithmetic: an oversubscribed --threads 8 on 2
+    // CPUs must not raise the peak (and lower the compute floor) fourfold. (With SMT the logical
+    // CPUs count, an upper bound.)
+    const int usable = static_cast<int>(usable_cpus().size());  // its affinity, not the host's
+    const int used = usable > 0 ? std::min(threads, usable) : threads;
     c.peak_gflops = used * ghz * 32.0;
     peak.precision(3);
     peak << "computed: " << used << (used == 1 ? " thread x " : " threads x ") << ghz

@@ -117,7 +117,8 @@ void expect_rows_checked(const Csv& csv) {
     EXPECT_GT(std::stod(row.at("floor_ms")), 0.0);
     EXPECT_EQ(row.at("device"), "cpu");
     EXPECT_EQ(row.at("precision"), "fp32");
-    EXPECT_GE(std::stoll(row.at("flush_bytes")), 0);
+    EXPECT_FALSE(row.at("flush_bytes").empty());
+    EXPECT_FALSE(row.at("warmup").empty());
     EXPECT_DOUBLE_EQ(std::stod(row.at("tolerance")), 1e-4);
     if (row.at("variant") == "auto") {
       EXPECT_FALSE(row.at("chosen").empty()) << "the auto row must say what auto picked";
@@ -188,6 +189,22 @@ TEST(BenchCli, CompulsoryBytesLeaveOutEmptyRowsAndColumns) {
     EXPECT_NEAR(bytes, want, 2e-3 * want);
     EXPECT_EQ(row.at("flush_bytes"), "0");  // --no-flush, recorded
     EXPECT_EQ(row.at("warmup"), "0");
+  }
+  // On this tiny matrix the sequential oracle is the fastest row by far: the summary's "fastest"
+  // must still be one of the variants auto chooses from.
+  const Outcome s = run_bench(dir, "spmm --input '" + mtx + "' --device cpu --k 4 --runs 3 "
+                                   "--warmup 1 --no-flush");
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_NE(s.out.find("auto picked"), std::string::npos) << s.out;
+  EXPECT_EQ(s.out.find("fastest ref."), std::string::npos) << s.out;
+  // --precision bf16 on the CPU runs fp32 variants: the CSV says fp32 (and the looser tolerance).
+  const std::string p_csv = dir.file("p.csv");
+  const Outcome p = run_bench(dir, "spmm --input '" + mtx + "' --device cpu --k 4 --runs 2 " +
+                                       "--warmup 0 --no-flush --precision bf16 --csv '" + p_csv + "'");
+  ASSERT_EQ(p.code, 0) << p.err;
+  for (const auto& row : read_csv(p_csv).rows) {
+    EXPECT_EQ(row.at("precision"), "fp32");
+    EXPECT_DOUBLE_EQ(std::stod(row.at("tolerance")), 1e-2);
   }
 }
 
