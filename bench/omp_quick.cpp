@@ -605,10 +605,12 @@ int run(int argc, char** argv) {
     else if (a == "--op" && i + 1 < argc) o.op = argv[++i];
     else if (a == "--shares" && i + 1 < argc) {
       std::stringstream ss(argv[++i]);
-      for (std::string t; std::getline(ss, t, ',');) o.shares.push_back(number<double>(t, "--shares"));
-    }
-    else if (a == "--rounds" && i + 1 < argc) o.rounds = number<int>(argv[++i], "--rounds");
-    else if (a == "--sample-ms" && i + 1 < argc) o.sample_ms = number<double>(argv[++i], "--sample-ms");
+      for (std::string t; std::getline(ss, t, ',');)
+        o.shares.push_back(number<double>(t, "--shares"));
+    } else if (a == "--rounds" && i + 1 < argc)
+      o.rounds = number<int>(argv[++i], "--rounds");
+    else if (a == "--sample-ms" && i + 1 < argc)
+      o.sample_ms = number<double>(argv[++i], "--sample-ms");
     else if (a == "--csv" && i + 1 < argc) o.csv = argv[++i];
     else if (a == "--report") {
       while (i + 1 < argc) o.reports.push_back(argv[++i]);

@@ -436,11 +436,12 @@ TEST(AlsCli, Bf16TensorCoreKernelsTrainLikeFp32) {
 TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   test::TempDir dir;
   // A generated input's value out of range is a bad --input, named with its key (as fk-datagen's).
-  const Outcome range = run_als(dir, "--input gen:ml-100k:user-exponent=50 --out '" +
-                                         dir.file("o") + "'");
+  const Outcome range =
+      run_als(dir, "--input gen:ml-100k:user-exponent=50 --out '" + dir.file("o") + "'");
   EXPECT_EQ(range.code, 2);
-  EXPECT_NE(range.err.find("gen:ml-100k:user-exponent=50: ratings: user-exponent must be in [0, 5]"),
-            std::string::npos)
+  EXPECT_NE(
+      range.err.find("gen:ml-100k:user-exponent=50: ratings: user-exponent must be in [0, 5]"),
+      std::string::npos)
       << range.err;
   const Outcome missing =
       run_als(dir, "--input '" + dir.file("no-such.csv") + "' --out '" + dir.file("o") + "'");

@@ -192,15 +192,17 @@ TEST(BenchCli, CompulsoryBytesLeaveOutEmptyRowsAndColumns) {
   }
   // On this tiny matrix the sequential oracle is the fastest row by far: the summary's "fastest"
   // must still be one of the variants auto chooses from.
-  const Outcome s = run_bench(dir, "spmm --input '" + mtx + "' --device cpu --k 4 --runs 3 "
-                                   "--warmup 1 --no-flush");
+  const Outcome s = run_bench(dir, "spmm --input '" + mtx +
+                                       "' --device cpu --k 4 --runs 3 "
+                                       "--warmup 1 --no-flush");
   ASSERT_EQ(s.code, 0) << s.err;
   EXPECT_NE(s.out.find("auto picked"), std::string::npos) << s.out;
   EXPECT_EQ(s.out.find("fastest ref."), std::string::npos) << s.out;
   // --precision bf16 on the CPU runs fp32 variants: the CSV says fp32 (and the looser tolerance).
   const std::string p_csv = dir.file("p.csv");
-  const Outcome p = run_bench(dir, "spmm --input '" + mtx + "' --device cpu --k 4 --runs 2 " +
-                                       "--warmup 0 --no-flush --precision bf16 --csv '" + p_csv + "'");
+  const Outcome p =
+      run_bench(dir, "spmm --input '" + mtx + "' --device cpu --k 4 --runs 2 " +
+                         "--warmup 0 --no-flush --precision bf16 --csv '" + p_csv + "'");
   ASSERT_EQ(p.code, 0) << p.err;
   for (const auto& row : read_csv(p_csv).rows) {
     EXPECT_EQ(row.at("precision"), "fp32");

@@ -858,7 +858,8 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:default:docs=10,docs=20"}, 2, "'docs' given twice");
   expect({"--input", "gen:default:docs=10,length=5,mean_length=6"}, 2,
          "'mean-length' given twice");  // fk-datagen's name; the short one of earlier versions
-  expect({"--input", "gen:default:zipf=9"}, 2, "--input: gen:default:zipf=9: LDA corpus: zipf must be");
+  expect({"--input", "gen:default:zipf=9"}, 2,
+         "--input: gen:default:zipf=9: LDA corpus: zipf must be");
   expect({"--input", "gen:default:lenght=5"}, 2,
          "unknown key 'lenght' (known: docs, words, topics, mean-length, length-sigma");
   expect({}, 2, "--input");
