@@ -46,12 +46,6 @@ std::string value_text(const boost::any& v, bool json) {
   return json ? "null" : "";
 }
 
-std::string trim_blanks(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
 // Where the options a config file set came from, for the messages that name an option: the file
 // and each key's line (keys the command line overrode are left out). Set by CommandLine::parse.
 struct ConfigSource {

@@ -177,14 +177,9 @@ std::string model_ini_app(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_regular_file(ini, ec)) return {};
   std::ifstream in(ini);
-  auto trim = [](const std::string& s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    const auto e = s.find_last_not_of(" \t\r");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-  };
   std::string line, named;  // `named`: the app the first line names
   for (bool first = true; std::getline(in, line); first = false) {
-    const std::string t = trim(line);
+    const std::string t = trim_blanks(line);
     static const std::string kHead = "# fk-";
     if (first && t.compare(0, kHead.size(), kHead) == 0) {
       const std::string name = t.substr(2, t.find(' ', 2) - 2);
@@ -192,7 +187,7 @@ std::string model_ini_app(const std::string& dir) {
     }
     const auto eq = t.find('=');
     if (t.empty() || t[0] == '#' || t[0] == ';' || eq == std::string::npos) continue;
-    if (trim(t.substr(0, eq)) == kModelAppKey) return trim(t.substr(eq + 1));
+    if (trim_blanks(t.substr(0, eq)) == kModelAppKey) return trim_blanks(t.substr(eq + 1));
   }
   if (named == "fk-als" && fs::exists(dir + "/item_means.npy", ec)) return "fk-sfa";
   return named;
@@ -414,22 +409,17 @@ void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
 ResolvedConfig read_key_values(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path, 0, "cannot open file");
-  auto trim = [](std::string s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    const auto e = s.find_last_not_of(" \t\r");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-  };
   ResolvedConfig out;
   std::string line;
   std::int64_t line_no = 0;
   while (std::getline(in, line)) {
     ++line_no;
-    const std::string t = trim(line);
+    const std::string t = trim_blanks(line);
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     const auto eq = t.find('=');
     if (eq == std::string::npos)
       throw InputError(path, line_no, "expected 'key = value', got '" + t + "'");
-    const std::string key = trim(t.substr(0, eq)), value = trim(t.substr(eq + 1));
+    const std::string key = trim_blanks(t.substr(0, eq)), value = trim_blanks(t.substr(eq + 1));
     out.push_back({key, value, json_quote(value)});
   }
   return out;
