@@ -22,12 +22,8 @@ constexpr std::uint64_t kSplitStream = 0x5b1170;
 
 gen::RatingsSpec parse_gen_spec(const std::string& text) {
   const app::GenSpecText spec = app::split_gen_spec(text);
-  gen::RatingsSpec s;
-  try {
-    s = gen::ratings_preset(spec.name);
-  } catch (const Error& e) {  // an unknown name: a bad --input, as the keys below
-    throw app::UsageError(std::string("--input: gen:") + text + ": " + e.what());
-  }
+  // An unknown name, like a bad key below, is a bad --input.
+  gen::RatingsSpec s = spec.checked([&] { return gen::ratings_preset(spec.name); });
   // fk-datagen ratings' option names.
   for (const auto& [key, v] : spec.values) {
     if (key == "users")
@@ -61,11 +57,7 @@ gen::RatingsSpec parse_gen_spec(const std::string& text) {
   }
   // A value out of range is a bad --input (exit 2), as a bad key is; the memory the data needs is
   // the generator's runtime check.
-  try {
-    gen::check_spec_values(s);
-  } catch (const Error& e) {
-    throw app::UsageError("--input: gen:" + text + ": " + e.what());
-  }
+  spec.checked([&] { gen::check_spec_values(s); });
   return s;
 }
 

@@ -7,6 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "apps/common/options.hpp"
+#include "core/error.hpp"
+
 namespace fk::app {
 
 struct GenSpecText {
@@ -20,6 +23,20 @@ struct GenSpecText {
   std::int64_t integer(const std::string& key, double v, double most = 9007199254740992.0) const;
   // UsageError naming --input: "unknown key 'k' (known: ...)".
   [[noreturn]] void unknown(const std::string& key, const std::string& known) const;
+  // UsageError "--input: gen:TEXT: MESSAGE".
+  [[noreturn]] void fail(const std::string& message) const;
+  // f() (the preset's lookup, the generator's value checks) with its fk::Error made a usage error
+  // of this input, as a bad key is.
+  template <typename F>
+  auto checked(F&& f) const -> decltype(f()) {
+    try {
+      return f();
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      fail(e.what());
+    }
+  }
 };
 
 // Splits `text` (what follows "gen:"), each key of `aliases` (old name, name) stored by its name:

@@ -363,12 +363,8 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
                                                            {"sigma", "length-sigma"},
                                                            {"alpha", "doc-alpha"},
                                                            {"eta", "topic-eta"}});
-  gen::LdaCorpusSpec s;
-  try {
-    s = gen::lda_preset(spec.name);
-  } catch (const Error& e) {  // an unknown name: a bad --input, as the keys below
-    throw app::UsageError(std::string("--input: gen:") + text + ": " + e.what());
-  }
+  // An unknown name, like a bad key below, is a bad --input.
+  gen::LdaCorpusSpec s = spec.checked([&] { return gen::lda_preset(spec.name); });
   for (const auto& [key, v] : spec.values) {
     if (key == "docs")
       s.docs = spec.integer(key, v);
@@ -395,11 +391,7 @@ gen::LdaCorpusSpec parse_gen_spec(const std::string& text) {
   }
   // A value out of range is a bad --input (exit 2), as a bad key is; the memory the data needs is
   // the generator's runtime check.
-  try {
-    gen::check_spec_values(s);
-  } catch (const Error& e) {
-    throw app::UsageError("--input: gen:" + text + ": " + e.what());
-  }
+  spec.checked([&] { gen::check_spec_values(s); });
   return s;
 }
 
