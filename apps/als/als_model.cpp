@@ -71,18 +71,21 @@ std::string required(const app::ResolvedConfig& cfg, const std::string& key,
   return *v;
 }
 
-}  // namespace
-
-std::int64_t AlsModel::user_index(const std::string& raw) const {
-  const auto it = std::find(user_ids.begin(), user_ids.end(), raw);
-  return it == user_ids.end() ? -1 : it - user_ids.begin();
+// The index `find` gives an id a user typed, looked up as typed, else without the blanks at its
+// ends ("1 " typed for "1"); -1 when neither is known. The rule of --item and of recommend's ids.
+template <typename Find>
+std::int64_t find_as_typed(const std::string& raw, const Find& find) {
+  const std::int64_t i = find(raw);
+  return i >= 0 ? i : find(app::trim_blanks(raw));
 }
 
+}  // namespace
+
 std::int64_t AlsModel::item_index(const std::string& raw) const {
-  auto it = std::find(item_ids.begin(), item_ids.end(), raw);
-  if (it == item_ids.end())  // " 5" typed for "5"
-    it = std::find(item_ids.begin(), item_ids.end(), app::trim_blanks(raw));
-  return it == item_ids.end() ? -1 : it - item_ids.begin();
+  return find_as_typed(raw, [&](const std::string& id) -> std::int64_t {
+    const auto it = std::find(item_ids.begin(), item_ids.end(), id);
+    return it == item_ids.end() ? -1 : it - item_ids.begin();
+  });
 }
 
 float AlsModel::score(std::int64_t user, std::int64_t item) const {
@@ -252,14 +255,15 @@ std::vector<ScoredList> recommend_for(const AlsModel& m, const std::vector<app::
   std::vector<std::int64_t> found;
   std::unordered_set<std::int64_t> seen;
   for (const app::GivenId& u : users) {
-    auto it = index.find(u.id);
-    if (it == index.end()) it = index.find(app::trim_blanks(u.id));  // "1 " typed for "1"
-    if (it == index.end())
+    const std::int64_t i = find_as_typed(u.id, [&](const std::string& id) -> std::int64_t {
+      const auto it = index.find(id);
+      return it == index.end() ? -1 : it->second;
+    });
+    if (i < 0)
       app::usage_fail(u.option, u.place + "user '" + u.id + "' is not in the model " + model_dir);
-    if (!seen.insert(it->second).second)  // "1" and "1 " name one user
-      app::usage_fail(u.option,
-                      u.place + "'" + u.id + "' names user '" + m.user_ids[it->second] + "' again");
-    found.push_back(it->second);
+    if (!seen.insert(i).second)  // "1" and "1 " name one user
+      app::usage_fail(u.option, u.place + "'" + u.id + "' names user '" + m.user_ids[i] + "' again");
+    found.push_back(i);
   }
   std::vector<ScoredList> lists;
   for (const std::int64_t i : found) lists.emplace_back(m.user_ids[i], recommend(m, i, n));

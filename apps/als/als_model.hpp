@@ -28,8 +28,7 @@ struct AlsModel {
 
   std::int64_t user_count() const { return users.rows(); }
   std::int64_t item_count() const { return items.rows(); }
-  // Model index of a raw id, or -1.
-  std::int64_t user_index(const std::string& raw) const;
+  // Model index of a raw item id as typed, else without the blanks at its ends, or -1.
   std::int64_t item_index(const std::string& raw) const;
   // The score ranking uses: μ + b_u + b_i + p·q (explicit), p·q (implicit).
   float score(std::int64_t user, std::int64_t item) const;

@@ -65,8 +65,8 @@ bool is_stop_word(const std::string& word);
 std::vector<std::int32_t> tokenize_in_vocab(
     const std::string& line, const std::unordered_map<std::string, std::int32_t>& index);
 
-// Parses what follows "gen:" (e.g. "default" or "default:docs=500,topics=5"). Throws fk::Error
-// naming the bad part.
+// Parses what follows "gen:" (e.g. "default" or "default:docs=500,topics=5", keys as fk-datagen
+// lda's options). Throws app::UsageError naming --input and the bad part (a name, key or value).
 gen::LdaCorpusSpec parse_gen_spec(const std::string& text);
 
 // Seeded split of the documents: round(frac * D) held out (at least one when frac > 0 and D > 1),
