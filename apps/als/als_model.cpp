@@ -262,7 +262,8 @@ std::vector<ScoredList> recommend_for(const AlsModel& m, const std::vector<app::
     if (i < 0)
       app::usage_fail(u.option, u.place + "user '" + u.id + "' is not in the model " + model_dir);
     if (!seen.insert(i).second)  // "1" and "1 " name one user
-      app::usage_fail(u.option, u.place + "'" + u.id + "' names user '" + m.user_ids[i] + "' again");
+      app::usage_fail(u.option,
+                      u.place + "'" + u.id + "' names user '" + m.user_ids[i] + "' again");
     found.push_back(i);
   }
   std::vector<ScoredList> lists;

@@ -40,15 +40,13 @@ GenSpecText split_gen_spec(const std::string& text,
   while (std::getline(parts, part, ',')) {
     if (part.empty()) continue;  // "docs=5,,words=3" or a trailing comma
     const std::size_t eq = part.find('=');
-    if (eq == std::string::npos)
-      out.fail("expected key=value, got '" + part + "'");
+    if (eq == std::string::npos) out.fail("expected key=value, got '" + part + "'");
     std::string key = part.substr(0, eq);
     const std::string val = part.substr(eq + 1);
     std::replace(key.begin(), key.end(), '_', '-');
     for (const auto& [old_name, name] : aliases)
       if (key == old_name) key = name;
-    if (!seen.insert(key).second)
-      out.fail("'" + key + "' given twice");
+    if (!seen.insert(key).second) out.fail("'" + key + "' given twice");
     char* end = nullptr;
     const double v = std::strtod(val.c_str(), &end);
     if (val.empty() || *end != '\0' || !std::isfinite(v))

@@ -525,10 +525,9 @@ void CommandLine::print_help(std::ostream& os) const {
       common.add(opt);
   os << app_ << "\n" << common << "\n";
   os << "Options can also come from an INI file given with --config (`key = value` lines, e.g.\n"
-        "`out = runs/a`; a switch as `quiet = true`); the command line wins, and --NAME=false "
-        "turns\n"
-        "off a switch the file turns on. Exit status: 0 success, 1 runtime failure (bad input\n"
-        "file, device error), 2 usage error (unknown option, bad value).\n";
+        "`out = runs/a`; a switch as `quiet = true`); the command line wins, and --NAME=false\n"
+        "turns off a switch the file turns on. Exit status: 0 success, 1 runtime failure (bad\n"
+        "input file, device error), 2 usage error (unknown option, bad value).\n";
 }
 
 ResolvedConfig CommandLine::resolved(const ResolvedConfig& overrides) const {
