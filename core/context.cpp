@@ -77,7 +77,7 @@ Context& Context::operator=(Context&& other) noexcept {
 std::string Context::describe() const {
   if (kind_ == DeviceKind::kGpu)
     return "GPU " + std::to_string(gpu_id_) + " (" + hooks::gpu_name(*gpu_) + ")";
-  return "CPU (" + std::to_string(threads_) + (threads_ == 1 ? " thread)" : " threads)");
+  return "CPU (" + std::to_string(threads_) + " threads)";
 }
 
 GpuResources& Context::gpu() const {

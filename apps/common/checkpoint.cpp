@@ -225,8 +225,7 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
       resume_checkpoint(s.resume, dir, s.fingerprint, s.count_key, s.iters, s.noun);
   if (ck) {
     for (const CheckpointShape& a : s.arrays) ck->check_shape(a.name, a.rows, a.cols);
-    auto made = find_value(ck->state, kCheckpointDeviceKey);
-    if (made && *made == "CPU (1 threads)") made = "CPU (1 thread)";  // written so before effed87
+    const auto made = find_value(ck->state, kCheckpointDeviceKey);
     if (made && *made != s.device)
       log_warn() << "--resume: the checkpoint was computed on " << *made << ", this run is on "
                  << s.device << ": the model may differ in its last digits from an uninterrupted "
