@@ -173,7 +173,7 @@ int als_main(int argc, char** argv) {
       "item rows), model.ini (what recommend and similar read), metrics.jsonl (one line per "
       "iteration), summary.json (the final numbers), config.ini and config.json (the resolved "
       "configuration: run again with --config OUT/config.ini)";
-  defaults.formats = {"ratings", "mtx"};
+  defaults.formats = kRatingsFormats;
   defaults.subcommand_options = kScoringOptions;
   defaults.iters = 10;
   app::CommandLine cli("fk-als", kSynopsis, kUsage, defaults);

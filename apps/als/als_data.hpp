@@ -38,11 +38,14 @@ struct AlsData {
 };
 
 // Ratings from PATH: "gen:NAME[:key=value,...]" (fk::gen presets ml-100k, ml-20m, netflix; keys
-// users, items, ratings, rank, noise, step, min_user_ratings, seed), a ratings file (MovieLens
-// "::", CSV with header, whitespace "u i r [t]"), or a Matrix Market users x items file (raw ids
-// are the 1-based indices). `truth` receives the generating model's prediction per rating for
-// generated input. `check` vets each rating read from a file (InputError naming the line, or the
-// Matrix Market entry). Throws InputError for unreadable files, fk::Error for a bad gen: spec.
+// as fk-datagen ratings' options), a ratings file (MovieLens "::", CSV with header, whitespace
+// "u i r [t]"), or a Matrix Market users x items file (raw ids are the 1-based indices). `truth`
+// receives the generating model's prediction per rating for generated input. `check` vets each
+// rating read from a file (InputError naming the line, or the Matrix Market entry). Throws
+// InputError for unreadable files, app::UsageError for a bad gen: spec.
+// The --format values load_ratings reads (the apps' help lists them).
+inline const std::vector<std::string> kRatingsFormats = {"ratings", "mtx"};
+
 io::Ratings load_ratings(const std::string& path, io::InputFormat format,
                          std::vector<float>* truth = nullptr, const io::RatingCheck& check = {});
 

@@ -103,7 +103,8 @@ int gap_main(int argc, char** argv) {
       "coherence.csv, vocab.txt, model.ini, metrics.jsonl (one line per iteration), "
       "summary.json (the final numbers), config.ini and config.json (the resolved "
       "configuration: run again with --config OUT/config.ini)";
-  defaults.formats = {"uci", "mtx", "text", "ratings"};
+  defaults.formats = lda::kCorpusFormats;
+  defaults.formats.push_back("ratings");  // read as counts (gap_data.cpp)
   defaults.iters = 50;
   app::CommandLine cli("fk-gap", kSynopsis, kUsage, defaults);
   add_gap_options(cli, opt);

@@ -31,15 +31,19 @@ struct TextOptions {
 
 // --input for training. `input` is either
 //   gen:NAME[:key=value,...]  a generated corpus (fk::gen presets: default, kos, nips, nytimes;
-//                             keys docs, words, topics, length, sigma, alpha, eta, zipf, seed), or
+//                             keys as fk-datagen lda's options: parse_gen_spec), or
 //   a file in `format` (kAuto: detected from the content):
 //     uci   docword.X.txt[.gz]; the vocabulary vocab.X.txt beside it is used when present,
 //     mtx   Matrix Market, documents x words counts,
 //     text  one document per line, tokenised by tokenize() and filtered by `text`.
 // `vocab_path` (optional, any format) names a vocabulary file, one word per line, W lines.
-// Throws InputError for unreadable or malformed files, app::UsageError-free fk::Error otherwise.
+// Throws InputError for unreadable or malformed files, app::UsageError for a bad gen: spec,
+// fk::Error otherwise.
 Corpus load_corpus(const std::string& input, io::InputFormat format, const TextOptions& text,
                    const std::string& vocab_path = "");
+
+// The --format values load_corpus reads (the apps' help lists them).
+inline const std::vector<std::string> kCorpusFormats = {"uci", "mtx", "text"};
 
 // The vocabulary file load_corpus reads for `input` when no `vocab_path` is given: a UCI input's
 // vocab.X.txt beside it, else "" (other formats, generated corpora, no such file).

@@ -103,7 +103,7 @@ int infer_main(int argc, char** argv) {
       ". Here the E-step that computes θ takes it as training's does";
   app::CommonDefaults defaults;
   defaults.out = "out/lda-infer";
-  defaults.formats = {"uci", "mtx", "text"};
+  defaults.formats = kCorpusFormats;
   defaults.not_applicable = {"iters", "compare"};
   defaults.out_help =
       "output directory (created when missing); theta.npy and the resolved configuration are "
@@ -202,7 +202,7 @@ int lda_main(int argc, char** argv) {
       "of the pass's last update, held-out log-likelihood and perplexity, training bound), "
       "summary.json (the final numbers), config.ini and config.json (the resolved "
       "configuration: run again with --config OUT/config.ini)";
-  defaults.formats = {"uci", "mtx", "text"};
+  defaults.formats = kCorpusFormats;
   defaults.subcommand_options = {{"model", "infer"}};
   defaults.iters = 10;
   app::CommandLine cli("fk-lda", kSynopsis, kUsage, defaults);

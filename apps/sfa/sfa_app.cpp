@@ -158,7 +158,7 @@ int sfa_main(int argc, char** argv) {
       "and item rows), model.ini (what recommend and similar read), metrics.jsonl (one line per "
       "pass), summary.json (the final numbers), config.ini and config.json (the resolved "
       "configuration: run again with --config OUT/config.ini)";
-  defaults.formats = {"ratings", "mtx"};
+  defaults.formats = als::kRatingsFormats;
   defaults.subcommand_options = als::kScoringOptions;
   defaults.iters = 20;
   app::CommandLine cli("fk-sfa", kSynopsis, kUsage, defaults);
