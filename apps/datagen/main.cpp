@@ -50,6 +50,13 @@ void check_out_file(const std::string& out) {
 
 constexpr const char* kApp = "fk-datagen";
 
+// stdout for a command's "wrote ..." line, or nowhere under -q (warnings and errors only, as in
+// the apps).
+std::ostream& result_stream() {
+  static std::ostream nowhere(nullptr);
+  return log_level() <= LogLevel::kInfo ? std::cout : nowhere;
+}
+
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -232,12 +239,11 @@ int run_lda(int argc, char** argv) {
   corpus.vocab = std::move(c.vocab);
   io::write_uci(docword, vocab, corpus);
   io::write_npy(topics, c.topics);
-  if (log_level() <= LogLevel::kInfo)  // -q: nothing on stdout, as in the apps
-    std::cout << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs
-              << " docs x " << spec.words << " words, " << nnz << " nonzeros, "
-              << static_cast<std::int64_t>(tokens) << " tokens, " << spec.topics
-              << " topics (generated in " << gen_s << " s, written in " << seconds_since(sw)
-              << " s)" << std::endl;
+  result_stream() << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs
+                  << " docs x " << spec.words << " words, " << nnz << " nonzeros, "
+                  << static_cast<std::int64_t>(tokens) << " tokens, " << spec.topics
+                  << " topics (generated in " << gen_s << " s, written in " << seconds_since(sw)
+                  << " s)" << std::endl;
   return 0;
 }
 
@@ -332,10 +338,9 @@ int run_ratings(int argc, char** argv) {
   const std::filesystem::path parent = std::filesystem::path(out).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
   io::write_ratings_csv(out, g.ratings);
-  if (log_level() <= LogLevel::kInfo)  // -q: nothing on stdout, as in the apps
-    std::cout << "wrote " << out << ": " << spec.users << " users x " << spec.items << " items, "
-              << g.ratings.size() << " ratings (generated in " << gen_s << " s, written in "
-              << seconds_since(sw) << " s)" << std::endl;
+  result_stream() << "wrote " << out << ": " << spec.users << " users x " << spec.items
+                  << " items, " << g.ratings.size() << " ratings (generated in " << gen_s
+                  << " s, written in " << seconds_since(sw) << " s)" << std::endl;
   return 0;
 }
 
@@ -386,9 +391,8 @@ int run_sparse(int argc, char** argv) {
     io::write_matrix_market(out, m);
   else
     io::write_smtx(out, m);
-  if (log_level() <= LogLevel::kInfo)  // -q: nothing on stdout, as in the apps
-    std::cout << "wrote " << out << ": " << gen::to_string(spec) << " (generated in " << gen_s
-              << " s, written in " << seconds_since(sw) << " s)" << std::endl;
+  result_stream() << "wrote " << out << ": " << gen::to_string(spec) << " (generated in " << gen_s
+                  << " s, written in " << seconds_since(sw) << " s)" << std::endl;
   return 0;
 }
 
