@@ -746,17 +746,11 @@ TEST(LdaTrain, InferMatchesAnotherVocabularyByWord) {
 // same θ up to rounding; a name that is no fused variant is a usage error.
 TEST(LdaTrain, InferTakesRatioSpmm) {
   test::TempDir dir;
-  const Sub model(dir, "model"), fused(dir, "fused"), off(dir, "off");
-  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "4", "--iters", "2", "--device", "cpu", "-q",
-                     "--out", model.path()})
-                .status,
-            0);
-  const std::string docs = dir.file("docword.new.txt");
-  std::ofstream(docs) << "3\n200\n6\n1 1 3\n1 17 1\n2 5 2\n2 150 4\n3 199 1\n3 2 2\n";
+  const InferSetup setup(dir);
+  const Sub fused(dir, "fused"), off(dir, "off");
   for (const auto& [kernel, out] :
        {std::pair{"omp.ratio_spmm.rows", &fused}, std::pair{"off", &off}}) {
-    const auto r = run_lda({"infer", "--model", model.path(), "--input", docs, "--out", out->path(),
-                            "--device", "cpu", "--ratio-spmm", kernel});
+    const auto r = setup.run(*out, "cpu", {"--ratio-spmm", kernel});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.err.find("omp.ratio_spmm.rows") != std::string::npos, std::string(kernel) != "off")
         << r.err;
@@ -764,8 +758,7 @@ TEST(LdaTrain, InferTakesRatioSpmm) {
   EXPECT_LT(test::max_rel_error(io::read_npy_f32(fused.file("theta.npy")).storage(),
                                 io::read_npy_f32(off.file("theta.npy")).storage()),
             1e-4);
-  const auto bad = run_lda({"infer", "--model", model.path(), "--input", docs, "--out", off.path(),
-                            "--ratio-spmm", "nope"});
+  const auto bad = setup.run(off, "cpu", {"--ratio-spmm", "nope"});
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--ratio-spmm"), std::string::npos) << bad.err;
   // A Matrix Market file of fewer words than the model: read in the model's first word ids, and
@@ -773,8 +766,8 @@ TEST(LdaTrain, InferTakesRatioSpmm) {
   const std::string mtx = dir.file("few.mtx");
   std::ofstream(mtx)
       << "%%MatrixMarket matrix coordinate real general\n2 3 3\n1 1 2\n1 3 1\n2 2 4\n";
-  const auto few = run_lda(
-      {"infer", "--model", model.path(), "--input", mtx, "--out", off.path(), "--device", "cpu"});
+  const auto few = run_lda({"infer", "--model", setup.model.path(), "--input", mtx, "--out",
+                            off.path(), "--device", "cpu"});
   ASSERT_EQ(few.status, 0) << few.err;
   EXPECT_NE(few.err.find("3 words, the model 200; its word ids are taken as the model's first 3"),
             std::string::npos)
