@@ -185,6 +185,18 @@ void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint) 
                        (saved ? *saved : std::string("(unset)")) + ", this run has " + e.key +
                        " = " + e.ini + "; use the same configuration or another --out");
   }
+  // The other way, for files only (a run always has every other key): a checkpoint made with
+  // --vocab mine.txt is not resumed by a run whose vocabulary is the one beside its input.
+  for (const ConfigEntry& s : ck.state) {
+    const std::string key = s.key.rfind("config.", 0) == 0 ? s.key.substr(7) : std::string();
+    if (!is_file_key(key)) continue;
+    const bool in_run = std::any_of(fingerprint.begin(), fingerprint.end(),
+                                    [&](const ConfigEntry& e) { return e.key == key; });
+    if (!in_run)
+      throw UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + key + " = " +
+                       s.ini + ", this run has " + key +
+                       " = (unset); use the same configuration or another --out");
+  }
 }
 
 std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,

@@ -72,7 +72,8 @@ ResolvedConfig model_fingerprint(const ResolvedConfig& config,
 
 // Throws UsageError "--resume: the checkpoint in DIR was made with KEY = OLD, this run has KEY =
 // NEW; ..." for the first entry of `fingerprint` whose config.KEY in the checkpoint differs
-// (OLD is "(unset)" when the checkpoint lacks it).
+// (OLD is "(unset)" when the checkpoint lacks it), or for a file key (input, test, vocab) the
+// checkpoint has and the run lacks (NEW is "(unset)").
 void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint);
 
 // What --resume starts from: nullopt when `resume` is false; otherwise the checkpoint at `dir`

@@ -503,6 +503,13 @@ TEST(CheckpointFingerprint, AGivenFileEqualToTheImpliedOneIsLeftOut) {
   app::Checkpoint ck{"ck", {{"config.topics", "5", ""}}};
   EXPECT_NO_THROW(app::check_fingerprint(ck, fp_same));
   EXPECT_THROW(app::check_fingerprint(ck, fp_other), app::UsageError);
+  // And the other way: the checkpoint of the run with another vocabulary is not resumed by a run
+  // with the implied one, given or not.
+  ASSERT_EQ(fp_other[1].key, "vocab");
+  const app::Checkpoint saved{"ck", {{"config.topics", "5", ""}, {"config.vocab", fp_other[1].ini, ""}}};
+  EXPECT_NO_THROW(app::check_fingerprint(saved, fp_other));
+  EXPECT_THROW(app::check_fingerprint(saved, fp_without), app::UsageError);
+  EXPECT_THROW(app::check_fingerprint(saved, fp_same), app::UsageError);
 }
 
 TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
