@@ -32,6 +32,7 @@ CheckpointWriter::CheckpointWriter(std::string dir) : dir_(std::move(dir)), tmp_
   if (ec) throw_fs("remove", tmp_, ec);
   fs::create_directories(tmp_, ec);
   if (ec) throw_fs("create", tmp_, ec);
+  on_signal_.push_back(std::make_unique<io::RemovedOnSignal>(tmp_, true));
 }
 
 CheckpointWriter::~CheckpointWriter() {
@@ -41,7 +42,11 @@ CheckpointWriter::~CheckpointWriter() {
   }
 }
 
-std::string CheckpointWriter::file(const std::string& name) const { return tmp_ + "/" + name; }
+std::string CheckpointWriter::file(const std::string& name) {
+  const std::string path = tmp_ + "/" + name;
+  on_signal_.push_back(std::make_unique<io::RemovedOnSignal>(path, false));
+  return path;
+}
 
 void CheckpointWriter::set(const std::string& key, const std::string& value) {
   for (ConfigEntry& e : state_)
@@ -74,6 +79,7 @@ void CheckpointWriter::commit() {
   fs::rename(tmp_, dir_, ec);
   if (ec) throw_fs("rename", tmp_, ec);
   committed_ = true;
+  on_signal_.clear();
   fs::remove_all(old, ec);  // best effort: a leftover DIR.old is harmless
 }
 

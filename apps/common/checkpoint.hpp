@@ -4,12 +4,14 @@
 // leaves a complete DIR or a complete DIR.old, and find_checkpoint() takes whichever is complete.
 // What goes inside is the app's business (arrays as .npy, scalars in state.ini).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "apps/common/output.hpp"
 #include "core/dense.hpp"
+#include "core/io/atomic_file.hpp"
 
 namespace fk::app {
 
@@ -20,8 +22,9 @@ class CheckpointWriter {
   CheckpointWriter(const CheckpointWriter&) = delete;
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
 
-  // Path of a file inside the staging directory, for the app's own writers.
-  std::string file(const std::string& name) const;
+  // Path of a file inside the staging directory, for the app's own writers. Ctrl-C or a kill
+  // before commit() removes the staging directory with the files named here.
+  std::string file(const std::string& name);
   void set(const std::string& key, const std::string& value);
   // Records the run's fingerprint (model_fingerprint()) as config.KEY = VALUE, one key each.
   void set_fingerprint(const ResolvedConfig& fingerprint);
@@ -32,6 +35,8 @@ class CheckpointWriter {
   std::string dir_, tmp_;
   ResolvedConfig state_;
   bool committed_ = false;
+  // The staging directory, then its files (io::RemovedOnSignal): released as it becomes DIR.
+  std::vector<std::unique_ptr<io::RemovedOnSignal>> on_signal_;
 };
 
 struct Checkpoint {

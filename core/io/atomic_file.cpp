@@ -18,18 +18,21 @@ namespace {
 std::atomic<unsigned long> g_counter{0};
 
 // The temporary files being written, so that Ctrl-C or a kill (SIGINT, SIGTERM) does not leave
-// "<path>.tmp.<pid>.<n>" behind: the handler removes them (unlink is async-signal-safe), then
-// ends the process by the signal's default action. Slots are claimed with an atomic flag; a file
-// that finds none is simply not cleaned up on a signal.
+// "<path>.tmp.<pid>.<n>" behind, and the staging folders registered by RemovedOnSignal: the
+// handler removes the files, then the (by then empty) folders (unlink and rmdir are
+// async-signal-safe), then ends the process by the signal's default action. Slots are claimed
+// with an atomic flag; a path that finds none is simply not cleaned up on a signal.
 constexpr int kSlots = 64;
 constexpr std::size_t kPathBytes = 4096;
-std::atomic<int> g_slot_state[kSlots];  // 0 free, 1 being written, 2 holds a path
+std::atomic<int> g_slot_state[kSlots];  // 0 free, 1 being written, 2 holds a file, 3 a folder
 char g_slot_path[kSlots][kPathBytes];
 std::atomic<bool> g_handlers_installed{false};
 
 extern "C" void remove_temporaries_and_reraise(int sig) {
   for (int i = 0; i < kSlots; ++i)
     if (g_slot_state[i].load() == 2) ::unlink(g_slot_path[i]);
+  for (int i = 0; i < kSlots; ++i)
+    if (g_slot_state[i].load() == 3) ::rmdir(g_slot_path[i]);
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -44,14 +47,14 @@ void install_handlers_once() {
   }
 }
 
-int claim_slot(const std::string& path) {
+int claim_slot(const std::string& path, bool directory = false) {
   if (path.size() >= kPathBytes) return -1;
   install_handlers_once();
   for (int i = 0; i < kSlots; ++i) {
     int expected = 0;
     if (g_slot_state[i].compare_exchange_strong(expected, 1)) {
       std::memcpy(g_slot_path[i], path.c_str(), path.size() + 1);
-      g_slot_state[i].store(2);
+      g_slot_state[i].store(directory ? 3 : 2);
       return i;
     }
   }
@@ -62,6 +65,11 @@ void release_slot(int slot) {
   if (slot >= 0) g_slot_state[slot].store(0);
 }
 }  // namespace
+
+RemovedOnSignal::RemovedOnSignal(const std::string& path, bool directory)
+    : slot_(claim_slot(path, directory)) {}
+
+RemovedOnSignal::~RemovedOnSignal() { release_slot(slot_); }
 
 void check_output_file(const std::string& path) {
   namespace fs = std::filesystem;

@@ -36,6 +36,20 @@ class AtomicFile {
   int slot_ = -1;  // its place in the list a signal's cleanup reads
 };
 
+// While it lives, SIGINT and SIGTERM (where AtomicFile's cleanup handles them) remove `path` too:
+// files first, then folders, which must be empty by then (rmdir). For staging that outlives one
+// AtomicFile: a checkpoint's DIR.tmp and the files already renamed into it. Registers only.
+class RemovedOnSignal {
+ public:
+  RemovedOnSignal(const std::string& path, bool directory);
+  ~RemovedOnSignal();
+  RemovedOnSignal(const RemovedOnSignal&) = delete;
+  RemovedOnSignal& operator=(const RemovedOnSignal&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
 // Throws fk::Error naming `path` when an AtomicFile there could not be written: a directory in
 // the way, or no writable folder to hold it (a missing folder counts as its nearest existing
 // parent: the caller makes it). For commands that work a long time before they write.

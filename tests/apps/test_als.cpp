@@ -2,8 +2,12 @@
 // problem (explicit, with biases, implicit; CG and Cholesky), the objective decreasing, CG against
 // Cholesky, recovery of a generated low-rank model, determinism, the splits, the ranking metrics,
 // recommend/similar, checkpoints, and GPU against CPU (skipped without a device).
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <Eigen/Dense>
 #include <algorithm>
+#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +20,8 @@
 #include "apps/als/als_model.hpp"
 #include "apps/als/als_trainer.hpp"
 #include "apps/common/checkpoint.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/npy.hpp"
 #include "core/random.hpp"
 #include "tests/apps/ratings_fixture.hpp"
 #include "tests/core/test_io_util.hpp"
@@ -510,6 +516,31 @@ TEST(CheckpointFingerprint, AGivenFileEqualToTheImpliedOneIsLeftOut) {
   EXPECT_NO_THROW(app::check_fingerprint(saved, fp_other));
   EXPECT_THROW(app::check_fingerprint(saved, fp_without), app::UsageError);
   EXPECT_THROW(app::check_fingerprint(saved, fp_same), app::UsageError);
+}
+
+// Ctrl-C while a checkpoint is written leaves no DIR.tmp: neither its finished files nor the
+// one being written (the last complete checkpoint stays). In a child process.
+TEST(CheckpointWriter, TerminationRemovesTheStagingDirectory) {
+  struct sigaction now {};
+  if (::sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) GTEST_SKIP();
+  test::TempDir dir;
+  const std::string ck = dir.file("checkpoint");
+  { app::CheckpointWriter first(ck); first.commit(); }
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    app::CheckpointWriter w(ck);
+    io::write_npy(w.file("lambda.npy"), HostDense<float>(2, 3));
+    io::AtomicFile partial(w.file("gamma.npy"));
+    partial.stream() << "partial" << std::flush;
+    ::raise(SIGINT);
+    ::_exit(0);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+  EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{"checkpoint"});
+  EXPECT_TRUE(app::find_checkpoint(ck).has_value());
 }
 
 TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {

@@ -113,6 +113,36 @@ TEST(IoAtomicFile, TerminationRemovesTheTemporaryFile) {
   }
 }
 
+// A staging folder registered with RemovedOnSignal goes on a kill with the files registered in
+// it and the temporary file being written there; an unregistered file beside it stays. A
+// registration that has ended removes nothing.
+TEST(IoAtomicFile, TerminationRemovesRegisteredFoldersAndFiles) {
+  struct sigaction now {};
+  if (::sigaction(SIGTERM, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) GTEST_SKIP();
+  test::TempDir dir;
+  const std::string stage = dir.file("stage"), kept = dir.file("kept");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::filesystem::create_directory(stage);
+    std::filesystem::create_directory(kept);
+    io::RemovedOnSignal stage_on_signal(stage, true);
+    io::RemovedOnSignal done_on_signal(stage + "/done.npy", false);
+    io::AtomicFile done(stage + "/done.npy");
+    done.stream() << "done";
+    done.commit();
+    { io::RemovedOnSignal released(kept, true); }
+    io::AtomicFile partial(stage + "/partial.npy");
+    partial.stream() << "partial" << std::flush;
+    ::raise(SIGTERM);
+    ::_exit(0);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
+  EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{"kept"});
+}
+
 // check_output_file says up front what would stop a write at the end of a long command.
 TEST(IoAtomicFile, OutputFileCheckNamesWhatIsInTheWay) {
   test::TempDir dir;
