@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <sstream>
 #include <string>
@@ -157,12 +158,31 @@ inline HostDense<float> random_matrix(std::int64_t rows, std::int64_t cols, Rng&
 
 // ---- Conformance helpers (shared by the SDDMM, SpMM and ratio SpMM conformance tests) ---------
 
-// The registered variants' names, the parameters of a conformance suite.
+// The registered variants' names but `except` (a suite's oracle), the parameters of a conformance
+// suite.
 template <typename V>
-std::vector<std::string> variant_names(const std::vector<const V*>& all) {
+std::vector<std::string> variant_names(const std::vector<const V*>& all, const std::string& except = "") {
   std::vector<std::string> names;
-  for (const V* v : all) names.push_back(v->name());
+  for (const V* v : all)
+    if (v->name() != except) names.push_back(v->name());
   return names;
+}
+
+// The Matrix Market files of ../shared/data/suitesparse (.mtx and .mtx.gz), sorted; empty when
+// the folder is absent or holds none (the suites then skip rather than pass having checked none).
+inline std::vector<std::string> suitesparse_files() {
+  std::vector<std::string> files;
+  const std::string dir = shared_data("suitesparse");
+  if (dir.empty()) return files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    const auto ends_with = [&](const std::string& tail) {
+      return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (ends_with(".mtx") || ends_with(".mtx.gz")) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 // A variant name as a test name: '.' and any other non-alphanumeric character become '_'.
