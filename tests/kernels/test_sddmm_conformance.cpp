@@ -4,7 +4,8 @@
 // Each variant is its own test (SddmmConformance/<Test>/<variant with '.' -> '_'>); CUDA variants
 // skip without a device; a case the variant declares inapplicable (why_not) is skipped and
 // reported. Tolerance: 1e-5 x sum_t |a_t b_t s| per output (see check_within_bound); the
-// tensor-core variants are checked at bf16 with 1e-2 (test::conformance_precision).
+// tensor-core variants at bf16, against the reference on rounded A and B with 1e-4
+// (test::conformance_precision).
 // A failure prints the seed: FK_TEST_SEED=<seed> replays the same inputs.
 #include <gtest/gtest.h>
 
@@ -72,12 +73,14 @@ class SddmmRunner {
   PreparedSddmm plan_;
 };
 
-// want = ref.sddmm(a, b, scale); bound = ref.sddmm(|a|, |b|, |scale|) = sum_t |a_t b_t s|.
+// want = ref.sddmm(a, b, scale), A and B rounded to `precision` (test::as_operand); bound = ref.sddmm(|a|, |b|, |scale|) = sum_t |a_t b_t s|.
 struct Expected {
   std::vector<float> want, bound;
 };
-Expected reference(const HostCsr& s, int k, const HostDense<float>& a, const HostDense<float>& b,
-                   const std::vector<float>* scale) {
+Expected reference(const HostCsr& s, int k, const HostDense<float>& given_a,
+                   const HostDense<float>& given_b, const std::vector<float>* scale,
+                   Precision precision) {
+  const HostDense<float> a = test::as_operand(given_a, precision), b = test::as_operand(given_b, precision);
   Context cpu(DeviceKind::kCpu);
   auto plan = make_sddmm_plan(cpu, s.view(), k, "ref.sddmm");
   Expected e{std::vector<float>(s.nnz()), std::vector<float>(s.nnz())};
@@ -120,7 +123,7 @@ class SddmmConformance : public ::testing::TestWithParam<std::string> {
         const std::vector<float> scale = s.vals.empty() ? test::random_dense(s.nnz(), rng_) : s.vals;
         for (const std::vector<float>* sc : {static_cast<const std::vector<float>*>(nullptr), &scale}) {
           const HostDense<float> a = random_matrix(s.rows, k, rng_), b = random_matrix(s.cols, k, rng_);
-          const Expected e = reference(s, k, a, b, sc);
+          const Expected e = reference(s, k, a, b, sc, precision_);
           const std::string bad = test::check_within_bound(runner.run(a, b, sc), e.want, e.bound, tol_);
           EXPECT_TRUE(bad.empty()) << (sc ? "scaled: " : "unscaled: ") << bad;
         }
@@ -182,7 +185,7 @@ TEST_P(SddmmConformance, PlanIsReusableWithNewValuesAndScales) {
       const HostDense<float> a = random_matrix(p.s.rows, k, rng_), b = random_matrix(p.s.cols, k, rng_);
       const std::vector<float> scale = test::random_dense(p.s.nnz(), rng_);  // a different scale vector each round
       const std::vector<float>* sc = round == 1 ? nullptr : &scale;
-      const Expected e = reference(p.s, k, a, b, sc);
+      const Expected e = reference(p.s, k, a, b, sc, precision_);
       const std::string bad = test::check_within_bound(runner.run(a, b, sc), e.want, e.bound, tol_);
       EXPECT_TRUE(bad.empty()) << "round " << round << ": " << bad;
     }

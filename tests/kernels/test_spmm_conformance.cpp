@@ -1,11 +1,13 @@
-// SpMM conformance: every registered variant (reference, OpenMP, CUDA) against ref.spmm for
-// C = S·B and a direct scatter in double for C = Sᵀ·B (make_spmm_plan with Op::kTrans: natively or through the cached
-// transpose), on the awkward problems (tests/kernels/problems.hpp) and the real files in
-// ../shared/data, with values given at run time and S's own values, fresh random inputs and a
-// NaN-poisoned C every run. Each variant is its own test (SpmmConformance/<Test>/<variant with
-// '.' -> '_'>); CUDA variants skip without a device; cases the variant declares inapplicable
-// (why_not) are skipped and reported. Tolerance: 1e-5 x sum_j |v_j b_j| per output element (see
-// check_within_bound; the tensor-core variants are checked at bf16 with 1e-2: test::conformance_precision).
+// SpMM conformance: every registered variant (reference, OpenMP, CUDA) for C = S·B against
+// ref.spmm and for C = Sᵀ·B (make_spmm_plan with Op::kTrans: natively or through the cached
+// transpose) against a direct scatter in double, on the awkward problems
+// (tests/kernels/problems.hpp) and the real files in ../shared/data, with values given at run time
+// and S's own values, fresh random inputs and a NaN-poisoned C every run. Each variant is its own
+// test (SpmmConformance/<Test>/<variant with '.' -> '_'>); CUDA variants skip without a device;
+// cases the variant declares inapplicable (why_not) are skipped and reported. Tolerance: 1e-5 x
+// sum_j |v_j b_j| per output element (see check_within_bound); the tensor-core variants run at
+// bf16 and are checked against the reference on rounded operands with 1e-4
+// (test::conformance_precision).
 // A failure prints the seed: FK_TEST_SEED=<seed> replays the same inputs.
 #include <gtest/gtest.h>
 
@@ -88,14 +90,17 @@ class SpmmRunner {
   PreparedSpmm plan_;
 };
 
-// want = op(S)·b with `vals`; bound = the same with |vals| and |b| = sum_j |v_j b_j| per element.
+// want = op(S)·b with `vals` (both rounded to `precision`: test::as_operand); bound = the same with |vals| and |b| = sum_j |v_j b_j| per element.
 // S·B from ref.spmm (sequential, double; its own exact case is ReferenceSpmm.TinyExactBothOps);
 // Sᵀ·B scattered here in double, apart from the transposing path (CachedTransposePlan) every
 // variant without a native Sᵀ·B shares.
 struct Expected {
   std::vector<float> want, bound;
 };
-Expected reference(const HostCsr& s, int k, Op op, const std::vector<float>& vals, const HostDense<float>& b) {
+Expected reference(const HostCsr& s, int k, Op op, const std::vector<float>& given_vals,
+                   const HostDense<float>& given_b, Precision precision) {
+  const std::vector<float> vals = test::as_operand(given_vals, precision);
+  const HostDense<float> b = test::as_operand(given_b, precision);
   Expected e;
   if (op == Op::kTrans) {
     std::vector<double> want(static_cast<std::size_t>(s.cols) * k, 0.0), bound(want.size(), 0.0);
@@ -160,13 +165,13 @@ class SpmmConformance : public ::testing::TestWithParam<std::string> {
           {
             const std::vector<float> vals = random_values(s.nnz(), rng_);
             const HostDense<float> b = random_matrix(b_rows, k, rng_);
-            const Expected e = reference(s, k, op, vals, b);
+            const Expected e = reference(s, k, op, vals, b, precision_);
             const std::string bad = test::check_within_bound(runner.run(&vals, b), e.want, e.bound, tol_);
             EXPECT_TRUE(bad.empty()) << "run-time values: " << bad;
           }
           if (!s.vals.empty()) {
             const HostDense<float> b = random_matrix(b_rows, k, rng_);
-            const Expected e = reference(s, k, op, s.vals, b);
+            const Expected e = reference(s, k, op, s.vals, b, precision_);
             const std::string bad = test::check_within_bound(runner.run(nullptr, b), e.want, e.bound, tol_);
             EXPECT_TRUE(bad.empty()) << "S's own values: " << bad;
           }
@@ -225,7 +230,7 @@ TEST_P(SpmmConformance, PlanIsReusableWithNewValues) {
       for (int round = 0; round < 3; ++round) {
         const std::vector<float> vals = random_values(p.s.nnz(), rng_);
         const HostDense<float> b = random_matrix(op == Op::kNoTrans ? p.s.cols : p.s.rows, k, rng_);
-        const Expected e = reference(p.s, k, op, vals, b);
+        const Expected e = reference(p.s, k, op, vals, b, precision_);
         const std::string bad = test::check_within_bound(runner.run(&vals, b), e.want, e.bound, tol_);
         EXPECT_TRUE(bad.empty()) << "round " << round << ": " << bad;
       }
