@@ -320,6 +320,7 @@ TEST(TcVector, RawStagedKernel) {
           for (const std::int64_t row : unused)  // read by no vector, so they add nothing
             for (int t = 0; t < k; ++t) b[row * k + t] = 0;
           EXPECT_EQ(check(got, host_spmm(s, rounded(s.vals, p), rounded(b, p), k, Op::kNoTrans), 1e-4), "");
+          dc.fill_bytes(0xff);  // the second run must write C again
           tc::spmm_staged(ctx, p, staged.view(), {db.data() + offset, s.cols, k}, c);
           std::vector<float> again = dc.to_host();
           again.erase(again.begin(), again.begin() + offset);
