@@ -164,6 +164,32 @@ TEST(BenchCli, SddmmWritesOneCheckedRowPerVariantAndK) {
   EXPECT_EQ(o.out.find("fastest ref."), std::string::npos) << "the oracle is no candidate";
 }
 
+// A row above --tolerance is 'wrong' and fails the run (exit 1, the count on stderr); a row at
+// exactly the reference's value stays ok. --check-nnz bounds the rows checked.
+TEST(BenchCli, RowsAboveTheToleranceAreWrongAndFailTheRun) {
+  test::TempDir dir;
+  const std::string csv_path = dir.file("t.csv");
+  const Outcome o = run_bench(dir, "sddmm --gen powerlaw:rows=300,cols=200,nnz=3000 --device cpu --k 8 "
+                                   "--runs 2 --warmup 0 --no-flush --tolerance 1e-12 --check-nnz 500 "
+                                   "--csv '" + csv_path + "'");
+  EXPECT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_NE(o.err.find("exceeded the tolerance"), std::string::npos) << o.err;
+  const Csv csv = read_csv(csv_path);
+  ASSERT_FALSE(csv.rows.empty());
+  int wrong = 0;
+  for (const auto& row : csv.rows) {
+    SCOPED_TRACE(row.at("variant"));
+    EXPECT_DOUBLE_EQ(std::stod(row.at("tolerance")), 1e-12);
+    const std::int64_t checked = std::stoll(row.at("checked_rows"));
+    EXPECT_GT(checked, 0);
+    EXPECT_LT(checked, 300) << "--check-nnz 500 of 3000 nonzeros";
+    const double err = std::stod(row.at("max_rel_err"));
+    EXPECT_EQ(row.at("status"), err > 1e-12 ? "wrong" : "ok");
+    wrong += row.at("status") == "wrong";
+  }
+  EXPECT_GT(wrong, 0) << "float sums in another order than the double reference's";
+}
+
 // The compulsory bytes behind GB/s and the floor count only the rows of A and B that some nonzero
 // reads: with empty rows and columns counted, kernels ran below the "floor" (x_floor 0.12).
 TEST(BenchCli, CompulsoryBytesLeaveOutEmptyRowsAndColumns) {

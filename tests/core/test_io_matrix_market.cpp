@@ -1,4 +1,3 @@
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -240,9 +239,7 @@ TEST(IoMatrixMarket, LyingHeaderFailsFastWithoutAllocating) {
   const auto p =
       mm_file(dir, test::gzip(std::string(kBanner) + "16000000 16000000 100000000000000\n1 1 1\n"),
               "lie.mtx.gz");
-  const auto t0 = std::chrono::steady_clock::now();
   EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market(p); }, p, 2, {"cannot hold"}));
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
 }
 
 TEST(IoMatrixMarket, WriterRefusesNonFiniteValuesAndLeavesNoFile) {
