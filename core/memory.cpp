@@ -1,36 +1,78 @@
 #include "core/memory.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace fk {
 namespace {
-// A cgroup's memory limit (v2 memory.max, v1 memory.limit_in_bytes) in bytes; 0 when there is
-// none or it cannot be read. Containers see the host's physical memory through sysconf.
+// A number of bytes read from a cgroup file; 0 for "max", a v1 "no limit" (~2^63) or no file.
+double limit_in(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text == "max") return 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  return end != text.c_str() && *end == '\0' && v > 0 && v < 1e18 ? v : 0;
+}
+
+// The lowest memory limit of this process's cgroup and its ancestors (v2 memory.max, v1
+// memory.limit_in_bytes) in bytes; 0 when there is none or it cannot be read. Containers see the
+// host's physical memory through sysconf; the limit may sit on the process's own group rather
+// than on the root one a container shows (a systemd scope, a nested group).
 double cgroup_limit_bytes() {
-  for (const char* path :
-       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-    std::ifstream in(path);
-    std::string text;
-    if (!(in >> text) || text == "max") continue;
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() && *end == '\0' && v > 0 && v < 1e18)
-      return v;  // v1: "no limit" is ~2^63
+  std::vector<std::string> files;
+  std::ifstream groups("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(groups, line)) {
+    // "0::/a/b" (v2) or "7:memory:/a/b" (v1); the path is relative to the mount.
+    const std::size_t first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    std::string path = line.substr(second + 1);
+    const bool v2 = controllers.empty(), v1 = controllers.find("memory") != std::string::npos;
+    if (!v2 && !v1) continue;
+    for (;;) {
+      if (v2) files.push_back("/sys/fs/cgroup" + path + "/memory.max");
+      if (v1) files.push_back("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes");
+      if (path.empty() || path == "/") break;
+      path = path.substr(0, path.rfind('/'));
+    }
   }
-  return 0;
+  files.push_back("/sys/fs/cgroup/memory.max");
+  files.push_back("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+  double lowest = 0;
+  for (const std::string& f : files) {
+    const double v = limit_in(f);
+    if (v > 0 && (lowest == 0 || v < lowest)) lowest = v;
+  }
+  return lowest;
+}
+
+// The process's address-space and data-segment limits (ulimit -v, ulimit -d) in bytes; 0 when
+// unlimited.
+double rlimit_bytes() {
+  double lowest = 0;
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit r {};
+    if (getrlimit(resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY) continue;
+    const double v = static_cast<double>(r.rlim_cur);
+    if (lowest == 0 || v < lowest) lowest = v;
+  }
+  return lowest;
 }
 }  // namespace
 
 double host_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   double memory = pages > 0 && page > 0 ? double(pages) * double(page) : 0.0;
-  const double limit = cgroup_limit_bytes();
-  if (limit > 0 && (memory <= 0 || limit < memory)) memory = limit;
+  for (const double limit : {cgroup_limit_bytes(), rlimit_bytes()})
+    if (limit > 0 && (memory <= 0 || limit < memory)) memory = limit;
   return memory;
 }
 

@@ -6,8 +6,9 @@
 
 namespace fk {
 
-// Physical memory in bytes, or the cgroup's memory limit where lower (a container); 0 when
-// unknown.
+// Physical memory in bytes, or where lower the memory limit of the process's cgroup or of one
+// above it (a container, a systemd scope) or its address-space or data limit (ulimit -v, -d); 0
+// when unknown.
 double host_memory_bytes();
 
 // True when `bytes` fit in 80% of that (or it is unknown): the rest is left to the system and to

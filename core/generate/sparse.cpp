@@ -1,10 +1,13 @@
 #include "core/generate/sparse.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -105,10 +108,15 @@ void check_spec(const SparseSpec& s) {
       static_cast<double>(s.nnz) <= static_cast<double>(s.rows) * static_cast<double>(s.cols),
       "sparse: nnz " << s.nnz << " exceeds rows x cols = " << s.rows << " x " << s.cols);
   // Row offsets and per-row counts, and each nonzero's column and value (twice while they are
-  // sorted into rows).
-  const double bytes = 16.0 * (static_cast<double>(s.rows) + 1) + 16.0 * static_cast<double>(s.nnz);
-  FK_REQUIRE(fits_in_memory(bytes), "sparse: " << s.rows << " rows and " << s.nnz
-                                               << " nonzeros need " << memory_shortfall(bytes));
+  // sorted into rows); each thread's column marks (DistinctSampler), and for powerlaw the rows'
+  // and columns' ranks and weights and the columns' alias table.
+  const double rows = static_cast<double>(s.rows), cols = static_cast<double>(s.cols);
+  const bool power = s.kind == SparseKind::kPowerLaw;
+  const double bytes = (power ? 32.0 : 16.0) * (rows + 1) + 16.0 * static_cast<double>(s.nnz) +
+                       4.0 * cols * omp_get_max_threads() + (power ? 40.0 * cols : 0.0);
+  FK_REQUIRE(fits_in_memory(bytes), "sparse: " << s.rows << " rows, " << s.cols << " columns and "
+                                               << s.nnz << " nonzeros need "
+                                               << memory_shortfall(bytes));
   // A param given is checked against its kind's range (NaN fails every comparison); one not
   // given takes the kind's default, which is always valid.
   const double p = s.param.value_or(0);
@@ -295,12 +303,19 @@ HostCsr generate_sparse(const SparseSpec& spec) {
   if (!col_weights.empty()) col_table = std::make_unique<AliasTable>(col_weights);
   const Rng row_root = root.split(kRowStream), cluster_root = root.split(kClusterStream);
   std::atomic<bool> failed{false};
-  std::string failure;
+  std::exception_ptr failure;  // the first thread's, rethrown as it was (bad_alloc stays one)
 #pragma omp parallel
   {
-    std::unique_ptr<DistinctSampler> sampler =
-        col_table ? std::make_unique<DistinctSampler>(&col_weights, col_table.get())
-                  : std::make_unique<DistinctSampler>(C);
+    // No exception may leave the parallel region (std::terminate): a thread whose sampler cannot
+    // be allocated records the failure like any other.
+    std::unique_ptr<DistinctSampler> sampler;
+    try {
+      sampler = col_table ? std::make_unique<DistinctSampler>(&col_weights, col_table.get())
+                          : std::make_unique<DistinctSampler>(C);
+    } catch (...) {
+#pragma omp critical(fk_gen_sparse_error)
+      if (!failed.exchange(true)) failure = std::current_exception();
+    }
     std::vector<std::int32_t> cols, set, picked, outside;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t b = 0; b < nblocks; ++b) {
@@ -369,13 +384,13 @@ HostCsr generate_sparse(const SparseSpec& spec) {
             m.vals[at + j] = std::min(static_cast<float>(0.5 + rng.uniform()), kBelowOneAndHalf);
           }
         }
-      } catch (const std::exception& e) {
+      } catch (...) {
 #pragma omp critical(fk_gen_sparse_error)
-        if (!failed.exchange(true)) failure = e.what();
+        if (!failed.exchange(true)) failure = std::current_exception();
       }
     }
   }
-  if (failed) throw Error(failure);
+  if (failure) std::rethrow_exception(failure);
   return m;
 }
 
