@@ -103,7 +103,8 @@ std::string read_appendable_csv(const std::string& path, const std::vector<std::
       throw Error("--csv " + path + ": cannot create " + parent.string() + ": " + ec.message());
   }
   std::string existing;
-  if (std::filesystem::exists(path)) {
+  // Only a regular file holds rows to append to (a device or a pipe would be read forever).
+  if (std::filesystem::is_regular_file(path)) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error("--csv " + path + ": cannot read the existing file");
     std::ostringstream all;

@@ -64,6 +64,25 @@ int claim_slot(const std::string& path, bool directory = false) {
 void release_slot(int slot) {
   if (slot >= 0) g_slot_state[slot].store(0);
 }
+// Where a write to `path` lands: the file a symbolic link names (the link stays a link, as with
+// any editor's save), or `path` itself. `node` is set when that is an existing device, pipe or
+// socket (/dev/null, /dev/stdout, a FIFO): written in place, since renaming a file over it would
+// replace the node (as root, even /dev/stdout's).
+std::string write_target(const std::string& path, bool* node = nullptr) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string target = path;
+  for (int hops = 0; fs::is_symlink(target, ec); ++hops) {
+    if (hops == 40) throw Error("cannot write " + path + ": too many levels of symbolic links");
+    const fs::path link = fs::read_symlink(target, ec);
+    if (ec) throw Error("cannot write " + path + ": cannot read the link (" + ec.message() + ")");
+    target = (link.is_absolute() ? link : fs::path(target).parent_path() / link).string();
+  }
+  const fs::file_status st = fs::status(target, ec);
+  if (node) *node = fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);
+  return target;
+}
+
 }  // namespace
 
 RemovedOnSignal::RemovedOnSignal(const std::string& path, bool directory)
@@ -71,9 +90,16 @@ RemovedOnSignal::RemovedOnSignal(const std::string& path, bool directory)
 
 RemovedOnSignal::~RemovedOnSignal() { release_slot(slot_); }
 
-void check_output_file(const std::string& path) {
+void check_output_file(const std::string& given) {
   namespace fs = std::filesystem;
-  if (path.empty()) throw Error("cannot write a file with an empty name");
+  if (given.empty()) throw Error("cannot write a file with an empty name");
+  bool node = false;
+  const std::string path = write_target(given, &node);
+  if (node) {  // written in place: only the node's own permission matters
+    if (::access(path.c_str(), W_OK) != 0)
+      throw Error("cannot write " + given + " (" + std::strerror(errno) + ")");
+    return;
+  }
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw Error("cannot write " + path + ": it is a directory");
   fs::path parent = fs::path(path).parent_path();
@@ -100,11 +126,17 @@ void check_output_file(const std::string& path) {
 }
 
 AtomicFile::AtomicFile(const std::string& path, bool binary)
-    : path_(path),
-      tmp_path_(path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(g_counter++)) {
+    : path_(path) {
   if (path.empty()) throw Error("cannot write a file with an empty name");
+  target_ = write_target(path, &in_place_);
   std::ios::openmode mode = std::ios::out | std::ios::trunc;
   if (binary) mode |= std::ios::binary;
+  if (in_place_) {
+    out_.open(target_, mode);
+    if (!out_) throw Error("cannot write " + path_ + " (" + std::strerror(errno) + ")");
+    return;
+  }
+  tmp_path_ = target_ + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(g_counter++);
   slot_ = claim_slot(tmp_path_);
   out_.open(tmp_path_, mode);
   if (!out_) {
@@ -115,7 +147,7 @@ AtomicFile::AtomicFile(const std::string& path, bool binary)
 }
 
 AtomicFile::~AtomicFile() {
-  if (committed_) return;
+  if (committed_ || in_place_) return;
   out_.close();
   std::remove(tmp_path_.c_str());  // best effort; nothing useful to do if it fails
   release_slot(slot_);
@@ -126,6 +158,12 @@ void AtomicFile::commit() {
   out_.flush();
   const bool write_ok = static_cast<bool>(out_);
   out_.close();
+  if (in_place_) {
+    committed_ = true;
+    if (!write_ok || out_.fail())
+      throw Error("write error on " + path_ + " (" + std::strerror(errno) + ")");
+    return;
+  }
   if (!write_ok || out_.fail()) {
     const int err = errno;
     std::remove(tmp_path_.c_str());
@@ -134,7 +172,7 @@ void AtomicFile::commit() {
     throw Error("write error on " + path_ + " (" + std::strerror(err) +
                 "); the file was not changed");
   }
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+  if (std::rename(tmp_path_.c_str(), target_.c_str()) != 0) {
     const int err = errno;
     std::remove(tmp_path_.c_str());
     committed_ = true;

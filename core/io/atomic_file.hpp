@@ -6,7 +6,9 @@
 // rename(2) within one directory is atomic, so readers see either the old or the new file. No
 // fsync: this protects against our own failures, not against a power cut. SIGINT and SIGTERM
 // (where the process has no handler of its own) remove the temporary files being written before
-// the process ends.
+// the process ends. Writing through a symbolic link replaces the file it names; an existing
+// device, pipe or socket (/dev/null, /dev/stdout, a FIFO) is written in place, without the
+// temporary (a rename would replace the node itself).
 #include <fstream>
 #include <string>
 
@@ -29,8 +31,10 @@ class AtomicFile {
   const std::string& temp_path() const { return tmp_path_; }
 
  private:
-  std::string path_;
-  std::string tmp_path_;
+  std::string path_;     // as given (messages name it)
+  std::string target_;   // where it lands: a symbolic link's file, else path_
+  std::string tmp_path_;  // empty when written in place
+  bool in_place_ = false;  // a device, pipe or socket: no temporary file, no rename
   std::ofstream out_;
   bool committed_ = false;
   int slot_ = -1;  // its place in the list a signal's cleanup reads

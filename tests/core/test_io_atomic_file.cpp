@@ -1,7 +1,11 @@
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -141,6 +145,49 @@ TEST(IoAtomicFile, TerminationRemovesRegisteredFoldersAndFiles) {
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
   EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{"kept"});
+}
+
+// Through a symbolic link the file it names is replaced and the link stays; a device (here
+// /dev/null) or a FIFO is written in place, not replaced by a regular file.
+TEST(IoAtomicFile, LinksAreFollowedAndDevicesWrittenInPlace) {
+  test::TempDir dir;
+  const std::string target = dir.file("target.csv"), link = dir.file("link.csv");
+  test::write_bytes(target, "old");
+  std::filesystem::create_symlink("target.csv", link);
+  io::check_output_file(link);
+  {
+    io::AtomicFile f(link);
+    f.stream() << "new";
+    f.commit();
+  }
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(test::read_bytes(target), "new");
+  EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{"link.csv", "target.csv"}));
+  if (std::filesystem::exists("/dev/null")) {
+    io::check_output_file("/dev/null");
+    io::AtomicFile f("/dev/null");
+    f.stream() << "discarded";
+    f.commit();
+    EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  }
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const pid_t reader = ::fork();
+  ASSERT_GE(reader, 0);
+  if (reader == 0) {  // reads the FIFO to its end and exits 0 when it got the text
+    std::ifstream in(fifo);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ::_exit(text == "through the pipe" ? 0 : 1);
+  }
+  {
+    io::AtomicFile f(fifo);
+    f.stream() << "through the pipe";
+    f.commit();
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(reader, &status, 0), reader);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
 }
 
 // check_output_file says up front what would stop a write at the end of a long command.
