@@ -10,6 +10,7 @@
 #include "apps/bench/runner.hpp"
 #include "core/context.hpp"
 #include "core/gpu_hooks.hpp"
+#include "core/io/standard_output.hpp"
 #include "core/log.hpp"
 
 namespace {
@@ -62,7 +63,9 @@ int run(int argc, const char* const argv[]) {
 
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    const int status = run(argc, argv);
+    fk::io::flush_standard_output();
+    return status;
   } catch (const fk::bench::UsageError& e) {
     std::cerr << "fk-bench: error: " << e.what() << " (see fk-bench --help)\n";
     return 2;

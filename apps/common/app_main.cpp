@@ -8,6 +8,7 @@
 #include "apps/common/options.hpp"
 #include "apps/common/output.hpp"
 #include "core/error.hpp"
+#include "core/io/standard_output.hpp"
 
 namespace fk::app {
 namespace {
@@ -28,7 +29,9 @@ int fail(const std::string& app, const std::string& message, int status) {
 int run_main(const std::string& app, int argc, char** argv,
              const std::function<int(int, char**)>& body) {
   try {
-    return body(argc, argv);
+    const int status = body(argc, argv);
+    io::flush_standard_output();
+    return status;
   } catch (const UsageError& e) {
     return fail(app, e.what(), kExitUsage);
   } catch (const boost::program_options::error& e) {

@@ -1,5 +1,8 @@
 // fk-datagen as a user runs it (the built binary, FK_DATAGEN_EXE): -h and -q as in the apps, no
 // abbreviated options, usage errors pointing at the subcommand's help, and its files read back.
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -31,6 +34,31 @@ TEST(DatagenCli, ShortHelpAndQuietAsInTheApps) {
   const Outcome loud = run_datagen(dir, small + "--out '" + csv + "'");
   ASSERT_EQ(loud.code, 0) << loud.err;
   EXPECT_NE(loud.out.find("wrote " + csv), std::string::npos) << loud.out;
+}
+
+// Standard output that cannot be written fails the command (exit 1, said on stderr) instead of
+// ending 0 with the output lost; the same for fk-bench, whose main is its own. A device as --out
+// is written in place (a regular file would have replaced /dev/null's node).
+TEST(DatagenCli, LostStandardOutputFailsAndDevicesAreWrittenInPlace) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  test::TempDir dir;
+  for (const std::string exe : {FK_DATAGEN_EXE, FK_BENCH_EXE}) {
+    const std::string command = "'" + exe + "' --help >/dev/full 2>'" + dir.file("err") + "'";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << exe;
+    EXPECT_EQ(WEXITSTATUS(status), 1) << exe;
+    EXPECT_NE(test::slurp(dir.file("err")).find("cannot write the standard output (No space left"),
+              std::string::npos)
+        << exe << ": " << test::slurp(dir.file("err"));
+  }
+  const Outcome to_null =
+      run_datagen(dir, "ratings --users 50 --items 40 --ratings 1000 --out /dev/null -q");
+  EXPECT_EQ(to_null.code, 0) << to_null.err;
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  const Outcome to_full =
+      run_datagen(dir, "ratings --users 50 --items 40 --ratings 1000 --out /dev/full -q");
+  EXPECT_EQ(to_full.code, 1);
+  EXPECT_NE(to_full.err.find("write error on /dev/full"), std::string::npos) << to_full.err;
 }
 
 TEST(DatagenCli, UsageErrorsNameTheOptionAndTheSubcommandsHelp) {
