@@ -1,5 +1,8 @@
 #include "core/random.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.hpp"
 
 namespace fk {
@@ -98,6 +101,31 @@ std::uint64_t Rng::poisson(double mean) {
     p *= uniform();
   }
   return k;
+}
+
+std::uint64_t Rng::binomial(std::uint64_t n, double p) {
+  FK_CHECK(p >= 0 && p <= 1, "binomial probability must be in [0, 1], got " << p);
+  if (n <= 1024) {  // one draw per trial: exact, and the stream callers had before this method
+    std::uint64_t k = 0;
+    for (std::uint64_t t = 0; t < n; ++t) k += uniform() < p;
+    return k;
+  }
+  const double q = std::min(p, 1.0 - p), trials = static_cast<double>(n);
+  if (q == 0) return p == 0 ? 0 : n;
+  std::uint64_t k = 0;
+  if (trials * q <= 64) {
+    // Exact: the gaps between successes are geometric, so the work is the successes' count.
+    const double log_miss = std::log1p(-q);
+    for (double at = 0;;) {
+      at += std::floor(std::log1p(-uniform()) / log_miss) + 1;
+      if (at > trials) break;
+      ++k;
+    }
+  } else {
+    const double x = std::round(trials * q + std::sqrt(trials * q * (1 - q)) * normal());
+    k = static_cast<std::uint64_t>(std::clamp(x, 0.0, trials));
+  }
+  return p <= 0.5 ? k : n - k;
 }
 
 void Rng::dirichlet(double alpha, std::vector<double>& out) {

@@ -21,6 +21,9 @@ class Rng {
   double normal();                                    // standard normal (Box-Muller)
   double gamma(double shape);                         // Gamma(shape, 1), Marsaglia-Tsang
   std::uint64_t poisson(double mean);                 // exact for small means, normal approx above 64
+  // Successes in n trials of probability p: a draw per trial up to 1024 trials; above, exact
+  // (geometric gaps) while the rarer outcome's mean is at most 64, else the normal approximation.
+  std::uint64_t binomial(std::uint64_t n, double p);
   void dirichlet(double alpha, std::vector<double>& out);  // symmetric; fills out.size() entries
 
  private:

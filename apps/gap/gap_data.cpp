@@ -141,8 +141,9 @@ void thin_counts(const HostCsr& all, double p, std::uint64_t seed, HostCsr& trai
     for (std::int64_t j = all.row_ptr[d]; j < all.row_ptr[d + 1]; ++j) {
       const double v = all.vals[j];
       const double whole = std::floor(v);
-      double h = 0;
-      for (double t = 0; t < whole; t += 1) h += (rng.uniform() < p) ? 1.0 : 0.0;
+      // Counts are below 2^24 (the readers' limit); per-token draws up to 1024 of them, so
+      // a count of millions costs no more than a small one.
+      double h = static_cast<double>(rng.binomial(static_cast<std::uint64_t>(whole), p));
       if (v > whole && rng.uniform() < p) h += v - whole;
       held[j] = static_cast<float>(h);
     }

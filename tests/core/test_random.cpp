@@ -48,6 +48,40 @@ TEST(Random, MomentsOfDistributions) {
   EXPECT_NEAR(sgs / n, 0.3, 0.01);
 }
 
+// Binomial: a draw per trial up to 1024 trials (the same stream as counting uniform() < p), and
+// above it the mean and variance of each regime: geometric gaps (exact) while the rarer
+// outcome's mean is at most 64, the normal approximation beyond; p > 1/2 counts the misses.
+TEST(Random, BinomialIsExactForSmallCountsAndRightOnAverageForLarge) {
+  Rng a(5), b(5);
+  for (std::uint64_t n : {0, 1, 7, 1024}) {
+    std::uint64_t k = 0;
+    for (std::uint64_t t = 0; t < n; ++t) k += b.uniform() < 0.3;
+    EXPECT_EQ(a.binomial(n, 0.3), k) << n;
+  }
+  EXPECT_EQ(a.binomial(5000, 0.0), 0u);
+  EXPECT_EQ(a.binomial(5000, 1.0), 5000u);
+  struct Case {
+    std::uint64_t n;
+    double p;
+  };
+  for (const Case c : {Case{100000, 0.0002}, Case{100000, 0.9998}, Case{16777216, 0.1},
+                       Case{3000, 0.7}}) {
+    const int draws = 4000;
+    double sum = 0, sum2 = 0;
+    for (int i = 0; i < draws; ++i) {
+      const double k = static_cast<double>(a.binomial(c.n, c.p));
+      ASSERT_LE(k, static_cast<double>(c.n));
+      sum += k;
+      sum2 += k * k;
+    }
+    const double mean = sum / draws, var = sum2 / draws - mean * mean;
+    const double want = double(c.n) * c.p, want_var = want * (1 - c.p);
+    SCOPED_TRACE("n " + std::to_string(c.n) + " p " + std::to_string(c.p));
+    EXPECT_NEAR(mean, want, 5 * std::sqrt(want_var / draws));
+    EXPECT_NEAR(var, want_var, 0.1 * want_var);
+  }
+}
+
 TEST(Random, DirichletSumsToOne) {
   Rng r(9);
   std::vector<double> v(50);
