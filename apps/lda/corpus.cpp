@@ -194,7 +194,7 @@ Corpus read_text(const std::string& path, const TextOptions& opt,
   std::vector<std::vector<std::pair<std::int32_t, float>>> docs;
   io::LineReader in(path);
   std::string line;
-  std::unordered_map<std::int32_t, float> doc;
+  std::unordered_map<std::int32_t, std::int64_t> doc;
   while (in.next(line)) {
     // Format detection looks at the first lines only: binary content further on would be read
     // as words.
@@ -204,7 +204,7 @@ Corpus read_text(const std::string& path, const TextOptions& opt,
                        "--format if it is another");
     doc.clear();
     if (fixed) {
-      for (const std::int32_t id : tokenize_in_vocab(line, index)) doc[id] += 1.0f;
+      for (const std::int32_t id : tokenize_in_vocab(line, index)) ++doc[id];
     } else {
       for (const std::string& tok : tokenize(line)) {
         auto it = index.find(tok);
@@ -214,10 +214,17 @@ Corpus read_text(const std::string& path, const TextOptions& opt,
           it = index.emplace(tok, static_cast<std::int32_t>(words.size())).first;
           words.push_back(tok);
         }
-        doc[it->second] += 1.0f;
+        ++doc[it->second];
       }
     }
-    docs.emplace_back(doc.begin(), doc.end());
+    docs.emplace_back();
+    for (const auto& [w, c] : doc) {
+      if (c > io::kMaxExactCount)  // as the UCI reader refuses such a count
+        throw InputError(path, in.line_number(),
+                         "'" + words[static_cast<std::size_t>(w)] + "' occurs " + std::to_string(c) +
+                             " times, above 2^24: the count would lose precision as a float");
+      docs.back().emplace_back(w, static_cast<float>(c));
+    }
   }
   if (docs.empty())
     throw InputError(path, 0, "empty file: no documents (text input has one document per line)");

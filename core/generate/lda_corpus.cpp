@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/generate/sampling.hpp"
+#include "core/io/uci.hpp"
 #include "core/memory.hpp"
 #include "core/progress.hpp"
 #include "core/random.hpp"
@@ -207,8 +208,10 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
         for (std::int64_t d = d0; d < d1; ++d) {
           Rng r = doc_root.split(static_cast<std::uint64_t>(d));
           const double len_real = std::exp(mu + sigma * r.normal());
-          const auto len =
-              static_cast<std::int64_t>(std::max(1.0, std::round(std::min(len_real, 1e12))));
+          // At most 2^24 tokens, so that no (document, word) count passes what a float holds
+          // exactly (the readers' limit, io::kMaxExactCount) nor the int32 count below.
+          const auto len = static_cast<std::int64_t>(std::max(
+              1.0, std::round(std::min(len_real, static_cast<double>(io::kMaxExactCount)))));
           r.dirichlet(spec.doc_alpha, theta);
           // Topic of every token first (only the per-topic totals matter), then the words topic
           // by topic so each topic's alias table stays in cache while it is used.

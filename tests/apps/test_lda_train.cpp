@@ -899,6 +899,16 @@ TEST(LdaErrors, BadInputAndOptions) {
   { std::ofstream f(dir.file("empty.txt")); }
   expect({"--input", dir.file("empty.txt"), "--format", "text"}, 1, "empty.txt");
   {
+    // A word more than 2^24 times in one line (gzip keeps the file at 50 KB): refused as the UCI
+    // reader refuses such a count, not silently capped where a float stops counting.
+    std::string line = "apple banana";
+    for (std::int64_t t = 0; t < (std::int64_t{1} << 24) + 5; ++t) line += " ox";
+    std::ofstream f(dir.file("big.txt.gz"), std::ios::binary);
+    f << test::gzip("apple banana cherry\n" + line + "\napple cherry\n", 1);
+  }
+  expect({"--input", dir.file("big.txt.gz"), "--format", "text", "--min-count", "1"}, 1,
+         "big.txt.gz:2: 'ox' occurs 16777221 times, above 2^24");
+  {
     std::ofstream f(dir.file("plainfile"));
     f << "x";
   }
