@@ -60,10 +60,11 @@ class Context {
   void set_repeatable_only(bool on) { repeatable_only_ = on; }
   bool repeatable_only() const { return repeatable_only_; }
 
-  // Sᵀ·B plans on the GPU cut S into row slices whose rows of B fit in this many bytes when B is
-  // larger, so that each slice's gathers of B stay in L2 (kernels/registry.cpp). 0 (the default):
-  // a third of the L2, and only where B outgrows the L2 and Sᵀ's rows are long enough to pay for
-  // adding the slices' results. A positive value forces slicing above it (for tests).
+  // Sᵀ·B plans on the GPU of cuda.spmm.nnz_vsr and of the ratio SpMM cut S into row slices
+  // whose rows of B fit in this many bytes when B is larger, so that each slice's gathers of B
+  // stay in L2 (kernels/registry.cpp). 0 (the default): a third of the L2, and only where B
+  // outgrows the L2 and Sᵀ's rows are long enough to pay for adding the slices' results. A
+  // positive value forces slicing above it, for any variant (for tests).
   void set_transposed_slice_bytes(std::int64_t bytes) { transposed_slice_bytes_ = bytes; }
   std::int64_t transposed_slice_bytes() const { return transposed_slice_bytes_; }
 

@@ -25,7 +25,6 @@ void* device_allocate(std::size_t) { not_compiled(); }
 void device_free(void*) noexcept {}
 void copy_host_to_device(void*, const void*, std::size_t) { not_compiled(); }
 void copy_device_to_host(void*, const void*, std::size_t) { not_compiled(); }
-void copy_device_to_device(void*, const void*, std::size_t) { not_compiled(); }
 void device_fill_bytes(void*, int, std::size_t) { not_compiled(); }
 }  // namespace hooks
 }  // namespace fk

@@ -57,6 +57,8 @@ HostCoo csr_to_coo(const HostCsr& csr) {
 
 HostCsr transpose(const CsrView& csr, std::vector<std::int64_t>* perm) {
   HostCsr out;
+  FK_CHECK(csr.rows <= INT32_MAX,
+           "transpose: " << csr.rows << " rows would not fit the transpose's 32-bit column indices");
   out.rows = csr.cols;
   out.cols = csr.rows;
   out.row_ptr.assign(static_cast<std::size_t>(csr.cols) + 1, 0);

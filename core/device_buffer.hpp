@@ -105,8 +105,13 @@ struct DeviceCsr {
   DeviceBuffer<float> vals;
 
   DeviceCsr() = default;
+  // Validated on the host first (fk::validate): plans of a device pattern do not read it back.
   explicit DeviceCsr(const HostCsr& h)
-      : rows(h.rows), cols(h.cols), row_ptr(h.row_ptr), col_idx(h.col_idx), vals(h.vals) {}
+      : rows(h.rows),
+        cols(h.cols),
+        row_ptr((validate(h.view()), h.row_ptr)),
+        col_idx(h.col_idx),
+        vals(h.vals) {}
   std::int64_t nnz() const { return col_idx.size(); }
   CsrView view() const {
     return {rows, cols, nnz(), row_ptr.data(), col_idx.data(), vals.size() ? vals.data() : nullptr};

@@ -20,7 +20,6 @@ void* device_allocate(std::size_t bytes);
 void device_free(void* ptr) noexcept;
 void copy_host_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_device_to_host(void* dst, const void* src, std::size_t bytes);
-void copy_device_to_device(void* dst, const void* src, std::size_t bytes);
 void device_fill_bytes(void* dst, int byte, std::size_t bytes);
 
 }  // namespace hooks

@@ -1,6 +1,6 @@
 #pragma once
-// Wall-clock stopwatch on the steady clock. GPU regions are timed with CUDA events
-// (kernels/cuda/event_timer.cuh) or by synchronizing the Context before reading this clock.
+// Wall-clock stopwatch on the steady clock. GPU regions are timed with CUDA events (fk-bench's
+// apps/bench/gpu_timing.cu) or by synchronizing the Context before reading this clock.
 #include <algorithm>
 #include <chrono>
 #include <vector>

@@ -169,11 +169,15 @@ bool needs_vector_length(const Context& ctx, const std::string& variant, Precisi
   return ctx.is_gpu() && variant == "auto" && precision != Precision::kF32;
 }
 
-void check_pattern(const CsrView& s, int k) {
+// A host pattern is validated in full (offsets and column indices: the features and every CPU
+// kernel index arrays by them); a device pattern was when it was copied from the host
+// (DeviceCsr), and reading it back here would cost a copy.
+void check_pattern(const Context& ctx, const CsrView& s, int k) {
   FK_CHECK(k >= 1, "dense width K must be at least 1, got " << k);
   FK_CHECK(s.rows >= 0 && s.cols >= 0 && s.nnz >= 0, "invalid sparse shape");
   FK_CHECK(s.cols <= INT32_MAX, "sparse matrix has more columns than 32-bit indices can hold");
   FK_CHECK(s.row_ptr != nullptr, "sparse matrix without row offsets");
+  if (!ctx.is_gpu()) validate(s);
 }
 
 // Sᵀ (N x M) beside S, with the gather that puts values given in S's order into Sᵀ's: on a GPU by
@@ -200,7 +204,8 @@ class TransposedPattern {
   // `vals` (S's order; null: S's own) or an error when there are none.
   const float* source(const float* vals, const char* what) const {
     if (!vals) vals = own_vals_;
-    FK_CHECK(vals != nullptr, what << " run without values: the pattern has none and none were given");
+    FK_CHECK(vals != nullptr || nnz_ == 0,
+             what << " run without values: the pattern has none and none were given");
     return vals;
   }
   // The values in Sᵀ's order, in a buffer of this object's (queued on ctx's stream); `second`
@@ -366,7 +371,7 @@ class SlicedTransposePlan : public SpmmPlan {
  public:
   SlicedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner,
                       Precision precision, std::int64_t slice_rows)
-      : slices_(ctx, s, k, slice_rows), own_vals_(s.vals) {
+      : slices_(ctx, s, k, slice_rows), own_vals_(s.vals), nnz_(s.nnz) {
     for (const RowSlices::Slice& sl : slices_.slices())
       plans_.push_back(std::make_unique<CachedTransposePlan>(ctx, sl.view, k, inner, precision));
   }
@@ -374,7 +379,8 @@ class SlicedTransposePlan : public SpmmPlan {
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) override {
     if (!vals) vals = own_vals_;
-    FK_CHECK(vals != nullptr, "SpMM run without values: the pattern has none and none were given");
+    FK_CHECK(vals != nullptr || nnz_ == 0,
+             "SpMM run without values: the pattern has none and none were given");
     slices_.run(ctx, b, c, [&](std::size_t q, DenseView<const float> bq, DenseView<float> cq) {
       plans_[q]->run(ctx, vals + slices_.slices()[q].pos0, bq, cq);
     });
@@ -383,6 +389,7 @@ class SlicedTransposePlan : public SpmmPlan {
  private:
   RowSlices slices_;
   const float* own_vals_;
+  std::int64_t nnz_;
   std::vector<std::unique_ptr<SpmmPlan>> plans_;  // one per slice
 };
 
@@ -565,7 +572,7 @@ const RatioSpmmVariant& find_ratio_spmm_variant(const std::string& name) {
 
 PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
                               const std::string& variant, Precision precision) {
-  check_pattern(s, k);
+  check_pattern(ctx, s, k);
   KernelProblem problem{pattern_features(ctx, s), k};
   problem.precision = precision;
   if (needs_vector_length(ctx, variant, precision))
@@ -588,7 +595,7 @@ PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
 
 PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int k,
                                        const std::string& variant, Op op) {
-  check_pattern(s, k);
+  check_pattern(ctx, s, k);
   KernelProblem problem{op == Op::kTrans ? transposed_features(ctx, s) : pattern_features(ctx, s), k};
   problem.transposed = op == Op::kTrans;  // the rules see Sᵀ, the matrix the plan runs on
   PreparedRatioSpmm out;
@@ -618,7 +625,7 @@ PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int
 
 PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
                             const std::string& variant, Precision precision) {
-  check_pattern(s, k);
+  check_pattern(ctx, s, k);
   KernelProblem problem;
   problem.k = k;
   problem.precision = precision;

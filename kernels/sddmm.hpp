@@ -6,8 +6,8 @@
 // Plan-based: prepare once per (pattern, K, device, variant), run many times.
 //
 //   auto plan = make_sddmm_plan(ctx, s, k);          // "auto", or a registered name
-//   plan->run(ctx, a, b, s.vals, out);               // scaled by S's values
-//   plan->run(ctx, a, b, nullptr, out);              // unscaled
+//   plan.run(ctx, a, b, s.vals, out);                // scaled by S's values
+//   plan.run(ctx, a, b, nullptr, out);               // unscaled
 #include <memory>
 #include <string>
 #include <vector>

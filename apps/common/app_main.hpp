@@ -9,7 +9,6 @@
 
 namespace fk::app {
 
-constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 

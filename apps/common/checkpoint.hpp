@@ -66,10 +66,11 @@ std::optional<Checkpoint> find_checkpoint(const std::string& dir);
 
 // The entries of a run's resolved configuration that decide the model an iteration produces:
 // every entry except those that only say how or how long to run (iters, out, device, threads,
-// quiet, compare, checkpoint-every, resume, sddmm, spmm, precision, ratio-spmm, product-spmm)
-// and the app's own such keys (`extra_free`, e.g. eval-every); input, test and vocab files by
-// their canonical path. `implied` holds file keys' values when not given (the vocabulary a UCI
-// input finds beside itself): a key given as the same file is left out, as if not given.
+// quiet, compare, checkpoint-every, resume, sddmm, spmm, precision, ratio-spmm, product-spmm,
+// repeatable) and the app's own such keys (`extra_free`, e.g. eval-every); input, test and vocab
+// files by their canonical path. `implied` holds file keys' values when not given (the
+// vocabulary a UCI input finds beside itself): a key given as the same file is left out, as if
+// not given.
 // A checkpoint can be resumed only by a run with the same fingerprint.
 ResolvedConfig model_fingerprint(const ResolvedConfig& config,
                                  const std::vector<std::string>& extra_free,

@@ -3,10 +3,11 @@
 // optional INI config file (--config FILE; the command line wins), help text that explains every
 // option including the app's own, and the resolved configuration for the output directory.
 //
-//   app::CommandLine cli("fk-lda", "train an LDA topic model", {.iters = 10});
-//   cli.app_options().add_options()("topics", po::value<int>(&opt.topics)->default_value(100),
-//   "..."); if (!cli.parse(argc, argv)) return 0;  // --help was printed const app::CommonOptions&
-//   common = cli.common();
+//   app::CommandLine cli("fk-lda", "train an LDA topic model", "fk-lda [options]", {.iters = 10});
+//   cli.app_options().add_options()(
+//       "topics", po::value<int>(&opt.topics)->default_value(100), "...");
+//   if (!cli.parse(argc, argv)) return 0;  // --help was printed
+//   const app::CommonOptions& common = cli.common();
 //
 // Unknown options and values that do not parse are app::UsageError naming the option (and the
 // config file when the problem is there); apps exit 2 on those (apps/common/app_main.hpp).

@@ -61,7 +61,6 @@ class MetricsWriter {
 
   void write(const JsonObject& line);
   const std::string& path() const { return path_; }
-  bool is_open() const { return file_ != nullptr; }
 
  private:
   MetricsWriter(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}

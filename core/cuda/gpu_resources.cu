@@ -99,9 +99,6 @@ void copy_host_to_device(void* dst, const void* src, std::size_t bytes) {
 void copy_device_to_host(void* dst, const void* src, std::size_t bytes) {
   FK_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
 }
-void copy_device_to_device(void* dst, const void* src, std::size_t bytes) {
-  FK_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
-}
 void device_fill_bytes(void* dst, int byte, std::size_t bytes) {
   FK_CUDA_CHECK(cudaMemset(dst, byte, bytes));
 }

@@ -7,7 +7,6 @@
 // so a "\r\n" inside a quoted field reads back as "\n".
 #include <cstdint>
 #include <initializer_list>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -14,9 +14,13 @@ namespace fk::io {
 
 // Flushes std::cout and stdout; throws fk::Error when anything written to them was lost.
 inline void flush_standard_output() {
+  // A stream that failed earlier left its errno (most likely still the write's); otherwise only
+  // this flush's counts.
+  if (std::cout) errno = 0;
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
-    throw Error(std::string("cannot write the standard output (") + std::strerror(errno) + ")");
+    throw Error(std::string("cannot write the standard output") +
+                (errno ? std::string(" (") + std::strerror(errno) + ")" : std::string()));
 }
 
 }  // namespace fk::io

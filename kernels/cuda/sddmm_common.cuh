@@ -32,6 +32,7 @@
 #include "core/cuda/gpu_resources.cuh"
 #include "core/dense.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "kernels/cuda/prefer_l1.cuh"
 #include "kernels/sddmm.hpp"
 
@@ -76,12 +77,18 @@ inline void check_run_args(const CsrView& s, int k, DenseView<const float> a, De
 
 // Fraction of L2 that one K slice of B may take (tunable; 0 disables slicing for L2). The
 // environment variable FK_SDDMM_L2_SLICE_FRACTION overrides it, read once, so that benchmarks can
-// sweep it without rebuilding.
+// sweep it without rebuilding; a value that is not a number in [0, 1] is ignored with a warning.
 constexpr double kL2SliceFraction = 0.6;
 inline double l2_slice_fraction() {
   static const double f = [] {
     const char* env = std::getenv("FK_SDDMM_L2_SLICE_FRACTION");
-    return env && *env ? std::atof(env) : kL2SliceFraction;
+    if (!env || !*env) return kL2SliceFraction;
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (*end == '\0' && v >= 0 && v <= 1) return v;
+    log_warn() << "FK_SDDMM_L2_SLICE_FRACTION='" << env << "' is not a number in [0, 1]; using "
+               << kL2SliceFraction;
+    return kL2SliceFraction;
   }();
   return f;
 }

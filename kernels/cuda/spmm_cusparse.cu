@@ -142,7 +142,7 @@ class CusparseSpmmPlan : public SpmmPlan {
 
     // Index arrays of one type.
     const int threads = 256;
-    if (s.nnz <= INT32_MAX) {
+    if (s.nnz <= INT32_MAX && s.rows < INT32_MAX) {
       row32_ = DeviceBuffer<std::int32_t>(s.rows + 1);
       narrow_offsets_kernel<<<grid_for(s.rows + 1, threads), threads, 0, stream>>>(s.row_ptr, s.rows + 1,
                                                                                   row32_.data());

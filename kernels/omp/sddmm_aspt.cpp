@@ -10,7 +10,7 @@
 // Light parts of very long rows are cut into segments that every thread shares after the panels,
 // so one huge row does not serialise the run (SDDMM outputs are independent, no combining needed).
 // Results go through the tiling's permutation (directly, for rows it leaves in place), so `out` is
-// in S's CSR order. Dot products use the 4-wide register-blocked kernel of kernels/omp/simd.hpp.
+// in S's CSR order. Dot products are omp_simd::sddmm_entries' (kernels/omp/simd.hpp).
 #include <memory>
 #include <vector>
 

@@ -211,8 +211,9 @@ TEST(IoAtomicFile, OutputFileCheckNamesWhatIsInTheWay) {
   EXPECT_NE(message("").find("empty name"), std::string::npos);
   // procfs: access() tells root it may write there, but no file can be made (found before the
   // command's work, not after it); the probe the check makes is gone afterwards.
-  if (std::filesystem::is_directory("/proc/self"))
+  if (std::filesystem::is_directory("/proc/self")) {
     EXPECT_NE(message("/proc/new.csv").find("cannot write /proc/new.csv: "), std::string::npos);
+  }
   io::check_output_file(dir.file("probed.csv"));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
                           std::filesystem::directory_iterator()),

@@ -107,5 +107,48 @@ TEST(Registry, UnknownAndMisplacedVariantsAreErrors) {
   }
 }
 
+// A host pattern is validated when a plan is made (an index out of range is an error, not a
+// write out of bounds); an empty matrix runs without values on every CPU variant, both ops.
+TEST(Registry, BadPatternsAreErrorsAndEmptyMatricesNeedNoValues) {
+  Context cpu(DeviceKind::kCpu);
+  HostCsr bad;
+  bad.rows = 2;
+  bad.cols = 3;
+  bad.row_ptr = {0, 1, 2};
+  bad.col_idx = {0, 7};
+  bad.vals = {1, 1};
+  EXPECT_THROW(make_spmm_plan(cpu, bad.view(), 4, Op::kNoTrans), Error);
+  EXPECT_THROW(make_spmm_plan(cpu, bad.view(), 4, Op::kTrans), Error);
+  EXPECT_THROW(make_sddmm_plan(cpu, bad.view(), 4), Error);
+  EXPECT_THROW(make_ratio_spmm_plan(cpu, bad.view(), 4, "ref.ratio_spmm"), Error);
+  bad.col_idx = {0, 1};
+  bad.row_ptr = {0, 2, 1};
+  EXPECT_THROW(make_spmm_plan(cpu, bad.view(), 4, Op::kNoTrans), Error);
+
+  HostCsr empty;
+  empty.rows = 3;
+  empty.cols = 2;
+  empty.row_ptr = {0, 0, 0, 0};
+  const int k = 5;
+  std::vector<std::string> names = {"auto"};
+  for (const SpmmVariant* v : spmm_variants())
+    if (v->backend() != Backend::kCuda) names.push_back(v->name());
+  for (const std::string& name : names)
+    for (Op op : {Op::kNoTrans, Op::kTrans}) {
+      SCOPED_TRACE(name + (op == Op::kNoTrans ? " S*B" : " S^T*B"));
+      const std::int64_t in = op == Op::kNoTrans ? 2 : 3, out = op == Op::kNoTrans ? 3 : 2;
+      const HostDense<float> b(in, k, 1.0f);
+      HostDense<float> c(out, k, kNaN);
+      auto plan = make_spmm_plan(cpu, empty.view(), k, op, name);
+      plan.run(cpu, nullptr, b.view(), c.view());
+      EXPECT_EQ(c.values(), std::vector<float>(static_cast<std::size_t>(out * k), 0.0f));
+    }
+  auto ratio = make_ratio_spmm_plan(cpu, empty.view(), k, "ref.ratio_spmm");
+  const HostDense<float> a(3, k, 1.0f), b(2, k, 1.0f);
+  HostDense<float> c(3, k, kNaN);
+  ratio.run(cpu, nullptr, a.view(), b.view(), 0.5f, c.view());
+  EXPECT_EQ(c.values(), std::vector<float>(static_cast<std::size_t>(3 * k), 0.0f));
+}
+
 }  // namespace
 }  // namespace fk

@@ -129,8 +129,8 @@ Expected reference(const HostCsr& s, int k, Op op, const std::vector<float>& giv
   return e;
 }
 
-// nnz random values, at least one: ref.spmm and the cached-transpose path reject a null value
-// pointer even when S has no nonzeros, and an empty vector's data() may be null.
+// nnz random values, at least one: a run-time array is never null (null means S's own values,
+// and an empty vector's data() may be null).
 std::vector<float> random_values(std::int64_t nnz, Rng& rng) { return test::random_dense(std::max<std::int64_t>(nnz, 1), rng); }
 
 using test::random_matrix;
