@@ -9,10 +9,9 @@ void check_factors_fit(std::int64_t rows, std::int64_t cols, std::int64_t k, int
   const double bytes = 4.0 * copies * (double(rows) + double(cols)) * double(k);
   if (fits_in_memory(bytes)) return;
   throw Error(what + " with " + k_option + " " + std::to_string(k) + " needs about " +
-              memory_shortfall(bytes) +
-              ": its sizes are implausible (a header that claims more rows or columns than the "
-              "data has?), or ask for fewer with " +
-              k_option);
+              memory_shortfall(bytes) + ": ask for fewer with " + k_option +
+              ", or check the data's sizes (a header that claims more rows or columns than the "
+              "data has?)");
 }
 
 }  // namespace fk::app

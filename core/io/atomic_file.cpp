@@ -17,11 +17,11 @@ namespace fk::io {
 namespace {
 std::atomic<unsigned long> g_counter{0};
 
-// The temporary files being written, so that Ctrl-C or a kill (SIGINT, SIGTERM) does not leave
-// "<path>.tmp.<pid>.<n>" behind, and the staging folders registered by RemovedOnSignal: the
-// handler removes the files, then the (by then empty) folders (unlink and rmdir are
-// async-signal-safe), then ends the process by the signal's default action. Slots are claimed
-// with an atomic flag; a path that finds none is simply not cleaned up on a signal.
+// The temporary files being written, so that Ctrl-C or a kill (SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+// does not leave "<path>.tmp.<pid>.<n>" behind, and the staging folders registered by
+// RemovedOnSignal: the handler removes the files, then the (by then empty) folders (unlink and
+// rmdir are async-signal-safe), then ends the process by the signal's default action. Slots are
+// claimed with an atomic flag; a path that finds none is simply not cleaned up on a signal.
 constexpr int kSlots = 64;
 constexpr std::size_t kPathBytes = 4096;
 std::atomic<int> g_slot_state[kSlots];  // 0 free, 1 being written, 2 holds a file, 3 a folder
@@ -39,11 +39,13 @@ extern "C" void remove_temporaries_and_reraise(int sig) {
 
 void install_handlers_once() {
   if (g_handlers_installed.exchange(true)) return;
-  for (int sig : {SIGINT, SIGTERM}) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ}) {
     struct sigaction old {};
     // Only where nobody else handles the signal (a test harness, a debugger may).
-    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL)
-      std::signal(sig, remove_temporaries_and_reraise);
+    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+    // A file past ulimit -f: the write fails with EFBIG instead, and the writer reports it
+    // ("write error on FILE (File too large)") and removes its temporary.
+    std::signal(sig, sig == SIGXFSZ ? SIG_IGN : remove_temporaries_and_reraise);
   }
 }
 

@@ -1,3 +1,4 @@
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,7 +100,7 @@ TEST(IoAtomicFile, TwoWritersOfOnePathDoNotCollide) {
 TEST(IoAtomicFile, TerminationRemovesTheTemporaryFile) {
   test::TempDir dir;
   const std::string p = dir.file("big.csv");
-  for (int sig : {SIGTERM, SIGINT}) {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
     struct sigaction now {};
     if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) continue;
     const pid_t child = ::fork();
@@ -188,6 +189,32 @@ TEST(IoAtomicFile, LinksAreFollowedAndDevicesWrittenInPlace) {
   ASSERT_EQ(::waitpid(reader, &status, 0), reader);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+}
+
+// A file past ulimit -f is a write error, as on a full disk: the writer says so and leaves no
+// temporary (the signal SIGXFSZ would have ended the process with both left behind). In a child.
+TEST(IoAtomicFile, FileSizeLimitIsAWriteError) {
+  test::TempDir dir;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    struct rlimit r {};
+    r.rlim_cur = r.rlim_max = 4096;
+    if (::setrlimit(RLIMIT_FSIZE, &r) != 0) ::_exit(3);
+    try {
+      io::AtomicFile f(dir.file("big.bin"));
+      f.stream() << std::string(1 << 16, 'x');
+      f.commit();
+    } catch (const Error& e) {
+      ::_exit(std::string(e.what()).find("write error on") != std::string::npos ? 0 : 1);
+    }
+    ::_exit(2);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by a signal: " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: another message; 2: no error; 3: setrlimit failed";
+  EXPECT_TRUE(test::list_dir(dir.path()).empty());
 }
 
 // check_output_file says up front what would stop a write at the end of a long command.
