@@ -314,8 +314,10 @@ RankingMetrics ranking_metrics(const HostDense<float>& user_factors,
   const std::int64_t blocks =
       (static_cast<std::int64_t>(users.size()) + kScoreBlock - 1) / kScoreBlock;
   std::vector<double> prec(users.size()), ap(users.size()), ndcg(users.size());
-  std::vector<double> discount(static_cast<std::size_t>(k) + 1);
-  for (int p = 1; p <= k; ++p) discount[p] = 1.0 / std::log2(p + 1.0);
+  // No ranked list is longer than the items (a huge --k would allocate k discounts).
+  const std::int64_t depth = std::min<std::int64_t>(k, n_items);
+  std::vector<double> discount(static_cast<std::size_t>(depth) + 1);
+  for (std::int64_t p = 1; p <= depth; ++p) discount[p] = 1.0 / std::log2(double(p) + 1.0);
   RowMatrix scores;
   for (std::int64_t b = 0; b < blocks; ++b) {
     const std::int64_t t0 = b * kScoreBlock;

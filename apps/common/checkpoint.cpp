@@ -256,7 +256,7 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
 }
 
 void remove_stale_checkpoint(const std::string& dir) {
-  for (const std::string& d : {dir, dir + ".old"}) {
+  for (const std::string& d : {dir, dir + ".old", dir + ".tmp"}) {
     std::error_code ec;
     fs::remove_all(d, ec);
     if (ec) throw Error("cannot remove the earlier run's checkpoint " + d + ": " + ec.message());

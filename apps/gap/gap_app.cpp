@@ -60,8 +60,7 @@ void print_summary(const TrainResult& r, const GapOptions& opt, const GapData& d
   }
   if (r.coherence)
     std::cout << "  topic coherence (top " << r.coherence->words
-              << " words, training counts): UMass " << fmt("%.4f", r.coherence->mean_umass)
-              << ", NPMI " << fmt("%.4f", r.coherence->mean_npmi) << "\n";
+              << " words, training counts): " << lda::coherence_scores(*r.coherence) << "\n";
   if (show_factors && opt.top_words > 0) {
     const std::vector<std::vector<std::string>> words =
         lda::top_words(r.lambda, std::min(opt.top_words, 10), data.vocab);

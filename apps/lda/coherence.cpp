@@ -148,6 +148,14 @@ void write_coherence_csv(const std::string& path, const TopicCoherence& coherenc
   csv.commit();
 }
 
+std::string coherence_scores(const TopicCoherence& c) {
+  if (std::isnan(c.mean_umass) || std::isnan(c.mean_npmi))
+    return "undefined (no topic has two top words in the documents)";
+  char text[96];
+  std::snprintf(text, sizeof text, "UMass %.4f, NPMI %.4f", c.mean_umass, c.mean_npmi);
+  return text;
+}
+
 std::optional<TopicCoherence> score_topics(const HostDense<float>& lambda, int words,
                                            const std::vector<DocumentBlock>& docs,
                                            const std::vector<std::string>& vocab,
@@ -161,10 +169,9 @@ std::optional<TopicCoherence> score_topics(const HostDense<float>& lambda, int w
   Stopwatch clock;
   const std::vector<std::vector<std::int64_t>> ids = top_word_ids(lambda, n);
   TopicCoherence c = topic_coherence(ids, docs);
-  char scores[96];
-  std::snprintf(scores, sizeof scores, "UMass %.4f, NPMI %.4f", c.mean_umass, c.mean_npmi);
   log_info() << "topic coherence of " << what << ", top " << c.words << " words over "
-             << c.documents << " documents: " << scores << " (" << clock.seconds() << " s)";
+             << c.documents << " documents: " << coherence_scores(c) << " (" << clock.seconds()
+             << " s)";
   if (!csv_path.empty())
     write_coherence_csv(csv_path, c, word_names(ids, vocab, lambda.rows()), unit);
   return c;

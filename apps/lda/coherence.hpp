@@ -39,6 +39,10 @@ struct TopicCoherence {
   int words = 0;               // N: the longest word list given
 };
 
+// "UMass -1.2345, NPMI 0.0123" (the means), or when no topic is defined "undefined (no topic
+// has two top words in the documents)": a console line without a bare "nan".
+std::string coherence_scores(const TopicCoherence& c);
+
 // Coherence of each topic's word list (word ids, most probable first) over the documents of
 // `docs`. Counts documents with bitsets over chunks of documents, so
 // memory stays (distinct listed words) x 8 KiB; the pairs are scored on all threads.

@@ -62,11 +62,9 @@ void print_summary(const TrainResult& r, const LdaOptions& opt,
   std::cout << "\n";
   if (r.coherence)
     std::cout << "  topic coherence (top " << r.coherence->words
-              << " words, training documents): UMass " << fmt("%.4f", r.coherence->mean_umass)
-              << ", NPMI " << fmt("%.4f", r.coherence->mean_npmi)
-              << (r.true_coherence ? " (the generator's true topics: UMass " +
-                                         fmt("%.4f", r.true_coherence->mean_umass) + ", NPMI " +
-                                         fmt("%.4f", r.true_coherence->mean_npmi) + ")"
+              << " words, training documents): " << coherence_scores(*r.coherence)
+              << (r.true_coherence ? " (the generator's true topics: " +
+                                         coherence_scores(*r.true_coherence) + ")"
                                    : std::string())
               << "\n";
   if (show_topics && opt.top_words > 0) {

@@ -251,8 +251,12 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
   const std::string summary = slurp(dir.file("o/summary.json"));
   EXPECT_EQ(test::json_number_or_nan(summary, "iterations"), 6);
   EXPECT_EQ(test::json_number_or_nan(summary, "iterations_this_run"), 2);
+  // A fresh run drops the old checkpoint and what a killed write of one may leave beside it.
+  std::filesystem::create_directory(dir.file("o/checkpoint.tmp"));
+  std::ofstream(dir.file("o/checkpoint.tmp/lambda.npy")) << "partial";
   ASSERT_EQ(run_als(dir, common + "--iters 1").code, 0);
   EXPECT_FALSE(std::filesystem::exists(dir.file("o/checkpoint")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o/checkpoint.tmp")));
   // A checkpoint whose factors do not fit the data (the file changed under the same path) is
   // refused before --out changes: the earlier run's model stays.
   ASSERT_EQ(run_als(dir, common + "--iters 2 --checkpoint-every 1").code, 0);

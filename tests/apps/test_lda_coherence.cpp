@@ -3,6 +3,8 @@
 // undefined and limiting cases, and fk-lda's outputs.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -210,4 +212,14 @@ TEST(LdaCoherence, TrainingReportsTheSavedModelsCoherence) {
 }
 
 }  // namespace
+// The console line's scores: the means, or a word for "none defined" instead of a bare nan.
+TEST(LdaCoherence, ScoresLineSaysUndefinedInsteadOfNan) {
+  TopicCoherence c;
+  c.mean_umass = -1.5;
+  c.mean_npmi = 0.25;
+  EXPECT_EQ(coherence_scores(c), "UMass -1.5000, NPMI 0.2500");
+  c.mean_umass = c.mean_npmi = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(coherence_scores(c).rfind("undefined (", 0), 0u) << coherence_scores(c);
+}
+
 }  // namespace fk::lda
