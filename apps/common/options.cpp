@@ -169,8 +169,9 @@ std::vector<std::string> split_id_list(const std::string& option, const std::str
 }  // namespace
 
 std::vector<GivenId> read_id_file(const std::string& option, const std::string& path) {
+  // A pipe is fine too (--users-file /dev/stdin, <(...)): the ids are read once, in order.
   std::ifstream in(path, std::ios::binary);
-  if (!in || !std::filesystem::is_regular_file(path))
+  if (!in || std::filesystem::is_directory(path))
     usage_fail(option, "cannot open '" + path + "'" +
                            (std::filesystem::is_directory(path) ? " (it is a directory)" : ""));
   std::vector<GivenId> ids;

@@ -2,7 +2,9 @@
 // Training outputs and metrics, recommend/similar, the unseen-user report, implicit mode, bad
 // input (exit 1) and bad options (exit 2), and the MovieLens-100K quality target (skipped when
 // ../shared/data is absent).
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -801,6 +803,23 @@ TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
   EXPECT_EQ(rows[2].rfind("\"Doe, Jane\",1,c,", 0), 0u) << rows[2];
   EXPECT_EQ(rows[3].rfind("\"x\"\"y\",1,", 0), 0u) << rows[3];
   EXPECT_EQ(slurp(dir.file("rec") + "/recommendations.csv"), o.out);
+  // The same ids through a pipe (a FIFO, as a shell's <(...) gives them) and through standard
+  // input.
+  const std::string fifo = dir.file("users.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    std::ofstream(fifo) << slurp(users);
+    ::_exit(0);
+  }
+  const Outcome piped = run_als(dir, rec + "--users bob --users-file '" + fifo + "'");
+  ::waitpid(writer, nullptr, 0);
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(piped.out, o.out);
+  const Outcome stdin_ids = run_als(dir, rec + "--users bob --users-file /dev/stdin <'" + users + "'");
+  ASSERT_EQ(stdin_ids.code, 0) << stdin_ids.err;
+  EXPECT_EQ(stdin_ids.out, o.out);
   const Outcome sim = run_als(
       dir, "similar --model '" + model + "' --item ' a ' --n 1 --out '" + dir.file("sim") + "'");
   ASSERT_EQ(sim.code, 0) << sim.err;
