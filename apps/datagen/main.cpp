@@ -5,6 +5,7 @@
 // Every command takes --seed, --threads, --quiet and --help. Errors are one line on stderr and
 // exit status 2 (usage) or 1 (runtime), see apps/common/app_main.hpp.
 #include <omp.h>
+#include <unistd.h>
 
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -219,6 +220,7 @@ int run_lda(int argc, char** argv) {
   take<double>(vm, "zipf", spec.zipf_exponent);
   if (vm.count("seed")) spec.seed = static_cast<std::uint64_t>(common.seed);
 
+  app::check_output_dir(out);  // before generating, which may take seconds and gigabytes
   log_info() << "lda: " << spec.docs << " docs x " << spec.words << " words, " << spec.topics
              << " topics, mean length " << spec.mean_doc_length << ", seed " << spec.seed;
   Stopwatch sw;
@@ -234,11 +236,31 @@ int run_lda(int argc, char** argv) {
   app::ensure_output_dir(out);  // a message naming --out's problem, not the filesystem's
   const std::string docword = out + "/docword.txt", vocab = out + "/vocab.txt",
                     topics = out + "/true_topics.npy";
-  io::Corpus corpus;
-  corpus.counts = std::move(c.counts);
-  corpus.vocab = std::move(c.vocab);
-  io::write_uci(docword, vocab, corpus);
-  io::write_npy(topics, c.topics);
+  // The three files are one data set: written into a staging folder beside them and moved into
+  // place together, so that a failed write (a full disk) leaves the folder as it was, not a new
+  // docword.txt beside an older data set's true_topics.npy.
+  const std::string staging = out + "/.fk-datagen.tmp." + std::to_string(::getpid());
+  std::filesystem::create_directory(staging);
+  {
+    const io::RemovedOnSignal staging_on_signal(staging, true);
+    const io::RemovedOnSignal d(staging + "/docword.txt", false), v(staging + "/vocab.txt", false),
+        t(staging + "/true_topics.npy", false);
+    try {
+      io::Corpus corpus;
+      corpus.counts = std::move(c.counts);
+      corpus.vocab = std::move(c.vocab);
+      io::write_uci(staging + "/docword.txt", staging + "/vocab.txt", corpus);
+      io::write_npy(staging + "/true_topics.npy", c.topics);
+      for (const char* name : {"docword.txt", "vocab.txt", "true_topics.npy"})
+        std::filesystem::rename(staging + "/" + name, out + "/" + name);
+      std::filesystem::remove(staging);
+    } catch (const std::exception& e) {
+      std::error_code ec;
+      std::filesystem::remove_all(staging, ec);
+      throw Error("writing the data set into " + out + " failed, and nothing there changed: " +
+                  e.what());
+    }
+  }
   result_stream() << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs
                   << " docs x " << spec.words << " words, " << nnz << " nonzeros, "
                   << static_cast<std::int64_t>(tokens) << " tokens, " << spec.topics

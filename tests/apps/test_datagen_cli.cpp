@@ -1,13 +1,19 @@
 // fk-datagen as a user runs it (the built binary, FK_DATAGEN_EXE): -h and -q as in the apps, no
-// abbreviated options, usage errors pointing at the subcommand's help, and its files read back.
+// abbreviated options, usage errors pointing at the subcommand's help, and its files read back against the generators.
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
+#include "core/generate/lda_corpus.hpp"
+#include "core/generate/sparse.hpp"
+#include "core/io/matrix_market.hpp"
+#include "core/io/npy.hpp"
 #include "core/io/ratings.hpp"
+#include "core/io/uci.hpp"
 #include "tests/apps/app_test_util.hpp"
+#include "tests/core/test_io_util.hpp"
 
 namespace fk {
 namespace {
@@ -59,6 +65,46 @@ TEST(DatagenCli, LostStandardOutputFailsAndDevicesAreWrittenInPlace) {
       run_datagen(dir, "ratings --users 50 --items 40 --ratings 1000 --out /dev/full -q");
   EXPECT_EQ(to_full.code, 1);
   EXPECT_NE(to_full.err.find("write error on /dev/full"), std::string::npos) << to_full.err;
+}
+
+// lda and sparse write what the generators give for the same spec (the apps' gen: inputs), and
+// a bad --out of lda is refused before generating.
+TEST(DatagenCli, LdaAndSparseWriteTheGeneratorsOutput) {
+  test::TempDir dir;
+  const Outcome lda = run_datagen(dir, "lda --docs 60 --words 90 --topics 3 --mean-length 20 "
+                                       "--seed 4 -q --out '" + dir.file("corpus") + "'");
+  ASSERT_EQ(lda.code, 0) << lda.err;
+  gen::LdaCorpusSpec spec;
+  spec.docs = 60;
+  spec.words = 90;
+  spec.topics = 3;
+  spec.mean_doc_length = 20;
+  spec.seed = 4;
+  const gen::GeneratedCorpus want = gen::generate_lda_corpus(spec);
+  const io::Corpus got = io::read_uci(dir.file("corpus/docword.txt"), dir.file("corpus/vocab.txt"));
+  EXPECT_EQ(got.counts.row_ptr, want.counts.row_ptr);
+  EXPECT_EQ(got.counts.col_idx, want.counts.col_idx);
+  EXPECT_EQ(got.counts.vals, want.counts.vals);
+  EXPECT_EQ(got.vocab, want.vocab);
+  const HostDense<float> topics = io::read_npy_f32(dir.file("corpus/true_topics.npy"));
+  EXPECT_EQ(topics.values(), want.topics.values());
+  EXPECT_EQ(test::list_dir(dir.file("corpus")),
+            (std::vector<std::string>{"docword.txt", "true_topics.npy", "vocab.txt"}));
+
+  const std::string sparse_spec = "powerlaw:rows=70,cols=50,nnz=400,seed=3";
+  const Outcome sparse =
+      run_datagen(dir, "sparse --spec " + sparse_spec + " -q --out '" + dir.file("s.mtx") + "'");
+  ASSERT_EQ(sparse.code, 0) << sparse.err;
+  const HostCsr m = gen::generate_sparse(gen::parse_sparse_spec(sparse_spec));
+  const HostCsr read = io::read_matrix_market(dir.file("s.mtx"));
+  EXPECT_EQ(read.row_ptr, m.row_ptr);
+  EXPECT_EQ(read.col_idx, m.col_idx);
+  EXPECT_EQ(read.vals, m.vals);
+
+  test::write_bytes(dir.file("plain"), "x");
+  const Outcome bad = run_datagen(dir, "lda --preset nytimes -q --out '" + dir.file("plain/c") + "'");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("is not a directory"), std::string::npos) << bad.err;
 }
 
 TEST(DatagenCli, UsageErrorsNameTheOptionAndTheSubcommandsHelp) {
