@@ -1,5 +1,6 @@
 // fk-datagen as a user runs it (the built binary, FK_DATAGEN_EXE): -h and -q as in the apps, no
-// abbreviated options, usage errors pointing at the subcommand's help, and its files read back against the generators.
+// abbreviated options, usage errors pointing at the subcommand's help, and its files read back
+// against the generators.
 #include <sys/wait.h>
 
 #include <cstdlib>
