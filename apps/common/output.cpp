@@ -224,10 +224,11 @@ namespace {
 struct KeptRun {
   std::string dir;
   std::vector<std::string> names;
+  bool kept = false;      // an earlier run's files are in dir/previous-run
   bool finished = false;  // its run finished inside a DeferredFinish: removed when that commits
 };
-// The --out folders of this process's training runs that hold a previous-run folder and have not
-// finished: restore_previous_runs puts those back when the process fails.
+// The --out folders of this process's training runs that have not finished: when the process
+// fails, restore_previous_runs puts back what they kept, or removes what they wrote.
 std::vector<KeptRun>& unfinished_runs() {
   static std::vector<KeptRun> runs;
   return runs;
@@ -295,7 +296,7 @@ void keep_previous_run(const std::string& dir, const std::vector<std::string>& n
     move_run(fs::exists(kept / "model.ini", ec) ? kept / kStoppedRunDir : kept);
   else
     remove_completion_markers(dir);  // a summary.json without model.ini
-  if (fs::is_directory(kept, ec)) unfinished_runs().push_back({dir, names});
+  unfinished_runs().push_back({dir, names, fs::is_directory(kept, ec)});
 }
 
 void finish_run(const std::string& dir) {
@@ -353,6 +354,17 @@ void restore_previous_runs() noexcept {
     try {
       const fs::path out(run.dir), kept = out / kPreviousRunDir;
       std::error_code ec;
+      if (!run.kept) {
+        // Nothing to put back: the failed run's model files go, so that no partial model (or a
+        // complete-looking one whose summary.json failed) is left; its configuration and log
+        // stay for the diagnosis, its checkpoint for --resume.
+        for (const std::string& name : run.names)
+          if (name != "config.ini" && name != "config.json" && name != "metrics.jsonl")
+            fs::remove(out / name, ec);
+        log_warn() << "this run failed: its model files in " << run.dir
+                   << " were removed (config.ini and metrics.jsonl stay)";
+        continue;
+      }
       // The failed run's files go: those the earlier run had are replaced, the others removed,
       // so that no mix of the two runs' files is left. Its checkpoint stays (it can be resumed)
       // unless the earlier run's is put back.

@@ -96,7 +96,9 @@ void remove_completion_markers(const std::string& dir);
 // (inside a DeferredFinish, when that commits: --compare's two runs succeed or fail together).
 // restore_previous_runs (run_main calls it when an app fails with an error) puts every kept
 // previous-run back in place of the failed run's files (a stopped-run kept beside a model stays
-// in previous-run); a run that is killed leaves it for the user, as the log says.
+// in previous-run), and where nothing was kept removes the failed run's model files (all of
+// `names` but config.ini, config.json and metrics.jsonl); a run that is killed leaves them for
+// the user, as the log says.
 inline constexpr const char* kPreviousRunDir = "previous-run";
 inline constexpr const char* kStoppedRunDir = "stopped-run";  // inside previous-run
 void keep_previous_run(const std::string& dir, const std::vector<std::string>& names,
