@@ -13,6 +13,7 @@
 #include "core/generate/sampling.hpp"
 #include "core/io/uci.hpp"
 #include "core/memory.hpp"
+#include "core/parallel_errors.hpp"
 #include "core/progress.hpp"
 #include "core/random.hpp"
 
@@ -87,12 +88,14 @@ void check_spec_values(const LdaCorpusSpec& s) {
 namespace {
 
 // The memory the corpus takes, checked after its values: the documents' offsets, their distinct
-// words (at most the mean length each, on average) with counts, and the topics' word
-// distributions.
+// words (at most the mean length each, on average) with counts, the topics' word distributions
+// and alias tables, and per word its base measure, rank and name (about 56 bytes) and each
+// thread's count.
 void check_spec_memory(const LdaCorpusSpec& s) {
   const double docs = static_cast<double>(s.docs), words = static_cast<double>(s.words);
   const double bytes = 8.0 * (docs + 1) + 8.0 * docs * std::min(s.mean_doc_length, words) +
-                       8.0 * static_cast<double>(s.topics) * words;
+                       24.0 * static_cast<double>(s.topics) * words +
+                       (56.0 + 4.0 * omp_get_max_threads()) * words;
   FK_REQUIRE(fits_in_memory(bytes), "LDA corpus: " << s.docs << " documents of mean length "
                                                    << s.mean_doc_length << " over " << s.words
                                                    << " words need " << memory_shortfall(bytes));
@@ -155,14 +158,14 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
   out.topics = HostDense<float>(K, W);
   std::vector<std::unique_ptr<AliasTable>> topic_tables(static_cast<std::size_t>(K));
   const Rng topic_root = root.split(kTopicStream);
-  std::atomic<bool> failed{false};
-  std::string failure;
+  ParallelErrors errors;
 #pragma omp parallel
   {
-    std::vector<double> logw(static_cast<std::size_t>(W));
+    std::vector<double> logw;
+    errors.run([&] { logw.resize(static_cast<std::size_t>(W)); });
 #pragma omp for schedule(dynamic, 1)
     for (int k = 0; k < K; ++k) {
-      try {
+      errors.run([&] {
         Rng r = topic_root.split(static_cast<std::uint64_t>(k));
         double mx = -std::numeric_limits<double>::infinity();
         for (std::int64_t w = 0; w < W; ++w) {
@@ -174,13 +177,10 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
         float* row = out.topics.row(k);
         for (std::int64_t w = 0; w < W; ++w) row[w] = static_cast<float>(logw[w] /= sum);
         topic_tables[k] = std::make_unique<AliasTable>(logw);
-      } catch (const std::exception& e) {
-#pragma omp critical(fk_gen_lda_error)
-        if (!failed.exchange(true)) failure = e.what();
-      }
+      });
     }
   }
-  if (failed) throw Error(failure);
+  errors.rethrow();
 
   // Documents, in blocks, each document from its own stream.
   const std::int64_t nblocks = (D + kDocBlock - 1) / kDocBlock;
@@ -194,14 +194,17 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
   std::atomic<std::int64_t> docs_done{0};
 #pragma omp parallel
   {
-    std::vector<std::int32_t> count(static_cast<std::size_t>(W), 0);
-    std::vector<std::int32_t> touched;
-    std::vector<double> theta(static_cast<std::size_t>(K));
-    std::vector<std::int64_t> per_topic(static_cast<std::size_t>(K));
+    std::vector<std::int32_t> count, touched;
+    std::vector<double> theta;
+    std::vector<std::int64_t> per_topic;
+    errors.run([&] {
+      count.assign(static_cast<std::size_t>(W), 0);
+      theta.resize(static_cast<std::size_t>(K));
+      per_topic.resize(static_cast<std::size_t>(K));
+    });
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t b = 0; b < nblocks; ++b) {
-      if (failed) continue;
-      try {
+      errors.run([&] {
         DocBlock& blk = blocks[b];
         const std::int64_t d0 = b * kDocBlock, d1 = std::min(D, d0 + kDocBlock);
         blk.nnz.reserve(static_cast<std::size_t>(d1 - d0));
@@ -240,13 +243,10 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
         }
         const std::int64_t done = docs_done += d1 - d0;
         if (progress && omp_get_thread_num() == 0) progress->update(done);
-      } catch (const std::exception& e) {
-#pragma omp critical(fk_gen_lda_error)
-        if (!failed.exchange(true)) failure = e.what();
-      }
+      });
     }
   }
-  if (failed) throw Error(failure);
+  errors.rethrow();
   topic_tables.clear();
 
   // Assemble in document order.

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/generate/sampling.hpp"
 #include "core/memory.hpp"
+#include "core/parallel_errors.hpp"
 #include "core/progress.hpp"
 #include "core/random.hpp"
 
@@ -95,11 +96,16 @@ namespace {
 
 // The memory the ratings take, checked after their values.
 void check_spec_memory(const RatingsSpec& s) {
-  // Each rating's user, item and value (twice while they are ordered), and the users' offsets.
-  const double bytes =
-      24.0 * static_cast<double>(s.ratings) + 8.0 * (static_cast<double>(s.users) + 1);
-  FK_REQUIRE(fits_in_memory(bytes), "ratings: " << s.users << " users and " << s.ratings
-                                                << " ratings need " << memory_shortfall(bytes));
+  // Each rating's user, item and value (twice while they are ordered); per user and per item
+  // the Zipf weights, ranks and counts or alias table (about 48 bytes), the true factors and bias
+  // (4 x (rank + 1)) and the id string (about 40); per item and thread a sampler's mark.
+  const double per_id = 88.0 + 4.0 * s.rank;
+  const double bytes = 24.0 * static_cast<double>(s.ratings) +
+                       per_id * (static_cast<double>(s.users) + 1) +
+                       (per_id + 4.0 * omp_get_max_threads()) * static_cast<double>(s.items);
+  FK_REQUIRE(fits_in_memory(bytes), "ratings: " << s.users << " users, " << s.items << " items and "
+                                                << s.ratings << " ratings need "
+                                                << memory_shortfall(bytes));
 }
 
 // Zipf weight of each id's (shuffled) rank.
@@ -184,22 +190,21 @@ GeneratedRatings generate_ratings(const RatingsSpec& spec) {
   std::optional<Progress> progress;
   if (N >= kProgressRatings) progress.emplace("generating ratings", N);
   std::atomic<std::int64_t> done{0};
-  std::atomic<bool> failed{false};
-  std::string failure;
+  ParallelErrors errors;
   const double lo = spec.min_rating, hi = spec.max_rating, step = spec.step, mu = out.global_mean;
 #pragma omp parallel
   {
-    DistinctSampler sampler(&popularity, &item_table);
+    std::optional<DistinctSampler> sampler;
+    errors.run([&] { sampler.emplace(&popularity, &item_table); });
     std::vector<std::int32_t> items;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t b = 0; b < nblocks; ++b) {
-      if (failed) continue;
-      try {
+      errors.run([&] {
         const std::int64_t u0 = b * kUserBlock, u1 = std::min(U, u0 + kUserBlock);
         for (std::int64_t u = u0; u < u1; ++u) {
           Rng rng = draw_root.split(static_cast<std::uint64_t>(u));
           const std::int64_t n = offset[u + 1] - offset[u];
-          sampler.sample(n, rng, items);
+          sampler->sample(n, rng, items);
           FK_CHECK(static_cast<std::int64_t>(items.size()) == n,
                    "ratings: internal error, drew " << items.size() << " of " << n << " items");
           const float* pu = out.user_factors.row(u);
@@ -220,13 +225,10 @@ GeneratedRatings generate_ratings(const RatingsSpec& spec) {
         }
         const std::int64_t now = done += offset[u1] - offset[u0];
         if (progress && omp_get_thread_num() == 0) progress->update(now);
-      } catch (const std::exception& e) {
-#pragma omp critical(fk_gen_ratings_error)
-        if (!failed.exchange(true)) failure = e.what();
-      }
+      });
     }
   }
-  if (failed) throw Error(failure);
+  errors.rethrow();
   if (progress) progress->finish();
 
   r.user_ids.reserve(static_cast<std::size_t>(U));

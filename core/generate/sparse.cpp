@@ -3,11 +3,9 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <exception>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -15,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/generate/sampling.hpp"
 #include "core/memory.hpp"
+#include "core/parallel_errors.hpp"
 #include "core/random.hpp"
 
 namespace fk::gen {
@@ -302,25 +301,18 @@ HostCsr generate_sparse(const SparseSpec& spec) {
   std::unique_ptr<AliasTable> col_table;
   if (!col_weights.empty()) col_table = std::make_unique<AliasTable>(col_weights);
   const Rng row_root = root.split(kRowStream), cluster_root = root.split(kClusterStream);
-  std::atomic<bool> failed{false};
-  std::exception_ptr failure;  // the first thread's, rethrown as it was (bad_alloc stays one)
+  ParallelErrors errors;
 #pragma omp parallel
   {
-    // No exception may leave the parallel region (std::terminate): a thread whose sampler cannot
-    // be allocated records the failure like any other.
     std::unique_ptr<DistinctSampler> sampler;
-    try {
+    errors.run([&] {
       sampler = col_table ? std::make_unique<DistinctSampler>(&col_weights, col_table.get())
                           : std::make_unique<DistinctSampler>(C);
-    } catch (...) {
-#pragma omp critical(fk_gen_sparse_error)
-      if (!failed.exchange(true)) failure = std::current_exception();
-    }
+    });
     std::vector<std::int32_t> cols, set, picked, outside;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t b = 0; b < nblocks; ++b) {
-      if (failed) continue;
-      try {
+      errors.run([&] {
         const std::int64_t r0 = b * group, r1 = std::min(R, r0 + group);
         if (spec.kind == SparseKind::kBlockClustered) {
           Rng g = cluster_root.split(static_cast<std::uint64_t>(b));
@@ -384,13 +376,10 @@ HostCsr generate_sparse(const SparseSpec& spec) {
             m.vals[at + j] = std::min(static_cast<float>(0.5 + rng.uniform()), kBelowOneAndHalf);
           }
         }
-      } catch (...) {
-#pragma omp critical(fk_gen_sparse_error)
-        if (!failed.exchange(true)) failure = std::current_exception();
-      }
+      });
     }
   }
-  if (failure) std::rethrow_exception(failure);
+  errors.rethrow();
   return m;
 }
 
