@@ -169,6 +169,15 @@ bool needs_vector_length(const Context& ctx, const std::string& variant, Precisi
   return ctx.is_gpu() && variant == "auto" && precision != Precision::kF32;
 }
 
+// What KernelProblem::gpu_major holds for plans of `ctx`.
+int gpu_major(const Context& ctx) {
+#if FK_WITH_CUDA
+  if (ctx.is_gpu()) return compute_major(ctx);
+#endif
+  (void)ctx;
+  return 0;
+}
+
 // A host pattern is validated in full (offsets and column indices: the features and every CPU
 // kernel index arrays by them); a device pattern was when it was copied from the host
 // (DeviceCsr), and reading it back here would cost a copy.
@@ -575,6 +584,7 @@ PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
   check_pattern(ctx, s, k);
   KernelProblem problem{pattern_features(ctx, s), k};
   problem.precision = precision;
+  problem.gpu_major = gpu_major(ctx);
   if (needs_vector_length(ctx, variant, precision))
     problem.vector_length = pattern_vector_length(ctx, s);
   const int kk = variant == "auto" ? auto_sddmm_width(ctx.device(), problem) : k;
@@ -629,6 +639,7 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
   KernelProblem problem;
   problem.k = k;
   problem.precision = precision;
+  problem.gpu_major = gpu_major(ctx);
   if (op == Op::kNoTrans) {
     problem.sparse = pattern_features(ctx, s);
     if (needs_vector_length(ctx, variant, precision))
@@ -673,13 +684,22 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
       const bool candidate = v->repeatable() && v->backend() == out.variant->backend() &&
                              v->why_not(problem).empty();
       if (!candidate) continue;
-      std::unique_ptr<SpmmPlan> plan = build(*v);
-      plan->run(ctx, vals.data(), vb, vc);
-      ctx.synchronize();
-      Stopwatch clock;
-      for (int r = 0; r < 3; ++r) plan->run(ctx, vals.data(), vb, vc);
-      ctx.synchronize();
-      const double seconds = clock.seconds() / 3;
+      // A candidate that cannot run here (its prepare refuses this device or shape) is passed
+      // over, not the end of the plan.
+      std::unique_ptr<SpmmPlan> plan;
+      double seconds = 0;
+      try {
+        plan = build(*v);
+        plan->run(ctx, vals.data(), vb, vc);
+        ctx.synchronize();
+        Stopwatch clock;
+        for (int r = 0; r < 3; ++r) plan->run(ctx, vals.data(), vb, vc);
+        ctx.synchronize();
+        seconds = clock.seconds() / 3;
+      } catch (const Error& e) {
+        timed << ' ' << v->name() << " refused (" << e.what() << ");";
+        continue;
+      }
       timed << ' ' << v->name() << ' ' << seconds * 1e3 << " ms;";
       if (!best || seconds < best_seconds) {
         best = v;
@@ -688,7 +708,7 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
       }
     }
     FK_CHECK(best, "--repeatable: no repeatable SpMM variant applies to this problem (auto's pick "
-                       << out.variant->name() << " is not repeatable)");
+                       << out.variant->name() << " is not repeatable;" << timed.str() << ")");
     log_debug() << "repeatable SpMM in place of " << out.variant->name() << ": " << best->name()
                 << " (timed:" << timed.str() << ")";
     out.variant = best;

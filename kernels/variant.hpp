@@ -31,6 +31,9 @@ struct KernelProblem {
   // S's column-vector structure (core/vector_csr.hpp: vector_length_of with no padding), found
   // only for low-precision problems on S itself; 0 when not computed.
   int vector_length = 0;
+  // The GPU's compute capability (major) for a GPU plan, 0 on the CPU or when not known: the
+  // tensor-core variants need 8 or more.
+  int gpu_major = 0;
 };
 
 class VariantInfo {

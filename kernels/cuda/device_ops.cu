@@ -425,6 +425,7 @@ std::vector<std::int64_t> transposed_row_offsets(const Context& ctx, const CsrVi
 }
 
 std::int64_t l2_bytes(const Context& ctx) { return ctx.gpu().props.l2CacheSize; }
+int compute_major(const Context& ctx) { return ctx.gpu().props.major; }
 
 namespace {
 __global__ void rebase_kernel(const std::int64_t* __restrict__ row_ptr, std::int64_t first,

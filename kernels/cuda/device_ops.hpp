@@ -86,6 +86,8 @@ std::vector<std::int64_t> transposed_row_offsets(const Context& ctx, const CsrVi
 
 // The device's L2 size in bytes.
 std::int64_t l2_bytes(const Context& ctx);
+// The device's compute capability, major part (9 on an H100).
+int compute_major(const Context& ctx);
 
 // Offsets of rows [first, first + rows) of a CSR's row_ptr (device), rebased to start at 0
 // (rows + 1 entries on the device): the row_ptr of that row slice. Synchronizes ctx's stream.

@@ -150,6 +150,9 @@ class TcVariant : public Base {
   bool half_precision() const override { return true; }
   std::string why_not(const KernelProblem& p) const override {
     if (p.precision == Precision::kF32) return "takes fp16 or bf16 operands (ask for --precision fp16|bf16)";
+    if (p.gpu_major > 0 && p.gpu_major < 8)
+      return "needs an sm_80 or newer GPU (mma.sync with fp16/bf16 operands); this one is sm_" +
+             std::to_string(p.gpu_major) + "x";
     return {};
   }
   std::unique_ptr<PlanBase> prepare(const Context& ctx, const CsrView& s, int k) const override {
