@@ -35,15 +35,27 @@ Context Context::create(DeviceRequest request, int threads, int gpu_id) {
     check_device_request(request, gpu_id);
     return Context(DeviceKind::kGpu, threads, gpu_id);
   }
-  if (cuda_device_count() > gpu_id) return Context(DeviceKind::kGpu, threads, gpu_id);
+  if (cuda_device_count() > gpu_id) {
+    // Present is not usable: a GPU in exclusive-process mode taken by another process, or one
+    // out of memory, fails here; auto then runs on the CPU as it does without a GPU.
+    try {
+      return Context(DeviceKind::kGpu, threads, gpu_id);
+    } catch (const Error& e) {
+      log_warn() << "GPU " << gpu_id << " cannot be used (" << e.what() << "); running on the CPU";
+      return Context(DeviceKind::kCpu, threads);
+    }
+  }
   log_info() << "no usable CUDA device (" << (cuda_compiled() ? hooks::cuda_absence_reason() : "CPU-only build")
              << "); running on the CPU";
   return Context(DeviceKind::kCpu, threads);
 }
 
 Context::Context(DeviceKind kind, int threads, int gpu_id) : kind_(kind), gpu_id_(gpu_id) {
-  if (threads > 0) omp_set_num_threads(threads);
-  threads_ = threads > 0 ? threads : omp_get_max_threads();
+  // OpenMP's thread count is the process's: read its default once, before any context sets it,
+  // so that a context asking for the default gets it back after one that asked for a count.
+  static const int openmp_default = omp_get_max_threads();
+  threads_ = threads > 0 ? threads : openmp_default;
+  omp_set_num_threads(threads_);
   if (kind == DeviceKind::kGpu) gpu_ = hooks::create_gpu_resources(gpu_id);
 }
 

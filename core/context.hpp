@@ -25,7 +25,9 @@ struct GpuResources;  // stream + cuSPARSE/cuBLAS/cuSOLVER handles; see core/cud
 class Context {
  public:
   // Resolves a request: kAuto picks GPU 0 when usable, else the CPU (and logs one notice);
-  // kGpu without a usable device throws fk::Error saying why. threads <= 0 keeps OpenMP's default.
+  // kGpu without a usable device throws fk::Error saying why. threads <= 0 takes OpenMP's default
+  // (OMP_NUM_THREADS, else the cores). OpenMP's thread count is process-wide: the context made
+  // last sets it for every CPU kernel of the process.
   static Context create(DeviceRequest request, int threads = 0, int gpu_id = 0);
   // The most CPU threads an app accepts: far above any machine's cores, and below the counts at
   // which OpenMP's runtime fails to create its threads (40,000 on the development machine) or

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include "core/context.hpp"
 #include "core/device_buffer.hpp"
@@ -27,6 +28,19 @@ TEST(Context, AutoFallsBackToCpuWithoutDevice) {
   EXPECT_FALSE(cpu.is_gpu());
   EXPECT_EQ(cpu.threads(), 2);
   EXPECT_THROW(cpu.gpu(), Error);
+}
+
+// A context asking for OpenMP's default gets it, also after one that set a count (OpenMP's
+// setting is the process's: it used to keep the last count).
+TEST(Context, DefaultThreadsAreOpenMpsDefaultAfterACount) {
+  const int before = Context(DeviceKind::kCpu).threads();
+  {
+    Context three(DeviceKind::kCpu, 3);
+    EXPECT_EQ(omp_get_max_threads(), 3);
+  }
+  Context plain(DeviceKind::kCpu);
+  EXPECT_EQ(plain.threads(), before);
+  EXPECT_EQ(omp_get_max_threads(), before);
 }
 
 TEST(Context, GpuRequestWithoutDeviceIsClearError) {
