@@ -190,6 +190,29 @@ TEST(BenchCli, RowsAboveTheToleranceAreWrongAndFailTheRun) {
   EXPECT_GT(wrong, 0) << "float sums in another order than the double reference's";
 }
 
+// --transpose benchmarks Sᵀ (its shape swapped, its label marked '^T'); --name replaces the label.
+TEST(BenchCli, TransposeSwapsTheShapeAndNameSetsTheLabel) {
+  test::TempDir dir;
+  const std::string csv_path = dir.file("t.csv");
+  const std::string common = "sddmm --gen uniform:rows=300,cols=200,nnz=3000 --device cpu --k 8 "
+                              "--runs 2 --warmup 0 --no-flush --transpose --csv '" + csv_path + "'";
+  ASSERT_EQ(run_bench(dir, common).code, 0);
+  ASSERT_EQ(run_bench(dir, common + " --name mine").code, 0);
+  const Csv csv = read_csv(csv_path);
+  ASSERT_GE(csv.rows.size(), 4u);
+  std::set<std::string> labels;
+  for (const auto& row : csv.rows) {
+    EXPECT_EQ(row.at("m"), "200");
+    EXPECT_EQ(row.at("n"), "300");
+    EXPECT_EQ(row.at("status"), "ok") << row.at("message");
+    labels.insert(row.at("matrix"));
+  }
+  ASSERT_EQ(labels.size(), 2u);
+  EXPECT_TRUE(labels.count("mine"));
+  const std::string generated = *labels.begin() == "mine" ? *labels.rbegin() : *labels.begin();
+  EXPECT_EQ(generated.substr(generated.size() - 2), "^T") << generated;
+}
+
 // The compulsory bytes behind GB/s and the floor count only the rows of A and B that some nonzero
 // reads: with empty rows and columns counted, kernels ran below the "floor" (x_floor 0.12).
 TEST(BenchCli, CompulsoryBytesLeaveOutEmptyRowsAndColumns) {

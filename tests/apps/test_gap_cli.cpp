@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cmath>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -18,6 +19,7 @@
 #include "core/io/matrix_market.hpp"
 #include "core/io/npy.hpp"
 #include "tests/apps/test_gap_util.hpp"
+#include "tests/core/test_io_util.hpp"
 
 namespace fk {
 namespace {
@@ -387,6 +389,44 @@ TEST(GapCli, CompareRunsBothDevicesOrSaysWhyNot) {
   ASSERT_EQ(c.size(), 3u);
   for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(g[i], c[i], 1e-5 * std::fabs(c[i]));
   EXPECT_NE(r.out.find("speedup"), std::string::npos) << r.out;
+}
+
+// --precision on the CPU is recorded and the kernels stay fp32: the same model bit for bit.
+TEST(GapCli, PrecisionIsRecordedAndCpuKernelsStayFp32) {
+  test::TempDir dir;
+  const std::vector<std::string> base{"--input", kGen, "--factors", "4", "--iters", "2",
+                                      "--device", "cpu", "--threads", "1"};
+  std::vector<std::string> f32 = base, b16 = base;
+  f32.insert(f32.end(), {"--out", dir.file("f32")});
+  b16.insert(b16.end(), {"--precision", "bf16", "--out", dir.file("b16")});
+  ASSERT_EQ(run_gap(f32).status, 0);
+  const auto r = run_gap(b16);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* f : {"/lambda.npy", "/x.npy"})
+    EXPECT_EQ(slurp(dir.file("f32") + f), slurp(dir.file("b16") + f)) << f;
+  EXPECT_EQ(test::json_string(slurp(dir.file("b16/summary.json")), "precision"), "bf16");
+  EXPECT_EQ(test::json_string(slurp(dir.file("f32/summary.json")), "precision"), "fp32");
+  EXPECT_NE(r.err.find("precision bf16 accepted, the CPU kernels run in fp32"), std::string::npos)
+      << r.err;
+}
+
+// Text input's vocabulary filters: --min-count drops words seen fewer times in all, --max-df words
+// in more than that share of the documents.
+TEST(GapCli, TextInputFiltersRareAndCommonWords) {
+  test::TempDir dir;
+  std::string text;
+  for (int d = 0; d < 20; ++d)
+    text += "the apple banana cherry" + std::string(d % 2 ? " date" : " elder") +
+            (d == 7 ? " rare" : "") + "\n";
+  test::write_bytes(dir.file("docs.txt"), text);
+  const auto r = run_gap({"--input", dir.file("docs.txt"), "--format", "text", "--factors", "2",
+                          "--iters", "1", "--device", "cpu", "--min-count", "2", "--max-df", "0.9",
+                          "--out", dir.file("o")});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> vocab = read_lines(dir.file("o/vocab.txt"));
+  std::sort(vocab.begin(), vocab.end());
+  EXPECT_EQ(vocab, (std::vector<std::string>{"date", "elder"}))
+      << "'rare' (once) and the words of every document go";
 }
 
 TEST(GapCli, HelpBadOptionsAndMissingFiles) {

@@ -146,6 +146,30 @@ TEST(LdaTrain, CommandLineBatchWinsOverConfigBatchSize) {
 
 const std::string kSmall = "gen:default:docs=300,words=200,topics=4,length=60,seed=7";
 
+// Online LDA's step size: ρ = (τ0 + t)^-κ at the t-th update (from 0), from --tau0 and --kappa;
+// metrics.jsonl's rho is each pass's last (3 minibatches a pass here), and another τ0, κ trains
+// another model.
+TEST(LdaTrain, StepSizeFollowsTau0AndKappa) {
+  test::TempDir dir;
+  const std::vector<std::string> base{"--input",      kSmall, "--topics",  "4",   "--iters",
+                                      "3",            "--batch-size", "100", "--holdout-frac",
+                                      "0",            "--device", "cpu",   "-q"};
+  std::vector<std::string> tuned = base;
+  tuned.insert(tuned.end(), {"--tau0", "5", "--kappa", "0.7", "--out", dir.file("tuned")});
+  const auto r = run_lda(tuned);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> lines = read_lines(dir.file("tuned/metrics.jsonl"));
+  ASSERT_EQ(lines.size(), 3u);
+  for (int pass = 1; pass <= 3; ++pass)
+    EXPECT_NEAR(*json_number(lines[pass - 1], "rho"), std::pow(5.0 + 3 * pass - 1, -0.7), 1e-9)
+        << "pass " << pass;
+  std::vector<std::string> plain = base;
+  plain.insert(plain.end(), {"--out", dir.file("plain")});
+  ASSERT_EQ(run_lda(plain).status, 0);
+  EXPECT_NE(io::read_npy_f32(dir.file("tuned/lambda.npy")).storage(),
+            io::read_npy_f32(dir.file("plain/lambda.npy")).storage());
+}
+
 TEST(LdaTrain, SameSeedSameModelOtherSeedOtherModel) {
   test::TempDir dir;  // one per test: TempDir names come from the test's name
   const Sub a(dir, "a"), b(dir, "b"), c(dir, "c"), d(dir, "d");

@@ -66,6 +66,26 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
   EXPECT_EQ(t.in_place, (std::vector<char>{0, 0}));
   EXPECT_EQ(t.heavy_nnz, 4);
   aspt::check_aspt_tiling(t, s.view());
+  // The checker refuses a tiling that breaks an invariant (else the checks below prove nothing):
+  // a permutation that repeats an entry, a heavy part ending past its row, an unsorted heavy
+  // column list, a count of heavy nonzeros that disagrees.
+  {
+    auto bad = t;
+    bad.perm[1] = bad.perm[0];
+    EXPECT_THROW(aspt::check_aspt_tiling(bad, s.view()), Error);
+    bad = t;
+    bad.heavy_end[0] = 4;
+    EXPECT_THROW(aspt::check_aspt_tiling(bad, s.view()), Error);
+    bad = t;
+    std::swap(bad.heavy_cols[0], bad.heavy_cols[1]);
+    EXPECT_THROW(aspt::check_aspt_tiling(bad, s.view()), Error);
+    bad = t;
+    bad.heavy_nnz = 3;
+    EXPECT_THROW(aspt::check_aspt_tiling(bad, s.view()), Error);
+    bad = t;
+    bad.col_idx[2] = 2;  // row 0's light entry no longer S's column at its position
+    EXPECT_THROW(aspt::check_aspt_tiling(bad, s.view()), Error);
+  }
   // With S's rows sorted, {1 3 5} and {3 5 7}, row 1's heavy 3 5 already lead in order: the
   // reordering leaves it in place; row 0 becomes [3 5 | 1].
   HostCsr sorted = s;
