@@ -107,6 +107,27 @@ TEST(Registry, UnknownAndMisplacedVariantsAreErrors) {
   }
 }
 
+// A GPU variant named for a CPU context is an error that says where each runs (CUDA builds
+// register them; no device is needed to be refused).
+TEST(Registry, GpuVariantOnACpuContextIsAnError) {
+  Tiny t;
+  Context cpu(DeviceKind::kCpu);
+  int named = 0;
+  for (const SpmmVariant* v : spmm_variants()) {
+    if (v->backend() != Backend::kCuda) continue;
+    ++named;
+    try {
+      make_spmm_plan(cpu, t.s.view(), 2, Op::kNoTrans, v->name());
+      ADD_FAILURE() << v->name() << " made a plan on the CPU";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("runs on the gpu but the context is CPU"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  if (named == 0) GTEST_SKIP() << "a CPU-only build registers no GPU variant";
+}
+
 // A host pattern is validated when a plan is made (an index out of range is an error, not a
 // write out of bounds); an empty matrix runs without values on every CPU variant, both ops.
 TEST(Registry, BadPatternsAreErrorsAndEmptyMatricesNeedNoValues) {
