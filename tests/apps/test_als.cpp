@@ -543,6 +543,46 @@ TEST(CheckpointWriter, TerminationRemovesTheStagingDirectory) {
   EXPECT_TRUE(app::find_checkpoint(ck).has_value());
 }
 
+// Test predictions μ + p·q are clamped to [clip_lo, clip_hi] for the test errors (as rating
+// libraries do) and not without clipping: both checked against the errors computed here from
+// factors large enough that many predictions leave the range.
+TEST(AlsTrain, TestPredictionsAreClippedToTheRatingRange) {
+  const LowRank g = low_rank(23);
+  const AlsData d = build_als_data(g.ratings, holdout_mask(g.ratings.size(), 0.2, 9));
+  ASSERT_GT(d.test.nnz(), 0);
+  const int k = 3;
+  Rng rng(4);
+  HostDense<float> users(d.users(), k), items(d.train_t.rows, k);
+  for (float& x : users.storage()) x = static_cast<float>(1.5 * rng.normal());
+  for (float& x : items.storage()) x = static_cast<float>(1.5 * rng.normal());
+  const double lo = d.rating_min, hi = d.rating_max;
+  double sse_clipped = 0, sse_raw = 0;
+  int outside = 0;
+  for (std::int64_t u = 0; u < d.test.rows; ++u)
+    for (std::int64_t j = d.test.row_ptr[u]; j < d.test.row_ptr[u + 1]; ++j) {
+      double pred = d.global_mean;
+      for (int c = 0; c < k; ++c) pred += double(users(u, c)) * items(d.test.col_idx[j], c);
+      const double r = d.test.vals[j];
+      sse_raw += (pred - r) * (pred - r);
+      outside += pred < lo || pred > hi;
+      const double clipped = std::clamp(pred, lo, hi);
+      sse_clipped += (clipped - r) * (clipped - r);
+    }
+  ASSERT_GT(outside, 10) << "the factors must push predictions out of the range";
+  for (const bool clip : {true, false}) {
+    SCOPED_TRACE(clip ? "clipped" : "not clipped");
+    AlsHyper h = hyper_for(k, false, false, Solver::kCg, 3, d.global_mean);
+    if (clip) {
+      h.clip_lo = lo;
+      h.clip_hi = hi;
+    }
+    auto be = make_cpu_als_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test);
+    be->set_factors(users, items);
+    const double want = clip ? sse_clipped : sse_raw;
+    EXPECT_NEAR(be->test_errors().sse, want, 1e-5 * want);
+  }
+}
+
 TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
   test::TempDir dir;
   const LowRank g = low_rank(17);

@@ -235,6 +235,35 @@ Trained train(const AlsData& d, const SfaHyper& h, const std::vector<float>& mea
   return r;
 }
 
+// --mean-prior's shrinkage, m_i = Σ (r_ui − μ) / (n_i + prior), computed here from the raw
+// ratings (every other test feeds item_means' own result to both sides).
+TEST(SfaTrain, ItemMeansShrinkTowardsTheGlobalMean) {
+  io::Ratings r;
+  r.user_ids = {"1", "2", "3"};
+  r.item_ids = {"a", "b", "c", "d"};
+  r.user = {0, 1, 0, 2, 1, 2, 0};
+  r.item = {0, 0, 1, 1, 2, 2, 3};
+  r.rating = {4, 2, 5, 3, 1, 5, 4.5f};
+  const AlsData d = als::build_als_data(r, {});
+  double mu = 0;
+  for (float v : r.rating) mu += v;
+  mu /= static_cast<double>(r.rating.size());
+  EXPECT_NEAR(d.global_mean, mu, 1e-12);
+  for (const double prior : {0.0, 3.0}) {
+    const std::vector<float> m = item_means(d, prior);
+    ASSERT_EQ(m.size(), d.item_ids.size());
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      double sum = 0, n = 0;
+      for (std::size_t k = 0; k < r.rating.size(); ++k)
+        if (r.item_ids[static_cast<std::size_t>(r.item[k])] == d.item_ids[i]) {
+          sum += r.rating[k] - mu;
+          n += 1;
+        }
+      EXPECT_NEAR(m[i], sum / (n + prior), 1e-6) << "item " << d.item_ids[i] << " prior " << prior;
+    }
+  }
+}
+
 TEST(SfaTrain, TrainingErrorDecreases) {
   const Generated g = generated(300, 200, 9000, 4, 0.3, 11, false);
   const std::vector<float> means = item_means(g.d, 5.0);
