@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cctype>
 #include <vector>
@@ -15,6 +16,35 @@
 namespace fk::test {
 
 inline bool gpu_available() { return cuda_device_count() > 0; }
+
+// Forks a child that runs `body` and ends with _exit(0) when it returns, 126 when it throws (it
+// must never go back into the test runner); a body may _exit with a status of its own or end by
+// a signal. Returns its pid, or -1 when fork failed. For what must not happen in the test
+// process: a signal, a lowered ulimit, the other end of a FIFO.
+template <typename Body>
+pid_t start_child(Body body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    try {
+      body();
+    } catch (...) {
+      ::_exit(126);
+    }
+    ::_exit(0);
+  }
+  return pid;
+}
+// The wait status of a child of start_child (-1 when there is none).
+inline int wait_child(pid_t pid) {
+  int status = -1;
+  if (pid > 0 && ::waitpid(pid, &status, 0) != pid) status = -1;
+  return status;
+}
+// Both at once: the wait status of a child that ran `body`.
+template <typename Body>
+int run_in_child(Body body) {
+  return wait_child(start_child(body));
+}
 
 // GTEST_SKIP()s the calling test when no CUDA device is usable.
 #define FK_REQUIRE_GPU()                                                 \

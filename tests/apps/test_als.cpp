@@ -526,18 +526,14 @@ TEST(CheckpointWriter, TerminationRemovesTheStagingDirectory) {
   test::TempDir dir;
   const std::string ck = dir.file("checkpoint");
   { app::CheckpointWriter first(ck); first.commit(); }
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const int status = test::run_in_child([&] {
     app::CheckpointWriter w(ck);
     io::write_npy(w.file("lambda.npy"), HostDense<float>(2, 3));
     io::AtomicFile partial(w.file("gamma.npy"));
     partial.stream() << "partial" << std::flush;
     ::raise(SIGINT);
-    ::_exit(0);  // not reached
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  });
+  ASSERT_NE(status, -1);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
   EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{"checkpoint"});
   EXPECT_TRUE(app::find_checkpoint(ck).has_value());

@@ -819,14 +819,10 @@ TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
   // input.
   const std::string fifo = dir.file("users.fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const pid_t writer = ::fork();
-  ASSERT_GE(writer, 0);
-  if (writer == 0) {
-    std::ofstream(fifo) << slurp(users);
-    ::_exit(0);
-  }
+  const pid_t writer = test::start_child([&] { std::ofstream(fifo) << slurp(users); });
+  ASSERT_GT(writer, 0);
   const Outcome piped = run_als(dir, rec + "--users bob --users-file '" + fifo + "'");
-  ::waitpid(writer, nullptr, 0);
+  test::wait_child(writer);
   ASSERT_EQ(piped.code, 0) << piped.err;
   EXPECT_EQ(piped.out, o.out);
   const Outcome stdin_ids = run_als(dir, rec + "--users bob --users-file /dev/stdin <'" + users + "'");

@@ -103,16 +103,12 @@ TEST(IoAtomicFile, TerminationRemovesTheTemporaryFile) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
     struct sigaction now {};
     if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) continue;
-    const pid_t child = ::fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
+    const int status = test::run_in_child([&] {
       io::AtomicFile f(p);
       f.stream() << "partial" << std::flush;
       ::raise(sig);
-      ::_exit(0);  // not reached
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    });
+    ASSERT_NE(status, -1);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
     EXPECT_TRUE(test::list_dir(dir.path()).empty()) << test::list_dir(dir.path())[0];
   }
@@ -126,9 +122,7 @@ TEST(IoAtomicFile, TerminationRemovesRegisteredFoldersAndFiles) {
   if (::sigaction(SIGTERM, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) GTEST_SKIP();
   test::TempDir dir;
   const std::string stage = dir.file("stage"), kept = dir.file("kept");
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const int status = test::run_in_child([&] {
     std::filesystem::create_directory(stage);
     std::filesystem::create_directory(kept);
     io::RemovedOnSignal stage_on_signal(stage, true);
@@ -140,10 +134,8 @@ TEST(IoAtomicFile, TerminationRemovesRegisteredFoldersAndFiles) {
     io::AtomicFile partial(stage + "/partial.npy");
     partial.stream() << "partial" << std::flush;
     ::raise(SIGTERM);
-    ::_exit(0);  // not reached
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  });
+  ASSERT_NE(status, -1);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
   EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{"kept"});
 }
@@ -173,20 +165,19 @@ TEST(IoAtomicFile, LinksAreFollowedAndDevicesWrittenInPlace) {
   }
   const std::string fifo = dir.file("fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const pid_t reader = ::fork();
-  ASSERT_GE(reader, 0);
-  if (reader == 0) {  // reads the FIFO to its end and exits 0 when it got the text
+  // The reader, a child: reads the FIFO to its end and exits 0 when it got the text.
+  const pid_t reader = test::start_child([&] {
     std::ifstream in(fifo);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     ::_exit(text == "through the pipe" ? 0 : 1);
-  }
+  });
+  ASSERT_GT(reader, 0);
   {
     io::AtomicFile f(fifo);
     f.stream() << "through the pipe";
     f.commit();
   }
-  int status = 0;
-  ASSERT_EQ(::waitpid(reader, &status, 0), reader);
+  const int status = test::wait_child(reader);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_TRUE(std::filesystem::is_fifo(fifo));
 }
@@ -195,9 +186,7 @@ TEST(IoAtomicFile, LinksAreFollowedAndDevicesWrittenInPlace) {
 // temporary (the signal SIGXFSZ would have ended the process with both left behind). In a child.
 TEST(IoAtomicFile, FileSizeLimitIsAWriteError) {
   test::TempDir dir;
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const int status = test::run_in_child([&] {
     struct rlimit r {};
     r.rlim_cur = r.rlim_max = 4096;
     if (::setrlimit(RLIMIT_FSIZE, &r) != 0) ::_exit(3);
@@ -209,9 +198,8 @@ TEST(IoAtomicFile, FileSizeLimitIsAWriteError) {
       ::_exit(std::string(e.what()).find("write error on") != std::string::npos ? 0 : 1);
     }
     ::_exit(2);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  });
+  ASSERT_NE(status, -1);
   ASSERT_TRUE(WIFEXITED(status)) << "ended by a signal: " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   EXPECT_EQ(WEXITSTATUS(status), 0) << "1: another message; 2: no error; 3: setrlimit failed";
   EXPECT_TRUE(test::list_dir(dir.path()).empty());

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "core/memory.hpp"
+#include "tests/test_util.hpp"
 
 namespace fk {
 namespace {
@@ -20,9 +21,7 @@ TEST(Memory, KnownAndFollowsTheAddressSpaceLimit) {
 #endif
   const double limit = 1 << 30;  // 1 GiB of address space
   if (machine <= 2 * limit) GTEST_SKIP() << "a machine of 2 GiB or less: the limit would not lower it";
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const int status = test::run_in_child([&] {
     struct rlimit r {};
     r.rlim_cur = r.rlim_max = static_cast<rlim_t>(limit);
     if (::setrlimit(RLIMIT_AS, &r) != 0) ::_exit(3);
@@ -30,9 +29,8 @@ TEST(Memory, KnownAndFollowsTheAddressSpaceLimit) {
                     !fits_in_memory(0.9 * limit) &&
                     memory_shortfall(0.9 * limit).find("80% of 1.1 GB") != std::string::npos;
     ::_exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  });
+  ASSERT_NE(status, -1);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the limit did not lower the memory; 3: setrlimit failed";
 }
