@@ -66,13 +66,22 @@ int claim_slot(const std::string& path, bool directory = false) {
 void release_slot(int slot) {
   if (slot >= 0) g_slot_state[slot].store(0);
 }
-// Where a write to `path` lands: the file a symbolic link names (the link stays a link, as with
-// any editor's save), or `path` itself. `node` is set when that is an existing device, pipe or
-// socket (/dev/null, /dev/stdout, a FIFO): written in place, since renaming a file over it would
-// replace the node (as root, even /dev/stdout's).
+// Where a write to `path` lands. What the path itself names (the kernel resolves it, /proc's fd
+// links included: /dev/stdout on a pipe or a redirected file) decides: an existing device, pipe
+// or socket, or a path under /dev/fd, /proc/self/fd or /dev/std*, sets `node` and is written in
+// place under the given name, since renaming a file over it would replace the node (as root,
+// even /dev/stdout's) or, for a redirected stdout, the file the shell opened. Otherwise a
+// symbolic link's target is written (the link stays a link, as with any editor's save).
 std::string write_target(const std::string& path, bool* node = nullptr) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);  // follows links, as open() will
+  const bool descriptor = path.rfind("/dev/fd/", 0) == 0 || path.rfind("/proc/self/fd/", 0) == 0 ||
+                          path == "/dev/stdout" || path == "/dev/stderr";
+  const bool in_place =
+      fs::exists(st) && ((!fs::is_regular_file(st) && !fs::is_directory(st)) || descriptor);
+  if (node) *node = in_place;
+  if (in_place) return path;
   std::string target = path;
   for (int hops = 0; fs::is_symlink(target, ec); ++hops) {
     if (hops == 40) throw Error("cannot write " + path + ": too many levels of symbolic links");
@@ -80,8 +89,6 @@ std::string write_target(const std::string& path, bool* node = nullptr) {
     if (ec) throw Error("cannot write " + path + ": cannot read the link (" + ec.message() + ")");
     target = (link.is_absolute() ? link : fs::path(target).parent_path() / link).string();
   }
-  const fs::file_status st = fs::status(target, ec);
-  if (node) *node = fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);
   return target;
 }
 
@@ -134,7 +141,8 @@ AtomicFile::AtomicFile(const std::string& path, bool binary)
   std::ios::openmode mode = std::ios::out | std::ios::trunc;
   if (binary) mode |= std::ios::binary;
   if (in_place_) {
-    out_.open(target_, mode);
+    // Appended, not truncated: a stdout the shell redirected with >> keeps what it held.
+    out_.open(target_, (mode & ~std::ios::trunc) | std::ios::app);
     if (!out_) throw Error("cannot write " + path_ + " (" + std::strerror(errno) + ")");
     return;
   }

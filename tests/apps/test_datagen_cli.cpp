@@ -1,6 +1,8 @@
 // fk-datagen as a user runs it (the built binary, FK_DATAGEN_EXE): -h and -q as in the apps, no
 // abbreviated options, usage errors pointing at the subcommand's help, and its files read back
 // against the generators.
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -44,8 +46,10 @@ TEST(DatagenCli, ShortHelpAndQuietAsInTheApps) {
 }
 
 // Standard output that cannot be written fails the command (exit 1, said on stderr) instead of
-// ending 0 with the output lost; the same for fk-bench, whose main is its own. A device as --out
-// is written in place (a regular file would have replaced /dev/null's node).
+// ending 0 with the output lost; the same for fk-bench, whose main is its own. --out /dev/stdout
+// writes into whatever stdout is (a pipe; a file redirected with >>, appended to), and a device
+// is written in place: here private copies of /dev/full's and /dev/null's nodes, so that a
+// regression that renames a file over the node harms nothing of the machine's.
 TEST(DatagenCli, LostStandardOutputFailsAndDevicesAreWrittenInPlace) {
   if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   test::TempDir dir;
@@ -58,14 +62,28 @@ TEST(DatagenCli, LostStandardOutputFailsAndDevicesAreWrittenInPlace) {
               std::string::npos)
         << exe << ": " << test::slurp(dir.file("err"));
   }
+  const std::string small = "'" + std::string(FK_DATAGEN_EXE) +
+                            "' ratings --users 50 --items 40 --ratings 1000 -q --out /dev/stdout";
+  ASSERT_EQ(std::system((small + " | wc -l >'" + dir.file("lines") + "'").c_str()), 0);
+  EXPECT_EQ(test::slurp(dir.file("lines")), "1001\n");
+  test::write_bytes(dir.file("log.csv"), "kept\n");
+  ASSERT_EQ(std::system((small + " >>'" + dir.file("log.csv") + "'").c_str()), 0);
+  const std::string appended = test::slurp(dir.file("log.csv"));
+  EXPECT_EQ(appended.rfind("kept\nuser,item,rating\n", 0), 0u) << appended.substr(0, 40);
+
+  const std::string full = dir.file("full"), null = dir.file("null");
+  if (::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0 ||
+      ::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP() << "cannot make device nodes here (not root, or a nodev mount)";
   const Outcome to_null =
-      run_datagen(dir, "ratings --users 50 --items 40 --ratings 1000 --out /dev/null -q");
+      run_datagen(dir, "ratings --users 50 --items 40 --ratings 1000 -q --out '" + null + "'");
   EXPECT_EQ(to_null.code, 0) << to_null.err;
-  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  EXPECT_TRUE(std::filesystem::is_character_file(null));
   const Outcome to_full =
-      run_datagen(dir, "ratings --users 50 --items 40 --ratings 1000 --out /dev/full -q");
+      run_datagen(dir, "ratings --users 50 --items 40 --ratings 1000 -q --out '" + full + "'");
   EXPECT_EQ(to_full.code, 1);
-  EXPECT_NE(to_full.err.find("write error on /dev/full"), std::string::npos) << to_full.err;
+  EXPECT_NE(to_full.err.find("write error on " + full), std::string::npos) << to_full.err;
+  EXPECT_TRUE(std::filesystem::is_character_file(full));
 }
 
 // lda and sparse write what the generators give for the same spec (the apps' gen: inputs), and
