@@ -95,7 +95,7 @@ void check_spec_memory(const LdaCorpusSpec& s) {
   const double docs = static_cast<double>(s.docs), words = static_cast<double>(s.words);
   const double bytes = 8.0 * (docs + 1) + 8.0 * docs * std::min(s.mean_doc_length, words) +
                        24.0 * static_cast<double>(s.topics) * words +
-                       (56.0 + 4.0 * omp_get_max_threads()) * words;
+                       (56.0 + 8.0 * omp_get_max_threads()) * words;
   FK_REQUIRE(fits_in_memory(bytes), "LDA corpus: " << s.docs << " documents of mean length "
                                                    << s.mean_doc_length << " over " << s.words
                                                    << " words need " << memory_shortfall(bytes));
@@ -194,7 +194,8 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
   std::atomic<std::int64_t> docs_done{0};
 #pragma omp parallel
   {
-    std::vector<std::int32_t> count, touched;
+    std::vector<std::int64_t> count;  // a document may reach 1e12 tokens
+    std::vector<std::int32_t> touched;
     std::vector<double> theta;
     std::vector<std::int64_t> per_topic;
     errors.run([&] {
@@ -211,10 +212,8 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
         for (std::int64_t d = d0; d < d1; ++d) {
           Rng r = doc_root.split(static_cast<std::uint64_t>(d));
           const double len_real = std::exp(mu + sigma * r.normal());
-          // At most 2^24 tokens, so that no (document, word) count passes what a float holds
-          // exactly (the readers' limit, io::kMaxExactCount) nor the int32 count below.
-          const auto len = static_cast<std::int64_t>(std::max(
-              1.0, std::round(std::min(len_real, static_cast<double>(io::kMaxExactCount)))));
+          const auto len =
+              static_cast<std::int64_t>(std::max(1.0, std::round(std::min(len_real, 1e12))));
           r.dirichlet(spec.doc_alpha, theta);
           // Topic of every token first (only the per-topic totals matter), then the words topic
           // by topic so each topic's alias table stays in cache while it is used.
@@ -235,6 +234,13 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
           }
           std::sort(touched.begin(), touched.end());
           for (std::int32_t w : touched) {
+            // A count past what a float holds exactly (the readers' limit) would be data no
+            // app could read back: such a spec is refused, not rounded.
+            FK_REQUIRE(count[w] <= io::kMaxExactCount,
+                       "LDA corpus: document " << d << " drew word " << w << " " << count[w]
+                                               << " times, above 2^24 (a float's exact counts);"
+                                                  " use a smaller mean-length or length-sigma, or"
+                                                  " more words");
             blk.cols.push_back(w);
             blk.vals.push_back(static_cast<float>(count[w]));
             count[w] = 0;

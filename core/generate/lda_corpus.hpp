@@ -1,9 +1,9 @@
 #pragma once
 // Seeded LDA corpora drawn from the generative model: K topics, each a Dirichlet draw over a
 // Zipf-shaped base measure on the vocabulary (so word frequencies look like real text); each
-// document draws θ ~ Dirichlet(doc_alpha), a length from a log-normal (at most 2^24 tokens, so
-// every count is exact as a float), then every token's topic and word. Counts are aggregated per
-// (document, word). Deterministic for a given spec on any machine and any thread count (each
+// document draws θ ~ Dirichlet(doc_alpha), a length from a log-normal, then every token's topic
+// and word. Counts are aggregated per (document, word); a spec that draws a count above 2^24
+// (inexact as a float, refused by the readers) is an error. Deterministic for a given spec on any machine and any thread count (each
 // document has its own random stream).
 // Word ids are a seeded shuffle of the Zipf ranks (like an alphabetical vocabulary, frequent
 // words are scattered over the ids). Every document has at least one token.
