@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -221,6 +224,15 @@ int run_lda(int argc, char** argv) {
   if (vm.count("seed")) spec.seed = static_cast<std::uint64_t>(common.seed);
 
   app::check_output_dir(out);  // before generating, which may take seconds and gigabytes
+  const std::vector<std::string> names = {"docword.txt", "vocab.txt", "true_topics.npy"};
+  for (const std::string& name : names) {
+    const std::filesystem::path target = out + "/" + name;
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::symlink_status(target, ec)) &&
+        !std::filesystem::is_regular_file(std::filesystem::symlink_status(target, ec)))
+      throw Error("cannot write " + target.string() +
+                  ": it is not a regular file (a folder, a link or a device); nothing was written");
+  }
   log_info() << "lda: " << spec.docs << " docs x " << spec.words << " words, " << spec.topics
              << " topics, mean length " << spec.mean_doc_length << ", seed " << spec.seed;
   Stopwatch sw;
@@ -236,31 +248,39 @@ int run_lda(int argc, char** argv) {
   app::ensure_output_dir(out);  // a message naming --out's problem, not the filesystem's
   const std::string docword = out + "/docword.txt", vocab = out + "/vocab.txt",
                     topics = out + "/true_topics.npy";
-  // The three files are one data set: written into a staging folder beside them and moved into
-  // place together, so that a failed write (a full disk) leaves the folder as it was, not a new
-  // docword.txt beside an older data set's true_topics.npy.
-  const std::string staging = out + "/.fk-datagen.tmp." + std::to_string(::getpid());
-  std::filesystem::create_directory(staging);
-  {
+  // The three files are one data set: written into a staging folder beside them (its own name,
+  // mkdtemp) and moved into place together once all are written, so that a failed write (a full
+  // disk) leaves the folder as it was, not a new docword.txt beside an older data set's
+  // true_topics.npy. (What would be in the way of a rename was refused before generating.)
+  std::string staging = out + "/.fk-datagen.XXXXXX";
+  if (::mkdtemp(staging.data()) == nullptr)
+    throw Error("cannot create a staging folder in " + out + " (" + std::strerror(errno) + ")");
+  std::vector<std::string> moved;
+  try {
     const io::RemovedOnSignal staging_on_signal(staging, true);
     const io::RemovedOnSignal d(staging + "/docword.txt", false), v(staging + "/vocab.txt", false),
         t(staging + "/true_topics.npy", false);
-    try {
-      io::Corpus corpus;
-      corpus.counts = std::move(c.counts);
-      corpus.vocab = std::move(c.vocab);
-      io::write_uci(staging + "/docword.txt", staging + "/vocab.txt", corpus);
-      io::write_npy(staging + "/true_topics.npy", c.topics);
-      for (const char* name : {"docword.txt", "vocab.txt", "true_topics.npy"})
-        std::filesystem::rename(staging + "/" + name, out + "/" + name);
-      std::filesystem::remove(staging);
-    } catch (const std::exception& e) {
-      std::error_code ec;
-      std::filesystem::remove_all(staging, ec);
-      throw Error("writing the data set into " + out + " failed, and nothing there changed: " +
-                  e.what());
+    io::Corpus corpus;
+    corpus.counts = std::move(c.counts);
+    corpus.vocab = std::move(c.vocab);
+    io::write_uci(staging + "/docword.txt", staging + "/vocab.txt", corpus);
+    io::write_npy(staging + "/true_topics.npy", c.topics);
+    for (const std::string& name : names) {
+      std::filesystem::rename(staging + "/" + name, out + "/" + name);
+      moved.push_back(name);
     }
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    std::filesystem::remove_all(staging, ec);
+    std::string changed = "nothing there changed";
+    if (!moved.empty()) {
+      changed = "replaced only";
+      for (const std::string& name : moved) changed += " " + name;
+    }
+    throw Error("writing the data set into " + out + " failed (" + changed + "): " + e.what());
   }
+  std::error_code ec;
+  std::filesystem::remove(staging, ec);  // empty by now; a leftover is harmless
   result_stream() << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs
                   << " docs x " << spec.words << " words, " << nnz << " nonzeros, "
                   << static_cast<std::int64_t>(tokens) << " tokens, " << spec.topics
