@@ -180,7 +180,8 @@ ResolvedConfig model_fingerprint(const ResolvedConfig& config,
   return out;
 }
 
-void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint) {
+void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint,
+                       const ResolvedConfig& implied) {
   for (const ConfigEntry& e : fingerprint) {
     const auto saved = find_value(ck.state, "config." + e.key);
     // Checkpoints from before file keys were canonical hold the path as it was given.
@@ -198,7 +199,11 @@ void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint) 
     if (!is_file_key(key)) continue;
     const bool in_run = std::any_of(fingerprint.begin(), fingerprint.end(),
                                     [&](const ConfigEntry& e) { return e.key == key; });
-    if (!in_run)
+    // A checkpoint from before implied files were left out may name the implied file itself.
+    const bool as_implied = std::any_of(implied.begin(), implied.end(), [&](const ConfigEntry& i) {
+      return i.key == key && !i.ini.empty() && canonical_file(i.ini) == canonical_file(s.ini);
+    });
+    if (!in_run && !as_implied)
       throw UsageError("--resume: the checkpoint in " + ck.dir + " was made with " + key + " = " +
                        s.ini + ", this run has " + key +
                        " = (unset); use the same configuration or another --out");
@@ -208,7 +213,8 @@ void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint) 
 std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
                                             const ResolvedConfig& fingerprint,
                                             const std::string& count_key, int total,
-                                            const std::string& noun) {
+                                            const std::string& noun,
+                                            const ResolvedConfig& implied) {
   if (!resume) return std::nullopt;
   std::optional<Checkpoint> ck = find_checkpoint(dir);
   if (!ck) {
@@ -225,7 +231,7 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
     log_info() << "--resume: no checkpoint in " << dir << "; starting from the beginning";
     return std::nullopt;
   }
-  check_fingerprint(*ck, fingerprint);
+  check_fingerprint(*ck, fingerprint, implied);
   const std::int64_t done = ck->get_count(count_key, INT_MAX);
   if (done > total)
     usage_fail("iters", "the checkpoint in " + ck->dir + " is after " + noun + " " +
@@ -240,7 +246,7 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
   ensure_output_dir(s.out);
   const std::string dir = s.out + "/checkpoint";
   std::optional<Checkpoint> ck =
-      resume_checkpoint(s.resume, dir, s.fingerprint, s.count_key, s.iters, s.noun);
+      resume_checkpoint(s.resume, dir, s.fingerprint, s.count_key, s.iters, s.noun, s.implied);
   if (ck) {
     for (const CheckpointShape& a : s.arrays) ck->check_shape(a.name, a.rows, a.cols);
     const auto made = find_value(ck->state, kCheckpointDeviceKey);

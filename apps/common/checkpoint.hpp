@@ -79,8 +79,10 @@ ResolvedConfig model_fingerprint(const ResolvedConfig& config,
 // Throws UsageError "--resume: the checkpoint in DIR was made with KEY = OLD, this run has KEY =
 // NEW; ..." for the first entry of `fingerprint` whose config.KEY in the checkpoint differs
 // (OLD is "(unset)" when the checkpoint lacks it), or for a file key (input, test, vocab) the
-// checkpoint has and the run lacks (NEW is "(unset)").
-void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint);
+// checkpoint has and the run lacks (NEW is "(unset)"), unless it names the file `implied` holds
+// for that key (model_fingerprint's: the run's own file, left out of its fingerprint).
+void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint,
+                       const ResolvedConfig& implied = {});
 
 // What --resume starts from: nullopt when `resume` is false; otherwise the checkpoint at `dir`
 // (checked with check_fingerprint), or nullopt after logging "--resume: no checkpoint in DIR;
@@ -90,7 +92,8 @@ void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint);
 std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
                                             const ResolvedConfig& fingerprint,
                                             const std::string& count_key, int total,
-                                            const std::string& noun);
+                                            const std::string& noun,
+                                            const ResolvedConfig& implied = {});
 
 // A run that starts from the beginning removes an earlier run's checkpoint at `dir` (and its
 // ".old" and ".tmp", what a killed write may leave): it rewrites metrics.jsonl from its first iteration, and a later --resume must not
@@ -118,6 +121,7 @@ struct RunStart {
   std::string device;                    // Context::describe(): where this run computes
   std::vector<CheckpointShape> arrays;   // what a resumed run reads from the checkpoint
   std::string app;                       // "fk-lda" ...: named in config.ini (model_app)
+  ResolvedConfig implied = {};           // model_fingerprint's implied files (check_fingerprint)
 };
 std::optional<Checkpoint> start_training_output(const RunStart& start);
 

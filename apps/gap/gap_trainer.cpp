@@ -86,7 +86,7 @@ class Trainer {
           "summary.json", "metrics.jsonl", "config.ini", "config.json"},
          data_.input_files, device_,
          {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}},
-         "fk-gap"});
+         "fk-gap", implied_});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));

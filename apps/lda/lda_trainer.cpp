@@ -202,7 +202,7 @@ class Trainer {
           "config.json"},
          data_.input_files, device_,
          {{"lambda.npy", data_.words, opt_.topics}, {"gamma.npy", data_.train_docs, opt_.topics}},
-         "fk-lda"});
+         "fk-lda", implied_});
     const int k = opt_.topics;
     int start_pass = 0;
     std::int64_t updates = 0;

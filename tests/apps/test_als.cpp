@@ -516,6 +516,12 @@ TEST(CheckpointFingerprint, AGivenFileEqualToTheImpliedOneIsLeftOut) {
   EXPECT_NO_THROW(app::check_fingerprint(saved, fp_other));
   EXPECT_THROW(app::check_fingerprint(saved, fp_without), app::UsageError);
   EXPECT_THROW(app::check_fingerprint(saved, fp_same), app::UsageError);
+  // A checkpoint from before implied files were left out names the implied file itself: resumed
+  // by a run that has it implied (given or not), refused where nothing says it is implied.
+  const app::Checkpoint old{"ck", {{"config.topics", "5", ""}, {"config.vocab", "./data/vocab.kos.txt", ""}}};
+  EXPECT_NO_THROW(app::check_fingerprint(old, fp_without, implied));
+  EXPECT_NO_THROW(app::check_fingerprint(old, fp_same, implied));
+  EXPECT_THROW(app::check_fingerprint(old, fp_without), app::UsageError);
 }
 
 // Ctrl-C while a checkpoint is written leaves no DIR.tmp: neither its finished files nor the
