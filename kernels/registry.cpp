@@ -169,15 +169,6 @@ bool needs_vector_length(const Context& ctx, const std::string& variant, Precisi
   return ctx.is_gpu() && variant == "auto" && precision != Precision::kF32;
 }
 
-// What KernelProblem::gpu_major holds for plans of `ctx`.
-int gpu_major(const Context& ctx) {
-#if FK_WITH_CUDA
-  if (ctx.is_gpu()) return compute_major(ctx);
-#endif
-  (void)ctx;
-  return 0;
-}
-
 // A host pattern is validated in full (offsets and column indices: the features and every CPU
 // kernel index arrays by them); a device pattern was when it was copied from the host
 // (DeviceCsr), and reading it back here would cost a copy.
@@ -557,6 +548,14 @@ class PaddedWidthSddmmPlan : public SddmmPlan {
 
 }  // namespace
 
+int gpu_major_of(const Context& ctx) {
+#if FK_WITH_CUDA
+  if (ctx.is_gpu()) return compute_major(ctx);
+#endif
+  (void)ctx;
+  return 0;
+}
+
 const std::vector<const SddmmVariant*>& sddmm_variants() {
   static const auto all = pointers(registry().sddmm);
   return all;
@@ -584,7 +583,7 @@ PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
   check_pattern(ctx, s, k);
   KernelProblem problem{pattern_features(ctx, s), k};
   problem.precision = precision;
-  problem.gpu_major = gpu_major(ctx);
+  problem.gpu_major = gpu_major_of(ctx);
   if (needs_vector_length(ctx, variant, precision))
     problem.vector_length = pattern_vector_length(ctx, s);
   const int kk = variant == "auto" ? auto_sddmm_width(ctx.device(), problem) : k;
@@ -639,7 +638,7 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
   KernelProblem problem;
   problem.k = k;
   problem.precision = precision;
-  problem.gpu_major = gpu_major(ctx);
+  problem.gpu_major = gpu_major_of(ctx);
   if (op == Op::kNoTrans) {
     problem.sparse = pattern_features(ctx, s);
     if (needs_vector_length(ctx, variant, precision))

@@ -32,9 +32,12 @@ struct KernelProblem {
   // only for low-precision problems on S itself; 0 when not computed.
   int vector_length = 0;
   // The GPU's compute capability (major) for a GPU plan, 0 on the CPU or when not known: the
-  // tensor-core variants need 8 or more.
+  // tensor-core variants need 8 or more. gpu_major_of(ctx) gives it.
   int gpu_major = 0;
 };
+
+// KernelProblem::gpu_major for plans of `ctx` (0 on the CPU).
+int gpu_major_of(const Context& ctx);
 
 class VariantInfo {
  public:

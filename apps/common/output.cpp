@@ -358,11 +358,15 @@ void restore_previous_runs() noexcept {
         // Nothing to put back: the failed run's model files go, so that no partial model (or a
         // complete-looking one whose summary.json failed) is left; its configuration and log
         // stay for the diagnosis, its checkpoint for --resume.
-        for (const std::string& name : run.names)
-          if (name != "config.ini" && name != "config.json" && name != "metrics.jsonl")
-            fs::remove(out / name, ec);
-        log_warn() << "this run failed: its model files in " << run.dir
-                   << " were removed (config.ini and metrics.jsonl stay)";
+        std::string left;
+        for (const std::string& name : run.names) {
+          if (name == "config.ini" || name == "config.json" || name == "metrics.jsonl") continue;
+          if (!fs::exists(out / name, ec)) continue;
+          if (!fs::remove(out / name, ec) || ec) left += " " + name;
+        }
+        log_warn() << "this run failed: its model files in " << run.dir << " were removed"
+                   << (left.empty() ? std::string() : " but for" + left + " (could not be)")
+                   << "; config.ini, config.json and metrics.jsonl stay";
         continue;
       }
       // The failed run's files go: those the earlier run had are replaced, the others removed,

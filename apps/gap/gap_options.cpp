@@ -20,8 +20,10 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
      "scale b of the Gamma(a, b) prior on every x_dk (the paper's b; prior mean a*b tokens); "
      "X is updated as (X*(ΛᵀQ) + a - 1) / (1 + 1/b)")
     ("holdout-frac", po::value<double>(&o.holdout_frac)->default_value(o.holdout_frac, app::format_double(o.holdout_frac))->value_name("P"),
-     "binomial thinning: every token goes to the held-out set with probability P (seeded); "
-     "heldout_ll scores those tokens at the rates P/(1-P)·ΛX; 0: no held-out set")
+     "binomial thinning: every token goes to the held-out set with probability P (seeded; a "
+     "count above 1024 draws its held-out share at once, by the normal approximation where "
+     "that share's mean passes 64); heldout_ll scores those tokens at the rates P/(1-P)·ΛX; 0: "
+     "no held-out set")
     ("test", po::value<std::string>(&o.test)->value_name("FILE"),
      "separate test documents in the training vocabulary (instead of thinning): X of each is "
      "fitted with Λ fixed on half of its tokens, the other half is scored")
