@@ -26,27 +26,9 @@ void throw_fs(const std::string& what, const std::string& path, const std::error
 }
 }  // namespace
 
-CheckpointWriter::CheckpointWriter(std::string dir) : dir_(std::move(dir)), tmp_(dir_ + ".tmp") {
-  std::error_code ec;
-  fs::remove_all(tmp_, ec);
-  if (ec) throw_fs("remove", tmp_, ec);
-  fs::create_directories(tmp_, ec);
-  if (ec) throw_fs("create", tmp_, ec);
-  on_signal_.push_back(std::make_unique<io::RemovedOnSignal>(tmp_, true));
-}
+CheckpointWriter::CheckpointWriter(std::string dir) : dir_(std::move(dir)), stage_(dir_ + ".tmp") {}
 
-CheckpointWriter::~CheckpointWriter() {
-  if (!committed_) {
-    std::error_code ec;
-    fs::remove_all(tmp_, ec);
-  }
-}
-
-std::string CheckpointWriter::file(const std::string& name) {
-  const std::string path = tmp_ + "/" + name;
-  on_signal_.push_back(std::make_unique<io::RemovedOnSignal>(path, false));
-  return path;
-}
+std::string CheckpointWriter::file(const std::string& name) { return stage_.file(name); }
 
 void CheckpointWriter::set(const std::string& key, const std::string& value) {
   for (ConfigEntry& e : state_)
@@ -76,10 +58,9 @@ void CheckpointWriter::commit() {
     fs::rename(dir_, old, ec);
     if (ec) throw_fs("rename", dir_, ec);
   }
-  fs::rename(tmp_, dir_, ec);
-  if (ec) throw_fs("rename", tmp_, ec);
-  committed_ = true;
-  on_signal_.clear();
+  fs::rename(stage_.path(), dir_, ec);
+  if (ec) throw_fs("rename", stage_.path(), ec);
+  stage_.release();
   fs::remove_all(old, ec);  // best effort: a leftover DIR.old is harmless
 }
 

@@ -4,21 +4,19 @@
 // leaves a complete DIR or a complete DIR.old, and find_checkpoint() takes whichever is complete.
 // What goes inside is the app's business (arrays as .npy, scalars in state.ini).
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "apps/common/output.hpp"
 #include "core/dense.hpp"
-#include "core/io/atomic_file.hpp"
+#include "core/io/staging_dir.hpp"
 
 namespace fk::app {
 
 class CheckpointWriter {
  public:
-  explicit CheckpointWriter(std::string dir);  // starts a fresh DIR.tmp
-  ~CheckpointWriter();                         // removes DIR.tmp when commit() was not reached
+  explicit CheckpointWriter(std::string dir);  // starts a fresh DIR.tmp (removed unless committed)
   CheckpointWriter(const CheckpointWriter&) = delete;
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
 
@@ -32,11 +30,9 @@ class CheckpointWriter {
   void commit();
 
  private:
-  std::string dir_, tmp_;
+  std::string dir_;
+  io::StagingDir stage_;  // DIR.tmp, released as it becomes DIR
   ResolvedConfig state_;
-  bool committed_ = false;
-  // The staging directory, then its files (io::RemovedOnSignal): released as it becomes DIR.
-  std::vector<std::unique_ptr<io::RemovedOnSignal>> on_signal_;
 };
 
 struct Checkpoint {

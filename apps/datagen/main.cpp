@@ -31,6 +31,7 @@
 #include "core/io/npy.hpp"
 #include "core/io/ratings.hpp"
 #include "core/io/smtx.hpp"
+#include "core/io/staging_dir.hpp"
 #include "core/io/uci.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
@@ -252,26 +253,22 @@ int run_lda(int argc, char** argv) {
   // mkdtemp) and moved into place together once all are written, so that a failed write (a full
   // disk) leaves the folder as it was, not a new docword.txt beside an older data set's
   // true_topics.npy. (What would be in the way of a rename was refused before generating.)
-  std::string staging = out + "/.fk-datagen.XXXXXX";
+  std::string staging = out + "/.fk-datagen.XXXXXX";  // a name of its own
   if (::mkdtemp(staging.data()) == nullptr)
     throw Error("cannot create a staging folder in " + out + " (" + std::strerror(errno) + ")");
   std::vector<std::string> moved;
   try {
-    const io::RemovedOnSignal staging_on_signal(staging, true);
-    const io::RemovedOnSignal d(staging + "/docword.txt", false), v(staging + "/vocab.txt", false),
-        t(staging + "/true_topics.npy", false);
+    io::StagingDir stage(staging);  // removed with what is left in it, the files moved or not
     io::Corpus corpus;
     corpus.counts = std::move(c.counts);
     corpus.vocab = std::move(c.vocab);
-    io::write_uci(staging + "/docword.txt", staging + "/vocab.txt", corpus);
-    io::write_npy(staging + "/true_topics.npy", c.topics);
+    io::write_uci(stage.file("docword.txt"), stage.file("vocab.txt"), corpus);
+    io::write_npy(stage.file("true_topics.npy"), c.topics);
     for (const std::string& name : names) {
-      std::filesystem::rename(staging + "/" + name, out + "/" + name);
+      std::filesystem::rename(stage.path() + "/" + name, out + "/" + name);
       moved.push_back(name);
     }
   } catch (const std::exception& e) {
-    std::error_code ec;
-    std::filesystem::remove_all(staging, ec);
     std::string changed = "nothing there changed";
     if (!moved.empty()) {
       changed = "replaced only";
@@ -279,8 +276,6 @@ int run_lda(int argc, char** argv) {
     }
     throw Error("writing the data set into " + out + " failed (" + changed + "): " + e.what());
   }
-  std::error_code ec;
-  std::filesystem::remove(staging, ec);  // empty by now; a leftover is harmless
   result_stream() << "wrote " << docword << ", " << vocab << ", " << topics << ": " << spec.docs
                   << " docs x " << spec.words << " words, " << nnz << " nonzeros, "
                   << static_cast<std::int64_t>(tokens) << " tokens, " << spec.topics
