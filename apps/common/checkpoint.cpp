@@ -61,6 +61,8 @@ void CheckpointWriter::commit() {
   fs::rename(stage_.path(), dir_, ec);
   if (ec) throw_fs("rename", stage_.path(), ec);
   stage_.release();
+  io::set_signal_note("interrupted: the same command with --resume goes on from the checkpoint in " +
+                      dir_ + "\n");
   fs::remove_all(old, ec);  // best effort: a leftover DIR.old is harmless
 }
 

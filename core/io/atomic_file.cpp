@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -28,11 +29,23 @@ std::atomic<int> g_slot_state[kSlots];  // 0 free, 1 being written, 2 holds a fi
 char g_slot_path[kSlots][kPathBytes];
 std::atomic<bool> g_handlers_installed{false};
 
+// set_signal_note's text, in two buffers: a new note is written into the one not shown, then
+// shown, so the handler never reads a half-written note.
+constexpr std::size_t kNoteBytes = 1024;
+char g_note[2][kNoteBytes];
+std::size_t g_note_size[2] = {0, 0};
+std::atomic<int> g_note_shown{0};
+
 extern "C" void remove_temporaries_and_reraise(int sig) {
   for (int i = 0; i < kSlots; ++i)
     if (g_slot_state[i].load() == 2) ::unlink(g_slot_path[i]);
   for (int i = 0; i < kSlots; ++i)
     if (g_slot_state[i].load() == 3) ::rmdir(g_slot_path[i]);
+  const int shown = g_note_shown.load();
+  if (g_note_size[shown] > 0) {
+    const ssize_t written = ::write(STDERR_FILENO, g_note[shown], g_note_size[shown]);
+    (void)written;  // nothing to do about a failed write here
+  }
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -93,6 +106,14 @@ std::string write_target(const std::string& path, bool* node = nullptr) {
 }
 
 }  // namespace
+
+void set_signal_note(const std::string& text) {
+  const int next = 1 - g_note_shown.load();
+  const std::size_t n = std::min(text.size(), kNoteBytes);
+  std::memcpy(g_note[next], text.data(), n);
+  g_note_size[next] = n;
+  g_note_shown.store(next);
+}
 
 RemovedOnSignal::RemovedOnSignal(const std::string& path, bool directory)
     : slot_(claim_slot(path, directory)) {}

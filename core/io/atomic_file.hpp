@@ -55,6 +55,11 @@ class RemovedOnSignal {
   int slot_ = -1;
 };
 
+// A line the signal cleanup writes to stderr before the process ends (Ctrl-C, a kill): how to
+// go on from what is left, e.g. the checkpoint --resume reads. "" for none; at most 1 KiB kept.
+// Set from one thread.
+void set_signal_note(const std::string& text);
+
 // Throws fk::Error naming `path` when an AtomicFile there could not be written: a directory in
 // the way, or no writable folder to hold it (a missing folder counts as its nearest existing
 // parent: the caller makes it). For commands that work a long time before they write.

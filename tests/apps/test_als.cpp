@@ -2,6 +2,7 @@
 // problem (explicit, with biases, implicit; CG and Cholesky), the objective decreasing, CG against
 // Cholesky, recovery of a generated low-rank model, determinism, the splits, the ranking metrics,
 // recommend/similar, checkpoints, and GPU against CPU (skipped without a device).
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -525,14 +526,18 @@ TEST(CheckpointFingerprint, AGivenFileEqualToTheImpliedOneIsLeftOut) {
 }
 
 // Ctrl-C while a checkpoint is written leaves no DIR.tmp: neither its finished files nor the
-// one being written (the last complete checkpoint stays). In a child process.
+// one being written (the last complete checkpoint stays), and says on stderr that --resume goes
+// on from that one. In a child process, its stderr into a file.
 TEST(CheckpointWriter, TerminationRemovesTheStagingDirectory) {
   struct sigaction now {};
   if (::sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) GTEST_SKIP();
   test::TempDir dir;
   const std::string ck = dir.file("checkpoint");
   { app::CheckpointWriter first(ck); first.commit(); }
+  const std::string err = dir.path() + ".err";
   const int status = test::run_in_child([&] {
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || ::dup2(fd, STDERR_FILENO) < 0) ::_exit(3);
     app::CheckpointWriter w(ck);
     io::write_npy(w.file("lambda.npy"), HostDense<float>(2, 3));
     io::AtomicFile partial(w.file("gamma.npy"));
@@ -543,6 +548,10 @@ TEST(CheckpointWriter, TerminationRemovesTheStagingDirectory) {
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
   EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{"checkpoint"});
   EXPECT_TRUE(app::find_checkpoint(ck).has_value());
+  const std::string said = test::read_bytes(err);
+  std::filesystem::remove(err);
+  EXPECT_EQ(said, "interrupted: the same command with --resume goes on from the checkpoint in " +
+                      ck + "\n");
 }
 
 // Test predictions μ + p·q are clamped to [clip_lo, clip_hi] for the test errors (as rating
