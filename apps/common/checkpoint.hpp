@@ -92,8 +92,9 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
                                             const ResolvedConfig& implied = {});
 
 // A run that starts from the beginning removes an earlier run's checkpoint at `dir` (and its
-// ".old" and ".tmp", what a killed write may leave): it rewrites metrics.jsonl from its first iteration, and a later --resume must not
-// join that checkpoint's model to this run's log. Throws fk::Error when it cannot.
+// ".old" and ".tmp", what a killed write may leave): it rewrites metrics.jsonl from its first
+// iteration, and a later --resume must not join that checkpoint's model to this run's log. Throws
+// fk::Error when it cannot.
 void remove_stale_checkpoint(const std::string& dir);
 
 // How a training run takes over its --out folder, in an order that leaves an earlier run's results

@@ -3,10 +3,10 @@
 // Zipf-shaped base measure on the vocabulary (so word frequencies look like real text); each
 // document draws θ ~ Dirichlet(doc_alpha), a length from a log-normal, then every token's topic
 // and word. Counts are aggregated per (document, word); a spec that draws a count above 2^24
-// (inexact as a float, refused by the readers) is an error. Deterministic for a given spec on any machine and any thread count (each
-// document has its own random stream).
-// Word ids are a seeded shuffle of the Zipf ranks (like an alphabetical vocabulary, frequent
-// words are scattered over the ids). Every document has at least one token.
+// (inexact as a float, refused by the readers) is an error. Deterministic for a given spec on any
+// machine and any thread count (each document has its own random stream). Word ids are a seeded
+// shuffle of the Zipf ranks (like an alphabetical vocabulary, frequent words are scattered over
+// the ids). Every document has at least one token.
 #include <cstdint>
 #include <string>
 #include <vector>

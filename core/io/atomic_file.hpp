@@ -4,10 +4,10 @@
 // same directory, and is renamed over <path> by commit(). If the writer is destroyed without
 // commit (an exception, a failed write), the temporary file is removed and <path> is untouched.
 // rename(2) within one directory is atomic, so readers see either the old or the new file. No
-// fsync: this protects against our own failures, not against a power cut. SIGINT, SIGTERM,
-// SIGHUP and SIGQUIT (where the process has no handler of its own) remove the temporary files
-// being written before the process ends; SIGXFSZ is ignored, so that a file past ulimit -f is a
-// write error like a full disk. Writing through a symbolic link replaces the file it names; an existing
+// fsync: this protects against our own failures, not against a power cut. SIGINT, SIGTERM, SIGHUP
+// and SIGQUIT (where the process has no handler of its own) remove the temporary files being
+// written before the process ends; SIGXFSZ is ignored, so that a file past ulimit -f is a write
+// error like a full disk. Writing through a symbolic link replaces the file it names; an existing
 // device, pipe or socket (/dev/null, /dev/stdout, a FIFO) is written in place, without the
 // temporary (a rename would replace the node itself).
 #include <fstream>
