@@ -165,7 +165,7 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
     errors.run([&] { logw.resize(static_cast<std::size_t>(W)); });
 #pragma omp for schedule(dynamic, 1)
     for (int k = 0; k < K; ++k) {
-      errors.run([&] {
+      errors.run(k, [&] {
         Rng r = topic_root.split(static_cast<std::uint64_t>(k));
         double mx = -std::numeric_limits<double>::infinity();
         for (std::int64_t w = 0; w < W; ++w) {
@@ -205,7 +205,7 @@ GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {
     });
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t b = 0; b < nblocks; ++b) {
-      errors.run([&] {
+      errors.run(b, [&] {
         DocBlock& blk = blocks[b];
         const std::int64_t d0 = b * kDocBlock, d1 = std::min(D, d0 + kDocBlock);
         blk.nnz.reserve(static_cast<std::size_t>(d1 - d0));

@@ -199,7 +199,7 @@ GeneratedRatings generate_ratings(const RatingsSpec& spec) {
     std::vector<std::int32_t> items;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t b = 0; b < nblocks; ++b) {
-      errors.run([&] {
+      errors.run(b, [&] {
         const std::int64_t u0 = b * kUserBlock, u1 = std::min(U, u0 + kUserBlock);
         for (std::int64_t u = u0; u < u1; ++u) {
           Rng rng = draw_root.split(static_cast<std::uint64_t>(u));

@@ -312,7 +312,7 @@ HostCsr generate_sparse(const SparseSpec& spec) {
     std::vector<std::int32_t> cols, set, picked, outside;
 #pragma omp for schedule(dynamic, 1)
     for (std::int64_t b = 0; b < nblocks; ++b) {
-      errors.run([&] {
+      errors.run(b, [&] {
         const std::int64_t r0 = b * group, r1 = std::min(R, r0 + group);
         if (spec.kind == SparseKind::kBlockClustered) {
           Rng g = cluster_root.split(static_cast<std::uint64_t>(b));

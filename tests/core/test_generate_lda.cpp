@@ -139,6 +139,30 @@ TEST(GenerateLda, BadSpecsAreErrors) {
   }
 }
 
+// A spec that draws a count above 2^24 is refused, naming the first such document whatever the
+// thread count (core/parallel_errors.hpp): on 2 threads the second 64-document block fails at its
+// document 64 before the first block reaches document 12 (seed 1), which one thread reports.
+TEST(GenerateLda, RefusedCountNamesTheSameDocumentOnAnyThreadCount) {
+  LdaCorpusSpec s;
+  s.docs = 128;
+  s.words = 1;
+  s.topics = 1;
+  s.mean_doc_length = 1e7;
+  s.doc_length_sigma = 0.6;
+  s.seed = 1;
+  auto message = [&](int threads) {
+    try {
+      test::with_threads(threads, [&] { return gen::generate_lda_corpus(s); });
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string one = message(1);
+  EXPECT_NE(one.find("above 2^24"), std::string::npos) << one;
+  EXPECT_EQ(message(2), one);
+}
+
 // Word frequencies are Zipf-like: the top 1% of words carry far more than 1% of the tokens.
 TEST(GenerateLda, WordFrequenciesAreSkewed) {
   const GeneratedCorpus c = gen::generate_lda_corpus(gen::lda_preset("default"));
