@@ -79,6 +79,17 @@ int claim_slot(const std::string& path, bool directory = false) {
 void release_slot(int slot) {
   if (slot >= 0) g_slot_state[slot].store(0);
 }
+// "<path><tag>", a temporary's or probe's name beside `path`, with the last component cut to
+// NAME_MAX bytes: a file name of legal length near the limit would otherwise get no temporary
+// (ENAMETOOLONG). The pid and counter in the tag keep shortened names apart.
+std::string beside(const std::string& path, const std::string& tag) {
+  constexpr std::size_t kNameMax = 255;  // NAME_MAX of Linux file systems
+  const std::size_t slash = path.rfind('/');
+  const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
+  if (path.size() - base + tag.size() <= kNameMax) return path + tag;
+  return path.substr(0, base + (kNameMax - tag.size())) + tag;
+}
+
 // Where a write to `path` lands. What the path itself names (the kernel resolves it, /proc's fd
 // links included: /dev/stdout on a pipe or a redirected file) decides: an existing device, pipe
 // or socket, or a path under /dev/fd, /proc/self/fd or /dev/std*, sets `node` and is written in
@@ -145,7 +156,7 @@ void check_output_file(const std::string& given) {
   // access() says yes where creating a file still fails (/proc, a read-only mount seen as root):
   // create and remove a probe beside the file, as its temporary will be made.
   if (parent == fs::path(path).parent_path() || fs::path(path).parent_path().empty()) {
-    const std::string probe = path + ".probe." + std::to_string(::getpid());
+    const std::string probe = beside(path, ".probe." + std::to_string(::getpid()));
     const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
     if (fd < 0)
       throw Error("cannot write " + path + ": cannot create a file beside it (" +
@@ -167,7 +178,7 @@ AtomicFile::AtomicFile(const std::string& path, bool binary)
     if (!out_) throw Error("cannot write " + path_ + " (" + std::strerror(errno) + ")");
     return;
   }
-  tmp_path_ = target_ + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(g_counter++);
+  tmp_path_ = beside(target_, ".tmp." + std::to_string(::getpid()) + "." + std::to_string(g_counter++));
   slot_ = claim_slot(tmp_path_);
   out_.open(tmp_path_, mode);
   if (!out_) {

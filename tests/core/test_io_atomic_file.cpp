@@ -83,6 +83,19 @@ TEST(IoAtomicFile, ErrorsNameThePath) {
   EXPECT_THROW(f.commit(), Error);  // a second commit is an error, not a silent no-op
 }
 
+TEST(IoAtomicFile, NamesAtTheLengthLimitGetATemporary) {
+  // A 255-byte name is legal; its temporary (name + ".tmp.PID.N") is shortened to fit, and the
+  // output check's probe beside it too.
+  test::TempDir dir;
+  const std::string p = dir.file(std::string(255, 'n'));
+  EXPECT_NO_THROW(io::check_output_file(p));
+  io::AtomicFile f(p);
+  f.stream() << "long name\n";
+  f.commit();
+  EXPECT_EQ(test::read_bytes(p), "long name\n");
+  EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{std::string(255, 'n')});
+}
+
 TEST(IoAtomicFile, TwoWritersOfOnePathDoNotCollide) {
   test::TempDir dir;
   const std::string p = dir.file("same.txt");
