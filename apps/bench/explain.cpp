@@ -72,6 +72,11 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
   }
   os << "auto on the " << to_string(device) << " for " << matrix.name << " (" << matrix.s.rows
      << " x " << matrix.s.cols << ", " << matrix.s.nnz() << " nonzeros):\n";
+  // Without a device the GPU's generation is unknown (KernelProblem::gpu_major 0): the rules pick
+  // tensor-core variants as on sm_80 and newer, where older GPUs fall back to the fp32 pick.
+  if (device == DeviceKind::kGpu && o.precision != Precision::kF32)
+    os << "  (" << to_string(o.precision)
+       << " picks assume a GPU of compute capability 8.0 or newer; older GPUs run the fp32 pick)\n";
   for (const Choice& c : choices) {
     for (int k : o.ks) {
       KernelProblem p;

@@ -382,6 +382,12 @@ TEST(BenchCli, ExplainAutoReportsTheRulesChoiceWithoutRunning) {
                                          " --explain-auto --csv '" + csv_path + "'");
     ASSERT_EQ(d.code, 0) << d.err;
     EXPECT_NE(o.out.find("K=32"), std::string::npos) << o.out;
+    // Half-precision picks on an unknown GPU: the output says what it assumed.
+    const Outcome h = run_bench(dir, "spmm --gen " + spec + " --k 64 --device " + device +
+                                         " --precision bf16 --explain-auto");
+    ASSERT_EQ(h.code, 0) << h.err;
+    EXPECT_EQ(h.out.find("compute capability 8.0 or newer") != std::string::npos, device == "gpu")
+        << h.out;
     const Csv csv = read_csv(csv_path);
     ASSERT_EQ(csv.rows.size(), 3u * 2u + 2u);
     const DeviceKind kind = device == "gpu" ? DeviceKind::kGpu : DeviceKind::kCpu;
