@@ -548,12 +548,17 @@ class PaddedWidthSddmmPlan : public SddmmPlan {
 
 }  // namespace
 
-int gpu_major_of(const Context& ctx) {
+void describe_gpu(const Context& ctx, KernelProblem& problem) {
 #if FK_WITH_CUDA
-  if (ctx.is_gpu()) return compute_major(ctx);
+  if (ctx.is_gpu()) {
+    problem.gpu_major = compute_major(ctx);
+    problem.gpu_l2_bytes = l2_bytes(ctx);
+    return;
+  }
 #endif
   (void)ctx;
-  return 0;
+  problem.gpu_major = 0;
+  problem.gpu_l2_bytes = 0;
 }
 
 const std::vector<const SddmmVariant*>& sddmm_variants() {
@@ -581,9 +586,10 @@ const RatioSpmmVariant& find_ratio_spmm_variant(const std::string& name) {
 PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
                               const std::string& variant, Precision precision) {
   check_pattern(ctx, s, k);
+  Stopwatch clock;  // from the features the rules read, as for every plan
   KernelProblem problem{pattern_features(ctx, s), k};
   problem.precision = precision;
-  problem.gpu_major = gpu_major_of(ctx);
+  describe_gpu(ctx, problem);
   if (needs_vector_length(ctx, variant, precision))
     problem.vector_length = pattern_vector_length(ctx, s);
   const int kk = variant == "auto" ? auto_sddmm_width(ctx.device(), problem) : k;
@@ -591,7 +597,6 @@ PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
   PreparedSddmm out;
   out.variant = &resolve(ctx, sddmm_variants(), variant, problem, "SDDMM", &choose_sddmm_variant);
   out.width = kk;
-  Stopwatch clock;
   out.plan = out.variant->prepare_at(ctx, s, kk, precision);
 #if FK_WITH_CUDA
   if (kk != k)
@@ -605,8 +610,10 @@ PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
 PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int k,
                                        const std::string& variant, Op op) {
   check_pattern(ctx, s, k);
+  Stopwatch clock;
   KernelProblem problem{op == Op::kTrans ? transposed_features(ctx, s) : pattern_features(ctx, s), k};
   problem.transposed = op == Op::kTrans;  // the rules see Sᵀ, the matrix the plan runs on
+  describe_gpu(ctx, problem);
   PreparedRatioSpmm out;
   if (variant == "auto") {
     out.variant = choose_ratio_spmm_variant(ctx.device(), problem);
@@ -616,7 +623,6 @@ PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int
     out.variant = &resolve<RatioSpmmVariant>(ctx, ratio_spmm_variants(), variant, problem,
                                              "ratio SpMM", nullptr);
   }
-  Stopwatch clock;
   if (op == Op::kTrans) {
 #if FK_WITH_CUDA
     const std::int64_t slice_rows = ratio_slice_rows_for(ctx, s, k);
@@ -635,10 +641,11 @@ PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int
 PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
                             const std::string& variant, Precision precision) {
   check_pattern(ctx, s, k);
+  Stopwatch clock;
   KernelProblem problem;
   problem.k = k;
   problem.precision = precision;
-  problem.gpu_major = gpu_major_of(ctx);
+  describe_gpu(ctx, problem);
   if (op == Op::kNoTrans) {
     problem.sparse = pattern_features(ctx, s);
     if (needs_vector_length(ctx, variant, precision))
@@ -646,7 +653,6 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
   }
   PreparedSpmm out;
   out.op = op;
-  Stopwatch clock;
   if (op == Op::kTrans) {
     problem.sparse = transposed_features(ctx, s);  // the rules see Sᵀ, the matrix the plan runs on
     problem.transposed = true;

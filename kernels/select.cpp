@@ -159,7 +159,7 @@ constexpr double kGpuTransposedShortRows = 160.0;
 // 2.6x faster than nnz_vsr (H200, docs/benchmarks/checks/row-split, out-of-sample set, which this
 // rule came from). netflix's 17770 long rows, the case behind "long: nnz_vsr", go to row_split.
 constexpr double kGpuTransposedLongEvenMaxRows = 5000.0;
-// Sᵀ·B at K = 1 whose values exceed twice the L2 (50 MB on H100/H200), from long rows of Sᵀ (S's
+// Sᵀ·B at K = 1 whose values exceed twice the L2 (50 MiB on H100/H200), from long rows of Sᵀ (S's
 // columns spread over many rows of S): the plan's gather of S's values into Sᵀ's order then runs
 // windowed (ValueGather, kernels/cuda/device_ops.hpp), and nnz_vsr beats cuSPARSE's transposed
 // SpMV, which pays the same scattered reads: netflix (100M, rows of mean 5654) 1.47 against
@@ -170,7 +170,14 @@ constexpr double kGpuTransposedLongEvenMaxRows = 5000.0;
 // (0.37 against 0.76 ms), whose segments of short rows do not pay at K = 1 (the report's banded
 // matrix, rows of 20, shows the same). cuda.spmm.panel's rule comes first and now takes netflix
 // and the other transposes of up to 4 panels; this one is left the wider ones.
-constexpr double kGpuTransposedSpmvWindowedNnz = 2.0 * 50.0 * 1024 * 1024 / 4;
+// The device's L2 in bytes, as the plans read it; an H100's and H200's 50 MiB when not known.
+std::int64_t gpu_l2_bytes(const KernelProblem& p) {
+  return p.gpu_l2_bytes > 0 ? p.gpu_l2_bytes : std::int64_t(50) * 1024 * 1024;
+}
+// Values (4 bytes each) beyond twice the L2: the plan's gather of them runs windowed.
+bool values_gathered_windowed(const KernelProblem& p) {
+  return 4.0 * double(p.sparse.nnz) > 2.0 * double(gpu_l2_bytes(p));
+}
 constexpr double kGpuTransposedSpmvLongRows = 1000.0;
 // vdl's narrow path (parallel reduction, whole B rows per lane) serves K <= 16; at K = 4 it beats
 // cuSPARSE 1.1-2.9x on every matrix without extreme skew. At K = 1 cuSPARSE (its SpMM with one
@@ -761,7 +768,8 @@ bool vdl_team_pays(const KernelProblem& p) {
 // sliced nnz_vsr at 0.84-1.29x cuSPARSE against row_csc's 1.20-1.56x, and worst with 60-120 slices
 // (each run of nnz_vsr has a fixed cost), so the rule keeps to uneven rows (netflix: cv 0.97), as
 // row_split's transposed rule does, and to products the plan does slice (transposed_slices.hpp:
-// at most 64 slices). L2 is taken as the H100/H200's 50 MiB (the plan reads the device's own).
+// at most 64 slices), with the device's L2 as the plan slices (KernelProblem::gpu_l2_bytes; the
+// H100/H200's 50 MiB when not known).
 // From K = 64 since 2026-11-26 (H100, docs/benchmarks/checks/nnz-vsr-chunks-h100): sliced nnz_vsr
 // against row_split, the pick before, on netflix 1.36x (1.035x on the H200 in the 22dff74 report)
 // and on the three power-law transposes of the out-of-sample set 1.19x, 0.99x and 1.13x.
@@ -779,7 +787,6 @@ constexpr int kGpuSlicedTransposedMinK = 64;
 constexpr double kGpuSlicedTransposedMinMean = 700.0;
 constexpr int kGpuSlicedEvenTransposedMinK = 256;
 constexpr double kGpuSlicedEvenTransposedMinRows = 10000.0;
-constexpr std::int64_t kGpuL2Bytes = std::int64_t(50) * 1024 * 1024;
 bool sliced_nnz_vsr_pays(const KernelProblem& p) {
   // The rules see Sᵀ: its columns are S's rows, the rows of B.
   const bool uneven = p.sparse.row_cv >= kGpuRowSplitTransposedMinCv;
@@ -788,7 +795,7 @@ bool sliced_nnz_vsr_pays(const KernelProblem& p) {
   return p.transposed && p.k >= kGpuSlicedTransposedMinK &&
          p.sparse.row_mean >= kGpuSlicedTransposedMinMean && (uneven || even_wide) &&
          p.sparse.row_cv <= kGpuSkewRowCv &&
-         transposed_slice_rows(p.sparse.cols, p.k, p.sparse.row_mean, kGpuL2Bytes) > 0;
+         transposed_slice_rows(p.sparse.cols, p.k, p.sparse.row_mean, gpu_l2_bytes(p)) > 0;
 }
 
 // S·B at 256 < K <= 512 on 1000-8192 rows of mean <= 100 whose consecutive rows share columns
@@ -962,7 +969,7 @@ const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*
   if (panel_pays(p))
     if (const SpmmVariant* v = first_applicable(all, {"cuda.spmm.panel"}, p)) return v;
   if (const SpmmVariant* v = choose_small_gpu_spmm(all, p, f)) return v;
-  if (p.k == 1 && p.transposed && double(p.sparse.nnz) > kGpuTransposedSpmvWindowedNnz &&
+  if (p.k == 1 && p.transposed && values_gathered_windowed(p) &&
       mean >= kGpuTransposedSpmvLongRows)
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (p.k == 1 && (!f.skewed || !p.transposed))

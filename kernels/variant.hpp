@@ -32,12 +32,15 @@ struct KernelProblem {
   // only for low-precision problems on S itself; 0 when not computed.
   int vector_length = 0;
   // The GPU's compute capability (major) for a GPU plan, 0 on the CPU or when not known: the
-  // tensor-core variants need 8 or more. gpu_major_of(ctx) gives it.
+  // tensor-core variants need 8 or more.
   int gpu_major = 0;
+  // The GPU's L2 in bytes, 0 on the CPU or when not known (the rules then take an H100's and
+  // H200's 50 MiB): the rules that follow the plans' L2-sized slices and windows read it.
+  std::int64_t gpu_l2_bytes = 0;
 };
 
-// KernelProblem::gpu_major for plans of `ctx` (0 on the CPU).
-int gpu_major_of(const Context& ctx);
+// Sets `problem`'s gpu_major and gpu_l2_bytes for plans of `ctx` (0 on the CPU).
+void describe_gpu(const Context& ctx, KernelProblem& problem);
 
 class VariantInfo {
  public:

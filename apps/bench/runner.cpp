@@ -408,7 +408,7 @@ class Runner {
         info.checked_rows = check.rows();
         KernelProblem problem{f, k};
         problem.precision = o_.precision;
-        problem.gpu_major = gpu_major_of(ctx_);
+        describe_gpu(ctx_, problem);
         SddmmCase c(ctx_, side, da, db, scaled, problem, check);
         run_case(c, info);
       }
@@ -429,7 +429,7 @@ class Runner {
       // swapped and the mean recomputed, so that this applicability pre-check agrees with it.
       KernelProblem problem{fs, 0};
       problem.precision = o_.precision;
-      problem.gpu_major = gpu_major_of(ctx_);
+      describe_gpu(ctx_, problem);
       if (op == Op::kTrans) {
         problem.transposed = true;
         std::swap(problem.sparse.rows, problem.sparse.cols);
