@@ -1097,6 +1097,20 @@ TEST(CudaSpmmSpecific, AutoSlicedTransposedProduct) {
   EXPECT_EQ(pick(512, 25000, 1000, 0.03, 800000), "cuda.spmm.row_csc") << "98 slices";
   // More than 64 slices (netflix at K = 2048: B of 3.9 GB, 235 slices): not sliced nnz_vsr.
   EXPECT_NE(pick(2048, 17770, 5655, 0.97, 480189), "cuda.spmm.nnz_vsr");
+  // The slices follow the device's L2 as the plan's do (50 MiB when not known): netflix's B at
+  // K = 128 (246 MB) fits a 512 MiB L2 whole, so the plan would not slice; on a 4 MiB L2
+  // netflix's K = 256 needs more than 64 slices.
+  auto pick_on = [&](std::int64_t l2, int k) {
+    KernelProblem p = test::rule_problem(k, 17770, 5655, 0.97);
+    p.transposed = true;
+    p.sparse.cols = 480189;
+    p.gpu_l2_bytes = l2;
+    return std::string(choose_spmm_variant(DeviceKind::kGpu, p).name());
+  };
+  EXPECT_EQ(pick_on(std::int64_t(50) << 20, 128), "cuda.spmm.nnz_vsr");
+  EXPECT_NE(pick_on(std::int64_t(512) << 20, 128), "cuda.spmm.nnz_vsr");
+  EXPECT_EQ(pick_on(std::int64_t(50) << 20, 256), "cuda.spmm.nnz_vsr");
+  EXPECT_NE(pick_on(std::int64_t(4) << 20, 256), "cuda.spmm.nnz_vsr");
 }
 
 // Sᵀ·B through row slices of S (kernels/registry.cpp, SlicedTransposePlan), forced on a small
