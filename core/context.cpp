@@ -50,6 +50,8 @@ Context Context::create(DeviceRequest request, int threads, int gpu_id) {
   return Context(DeviceKind::kCpu, threads);
 }
 
+Context Context::cpu_keeping_threads() { return Context(DeviceKind::kCpu, omp_get_max_threads()); }
+
 Context::Context(DeviceKind kind, int threads, int gpu_id) : kind_(kind), gpu_id_(gpu_id) {
   // OpenMP's thread count is the process's: read its default once, before any context sets it,
   // so that a context asking for the default gets it back after one that asked for a count.
@@ -89,7 +91,7 @@ Context& Context::operator=(Context&& other) noexcept {
 std::string Context::describe() const {
   if (kind_ == DeviceKind::kGpu)
     return "GPU " + std::to_string(gpu_id_) + " (" + hooks::gpu_name(*gpu_) + ")";
-  return "CPU (" + std::to_string(threads_) + " threads)";
+  return "CPU (" + std::to_string(threads_) + (threads_ == 1 ? " thread)" : " threads)");
 }
 
 GpuResources& Context::gpu() const {

@@ -29,6 +29,10 @@ class Context {
   // (OMP_NUM_THREADS, else the cores). OpenMP's thread count is process-wide: the context made
   // last sets it for every CPU kernel of the process.
   static Context create(DeviceRequest request, int threads = 0, int gpu_id = 0);
+  // A CPU context that keeps the process's current OpenMP thread count (its threads()): for work
+  // done within another context's, such as fk-bench's correctness oracle. A default Context
+  // would reset the count to OpenMP's default, and the other context's kernels would run with it.
+  static Context cpu_keeping_threads();
   // The most CPU threads an app accepts: far above any machine's cores, and below the counts at
   // which OpenMP's runtime fails to create its threads (40,000 on the development machine) or
   // crashes (100,000).
@@ -44,7 +48,7 @@ class Context {
   bool is_gpu() const { return kind_ == DeviceKind::kGpu; }
   int threads() const { return threads_; }
   int gpu_id() const { return gpu_id_; }
-  std::string describe() const;  // e.g. "GPU 0 (NVIDIA H200)" or "CPU (2 threads)"
+  std::string describe() const;  // e.g. "GPU 0 (NVIDIA H200)", "CPU (2 threads)", "CPU (1 thread)"
   GpuResources& gpu() const;     // throws fk::Error on a CPU context
   void synchronize() const;      // waits for the stream on the GPU; no-op on the CPU
 

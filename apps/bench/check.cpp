@@ -87,7 +87,7 @@ SddmmCheck::SddmmCheck(const CsrView& s, DenseView<const float> a, DenseView<con
     for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j) positions_.push_back(j);
 
   // The oracle itself computes the reference values.
-  const Context host(DeviceKind::kCpu);
+  const Context host = Context::cpu_keeping_threads();  // the benchmark's count stays
   auto plan = find_sddmm_variant("ref.sddmm").prepare(host, sub.view(), static_cast<int>(k));
   ref_scaled_.assign(positions_.size(), 0.0f);
   ref_unscaled_.assign(positions_.size(), 0.0f);
@@ -122,7 +122,7 @@ double SddmmCheck::max_rel_err(const std::vector<float>& out, bool scaled) const
 SpmmCheck::SpmmCheck(const CsrView& o, DenseView<const float> b, std::int64_t nnz_budget) : k_(static_cast<int>(b.cols)) {
   rows_ = sample_rows(o, nnz_budget, max_rows_for(k_));
   HostCsr sub = take_rows(o, rows_);
-  const Context host(DeviceKind::kCpu);
+  const Context host = Context::cpu_keeping_threads();  // the benchmark's count stays
   auto plan = find_spmm_variant("ref.spmm").prepare(host, sub.view(), k_);
   HostDense<float> c(sub.rows, k_);
   const float no_values = 0;  // the oracle wants a values pointer even when there is no nonzero
@@ -148,7 +148,7 @@ SpmmCheck::SpmmCheck(const CsrView& s, DenseView<const float> a, DenseView<const
   const HostCsr sub = take_rows(s, rows_);
   HostDense<float> sub_a(sub.rows, k_);
   for (std::int64_t q = 0; q < sub.rows; ++q) std::copy(a.row(rows_[q]), a.row(rows_[q]) + k_, sub_a.row(q));
-  const Context host(DeviceKind::kCpu);
+  const Context host = Context::cpu_keeping_threads();  // the benchmark's count stays
   auto plan = find_ratio_spmm_variant("ref.ratio_spmm").prepare(host, sub.view(), k_);
   HostDense<float> c(sub.rows, k_);
   const float no_values = 0;

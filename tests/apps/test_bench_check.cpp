@@ -3,6 +3,7 @@
 // The right output (from the reference variants) must score at float rounding, each wrong one far
 // above the default tolerance (1e-4). Positive operands, so no cancellation hides an error.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -100,6 +101,26 @@ TEST(BenchCheck, SpmmScoresRightOutputsLowAndWrongOnesHigh) {
   wrong = c;
   wrong(0, 0) = 1e-30f;
   EXPECT_TRUE(std::isinf(check.max_rel_err(wrong.values())));
+}
+
+// Building a check runs the oracle in a CPU context of its own, which must keep the benchmark's
+// thread count: a default context reset it to OpenMP's, and fk-bench --threads 1 then timed its
+// CPU kernels on every core while reporting one thread.
+TEST(BenchCheck, ChecksKeepTheBenchmarksThreadCount) {
+  Rng rng(6);
+  const HostCsr s = positive_matrix("uniform:rows=60,cols=50,nnz=400", rng);
+  const HostDense<float> a = positive(s.rows, 8, rng), b = positive(s.cols, 8, rng);
+  const int other = omp_get_max_threads() == 3 ? 2 : 3;
+  const Context bench(DeviceKind::kCpu, other);
+  ASSERT_EQ(omp_get_max_threads(), other);
+  const SpmmCheck spmm(s.view(), b.view(), 1 << 20);
+  EXPECT_EQ(omp_get_max_threads(), other) << "SpmmCheck";
+  const SddmmCheck sddmm(s.view(), a.view(), b.view(), 1 << 20);
+  EXPECT_EQ(omp_get_max_threads(), other) << "SddmmCheck";
+  const SpmmCheck ratio(s.view(), a.view(), b.view(), 1e-6f, RatioForm::kRatio, 1 << 20);
+  EXPECT_EQ(omp_get_max_threads(), other) << "ratio SpmmCheck";
+  EXPECT_EQ(Context::cpu_keeping_threads().threads(), other);
+  EXPECT_EQ(Context(DeviceKind::kCpu, 1).describe(), "CPU (1 thread)");
 }
 
 // Over budget, the sample is a fixed, sorted set of rows within the budget, with the longest row.
