@@ -91,7 +91,18 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
         const char* steps = c.ratio_form == RatioForm::kProduct    ? "scaled SDDMM, SpMM"
                             : c.ratio_form == RatioForm::kResidual ? "SDDMM, subtraction, SpMM"
                                                                    : "SDDMM, division, SpMM";
-        pick = v ? v->name() : std::string("pair (") + steps + ": no fused variant applies)";
+        if (v) {
+          pick = v->name();
+        } else {
+          // The rules may prefer the pair where a fused variant would run (the CPU's below K = 64).
+          bool fused_applies = false;
+          for (const RatioSpmmVariant* r : ratio_spmm_variants())
+            fused_applies |= r->backend() != Backend::kReference && device_of(r->backend()) == device &&
+                             r->why_not(p).empty();
+          pick = std::string("pair (") + steps +
+                 (fused_applies ? ": the rules prefer it to the fused kernel here)"
+                                : ": no fused variant applies)");
+        }
       } else {
         // As the plans do: padded dense operands where that pays.
         p.k = o.op == BenchOp::kSddmm ? auto_sddmm_width(device, p) : auto_spmm_width(device, p);

@@ -433,10 +433,15 @@ TEST(BenchCli, ExplainAutoRatioSpmmHonoursFormAndOp) {
                     std::stoi(row.at("k"))};
     q.transposed = transposed;
     const RatioSpmmVariant* v = choose_ratio_spmm_variant(DeviceKind::kCpu, q);
-    if (v)
+    if (v) {
       EXPECT_EQ(row.at("auto_pick"), v->name());
-    else
+    } else {
       EXPECT_EQ(row.at("auto_pick").rfind("pair", 0), 0u) << row.at("auto_pick");
+      // The CPU's fused rows apply at every K; below 48 the rules prefer the pair (not "no fused
+      // variant applies", which sent users looking for a missing kernel).
+      EXPECT_NE(row.at("auto_pick").find("the rules prefer it"), std::string::npos)
+          << row.at("auto_pick");
+    }
     EXPECT_NE(o.out.find("ratio-spmm " + row.at("form") + " K=" + row.at("k") + ":"),
               std::string::npos)
         << o.out;
