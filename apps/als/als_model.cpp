@@ -172,6 +172,17 @@ AlsModel load_als_model(const std::string& dir) {
   }
   m.users = io::read_npy_f32(dir + "/user_factors.npy");
   m.items = io::read_npy_f32(dir + "/item_factors.npy");
+  // model.ini's counts (older models may lack them) name the file that disagrees, where the
+  // checks below could only blame the second of two files that differ.
+  auto expect_rows = [&](const char* key, const char* file, std::int64_t rows) {
+    const auto want = app::find_value(cfg, key);
+    if (want && *want != std::to_string(rows))
+      throw InputError(dir + "/" + file, 0,
+                       "has " + std::to_string(rows) + " rows but model.ini says " + key + " = " +
+                           *want + " (a file of another run, or one cut short?)");
+  };
+  expect_rows("users", "user_factors.npy", m.users.rows());
+  expect_rows("items", "item_factors.npy", m.items.rows());
   check_finite(m.users, dir + "/user_factors.npy");
   check_finite(m.items, dir + "/item_factors.npy");
   if (m.users.cols() != m.items.cols())
@@ -181,9 +192,13 @@ AlsModel load_als_model(const std::string& dir) {
   const HostDense<float> ub = io::read_npy_f32(dir + "/user_bias.npy");
   const HostDense<float> ib = io::read_npy_f32(dir + "/item_bias.npy");
   if (ub.size() != m.users.rows())
-    throw InputError(dir + "/user_bias.npy", 0, "length differs from the user count");
+    throw InputError(dir + "/user_bias.npy", 0,
+                     "has " + std::to_string(ub.size()) + " entries for the " +
+                         std::to_string(m.users.rows()) + " users of user_factors.npy");
   if (ib.size() != m.items.rows())
-    throw InputError(dir + "/item_bias.npy", 0, "length differs from the item count");
+    throw InputError(dir + "/item_bias.npy", 0,
+                     "has " + std::to_string(ib.size()) + " entries for the " +
+                         std::to_string(m.items.rows()) + " items of item_factors.npy");
   check_finite(ub, dir + "/user_bias.npy");
   check_finite(ib, dir + "/item_bias.npy");
   m.user_bias = ub.values();

@@ -224,6 +224,26 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
   return ck;
 }
 
+namespace {
+// The configuration config.ini records for this run. A --compare run's two runs (OUT/gpu, OUT/cpu)
+// each record their own: that device and folder, without --compare, so that --config
+// OUT/cpu/config.ini runs the CPU run again rather than the whole comparison into OUT.
+ResolvedConfig config_of_this_run(const RunStart& s) {
+  ResolvedConfig c = s.config;
+  const bool compare = std::any_of(c.begin(), c.end(), [](const ConfigEntry& e) {
+    return e.key == "compare" && e.ini == "true";
+  });
+  if (!compare) return c;
+  const std::string device = s.device.rfind("GPU", 0) == 0 ? "gpu" : "cpu";
+  for (ConfigEntry& e : c) {
+    if (e.key == "compare") e = {e.key, "false", "false"};
+    if (e.key == "out") e = {e.key, s.out, json_quote(s.out)};
+    if (e.key == "device") e = {e.key, device, json_quote(device)};
+  }
+  return c;
+}
+}  // namespace
+
 std::optional<Checkpoint> start_training_output(const RunStart& s) {
   check_outputs_are_not_inputs(s.out, s.outputs, s.inputs);
   ensure_output_dir(s.out);
@@ -240,7 +260,7 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
   }
   keep_previous_run(s.out, s.outputs, ck.has_value());
   if (!ck) remove_stale_checkpoint(dir);  // what is left: checkpoint.old, an interrupted commit's
-  write_resolved_config(s.out, s.config, s.app);
+  write_resolved_config(s.out, config_of_this_run(s), s.app);
   return ck;
 }
 

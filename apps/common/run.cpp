@@ -36,7 +36,9 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
     return false;
   }
 
-  if (cli.given("device")) log_warn() << "--compare runs on both devices; --device is ignored";
+  // A config file's "device = auto" (every written config.ini has one) is no conflict.
+  if (cli.given("device") && common.device != DeviceRequest::kAuto)
+    log_warn() << "--compare runs on both devices; --device is ignored";
   const std::string why_not = gpu_unavailable_reason();
   if (!why_not.empty()) {
     log_warn() << "--compare: " << why_not << "; running the CPU only";

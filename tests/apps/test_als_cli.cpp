@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -160,6 +161,17 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
   const Outcome other = run_als(dir, "recommend --model '" + dir.file("lda") + "' --users 1");
   EXPECT_EQ(other.code, 1);
   EXPECT_NE(other.err.find("this is an fk-lda model"), std::string::npos) << other.err;
+  // A factor file cut short is named itself (the bias file beside it, intact, was blamed).
+  const HostDense<float> items = io::read_npy_f32(model + "/item_factors.npy");
+  HostDense<float> fewer(items.rows() - 1, items.cols());
+  std::copy(items.storage().begin(), items.storage().begin() + fewer.size(), fewer.storage().begin());
+  io::write_npy(model + "/item_factors.npy", fewer);
+  const Outcome cut = run_als(dir, "recommend --model '" + model + "' --users 5");
+  EXPECT_EQ(cut.code, 1);
+  EXPECT_NE(cut.err.find(model + "/item_factors.npy: has " + std::to_string(fewer.rows()) +
+                         " rows but model.ini says items = " + std::to_string(items.rows())),
+            std::string::npos)
+      << cut.err;
 }
 
 TEST(AlsCli, UnseenTestUsersAndItemsAreReported) {
@@ -379,6 +391,22 @@ TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
   EXPECT_TRUE(std::isfinite(
       test::json_number_or_nan(slurp(dir.file("cmp") + "/cpu/summary.json"), "true_test_rmse")));
   EXPECT_NE(o.err.find("the model is in " + dir.file("cmp") + "/cpu"), std::string::npos) << o.err;
+  // cpu/config.ini records the CPU run (its device and folder, no --compare): running it again
+  // redoes that run in place, bit for bit, and a config's "device = auto" with --compare is no
+  // conflict to warn about.
+  const std::string ini = slurp(dir.file("cmp") + "/cpu/config.ini");
+  EXPECT_NE(ini.find("\ncompare = false\n"), std::string::npos) << ini;
+  EXPECT_NE(ini.find("\ndevice = cpu\n"), std::string::npos) << ini;
+  EXPECT_NE(ini.find("\nout = " + dir.file("cmp") + "/cpu\n"), std::string::npos) << ini;
+  const std::string factors = slurp(dir.file("cmp") + "/cpu/user_factors.npy");
+  const Outcome again = run_als(dir, "--config '" + dir.file("cmp") + "/cpu/config.ini'");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(slurp(dir.file("cmp") + "/cpu/user_factors.npy"), factors);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("cmp") + "/cpu/cpu"));
+  const Outcome plain = run_als(dir, "--config '" + dir.file("cmp") + "/cpu/config.ini' --device auto" +
+                                         " --compare --out '" + dir.file("cmp2") + "'");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("--device is ignored"), std::string::npos) << plain.err;
   // recommend given the --compare folder itself says where its model is.
   const Outcome rec = run_als(dir, "recommend --model '" + dir.file("cmp") + "' --users 1");
   EXPECT_EQ(rec.code, 1);
