@@ -153,8 +153,9 @@ int sfa_main(int argc, char** argv) {
   defaults.out_help =
       "output directory (created when missing): user_factors.npy (X) and item_factors.npy "
       "(the loadings Λ; rows as in user_ids.csv and item_ids.csv, which map them to the raw "
-      "ids), user_bias.npy (the user offsets; zeros with --no-user-offset), item_bias.npy and "
-      "item_means.npy (the items' shrunk means), train_pairs.npy (the training ratings' user "
+      "ids), user_bias.npy (the user offsets; zeros with --no-user-offset), item_bias.npy (the "
+      "item offsets: each item's shrunk mean minus the global mean), item_means.npy (the shrunk "
+      "means on the ratings' scale), train_pairs.npy (the training ratings' user "
       "and item rows), model.ini (what recommend and similar read), metrics.jsonl (one line per "
       "pass), summary.json (the final numbers), config.ini and config.json (the resolved "
       "configuration: run again with --config OUT/config.ini)";

@@ -156,7 +156,12 @@ class Trainer {
     HostDense<float> users_aug = hyper_.user_offset ? result.users : augment(result.users, nullptr);
     HostDense<float> items_aug = augment(result.items, &means_);
     if (hyper_.user_offset) items_aug = drop_offset_column(items_aug, opt_.factors);
-    io::write_npy(out_ + "/item_means.npy", means_);  // before model.ini, which comes last
+    // item_bias.npy (in save_als_model) holds the offsets m_i; item_means.npy the shrunk means
+    // themselves, on the ratings' scale. Before model.ini, which comes last.
+    std::vector<float> shrunk_means(means_.size());
+    for (std::size_t i = 0; i < means_.size(); ++i)
+      shrunk_means[i] = static_cast<float>(data_.global_mean + double(means_[i]));
+    io::write_npy(out_ + "/item_means.npy", shrunk_means);
     als::save_als_model(out_, users_aug, items_aug, opt_.factors, /*biases=*/true,
                         /*implicit=*/false, data_.global_mean, data_.user_ids, data_.item_ids,
                         data_.train, "fk-sfa");

@@ -76,8 +76,20 @@ TEST(SfaCli, TrainsAndWritesModelMetricsAndSummary) {
     EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f;
   const HostDense<float> items = io::read_npy_f32(out + "/item_factors.npy");
   EXPECT_EQ(items.cols(), 4);
-  EXPECT_EQ(io::read_npy_f32(out + "/item_means.npy").storage(),
-            io::read_npy_f32(out + "/item_bias.npy").storage());
+  // item_bias.npy holds the items' offsets from the global mean, item_means.npy the shrunk
+  // means on the ratings' scale (1-5 here): global mean + offset.
+  const HostDense<float> means = io::read_npy_f32(out + "/item_means.npy");
+  const HostDense<float> bias = io::read_npy_f32(out + "/item_bias.npy");
+  const std::string model = slurp(out + "/model.ini");
+  const std::size_t at = model.find("\nglobal_mean = ");
+  ASSERT_NE(at, std::string::npos) << model;
+  const double global_mean = std::stod(model.substr(at + 15));
+  ASSERT_EQ(means.size(), bias.size());
+  for (std::int64_t i = 0; i < means.size(); ++i) {
+    EXPECT_NEAR(means.data()[i], global_mean + bias.data()[i], 1e-5) << i;
+    EXPECT_GE(means.data()[i], 1.0f) << i;
+    EXPECT_LE(means.data()[i], 5.0f) << i;
+  }
 
   // recommend and similar read the saved model.
   const Outcome rec = run_sfa(
