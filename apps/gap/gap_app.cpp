@@ -99,7 +99,10 @@ int gap_main(int argc, char** argv) {
   defaults.out_help =
       "output directory (created when missing): lambda.npy (words x factors, each column a "
       "distribution over the words), x.npy (documents x factors, the MAP X), top_words.txt, "
-      "coherence.csv, vocab.txt, model.ini, metrics.jsonl (one line per iteration), "
+      "coherence.csv, vocab.txt (the words, or a ratings file's item ids, in lambda.npy's row "
+      "order), doc_ids.txt (a ratings file's user ids in x.npy's row order: the order users first "
+      "appear; other inputs' rows are their documents in input order), model.ini, metrics.jsonl "
+      "(one line per iteration), "
       "summary.json (the final numbers), config.ini and config.json (the resolved "
       "configuration: run again with --config OUT/config.ini)";
   defaults.formats = lda::kCorpusFormats;

@@ -60,6 +60,7 @@ lda::Corpus read_ratings_counts(const std::string& path) {
   sort_columns(out);
   c.counts = std::move(out);
   c.vocab = r.item_ids;
+  c.doc_ids = r.user_ids;  // rows in the order users first appear, not sorted
   c.source = "ratings " + path + " as users x items counts";
   c.files.push_back(path);
   return c;
@@ -246,6 +247,7 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
                              d.test_tokens;
   }
   d.vocab = std::move(corpus.vocab);
+  d.doc_ids = std::move(corpus.doc_ids);
   std::ostringstream os;
   os << "data: " << d.source << "; " << d.train.rows << " documents x " << words << " words, "
      << static_cast<std::int64_t>(d.train_tokens) << " training tokens (" << d.train.nnz()

@@ -19,6 +19,7 @@ struct GapData {
   HostCsr heldout;  // thinning: same shape, the held-out tokens that are scored (may be empty)
   HostCsr test_observed, test_scored;           // --test: halves of the test documents (T x W)
   std::vector<std::string> vocab;               // W words (item ids for ratings), or empty
+  std::vector<std::string> doc_ids;             // the rows' user ids for ratings, else empty
   std::optional<HostDense<float>> true_topics;  // generated corpora: K_true x W
   std::string source;                           // one line for the log
   std::vector<std::string> input_files;  // every file read: no output may replace one of them

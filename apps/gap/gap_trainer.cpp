@@ -82,7 +82,7 @@ class Trainer {
   TrainResult run() {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
-         {"lambda.npy", "x.npy", "top_words.txt", "coherence.csv", "vocab.txt", "model.ini",
+         {"lambda.npy", "x.npy", "top_words.txt", "coherence.csv", "vocab.txt", "doc_ids.txt", "model.ini",
           "summary.json", "metrics.jsonl", "config.ini", "config.json"},
          data_.input_files, device_,
          {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}},
@@ -203,12 +203,19 @@ class Trainer {
     } else {
       app::remove_stale_output(out_ + "/vocab.txt");
     }
+    if (!data_.doc_ids.empty()) {  // x.npy's rows by name (ratings: users in first-seen order)
+      io::AtomicFile f(out_ + "/doc_ids.txt");
+      for (const std::string& id : data_.doc_ids) f.stream() << id << '\n';
+      f.commit();
+    } else {
+      app::remove_stale_output(out_ + "/doc_ids.txt");
+    }
     // model.ini after the arrays (then summary.json): it says whose folder this is, so that
     // another app's run refuses to mix its files in (app::check_no_other_app_model).
     {
       io::AtomicFile f(out_ + "/model.ini");
       f.stream() << "# fk-gap model: lambda.npy is words x factors (each column a distribution "
-                    "over the words), x.npy documents x factors\n"
+                    "over the words), x.npy documents x factors (rows named in doc_ids.txt when present)\n"
                  << app::kModelAppKey << " = fk-gap\nfactors = " << opt_.factors
                  << "\nwords = " << data_.words() << "\ndocuments = " << data_.docs()
                  << "\nvocab = " << (data_.vocab.empty() ? "no" : "yes") << "\n";

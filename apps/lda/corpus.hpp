@@ -18,6 +18,8 @@ namespace fk::lda {
 struct Corpus {
   HostCsr counts;                               // docs x W, values > 0, columns sorted in each row
   std::vector<std::string> vocab;               // W words, or empty when unknown
+  std::vector<std::string> doc_ids;  // the input's names of its rows (a ratings file's users), or
+                                     // empty where rows are the documents in input order
   std::optional<HostDense<float>> true_topics;  // generated corpora: K x W, rows sum to 1
   std::string source;                           // one line for the log
   std::vector<std::string> files;               // the files read (counts, vocabulary)

@@ -47,6 +47,7 @@ TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {
   for (const char* f : {"lambda.npy", "x.npy", "top_words.txt", "vocab.txt", "metrics.jsonl",
                         "summary.json", "config.ini", "config.json"})
     EXPECT_TRUE(std::filesystem::exists(dir.file(f))) << f;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("doc_ids.txt"))) << "rows are the documents";
   const HostDense<float> lam = io::read_npy_f32(dir.file("lambda.npy"));
   EXPECT_EQ(lam.rows(), 300);
   EXPECT_EQ(lam.cols(), 5);
@@ -324,7 +325,7 @@ TEST(GapCli, RatingsAreCounts) {
   {
     std::ofstream f(dir.file("ratings.csv"));
     f << "userId,movieId,rating\n";
-    for (int u = 0; u < 30; ++u)
+    for (int u = 29; u >= 0; --u)  // users first seen from u29 down
       for (int i = 0; i < 12; ++i)
         if ((u * 7 + i * 3) % 4 != 0) f << "u" << u << ",m" << i << "," << 1 + (u + i) % 5 << "\n";
   }
@@ -332,6 +333,11 @@ TEST(GapCli, RatingsAreCounts) {
                           "--device", "cpu", "--out", dir.file("out"), "-q"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(io::read_npy_f32(dir.file("out/x.npy")).rows(), 30);
+  // doc_ids.txt names x.npy's rows: the users in the order they first appear.
+  const std::vector<std::string> users = read_lines(dir.file("out/doc_ids.txt"));
+  ASSERT_EQ(users.size(), 30u);
+  for (int q = 0; q < 30; ++q) EXPECT_EQ(users[q], "u" + std::to_string(29 - q));
+  EXPECT_EQ(read_lines(dir.file("out/vocab.txt")).front(), "m0");
   EXPECT_EQ(io::read_npy_f32(dir.file("out/lambda.npy")).rows(), 12);
   EXPECT_NE(slurp(dir.file("out/top_words.txt")).find(" m"), std::string::npos)
       << "factors list item ids";
