@@ -303,7 +303,9 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
      "random seed; the same seed gives the same result on the same device and thread count "
      "(another thread count may change the rounding where a kernel splits rows across threads), "
      "bit for bit unless the log's kernel line says 'not bitwise repeatable' (a GPU kernel that "
-     "adds partial sums in the order the hardware runs them: then up to rounding)")
+     "adds partial sums in the order the hardware runs them: then up to rounding). It seeds what the "
+     "run draws (initial values, the held-out split), not generated gen: input, whose spec's "
+     "seed= does (1 unless given)")
     ("iters", po::value<int>(&common_.iters)->default_value(defaults.iters)->value_name("N"),
      "iterations (passes over the data)")
     ("compare", po::bool_switch(&common_.compare),

@@ -70,13 +70,19 @@ inline bool fused_allowed(const std::string& fused, const std::string& sddmm,
 
 // --precision's help text. The option's key is "precision" and its value text fp32 (the default),
 // bf16 or fp16; apps declare it next to --sddmm/--spmm and resolve it with check_precision.
+// kPrecisionKernelsHelp says what it does to the kernels; kPrecisionHelp adds training's model
+// and evaluation.
+#define FK_PRECISION_KERNELS_HELP                                                                  \
+  "lowest precision the app accepts for the factor matrices as the GPU kernels read them: fp32, " \
+  "bf16 or fp16. bf16/fp16 let the kernels round the factors (and the sparse matrix's values) "   \
+  "to 16 bits and accumulate in fp32: the tensor-core variants, which auto picks only on V x 1 "  \
+  "column-vector structured data, or which --sddmm/--spmm name (e.g. --spmm cuda.spmm.tc_v1). "   \
+  "The CPU kernels stay fp32"
+inline constexpr const char* kPrecisionKernelsHelp = FK_PRECISION_KERNELS_HELP;
 inline constexpr const char* kPrecisionHelp =
-    "lowest precision the app accepts for the factor matrices as the GPU kernels read them: fp32, "
-    "bf16 or fp16. bf16/fp16 let the kernels round the factors (and the sparse matrix's values) "
-    "to 16 bits and accumulate in fp32: the tensor-core variants, which auto picks only on V x 1 "
-    "column-vector structured data, or which --sddmm/--spmm name (e.g. --spmm cuda.spmm.tc_v1). "
-    "The model itself stays fp32, and so do the CPU kernels; held-out/test evaluation stays fp32 "
-    "unless --sddmm/--spmm name a variant";
+    FK_PRECISION_KERNELS_HELP ", and so does the model itself; held-out/test evaluation stays "
+    "fp32 unless --sddmm/--spmm name a variant";
+#undef FK_PRECISION_KERNELS_HELP
 
 // The --precision value; UsageError "--precision: unknown precision 'X' (expected one of ...)"
 // for anything else.

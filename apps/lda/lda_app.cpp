@@ -97,8 +97,8 @@ int infer_main(int argc, char** argv) {
   // The shared --precision help, and what it means here: infer's E-step is its work, not an
   // evaluation, so its plans take the precision under auto too (BatchRole::kInfer).
   const std::string precision_help =
-      std::string(app::kPrecisionHelp) +
-      ". Here the E-step that computes θ takes it as training's does";
+      std::string(app::kPrecisionKernelsHelp) +
+      ". Here the E-step that computes θ takes it as training's does; theta.npy is fp32";
   app::CommonDefaults defaults;
   defaults.out = "out/lda-infer";
   defaults.formats = kCorpusFormats;
@@ -126,7 +126,7 @@ int infer_main(int argc, char** argv) {
        "SpMM kernel variant")  //
       ("ratio-spmm",
        po::value<std::string>(&ratio_spmm)->default_value(ratio_spmm)->value_name("NAME"),
-       kRatioSpmmHelp)  //
+       kInferRatioSpmmHelp)  //
       ("precision", po::value<std::string>(&precision)->default_value(precision)->value_name("P"),
        precision_help.c_str());
   if (!cli.parse(argc, argv, 2)) return 0;

@@ -12,13 +12,19 @@ namespace fk::lda {
 // E-step's digamma terms leave single precision (α = 1e39 gave NaN θ); real priors are near 1/K.
 inline constexpr double kMaxPrior = 1e6;
 
-// --ratio-spmm's help (training and infer).
+// --ratio-spmm's help: kRatioSpmmHelp for training (the E-step and the statistics),
+// kInferRatioSpmmHelp for infer (the E-step alone).
+#define FK_RATIO_SPMM_CHOICES                                                                     \
+  " as one fused kernel each, reading each topic row once: auto (where a fused variant applies "  \
+  "and pays, while --sddmm and --spmm are auto and auto keeps fp32 kernels: always at "           \
+  "--precision fp32), off (the separate kernels), or a registered name for both "                \
+  "(omp.ratio_spmm.rows, cuda.ratio_spmm.fused)"
 inline constexpr const char* kRatioSpmmHelp =
     "the E-step's SDDMM, division and SpMM (and training's statistics: SDDMM, division and "
-    "transposed SpMM) as one fused kernel each, reading each topic row once: auto (where a fused "
-    "variant applies and pays, while --sddmm and --spmm are auto and auto keeps fp32 kernels: "
-    "always at --precision fp32), off (the separate kernels), or a registered name for both "
-    "(omp.ratio_spmm.rows, cuda.ratio_spmm.fused)";
+    "transposed SpMM)" FK_RATIO_SPMM_CHOICES;
+inline constexpr const char* kInferRatioSpmmHelp =
+    "the E-step's SDDMM, division and SpMM" FK_RATIO_SPMM_CHOICES;
+#undef FK_RATIO_SPMM_CHOICES
 
 struct LdaOptions {
   int topics = 100;                // K (gensim's num_topics default)
