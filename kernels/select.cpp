@@ -1,11 +1,11 @@
 // The `auto` rule tables. Each rule names the benchmark that justifies it (docs/benchmarks/).
 // A rule only picks a variant that applies; the last resort on each device always applies.
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "kernels/omp/common.hpp"
 #include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
 #include "kernels/spmm.hpp"
@@ -32,7 +32,9 @@ const V* first_applicable(const std::vector<const V*>& all,
 constexpr double kCpuSkewRowShare = 0.25;
 constexpr double kCpuSkewRowCv = 4.0;
 bool cpu_spmm_skewed(const KernelProblem& p) {
-  const double per_thread = double(p.sparse.nnz) / double(std::max(1, omp_get_max_threads()));
+  // Per processor, not per thread of this run: the pick decides the order of the sums, and so
+  // must not change with --threads (omp_common::split_threads).
+  const double per_thread = double(p.sparse.nnz) / double(omp_common::split_threads());
   return double(p.sparse.row_max) > kCpuSkewRowShare * per_thread ||
          p.sparse.row_cv > kCpuSkewRowCv;
 }

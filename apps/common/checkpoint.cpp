@@ -253,7 +253,10 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
   if (ck) {
     for (const CheckpointShape& a : s.arrays) ck->check_shape(a.name, a.rows, a.cols);
     const auto made = find_value(ck->state, kCheckpointDeviceKey);
-    if (made && *made != s.device)
+    // The CPU's thread count changes no bit (the kernels split sums by processors); a GPU,
+    // another GPU or the CPU against a GPU may round differently.
+    const auto on_cpu = [](const std::string& d) { return d.rfind("CPU", 0) == 0; };
+    if (made && *made != s.device && !(on_cpu(*made) && on_cpu(s.device)))
       log_warn() << "--resume: the checkpoint was computed on " << *made << ", this run is on "
                  << s.device << ": the model may differ in its last digits from an uninterrupted "
                  << "run (kernels may split rows and round differently)";

@@ -105,8 +105,8 @@ void remove_stale_checkpoint(const std::string& dir);
 // beginning) checkpoint move to out/previous-run until this run finishes (keep_previous_run; the
 // trainer calls finish_run after its last file), what is left of an older checkpoint goes
 // (remove_stale_checkpoint), and the resolved configuration is written. Returns the checkpoint
-// to resume from, or nullopt. A checkpoint written on another device or thread count (its
-// kCheckpointDeviceKey) is resumed with a warning: kernels may split and round differently there.
+// to resume from, or nullopt. A checkpoint written on another device (its kCheckpointDeviceKey;
+// the CPU's thread count aside) is resumed with a warning: kernels may round differently there.
 struct RunStart {
   std::string out;                       // --out
   bool resume = false;                   // --resume

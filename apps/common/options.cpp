@@ -300,9 +300,10 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
      "CPU threads (0: OpenMP's default, usually all cores)")
     // Read signed and checked below: Boost reads "-1" into an unsigned value as 2^64 - 1.
     ("seed", po::value<std::int64_t>(&seed_)->default_value(std::int64_t(defaults.seed))->value_name("N"),
-     "random seed; the same seed gives the same result on the same device and thread count "
-     "(another thread count may change the rounding where a kernel splits rows across threads), "
-     "bit for bit unless the log's kernel line says 'not bitwise repeatable' (a GPU kernel that "
+     "random seed; the same seed gives the same result on the same device (on the CPU with any "
+     "--threads: work splits that order sums follow the machine's processors, so another "
+     "machine may round differently), bit for bit unless the log's kernel line says 'not "
+     "bitwise repeatable' (a GPU kernel that "
      "adds partial sums in the order the hardware runs them: then up to rounding). It seeds what the "
      "run draws (initial values, the held-out split), not generated gen: input, whose spec's "
      "seed= does (1 unless given)")

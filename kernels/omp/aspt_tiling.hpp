@@ -83,8 +83,9 @@ CoreCaches host_core_caches();
 // 512 / b_row_bytes below K = 128 (short rows gain less from a tile than it costs); dense
 // tiles of about tile_row_entries (default 16) entries per row at S's density (nnz / (rows x
 // cols)), between the L1 and a quarter of the L2 in B bytes (at least 8 columns); panels whose
-// C (or A) rows take 256 KiB (16..512 rows), at least two per thread; a threshold of 2 (a B row
-// loaded for a tile is used at least twice), min_tile_row_nnz = 8 and min_heavy_share = 0.6.
+// C (or A) rows take 256 KiB (16..512 rows), at least two per thread (`threads`: the variants pass
+// omp_common::split_threads()); a threshold of 2 (a B row loaded for a tile is used at least
+// twice), min_tile_row_nnz = 8 and min_heavy_share = 0.6.
 // Explicit (non-zero) fields are kept; all results are >= 1 (min_heavy_share: > 0).
 AsptParams resolve_params(AsptParams requested, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                           int k, int threads, const CoreCaches& caches = host_core_caches());

@@ -30,7 +30,7 @@ class OmpSddmmAsptPlan : public SddmmPlan {
  public:
   OmpSddmmAsptPlan(const CsrView& s, int k, const aspt::AsptParams& requested)
       : s_(s), k_(k),
-        tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(aspt::sddmm_request(requested), s.rows, s.cols, s.nnz, k, omp_get_max_threads()))) {
+        tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(aspt::sddmm_request(requested), s.rows, s.cols, s.nnz, k, omp_common::split_threads()))) {
     // A light part is "long" when it alone would be several times the work of an average
     // dynamic-schedule unit; it is then run as segments of about `seg` entries.
     const std::int64_t threads = std::max(1, omp_get_max_threads());

@@ -29,7 +29,7 @@ class OmpSpmmAsptPlan : public SpmmPlan {
       : s_(s),
         k_(k),
         tiling_(aspt::build_aspt_tiling(
-            s, aspt::resolve_params(requested, s.rows, s.cols, s.nnz, k, omp_get_max_threads()))),
+            s, aspt::resolve_params(requested, s.rows, s.cols, s.nnz, k, omp_common::split_threads()))),
         vals_(static_cast<std::size_t>(tiling_.heavy_ptr.back() > 0 ? s.nnz : 0)) {}
 
   void run(const Context&, const float* vals, DenseView<const float> b, DenseView<float> c) override {

@@ -1,6 +1,6 @@
 // omp.spmm.nnz_balanced: nonzero-balanced SpMM for skewed row lengths.
 //
-// The nonzeros are cut into P equal parts (P = a few per thread, run with a dynamic schedule so a
+// The nonzeros are cut into P equal parts (P = a few per processor, run with a dynamic schedule so a
 // busy core does not hold everyone back). Part q covers nonzeros [z_q, z_{q+1}) and owns the rows
 // [R_q, R_{q+1}), where R_q is the row holding nonzero z_q (found by binary search on row_ptr in
 // prepare; R_0 = 0, R_P = rows). Every row is owned by exactly one part, which writes it directly
@@ -24,7 +24,9 @@ constexpr std::int64_t kPartsPerThread = 4;
 class OmpSpmmNnzBalancedPlan : public SpmmPlan {
  public:
   OmpSpmmNnzBalancedPlan(const CsrView& s, int k) : s_(s), k_(k) {
-    const std::int64_t parts = kPartsPerThread * std::max(1, omp_get_max_threads());
+    // Sized for the machine, not the run's threads: the parts' boundaries order each split row's
+    // sum (omp_common::split_threads).
+    const std::int64_t parts = kPartsPerThread * omp_common::split_threads();
     part_nz_.resize(static_cast<std::size_t>(parts) + 1);
     part_row_.resize(static_cast<std::size_t>(parts) + 1);
     const std::int64_t* rp = s.row_ptr;

@@ -250,11 +250,11 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
   EXPECT_EQ(shorter.code, 2) << shorter.err;
   EXPECT_NE(shorter.err.find("--iters: the checkpoint"), std::string::npos) << shorter.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("o/model.ini"))) << "refused before --out changed";
-  // A checkpoint computed on another thread count resumes with a warning (rounding may differ).
+  // A checkpoint computed on another thread count resumes without a warning: on the CPU the
+  // thread count changes no bit.
   const Outcome threads = run_als(dir, common + "--iters 4 --resume --threads 1");
   ASSERT_EQ(threads.code, 0) << threads.err;
-  EXPECT_NE(threads.err.find("--resume: the checkpoint was computed on CPU (2 threads)"),
-            std::string::npos)
+  EXPECT_EQ(threads.err.find("--resume: the checkpoint was computed on"), std::string::npos)
       << threads.err;
   // The same input by another spelling of its path, and a report-only option, still resume.
   const std::string same_input = dir.path() + "/./" +

@@ -201,9 +201,9 @@ TEST(GapCli, KosImprovesHeldOutAndBeatsUnigram) {
   EXPECT_GT(ll.back(), *unigram + 0.2) << "a clear margin over the unigram baseline";
 }
 
-// The same seed gives the same model. Every reduction of fk-gap's own is independent of the thread
-// count; with the row-wise kernel variants (each output row summed by one thread in a fixed order)
-// so is the whole run, while `auto` may pick variants that split rows by thread.
+// The same seed gives the same model, on any thread count: every reduction of fk-gap's own is
+// independent of it, and so are the kernels `auto` picks (their work splits that order a sum
+// follow the processors, not the threads) and the row-wise ones.
 TEST(GapCli, SameSeedSameModelAtAnyThreadCount) {
   test::TempDir dir;
   auto run = [&](const std::string& name, const std::string& seed, const std::string& threads,
@@ -222,6 +222,7 @@ TEST(GapCli, SameSeedSameModelAtAnyThreadCount) {
   const std::string a = run("a", "5", "1", false);
   EXPECT_TRUE(a == run("b", "5", "1", false)) << "same seed, same model";
   EXPECT_FALSE(a == run("c", "6", "1", false)) << "another seed, another model";
+  EXPECT_TRUE(a == run("h", "5", "2", false)) << "auto's kernels, 1 and 2 threads";
   EXPECT_TRUE(run("d", "5", "1", true) == run("e", "5", "2", true)) << "1 and 2 threads";
   // The fused kernel's rows (of F and of its transpose) are each summed by one thread in order.
   EXPECT_TRUE(run("f", "5", "1", true, true) == run("g", "5", "2", true, true))

@@ -55,8 +55,9 @@ KernelProblem problem_for(const HostCsr& s, int k, Op op, Precision precision) {
 // variants, device copies of S, the values and B for CUDA variants (C is downloaded).
 class SpmmRunner {
  public:
-  SpmmRunner(const SpmmVariant& v, const HostCsr& s, int k, Op op, Precision precision)
-      : ctx_(device_of(v.backend())), s_(s), k_(k), op_(op) {
+  SpmmRunner(const SpmmVariant& v, const HostCsr& s, int k, Op op, Precision precision,
+             int threads = 0)
+      : ctx_(device_of(v.backend()), threads), s_(s), k_(k), op_(op) {
     if (ctx_.is_gpu()) {
       dev_s_ = DeviceCsr(s);
       plan_ = make_spmm_plan(ctx_, dev_s_.view(), k, op, v.name(), precision);
@@ -238,6 +239,42 @@ TEST_P(SpmmConformance, PlanIsReusableWithNewValues) {
     }
   }
   if (checked_ == 0) GTEST_SKIP() << GetParam() << " applies to none of the reuse problems";
+}
+
+// A CPU variant's result does not depend on the thread count (the plan prepared and run on 1 and
+// on 3 threads): apps promise the same model for the same seed on any --threads. Work splits that
+// order a sum are sized by processors (omp_common::split_threads); nnz_balanced's parts and ASpT's
+// panels followed the thread count and gave other bits.
+TEST_P(SpmmConformance, ThreadCountDoesNotChangeTheBits) {
+  if (variant_->backend() == Backend::kCuda) GTEST_SKIP() << "a CPU property";
+  std::vector<test::Problem> problems;
+  for (auto& p : test::awkward_problems(seed_))
+    if (p.name == "power_law" || p.name == "long_rows_among_short" || p.name == "clustered")
+      problems.push_back(std::move(p));
+  // Few rows of a wide B (13 MB at K = 33, past the cache ASpT sizes for): ASpT cuts them into a
+  // few panels per thread, and which columns count as heavy in a panel orders each row's sum
+  // (on 1 thread two 20-row panels, all but 0.1% of the entries heavy; on 3 threads 7-row
+  // panels, 80%).
+  problems.push_back({"few_wide_rows", test::random_pattern(40, 100000, rng_, [&](std::int64_t) {
+                        return std::int64_t(34000);
+                      })});
+  for (const auto& p : problems) {
+    const bool wide = p.name == "few_wide_rows";  // S·B at K = 33 is its point
+    for (int k : {1, 33}) {
+      for (Op op : kOps) {
+        if (wide && (k != 33 || op != Op::kNoTrans)) continue;
+        if (!variant_->why_not(problem_for(p.s, k, op, precision_)).empty()) continue;
+        SCOPED_TRACE(describe(p.name, k, op));
+        const std::vector<float> vals = random_values(p.s.nnz(), rng_);
+        const HostDense<float> b = random_matrix(op == Op::kNoTrans ? p.s.cols : p.s.rows, k, rng_);
+        const std::vector<float> one = SpmmRunner(*variant_, p.s, k, op, precision_, 1).run(&vals, b);
+        const std::vector<float> three = SpmmRunner(*variant_, p.s, k, op, precision_, 3).run(&vals, b);
+        EXPECT_TRUE(one == three) << "1 and 3 threads differ";
+        ++checked_;
+      }
+    }
+  }
+  if (checked_ == 0) GTEST_SKIP() << GetParam() << " applies to none of the problems";
 }
 
 // Every .mtx of ../shared/data/suitesparse (symmetric files expanded by the reader).
