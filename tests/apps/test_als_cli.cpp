@@ -429,6 +429,12 @@ TEST(AlsCli, CompareRunsGpuAndCpuSideBySide) {
   const double cpu =
       test::json_number_or_nan(slurp(dir.file("cmp") + "/cpu/summary.json"), "test_rmse");
   EXPECT_NEAR(gpu, cpu, 1e-3 * cpu);
+  // Each run's config.ini runs that run again: its device and folder, no --compare.
+  for (const char* side : {"gpu", "cpu"}) {
+    const std::string ini = slurp(dir.file("cmp") + "/" + side + "/config.ini");
+    EXPECT_NE(ini.find(std::string("\ndevice = ") + side + "\n"), std::string::npos) << ini;
+    EXPECT_NE(ini.find("\ncompare = false\n"), std::string::npos) << ini;
+  }
   // -q: warnings and errors only, the table too (compare.json holds it).
   const Outcome quiet = run_als(dir, "--input '" + input + "' --out '" + dir.file("cmp") +
                                          "' --iters 1 --factors 8 --compare -q");
