@@ -8,6 +8,8 @@
 #include "core/log.hpp"
 #include "core/timer.hpp"
 #include "core/vector_csr.hpp"
+#include "kernels/omp/aspt_tiling.hpp"
+#include "kernels/omp/common.hpp"
 #include "kernels/transposed_slices.hpp"
 #if FK_WITH_CUDA
 #include "kernels/cuda/device_ops.hpp"
@@ -548,6 +550,13 @@ class PaddedWidthSddmmPlan : public SddmmPlan {
 
 }  // namespace
 
+std::string cpu_rounding_setup() {
+  const aspt::CoreCaches caches = aspt::host_core_caches();
+  return std::to_string(omp_common::split_threads()) + " processors, L1d " +
+         std::to_string(caches.l1d_bytes / 1024) + " KiB, L2 " +
+         std::to_string(caches.l2_bytes / 1024) + " KiB";
+}
+
 void describe_gpu(const Context& ctx, KernelProblem& problem) {
 #if FK_WITH_CUDA
   if (ctx.is_gpu()) {
@@ -617,7 +626,10 @@ PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int
   PreparedRatioSpmm out;
   if (variant == "auto") {
     out.variant = choose_ratio_spmm_variant(ctx.device(), problem);
-    if (!out.variant) return out;  // the unfused pair is the better choice
+    if (!out.variant) {  // the unfused pair is the better choice
+      out.prepare_seconds = clock.seconds();  // the features the rules read
+      return out;
+    }
     log_debug() << "ratio SpMM auto chose " << out.variant->name();
   } else {
     out.variant = &resolve<RatioSpmmVariant>(ctx, ratio_spmm_variants(), variant, problem,
@@ -674,7 +686,7 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
     return std::make_unique<CachedTransposePlan>(ctx, s, kk, v, precision);
   };
   if (variant == "auto" && ctx.repeatable_only() && !out.variant->repeatable()) {
-    // --repeatable (the CPU variants all repeat at a fixed thread count: only GPU picks get
+    // --repeatable (the CPU variants all repeat, at any thread count: only GPU picks get
     // here): the fastest of the repeatable variants of the device that apply, each prepared and
     // run three times (after one untimed run) on zero operands of the plan's shape.
     DeviceBuffer<float> b(b_rows * kk), c(c_rows * kk), vals(std::max<std::int64_t>(s.nnz, 1));

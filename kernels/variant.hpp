@@ -42,6 +42,12 @@ struct KernelProblem {
 // Sets `problem`'s gpu_major and gpu_l2_bytes for plans of `ctx` (0 on the CPU).
 void describe_gpu(const Context& ctx, KernelProblem& problem);
 
+// What the CPU variants' results depend on besides their inputs: the processors this process may
+// use (its CPU affinity), for which the work splits that order sums are sized, and the caches
+// ASpT tiles for, e.g. "2 processors, L1d 48 KiB, L2 1024 KiB". Two runs with the same string get
+// the same bits at any thread count.
+std::string cpu_rounding_setup();
+
 class VariantInfo {
  public:
   virtual ~VariantInfo() = default;

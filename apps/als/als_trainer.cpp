@@ -74,6 +74,7 @@ class Trainer {
     hyper_.product_spmm = opt.product_spmm;
     hyper_.precision = opt.precision_kind;
     device_ = ctx.describe();
+    rounding_ = app::rounding_device(ctx);
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
     // The factors (with the bias column) and the conjugate gradient's vectors, both sides.
     app::check_factors_fit(data.users(), data.items(), opt.factors, 7,
@@ -106,7 +107,7 @@ class Trainer {
          common_.iters,
          als_run_files(),
          {},
-         device_,
+         rounding_,
          {{"users.npy", data_.users(), hyper_.k()}, {"items.npy", data_.items(), hyper_.k()}},
          "fk-als"});
     int start = 0;
@@ -270,7 +271,7 @@ class Trainer {
   }
 
   void write_checkpoint(int iter) {
-    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(), device_,
+    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(), rounding_,
                          {{"users.npy", be_->user_factors()}, {"items.npy", be_->item_factors()}});
   }
 
@@ -281,6 +282,7 @@ class Trainer {
   app::ResolvedConfig config_;
   AlsHyper hyper_;
   std::string device_, device_kind_;
+  std::string rounding_;  // app::rounding_device: what the checkpoint records and compares
   std::unique_ptr<AlsBackend> be_;
   const Context* ctx_ = nullptr;
   std::vector<std::int64_t> eval_users_;

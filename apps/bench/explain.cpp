@@ -72,11 +72,15 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
   }
   os << "auto on the " << to_string(device) << " for " << matrix.name << " (" << matrix.s.rows
      << " x " << matrix.s.cols << ", " << matrix.s.nnz() << " nonzeros):\n";
-  // Without a device the GPU's generation is unknown (KernelProblem::gpu_major 0): the rules pick
-  // tensor-core variants as on sm_80 and newer, where older GPUs fall back to the fp32 pick.
-  if (device == DeviceKind::kGpu && o.precision != Precision::kF32)
-    os << "  (" << to_string(o.precision)
-       << " picks assume a GPU of compute capability 8.0 or newer; older GPUs run the fp32 pick)\n";
+  // Without a device the GPU is unknown (KernelProblem::gpu_major and gpu_l2_bytes 0): the rules
+  // take an H100/H200's 50 MiB L2 and pick tensor-core variants as on sm_80 and newer.
+  if (device == DeviceKind::kGpu) {
+    os << "  (the GPU's rules as on an H100/H200: an L2 of 50 MiB";
+    if (o.precision != Precision::kF32)
+      os << "; " << to_string(o.precision)
+         << " picks assume compute capability 8.0 or newer, where older GPUs run the fp32 pick";
+    os << ")\n";
+  }
   for (const Choice& c : choices) {
     for (int k : o.ks) {
       KernelProblem p;

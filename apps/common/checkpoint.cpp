@@ -11,6 +11,7 @@
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
+#include "kernels/variant.hpp"
 
 namespace fk::app {
 
@@ -244,6 +245,10 @@ ResolvedConfig config_of_this_run(const RunStart& s) {
 }
 }  // namespace
 
+std::string rounding_device(const Context& ctx) {
+  return ctx.is_gpu() ? ctx.describe() : "CPU: " + cpu_rounding_setup();
+}
+
 std::optional<Checkpoint> start_training_output(const RunStart& s) {
   check_outputs_are_not_inputs(s.out, s.outputs, s.inputs);
   ensure_output_dir(s.out);
@@ -253,10 +258,7 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
   if (ck) {
     for (const CheckpointShape& a : s.arrays) ck->check_shape(a.name, a.rows, a.cols);
     const auto made = find_value(ck->state, kCheckpointDeviceKey);
-    // The CPU's thread count changes no bit (the kernels split sums by processors); a GPU,
-    // another GPU or the CPU against a GPU may round differently.
-    const auto on_cpu = [](const std::string& d) { return d.rfind("CPU", 0) == 0; };
-    if (made && *made != s.device && !(on_cpu(*made) && on_cpu(s.device)))
+    if (made && *made != s.device)
       log_warn() << "--resume: the checkpoint was computed on " << *made << ", this run is on "
                  << s.device << ": the model may differ in its last digits from an uninterrupted "
                  << "run (kernels may split rows and round differently)";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "apps/common/output.hpp"
+#include "core/context.hpp"
 #include "core/dense.hpp"
 #include "core/io/staging_dir.hpp"
 
@@ -105,8 +106,8 @@ void remove_stale_checkpoint(const std::string& dir);
 // beginning) checkpoint move to out/previous-run until this run finishes (keep_previous_run; the
 // trainer calls finish_run after its last file), what is left of an older checkpoint goes
 // (remove_stale_checkpoint), and the resolved configuration is written. Returns the checkpoint
-// to resume from, or nullopt. A checkpoint written on another device (its kCheckpointDeviceKey;
-// the CPU's thread count aside) is resumed with a warning: kernels may round differently there.
+// to resume from, or nullopt. A checkpoint of another rounding_device (its kCheckpointDeviceKey)
+// is resumed with a warning: kernels may round differently there.
 struct RunStart {
   std::string out;                       // --out
   bool resume = false;                   // --resume
@@ -115,7 +116,7 @@ struct RunStart {
   int iters = 0;                         // --iters
   std::vector<std::string> outputs;      // file names the run may write or remove in `out`
   std::vector<std::string> inputs;       // the files it reads
-  std::string device;                    // Context::describe(): where this run computes
+  std::string device;                    // rounding_device(ctx): where this run computes
   std::vector<CheckpointShape> arrays;   // what a resumed run reads from the checkpoint
   std::string app;                       // "fk-lda" ...: named in config.ini (model_app)
   ResolvedConfig implied = {};           // model_fingerprint's implied files (check_fingerprint)
@@ -127,8 +128,12 @@ struct CheckpointArray {
   std::string file;
   HostDense<float> data;
 };
-// The state key that records where a checkpoint was computed (Context::describe()).
+// The state key that records where a checkpoint was computed: rounding_device(ctx).
 inline constexpr const char* kCheckpointDeviceKey = "run.device";
+// Where a run computes, as far as its rounding goes: the GPU's Context::describe(), or on the CPU
+// "CPU: " and cpu_rounding_setup() (not the thread count, which changes no bit). A run resumed
+// from a checkpoint of another value may differ in its last digits from an uninterrupted one.
+std::string rounding_device(const Context& ctx);
 
 // Writes the checkpoint of the fk-als, fk-sfa and fk-gap trainers at `dir`: the arrays, iter =
 // `iter`, the fingerprint and `device`; then logs "checkpoint after ITER_NAME N written to DIR

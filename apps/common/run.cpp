@@ -36,7 +36,7 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
     return false;
   }
 
-  // A config file's "device = auto" (every written config.ini has one) is no conflict.
+  // "device = auto" (as a plain run's config.ini has it) is no conflict.
   if (cli.given("device") && common.device != DeviceRequest::kAuto)
     log_warn() << "--compare runs on both devices; --device is ignored";
   const std::string why_not = gpu_unavailable_reason();

@@ -59,6 +59,7 @@ class Trainer {
     h.ratio_spmm = opt.ratio_spmm;
     h.precision = opt.precision_kind;
     device_ = ctx.describe();
+    rounding_ = app::rounding_device(ctx);
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
     GapMatrices m;
     m.train = &data.train;
@@ -84,7 +85,7 @@ class Trainer {
         {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
          {"lambda.npy", "x.npy", "top_words.txt", "coherence.csv", "vocab.txt", "doc_ids.txt", "model.ini",
           "summary.json", "metrics.jsonl", "config.ini", "config.json"},
-         data_.input_files, device_,
+         data_.input_files, rounding_,
          {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}},
          "fk-gap", implied_});
     int start = 0;
@@ -279,7 +280,7 @@ class Trainer {
   }
 
   void write_checkpoint(int iter) {
-    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(), device_,
+    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(), rounding_,
                          {{"lambda.npy", be_->lambda()}, {"x.npy", be_->x()}});
   }
 
@@ -292,6 +293,7 @@ class Trainer {
   app::LocalReducer local_reducer_;
   app::StatsReducer* reducer_;
   std::string device_, device_kind_;
+  std::string rounding_;  // app::rounding_device: what the checkpoint records and compares
   std::unique_ptr<GapBackend> be_;
 };
 

@@ -162,6 +162,7 @@ class Trainer {
         implied_{{"vocab", implied_vocab(common.input, common.format), ""}},
         reducer_(reducer ? reducer : &local_reducer_) {
     device_ = ctx.describe();
+    rounding_ = app::rounding_device(ctx);
     device_kind_ = to_string(ctx.device());
     LdaHyper h;
     h.topics = opt.topics;
@@ -200,7 +201,7 @@ class Trainer {
          {"topics.npy", "lambda.npy", "doc_topics.npy", "train_doc_ids.npy", "top_words.txt",
           "coherence.csv", "vocab.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini",
           "config.json"},
-         data_.input_files, device_,
+         data_.input_files, rounding_,
          {{"lambda.npy", data_.words, opt_.topics}, {"gamma.npy", data_.train_docs, opt_.topics}},
          "fk-lda", implied_});
     const int k = opt_.topics;
@@ -384,7 +385,7 @@ class Trainer {
                   stacked_gamma(*be_, train_ids_, data_.train_docs, opt_.topics, false));
     w.set("pass", std::to_string(pass));
     w.set("updates", std::to_string(updates));
-    w.set(app::kCheckpointDeviceKey, device_);
+    w.set(app::kCheckpointDeviceKey, rounding_);
     w.set_fingerprint(fingerprint());
     w.commit();
     log_info() << "checkpoint after pass " << pass << " written to " << checkpoint_dir() << " in "
@@ -501,6 +502,7 @@ class Trainer {
   app::LocalReducer local_reducer_;
   app::StatsReducer* reducer_;
   std::string device_, device_kind_;
+  std::string rounding_;  // app::rounding_device: what the checkpoint records and compares
   std::unique_ptr<LdaBackend> be_;
   std::vector<int> train_ids_, fit_ids_, score_ids_;
 };

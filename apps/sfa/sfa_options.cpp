@@ -63,8 +63,8 @@ void add_sfa_options(app::CommandLine& cli, SfaOptions& o) {
      "write <out>/checkpoint every N passes (0: never)")
     ("resume", po::bool_switch(&o.resume),
      "continue from <out>/checkpoint when there is one (same configuration required); the "
-     "result equals an uninterrupted run on the same device and thread count (another may round "
-     "differently, as --seed says)");
+     "result equals an uninterrupted run on the same device (another may round differently, as "
+     "--seed says)");
   // clang-format on
 }
 

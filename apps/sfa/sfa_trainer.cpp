@@ -67,6 +67,7 @@ class Trainer {
     hyper_.precision = opt.precision_kind;
     means_ = item_means(data, opt.mean_prior);
     device_ = ctx.describe();
+    rounding_ = app::rounding_device(ctx);
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
     app::check_factors_fit(data.users(), data.items(), opt.factors, 7,
                            "the ratings (" + data.source + ")", "--factors");
@@ -89,7 +90,7 @@ class Trainer {
          common_.iters,
          run_files(),
          {},
-         device_,
+         rounding_,
          {{"users.npy", data_.users(), hyper_.k()}, {"items.npy", data_.items(), hyper_.k()}},
          "fk-sfa"});
     int start = 0;
@@ -253,7 +254,7 @@ class Trainer {
   // X and Λ are the whole state of a pass (the preconditioners are recomputed from them), so a
   // resumed run repeats the uninterrupted one exactly.
   void write_checkpoint(int iter) {
-    app::save_checkpoint(checkpoint_dir(), iter, "pass", fingerprint(), device_,
+    app::save_checkpoint(checkpoint_dir(), iter, "pass", fingerprint(), rounding_,
                          {{"users.npy", be_->user_factors()}, {"items.npy", be_->item_factors()}});
   }
 
@@ -265,6 +266,7 @@ class Trainer {
   SfaHyper hyper_;
   std::vector<float> means_;
   std::string device_, device_kind_;
+  std::string rounding_;  // app::rounding_device: what the checkpoint records and compares
   std::unique_ptr<SfaBackend> be_;
   const Context* ctx_ = nullptr;
 };

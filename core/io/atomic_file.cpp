@@ -79,15 +79,20 @@ int claim_slot(const std::string& path, bool directory = false) {
 void release_slot(int slot) {
   if (slot >= 0) g_slot_state[slot].store(0);
 }
-// "<path><tag>", a temporary's or probe's name beside `path`, with the last component cut to
-// NAME_MAX bytes: a file name of legal length near the limit would otherwise get no temporary
-// (ENAMETOOLONG). The pid and counter in the tag keep shortened names apart.
+// "<path><tag>", a temporary's or probe's name beside `path`, with the last component cut to the
+// folder's longest name: a file name of legal length near the limit would otherwise get no
+// temporary (ENAMETOOLONG). The pid and counter in the tag keep shortened names apart; the cut
+// keeps UTF-8 characters whole. A name that is itself too long is left so, and fails as it will.
 std::string beside(const std::string& path, const std::string& tag) {
-  constexpr std::size_t kNameMax = 255;  // NAME_MAX of Linux file systems
   const std::size_t slash = path.rfind('/');
   const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
-  if (path.size() - base + tag.size() <= kNameMax) return path + tag;
-  return path.substr(0, base + (kNameMax - tag.size())) + tag;
+  const long limit = ::pathconf(base == 0 ? "." : path.substr(0, base).c_str(), _PC_NAME_MAX);
+  const std::size_t name_max = limit > 0 ? static_cast<std::size_t>(limit) : 255;
+  const std::size_t name = path.size() - base;
+  if (name + tag.size() <= name_max || name > name_max || tag.size() >= name_max) return path + tag;
+  std::size_t cut = base + (name_max - tag.size());
+  while (cut > base && (static_cast<unsigned char>(path[cut]) & 0xC0) == 0x80) --cut;
+  return path.substr(0, cut) + tag;
 }
 
 // Where a write to `path` lands. What the path itself names (the kernel resolves it, /proc's fd

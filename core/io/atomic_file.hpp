@@ -1,7 +1,8 @@
 #pragma once
 // Output that never leaves a half-written file: data goes to "<path>.tmp.<pid>.<n>" (n counts the
-// AtomicFiles of this process, so two writers of one path in one process do not collide) in the
-// same directory, and is renamed over <path> by commit(). If the writer is destroyed without
+// AtomicFiles of this process, so two writers of one path in one process do not collide; <path>'s
+// name is shortened where the whole would pass the folder's longest name) in the same directory,
+// and is renamed over <path> by commit(). If the writer is destroyed without
 // commit (an exception, a failed write), the temporary file is removed and <path> is untouched.
 // rename(2) within one directory is atomic, so readers see either the old or the new file. No
 // fsync: this protects against our own failures, not against a power cut. SIGINT, SIGTERM, SIGHUP

@@ -12,10 +12,12 @@
 namespace fk::omp_common {
 
 // The thread count that work splits which decide the order of a sum (ASpT's panels,
-// nnz_balanced's parts, auto's skew rule) are sized for: the machine's processors, not the
-// threads of this run, so that a CPU result on one machine does not depend on --threads (LDA's
-// model differed in its 5th digit between 1 and 2 threads). Schedules that only assign whole rows
-// to threads may follow the thread count.
+// nnz_balanced's parts, auto's skew rule) are sized for: the processors this process may use
+// (its CPU affinity), not the threads of this run, so that a CPU result does not depend on
+// --threads (LDA's model differed in its 5th digit between 1 and 2 threads; cpu_rounding_setup()
+// names what it does depend on). Schedules that only assign whole rows to threads may follow the
+// thread count. A run with far fewer threads than processors gets smaller panels and parts than
+// it needs, the price of that promise.
 inline std::int64_t split_threads() { return std::max(1, omp_get_num_procs()); }
 
 // SDDMM operands: A is S.rows x K, B is S.cols x K (host, row-major).

@@ -32,9 +32,11 @@ class OmpSddmmAsptPlan : public SddmmPlan {
       : s_(s), k_(k),
         tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(aspt::sddmm_request(requested), s.rows, s.cols, s.nnz, k, omp_common::split_threads()))) {
     // A light part is "long" when it alone would be several times the work of an average
-    // dynamic-schedule unit; it is then run as segments of about `seg` entries.
-    const std::int64_t threads = std::max(1, omp_get_max_threads());
-    const std::int64_t seg = std::max<std::int64_t>(1024, s.nnz / (16 * threads));
+    // dynamic-schedule unit; it is then run as segments of about `seg` entries. A multiple of 8:
+    // omp_simd::sddmm_entries takes entries in groups of 8, then 4, then 1, which round
+    // differently, so segments that start on the row's groups of 8 leave every bit as it is.
+    const std::int64_t seg =
+        std::max<std::int64_t>(1024, s.nnz / (16 * omp_common::split_threads())) / 8 * 8;
     long_row_.assign(static_cast<std::size_t>(s.rows), 0);
     has_long_row_.assign(static_cast<std::size_t>(tiling_.num_panels()), 0);
     for (std::int64_t r = 0; r < s.rows; ++r) {

@@ -256,6 +256,20 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
   ASSERT_EQ(threads.code, 0) << threads.err;
   EXPECT_EQ(threads.err.find("--resume: the checkpoint was computed on"), std::string::npos)
       << threads.err;
+  // One from a CPU set up otherwise (processors, caches: another machine) resumes with it.
+  {
+    const std::string state = dir.file("o/checkpoint/state.ini");
+    std::string text = slurp(state);
+    const std::size_t at = text.find("run.device = CPU: ");
+    ASSERT_NE(at, std::string::npos) << text;
+    text.replace(at, std::string("run.device = CPU: ").size(), "run.device = CPU: 999 ");
+    std::ofstream(state) << text;
+  }
+  const Outcome elsewhere = run_als(dir, common + "--iters 4 --resume");
+  ASSERT_EQ(elsewhere.code, 0) << elsewhere.err;
+  EXPECT_NE(elsewhere.err.find("--resume: the checkpoint was computed on CPU: 999 "),
+            std::string::npos)
+      << elsewhere.err;
   // The same input by another spelling of its path, and a report-only option, still resume.
   const std::string same_input = dir.path() + "/./" +
                                  std::filesystem::path(input).filename().string();

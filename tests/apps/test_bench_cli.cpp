@@ -437,7 +437,7 @@ TEST(BenchCli, ExplainAutoRatioSpmmHonoursFormAndOp) {
       EXPECT_EQ(row.at("auto_pick"), v->name());
     } else {
       EXPECT_EQ(row.at("auto_pick").rfind("pair", 0), 0u) << row.at("auto_pick");
-      // The CPU's fused rows apply at every K; below 48 the rules prefer the pair (not "no fused
+      // The CPU's fused rows apply at every K; at K = 8 the rules prefer the pair (not "no fused
       // variant applies", which sent users looking for a missing kernel).
       EXPECT_NE(row.at("auto_pick").find("the rules prefer it"), std::string::npos)
           << row.at("auto_pick");

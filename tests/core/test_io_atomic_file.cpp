@@ -94,6 +94,21 @@ TEST(IoAtomicFile, NamesAtTheLengthLimitGetATemporary) {
   f.commit();
   EXPECT_EQ(test::read_bytes(p), "long name\n");
   EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{std::string(255, 'n')});
+  // A name past the limit is refused by the check, before any work, as it was.
+  EXPECT_THROW(io::check_output_file(dir.file(std::string(256, 'n'))), Error);
+  // The cut keeps a UTF-8 character whole: 127 two-byte 'é's (254 bytes) and one byte more.
+  std::string accents;
+  for (int i = 0; i < 127; ++i) accents += "\xc3\xa9";
+  accents += "x";
+  io::AtomicFile u(dir.file(accents));
+  const std::string tmp = std::filesystem::path(u.temp_path()).filename().string();
+  EXPECT_LE(tmp.size(), 255u);
+  const std::size_t stem = tmp.find(".tmp.");
+  ASSERT_NE(stem, std::string::npos) << tmp;
+  EXPECT_EQ(stem % 2, 0u) << "a UTF-8 character cut in two: " << tmp;
+  u.stream() << "accents\n";
+  u.commit();
+  EXPECT_EQ(test::read_bytes(dir.file(accents)), "accents\n");
 }
 
 TEST(IoAtomicFile, TwoWritersOfOnePathDoNotCollide) {
