@@ -72,6 +72,8 @@ const V& find_variant(const std::vector<const V*>& all, const std::string& name,
   os << "unknown " << op << " variant '" << name << "'; known:";
   for (const V* v : all) os << ' ' << v->name();
   os << " auto";
+  if (name.rfind("cuda.", 0) == 0 && !cuda_compiled())
+    os << " (this build has no GPU kernels: it was built without CUDA)";
   throw Error(os.str());
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 int run(int argc, const char* const argv[]) {
   using namespace fk::bench;
-  const BenchOptions options = parse_options(argc, argv);
+  BenchOptions options = parse_options(argc, argv);
   if (options.help) {
     std::cout << help_text();
     return 0;
@@ -45,12 +45,14 @@ int run(int argc, const char* const argv[]) {
                       : fk::cuda_compiled()              ? "no usable CUDA device of that id"
                                                          : "this build has no CUDA support") +
                      ")");
+  // The CPU has no reduced-precision variants: its fp32 rows keep fp32's tolerance.
+  if (ctx.device() == fk::DeviceKind::kCpu && !options.tolerance_given) options.tolerance = 1e-4;
   // Variant names are checked before the (possibly long) load or generation of the matrix.
   const Selection selection = select_variants(options, ctx.device());
   if (!options.csv.empty()) read_appendable_csv(options.csv);  // so is the CSV file's header
   const BenchMatrix matrix = load_matrix(options);
   const RunSummary summary = run_benchmark(options, ctx, matrix, selection, std::cout);
-  if (!options.csv.empty()) std::cout << "\nwrote " << summary.rows << " rows to " << options.csv << "\n";
+  if (!options.csv.empty()) std::cout << "\nwrote " << summary.rows << (summary.rows == 1 ? " row to " : " rows to ") << options.csv << "\n";
   if (summary.failed + summary.wrong > 0) {
     std::cerr << "fk-bench: " << summary.failed << " variant run(s) failed and " << summary.wrong
               << " exceeded the tolerance (see the table)\n";

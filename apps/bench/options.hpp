@@ -57,6 +57,7 @@ struct BenchOptions {
   std::string csv;
   std::uint64_t seed = 1;
   double tolerance = 1e-4;            // max_rel_err above this marks the row "wrong"
+  bool tolerance_given = false;       // --tolerance named (else the precision's default)
   // Lowest operand precision accepted: fp16/bf16 admit the tensor-core variants (and let auto
   // pick them) and loosen the default tolerance to the half-precision one.
   Precision precision = Precision::kF32;

@@ -142,6 +142,21 @@ TEST(BenchCheck, RowSampleStaysWithinItsBudgetAndKeepsTheLongestRow) {
   EXPECT_TRUE(std::binary_search(rows.begin(), rows.end(), longest));
   EXPECT_EQ(sample_rows(s.view(), budget, 1 << 20), rows);
   EXPECT_LE(std::int64_t(sample_rows(s.view(), budget, 7).size()), 7);
+  // A budget below every row still checks one row, the shortest non-empty one (--check-nnz 1
+  // reported 'ok' after checking nothing).
+  std::int64_t shortest = -1;
+  for (std::int64_t r = 0; r < s.rows; ++r) {
+    const std::int64_t len = s.row_ptr[r + 1] - s.row_ptr[r];
+    if (len > 0 && (shortest < 0 || len < s.row_ptr[shortest + 1] - s.row_ptr[shortest]))
+      shortest = r;
+  }
+  ASSERT_GT(s.row_ptr[shortest + 1] - s.row_ptr[shortest], 0);
+  const std::int64_t tiny = s.row_ptr[shortest + 1] - s.row_ptr[shortest] - 1;
+  const std::vector<std::int64_t> few = sample_rows(s.view(), tiny, 1 << 20);
+  std::int64_t few_nnz = 0;
+  for (std::int64_t r : few) few_nnz += s.row_ptr[r + 1] - s.row_ptr[r];
+  EXPECT_TRUE(std::binary_search(few.begin(), few.end(), shortest));
+  EXPECT_EQ(few_nnz, tiny + 1) << "the shortest non-empty row and empty ones only";
 }
 
 }  // namespace

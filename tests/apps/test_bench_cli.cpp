@@ -247,7 +247,8 @@ TEST(BenchCli, CompulsoryBytesLeaveOutEmptyRowsAndColumns) {
   ASSERT_EQ(s.code, 0) << s.err;
   EXPECT_NE(s.out.find("auto picked"), std::string::npos) << s.out;
   EXPECT_EQ(s.out.find("fastest ref."), std::string::npos) << s.out;
-  // --precision bf16 on the CPU runs fp32 variants: the CSV says fp32 (and the looser tolerance).
+  // --precision bf16 on the CPU runs fp32 variants: the CSV says fp32, checked at fp32's
+  // tolerance (the half-precision one would have let 100x larger errors pass).
   const std::string p_csv = dir.file("p.csv");
   const Outcome p =
       run_bench(dir, "spmm --input '" + mtx + "' --device cpu --k 4 --runs 2 " +
@@ -255,7 +256,7 @@ TEST(BenchCli, CompulsoryBytesLeaveOutEmptyRowsAndColumns) {
   ASSERT_EQ(p.code, 0) << p.err;
   for (const auto& row : read_csv(p_csv).rows) {
     EXPECT_EQ(row.at("precision"), "fp32");
-    EXPECT_DOUBLE_EQ(std::stod(row.at("tolerance")), 1e-2);
+    EXPECT_DOUBLE_EQ(std::stod(row.at("tolerance")), 1e-4);
   }
 }
 
@@ -319,6 +320,17 @@ TEST(BenchCli, RatioSpmmTimesThePairAndTheFusedVariants) {
     else
       EXPECT_EQ(row.at("chosen"), "pair:omp.sddmm.aspt+omp.spmm.aspt");
   }
+  // --variants pair times the pair alone (it ran auto beside it); --check-nnz 1, below every row,
+  // still checks one row.
+  const std::string pair_csv = dir.file("pair.csv");
+  const Outcome p = run_bench(dir, "ratio-spmm --gen uniform:rows=100,cols=400,nnz=12000 --device cpu "
+                                   "--k 8 --runs 1 --warmup 0 --no-flush --variants pair --check-nnz 1 "
+                                   "--csv '" + pair_csv + "'");
+  ASSERT_EQ(p.code, 0) << p.out << p.err;
+  const Csv pair = read_csv(pair_csv);
+  ASSERT_EQ(pair.rows.size(), 1u);
+  EXPECT_EQ(pair.rows[0].at("variant"), "pair");
+  EXPECT_EQ(pair.rows[0].at("checked_rows"), "1");
 }
 
 // --form all: the ratio SpMM's product and residual forms (fk-als's and fk-sfa's CG products and
