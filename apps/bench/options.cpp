@@ -2,6 +2,9 @@
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <sstream>
 
 #include "core/context.hpp"
@@ -136,8 +139,10 @@ std::vector<int> parse_widths(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != item.size() || value < 1 || value > (1 << 20))
+    if (used != item.size() || value < 1 || value > (1 << 20) || !std::isdigit(static_cast<unsigned char>(item[0])))
       throw UsageError("--k: '" + item + "' is not a width between 1 and 1048576");
+    if (std::find(out.begin(), out.end(), static_cast<int>(value)) != out.end())
+      throw UsageError("--k: " + std::to_string(value) + " is given twice");
     out.push_back(static_cast<int>(value));
   }
   if (out.empty()) throw UsageError("--k: expected a comma-separated list of widths, got '" + text + "'");
@@ -194,7 +199,10 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
     if (o.input.empty()) throw UsageError("--format applies only to --input");
     o.input_format = vm["format"].as<std::string>();
   }
-  if (vm.count("name")) o.name = vm["name"].as<std::string>();
+  if (vm.count("name")) {
+    o.name = vm["name"].as<std::string>();
+    if (o.name.empty()) throw UsageError("--name: an empty label (leave the option out for the default)");
+  }
   o.transpose = vm.count("transpose") > 0;
 
   o.ks = parse_widths(vm.count("k") ? vm["k"].as<std::string>()
@@ -285,7 +293,8 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   if (o.precision == Precision::kBF16) o.tolerance = 1e-2;
   o.tolerance_given = vm.count("tolerance") > 0;
   if (o.tolerance_given) o.tolerance = vm["tolerance"].as<double>();
-  if (!(o.tolerance > 0)) throw UsageError("--tolerance: must be positive");
+  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
+    throw UsageError("--tolerance: must be positive and finite");
   if (vm.count("check-nnz")) o.check_nnz = vm["check-nnz"].as<std::int64_t>();
   if (o.check_nnz < 1) throw UsageError("--check-nnz: must be at least 1, got " + std::to_string(o.check_nnz));
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();

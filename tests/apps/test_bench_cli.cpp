@@ -610,6 +610,10 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"sddmm --k 4,,8" + gen, "--k: empty item"},  // was skipped silently
       {"sddmm --k 4,8," + gen, "--k: empty item"},
       {"sddmm --k ,4" + gen, "--k: empty item"},
+      {"sddmm --k 4,8,4" + gen, "--k: 4 is given twice"},  // timed twice, rows appended twice
+      {"sddmm --k +4" + gen, "--k: '+4' is not a width"},
+      {"spmm --name ''" + gen, "--name: an empty label"},   // was the default label, silently
+      {"spmm --tolerance inf" + gen, "--tolerance: must be positive and finite"},
       {"spmm --variants auto,,omp.spmm.rows" + gen, "--variants: empty item"},
       {"spmm --runs abc" + gen, "--runs"},
       {"spmm --runs 0" + gen, "--runs"},
