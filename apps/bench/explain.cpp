@@ -101,8 +101,8 @@ void explain_auto(const BenchOptions& o, const BenchMatrix& matrix, std::ostream
           // The rules may prefer the pair where a fused variant would run (the CPU's below K = 64).
           bool fused_applies = false;
           for (const RatioSpmmVariant* r : ratio_spmm_variants())
-            fused_applies |= r->backend() != Backend::kReference && device_of(r->backend()) == device &&
-                             r->why_not(p).empty();
+            fused_applies |= r->backend() != Backend::kReference &&
+                             device_of(r->backend()) == device && r->why_not(p).empty();
           pick = std::string("pair (") + steps +
                  (fused_applies ? ": the rules prefer it to the fused kernel here)"
                                 : ": no fused variant applies)");

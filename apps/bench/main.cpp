@@ -52,7 +52,9 @@ int run(int argc, const char* const argv[]) {
   if (!options.csv.empty()) read_appendable_csv(options.csv);  // so is the CSV file's header
   const BenchMatrix matrix = load_matrix(options);
   const RunSummary summary = run_benchmark(options, ctx, matrix, selection, std::cout);
-  if (!options.csv.empty()) std::cout << "\nwrote " << summary.rows << (summary.rows == 1 ? " row to " : " rows to ") << options.csv << "\n";
+  if (!options.csv.empty())
+    std::cout << "\nwrote " << summary.rows << (summary.rows == 1 ? " row to " : " rows to ")
+              << options.csv << "\n";
   if (summary.failed + summary.wrong > 0) {
     std::cerr << "fk-bench: " << summary.failed << " variant run(s) failed and " << summary.wrong
               << " exceeded the tolerance (see the table)\n";

@@ -92,8 +92,8 @@ void add_option_groups(po::options_description& out) {
        "variants (cuda.*.tc_v*, which round the operands and accumulate in fp32) and let auto pick them on "
        "V x 1 structured matrices")
       ("tolerance", po::value<double>()->value_name("X"),
-       "max_rel_err above which a row is marked 'wrong' (default 1e-4; on the GPU 2e-3 with --precision "
-       "fp16, 1e-2 with bf16)")
+       "max_rel_err above which a row is marked 'wrong' (default 1e-4; on the GPU 2e-3 with "
+       "--precision fp16, 1e-2 with bf16)")
       ("check-nnz", po::value<std::int64_t>()->value_name("N"),
        "nonzeros' worth of rows checked against the reference (default 200000; all rows when nnz is smaller "
        "and rows x K is at most 4e6, the cap on the reference's copy of rows)")
@@ -139,7 +139,8 @@ std::vector<int> parse_widths(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != item.size() || value < 1 || value > (1 << 20) || !std::isdigit(static_cast<unsigned char>(item[0])))
+    const bool digits = !item.empty() && std::isdigit(static_cast<unsigned char>(item[0]));
+    if (used != item.size() || value < 1 || value > (1 << 20) || !digits)
       throw UsageError("--k: '" + item + "' is not a width between 1 and 1048576");
     if (std::find(out.begin(), out.end(), static_cast<int>(value)) != out.end())
       throw UsageError("--k: " + std::to_string(value) + " is given twice");
@@ -201,7 +202,8 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   }
   if (vm.count("name")) {
     o.name = vm["name"].as<std::string>();
-    if (o.name.empty()) throw UsageError("--name: an empty label (leave the option out for the default)");
+    if (o.name.empty())
+      throw UsageError("--name: an empty label (leave the option out for the default)");
   }
   o.transpose = vm.count("transpose") > 0;
 
@@ -349,8 +351,8 @@ std::string help_text() {
         "             sm_86 and later, 64 on sm_70/sm_80) x 2; CPU = threads (at most the logical\n"
         "             CPUs) x clock x 32 flop/cycle\n"
         "             (an assumption: AVX2, 2 FMA units x 8 fp32 lanes x 2 flops), or bandwidth only\n"
-        "             when the clock cannot be read. It assumes data from memory: with --no-flush a run\n"
-        "             may beat it (x_floor < 1) on what the caches kept.\n"
+        "             when the clock cannot be read. It assumes data from memory: with\n"
+        "             --no-flush a run may beat it (x_floor < 1) on what the caches kept.\n"
         "  x_floor    median / floor_ms (1.0 = at the floor)\n"
         "  speedup    baseline median / variant median; baseline = cuda.<op>.cusparse on the GPU\n"
         "             (for scaled SDDMM that is cuSPARSE plus its scale pass), omp.<op>.rows on the CPU;\n"

@@ -369,7 +369,7 @@ class Runner {
     }
     if (!ctx_.is_gpu() && o_.precision != Precision::kF32)
       out_ << "\nprecision " << to_string(o_.precision)
-           << ": the CPU has no reduced-precision variants; every row runs fp32 (and is checked so)";
+           << ": the CPU has no reduced-precision variants; every row runs (and is checked) fp32";
     out_ << "\n"
          << "check: against ref." << (o_.op == BenchOp::kRatioSpmm ? "ratio_spmm" : to_string(o_.op))
          << " on sampled rows; max_rel_err = max |out - ref| / sum |terms|; tolerance " << o_.tolerance << "\n";

@@ -30,8 +30,8 @@ using TrainOnce = std::function<RunRecord(Context ctx, const std::string& out_di
 void check_training_out(const CommandLine& cli);
 
 // check_training_out(cli); then without --compare: train(Context::create(--device, --threads),
-// --out, kOnly). With --compare: warns that --device is ignored when it names a device; when no GPU can
-// be used warns "--compare: WHY; running the CPU only", trains on the CPU (kCpuFallback) and writes
+// --out, kOnly). With --compare: warns that --device is ignored when it names a device; when no GPU
+// can be used warns "--compare: WHY; running the CPU only", trains on the CPU (kCpuFallback) and writes
 // --out/compare.json with the reason; otherwise trains on the GPU and then on the CPU, prints
 // print_comparison() to stdout (not with --quiet) and writes --out/compare.json. `iter_name` names
 // the iterations ("iter", "pass"). Returns true when both devices ran.

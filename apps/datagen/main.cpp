@@ -104,7 +104,8 @@ void add_common(po::options_description& desc, Common& c, const std::string& see
       ("threads", po::value<int>(&c.threads)->default_value(0),
        "OpenMP threads (0: OpenMP's default); the output does not depend on it")
       ("quiet", po::bool_switch(&c.quiet),
-       "only warnings and errors on stderr (no progress lines); -q for short, as in fk-lda, fk-als, fk-sfa and fk-gap")
+       "only warnings and errors on stderr (no progress lines); -q for short, as in fk-lda, "
+       "fk-als, fk-sfa and fk-gap")
       ("help", "print this help and exit (-h for short)");
   // clang-format on
 }

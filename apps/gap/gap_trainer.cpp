@@ -83,7 +83,8 @@ class Trainer {
   TrainResult run() {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
-         {"lambda.npy", "x.npy", "top_words.txt", "coherence.csv", "vocab.txt", "doc_ids.txt", "model.ini",
+         {"lambda.npy", "x.npy", "top_words.txt", "coherence.csv", "vocab.txt", "doc_ids.txt",
+          "model.ini",
           "summary.json", "metrics.jsonl", "config.ini", "config.json"},
          data_.input_files, rounding_,
          {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}},
@@ -216,7 +217,8 @@ class Trainer {
     {
       io::AtomicFile f(out_ + "/model.ini");
       f.stream() << "# fk-gap model: lambda.npy is words x factors (each column a distribution "
-                    "over the words), x.npy documents x factors (rows named in doc_ids.txt when present)\n"
+                    "over the words), x.npy documents x factors (rows named in doc_ids.txt when "
+                    "present)\n"
                  << app::kModelAppKey << " = fk-gap\nfactors = " << opt_.factors
                  << "\nwords = " << data_.words() << "\ndocuments = " << data_.docs()
                  << "\nvocab = " << (data_.vocab.empty() ? "no" : "yes") << "\n";

@@ -183,7 +183,8 @@ AtomicFile::AtomicFile(const std::string& path, bool binary)
     if (!out_) throw Error("cannot write " + path_ + " (" + std::strerror(errno) + ")");
     return;
   }
-  tmp_path_ = beside(target_, ".tmp." + std::to_string(::getpid()) + "." + std::to_string(g_counter++));
+  tmp_path_ =
+      beside(target_, ".tmp." + std::to_string(::getpid()) + "." + std::to_string(g_counter++));
   slot_ = claim_slot(tmp_path_);
   out_.open(tmp_path_, mode);
   if (!out_) {

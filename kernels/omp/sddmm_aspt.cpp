@@ -30,7 +30,9 @@ class OmpSddmmAsptPlan : public SddmmPlan {
  public:
   OmpSddmmAsptPlan(const CsrView& s, int k, const aspt::AsptParams& requested)
       : s_(s), k_(k),
-        tiling_(aspt::build_aspt_tiling(s, aspt::resolve_params(aspt::sddmm_request(requested), s.rows, s.cols, s.nnz, k, omp_common::split_threads()))) {
+        tiling_(aspt::build_aspt_tiling(
+            s, aspt::resolve_params(aspt::sddmm_request(requested), s.rows, s.cols, s.nnz, k,
+                                    omp_common::split_threads()))) {
     // A light part is "long" when it alone would be several times the work of an average
     // dynamic-schedule unit; it is then run as segments of about `seg` entries. A multiple of 8:
     // omp_simd::sddmm_entries takes entries in groups of 8, then 4, then 1, which round
