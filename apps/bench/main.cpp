@@ -45,8 +45,8 @@ int run(int argc, const char* const argv[]) {
                       : fk::cuda_compiled()              ? "no usable CUDA device of that id"
                                                          : "this build has no CUDA support") +
                      ")");
-  // The CPU has no reduced-precision variants: its fp32 rows keep fp32's tolerance.
-  if (ctx.device() == fk::DeviceKind::kCpu && !options.tolerance_given) options.tolerance = 1e-4;
+  if (!options.tolerance_given)
+    options.tolerance = default_tolerance(options.precision, ctx.device());
   // Variant names are checked before the (possibly long) load or generation of the matrix.
   const Selection selection = select_variants(options, ctx.device());
   if (!options.csv.empty()) read_appendable_csv(options.csv);  // so is the CSV file's header

@@ -152,6 +152,12 @@ std::vector<int> parse_widths(const std::string& text) {
 
 }  // namespace
 
+double default_tolerance(Precision precision, DeviceKind device) {
+  if (device == DeviceKind::kGpu && precision == Precision::kF16) return 2e-3;
+  if (device == DeviceKind::kGpu && precision == Precision::kBF16) return 1e-2;
+  return 1e-4;  // fp32, and every CPU row (the CPU has no reduced-precision variants)
+}
+
 BenchOptions parse_options(int argc, const char* const argv[]) {
   po::options_description desc;
   add_option_groups(desc);
@@ -291,8 +297,6 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   }
   // Half precision rounds each input to 11 (fp16) or 8 (bf16) significant bits: products err by up
   // to ~2^-10 or ~2^-8 of sum |terms|.
-  if (o.precision == Precision::kF16) o.tolerance = 2e-3;
-  if (o.precision == Precision::kBF16) o.tolerance = 1e-2;
   o.tolerance_given = vm.count("tolerance") > 0;
   if (o.tolerance_given) o.tolerance = vm["tolerance"].as<double>();
   if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))

@@ -56,13 +56,19 @@ struct BenchOptions {
   bool flush = true;                  // evict caches before every timed run
   std::string csv;
   std::uint64_t seed = 1;
-  double tolerance = 1e-4;            // max_rel_err above this marks the row "wrong"
-  bool tolerance_given = false;       // --tolerance named (else the precision's default)
+  // max_rel_err above this marks the row "wrong": --tolerance, else (set once the device is
+  // known) default_tolerance.
+  double tolerance = 1e-4;
+  bool tolerance_given = false;
   // Lowest operand precision accepted: fp16/bf16 admit the tensor-core variants (and let auto
-  // pick them) and loosen the default tolerance to the half-precision one.
+  // pick them) and, on the GPU, loosen the default tolerance to the half-precision one.
   Precision precision = Precision::kF32;
   std::int64_t check_nnz = 200000;    // nonzeros' worth of rows checked against the reference
 };
+
+// The tolerance when --tolerance is not given: the half-precision ones for fp16/bf16 on the GPU
+// (the tensor-core variants round their operands), fp32's 1e-4 otherwise.
+double default_tolerance(Precision precision, DeviceKind device);
 
 // argv as given to main. Throws UsageError naming the option for anything wrong.
 BenchOptions parse_options(int argc, const char* const argv[]);
