@@ -98,8 +98,11 @@ int gap_main(int argc, char** argv) {
   defaults.out = "out/gap";
   defaults.out_help =
       "output directory (created when missing): lambda.npy (words x factors, each column a "
-      "distribution over the words), x.npy (documents x factors, the MAP X), top_words.txt, "
-      "coherence.csv, vocab.txt (the words, or a ratings file's item ids, in lambda.npy's row "
+      "distribution over the words), x.npy (documents x factors, the MAP X), top_words.txt (each "
+      "factor's most probable words, "
+      "to read) and top_words.csv (the same with their probabilities, one row per word: for "
+      "programs), coherence.csv, vocab.txt (the words, or a ratings file's item ids, in "
+      "lambda.npy's row "
       "order), doc_ids.txt (a ratings file's user ids in x.npy's row order: the order users first "
       "appear; other inputs' rows are their documents in input order), model.ini, metrics.jsonl "
       "(one line per iteration), "

@@ -33,9 +33,10 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
      "compute the metrics (train_ll, heldout_ll, objective: one more SDDMM per matrix, and the "
      "test fit) every N iterations and after the last; 0: after the last only")
     ("top-words", po::value<int>(&o.top_words)->default_value(o.top_words)->value_name("N"),
-     "words per factor in top_words.txt, and (at most 20 of them) in the topic coherence of the "
-     "final model (coherence.csv, summary.json; as fk-lda's: mean UMass and NPMI of each "
-     "factor's word pairs from document co-occurrence in the training counts; below 2: none)")
+     "words per factor in top_words.txt and top_words.csv (0: neither), and (at most 20 of them) "
+     "in the topic coherence of the final model (coherence.csv, summary.json; as fk-lda's: mean "
+     "UMass and NPMI of each factor's word pairs from document co-occurrence in the training "
+     "counts; below 2: none)")
     ("min-count", po::value<std::int64_t>(&o.min_count)->default_value(o.min_count)->value_name("N"),
      "text input: drop words with fewer occurrences (text is split into words at every byte "
      "that is not an ASCII letter or part of a UTF-8 character, ASCII letters are lowercased; "

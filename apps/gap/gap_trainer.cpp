@@ -83,9 +83,8 @@ class Trainer {
   TrainResult run() {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
-         {"lambda.npy", "x.npy", "top_words.txt", "coherence.csv", "vocab.txt", "doc_ids.txt",
-          "model.ini",
-          "summary.json", "metrics.jsonl", "config.ini", "config.json"},
+         {"lambda.npy", "x.npy", "top_words.txt", "top_words.csv", "coherence.csv", "vocab.txt",
+          "doc_ids.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini", "config.json"},
          data_.input_files, rounding_,
          {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}},
          "fk-gap", implied_});
@@ -185,18 +184,11 @@ class Trainer {
   void write_model(const TrainResult& r) const {
     io::write_npy(out_ + "/lambda.npy", r.lambda);
     io::write_npy(out_ + "/x.npy", r.x);
-    const std::vector<std::vector<std::string>> words =
-        lda::top_words(r.lambda, opt_.top_words, data_.vocab);
     if (opt_.top_words > 0) {
-      io::AtomicFile f(out_ + "/top_words.txt");
-      for (int k = 0; k < opt_.factors; ++k) {
-        f.stream() << "factor " << k << ":";
-        for (const std::string& w : words[k]) f.stream() << ' ' << w;
-        f.stream() << '\n';
-      }
-      f.commit();
+      lda::write_top_words(out_, r.lambda, opt_.top_words, data_.vocab, "factor");
     } else {
       app::remove_stale_output(out_ + "/top_words.txt");
+      app::remove_stale_output(out_ + "/top_words.csv");
     }
     if (!data_.vocab.empty()) {
       io::AtomicFile f(out_ + "/vocab.txt");

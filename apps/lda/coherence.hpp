@@ -62,7 +62,8 @@ std::optional<TopicCoherence> score_topics(const HostDense<float>& lambda, int w
                                            const std::string& unit = "topic");
 
 // Writes `path` atomically as CSV: UNIT,umass,npmi,words; `words` holds each topic's listed words
-// (space-separated in the last column, quoted where CSV needs it); undefined scores are empty.
+// (space-separated in the last column, quoted where CSV needs it: a word holding a space reads as
+// two there, top_words.csv keeps each word whole); undefined scores are empty.
 void write_coherence_csv(const std::string& path, const TopicCoherence& coherence,
                          const std::vector<std::vector<std::string>>& words,
                          const std::string& unit = "topic");

@@ -52,10 +52,10 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
      "evaluate (held-out log-likelihood, perplexity, training bound) every N passes and after "
      "the last; 0: after the last pass only")
     ("top-words", po::value<int>(&o.top_words)->default_value(o.top_words)->value_name("N"),
-     "words per topic in top_words.txt, and (at most 20 of them) in the topic coherence of the "
-     "final model (coherence.csv, summary.json: mean UMass with +1 smoothing and mean NPMI over "
-     "each topic's word pairs, from document co-occurrence in the training documents; below 2: "
-     "none)")
+     "words per topic in top_words.txt and top_words.csv (0: neither), and (at most 20 of them) "
+     "in the topic coherence of the final model (coherence.csv, summary.json: mean UMass with +1 "
+     "smoothing and mean NPMI over each topic's word pairs, from document co-occurrence in the "
+     "training documents; below 2: none)")
     ("min-count", po::value<std::int64_t>(&o.min_count)->default_value(o.min_count)->value_name("N"),
      "text input: drop words seen fewer than N times in the corpus (text is split into words at "
      "every byte that is not an ASCII letter or part of a UTF-8 character, ASCII letters are "

@@ -20,6 +20,7 @@
 #include "apps/common/repeatability.hpp"
 #include "apps/lda/lda_math.hpp"
 #include "core/io/atomic_file.hpp"
+#include "core/io/csv.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
 #include "core/progress.hpp"
@@ -199,8 +200,8 @@ class Trainer {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_, opt_.resume, fingerprint(), config_, "pass", "pass", common_.iters,
          {"topics.npy", "lambda.npy", "doc_topics.npy", "train_doc_ids.npy", "top_words.txt",
-          "coherence.csv", "vocab.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini",
-          "config.json"},
+          "top_words.csv", "coherence.csv", "vocab.txt", "model.ini", "summary.json",
+          "metrics.jsonl", "config.ini", "config.json"},
          data_.input_files, rounding_,
          {{"lambda.npy", data_.words, opt_.topics}, {"gamma.npy", data_.train_docs, opt_.topics}},
          "fk-lda", implied_});
@@ -421,18 +422,11 @@ class Trainer {
     } else {
       app::remove_stale_output(out_ + "/train_doc_ids.npy");
     }
-    const std::vector<std::vector<std::string>> words =
-        top_words(r.lambda, opt_.top_words, data_.vocab);
     if (opt_.top_words > 0) {  // as fk-gap: --top-words 0 asks for no list
-      io::AtomicFile f(out_ + "/top_words.txt");
-      for (int t = 0; t < k; ++t) {
-        f.stream() << "topic " << t << ":";
-        for (const std::string& w : words[t]) f.stream() << ' ' << w;
-        f.stream() << '\n';
-      }
-      f.commit();
+      write_top_words(out_, r.lambda, opt_.top_words, data_.vocab, "topic");
     } else {
       app::remove_stale_output(out_ + "/top_words.txt");
+      app::remove_stale_output(out_ + "/top_words.csv");
     }
     if (data_.vocab.empty()) {
       app::remove_stale_output(out_ + "/vocab.txt");
@@ -627,6 +621,30 @@ std::vector<std::vector<std::string>> word_names(const std::vector<std::vector<s
 std::vector<std::vector<std::string>> top_words(const HostDense<float>& lambda, int words,
                                                 const std::vector<std::string>& vocab) {
   return word_names(top_word_ids(lambda, words), vocab, lambda.rows());
+}
+
+void write_top_words(const std::string& dir, const HostDense<float>& lambda, int words,
+                     const std::vector<std::string>& vocab, const std::string& unit) {
+  const std::vector<std::vector<std::int64_t>> ids = top_word_ids(lambda, words);
+  const std::vector<std::vector<std::string>> names = word_names(ids, vocab, lambda.rows());
+  std::vector<double> column_sum(static_cast<std::size_t>(lambda.cols()), 0.0);
+  for (std::int64_t w = 0; w < lambda.rows(); ++w)
+    for (std::int64_t t = 0; t < lambda.cols(); ++t) column_sum[t] += lambda.row(w)[t];
+  io::AtomicFile text(dir + "/top_words.txt");
+  io::CsvWriter csv(dir + "/top_words.csv", {unit, "rank", "word", "weight"});
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    text.stream() << unit << ' ' << t << ":";
+    for (std::size_t r = 0; r < ids[t].size(); ++r) {
+      text.stream() << ' ' << names[t][r];
+      char weight[32];
+      std::snprintf(weight, sizeof weight, "%.9g",
+                    column_sum[t] > 0 ? lambda.row(ids[t][r])[t] / column_sum[t] : 0.0);
+      csv.row({std::to_string(t), std::to_string(r + 1), names[t][r], weight});
+    }
+    text.stream() << '\n';
+  }
+  text.commit();
+  csv.commit();
 }
 
 LdaModel load_lda_model(const std::string& dir) {

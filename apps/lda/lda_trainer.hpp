@@ -67,13 +67,20 @@ TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, c
 // The ids of the `words` most probable words of every topic (by λ, W x K), most probable first
 // (ties: the lower id first); one pass over λ.
 std::vector<std::vector<std::int64_t>> top_word_ids(const HostDense<float>& lambda, int words);
-// The same as text ("w123" when there is no vocabulary).
 // Word ids as text: vocab[id] when `vocab` has all `words` words, else "w123".
 std::vector<std::vector<std::string>> word_names(const std::vector<std::vector<std::int64_t>>& ids,
                                                  const std::vector<std::string>& vocab,
                                                  std::int64_t words);
+// The `words` most probable words of every topic as text (word_names of top_word_ids).
 std::vector<std::vector<std::string>> top_words(const HostDense<float>& lambda, int words,
                                                 const std::vector<std::string>& vocab);
+// Writes the `words` most probable words of every column of λ (W x K) twice, atomically:
+// <dir>/top_words.txt for reading ("<unit> t: w1 w2 ..."; a word holding a space reads as two
+// there) and <dir>/top_words.csv for programs (<unit>,rank,word,weight: one row per word, quoted
+// as CSV needs, rank 1 the most probable, weight λ[w][t] over its column's sum, the word's
+// probability in the topic). words > 0.
+void write_top_words(const std::string& dir, const HostDense<float>& lambda, int words,
+                     const std::vector<std::string>& vocab, const std::string& unit);
 
 // A saved model (the --out of a training run).
 struct LdaModel {

@@ -68,6 +68,7 @@ TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {
       EXPECT_TRUE(json_number(line, key)) << key << " in " << line;
   }
   EXPECT_EQ(read_lines(dir.file("top_words.txt")).size(), 5u);
+  EXPECT_EQ(read_lines(dir.file("top_words.csv")).size(), 1u + 5u * 10u) << "a row per word";
   const std::string summary = slurp(dir.file("summary.json"));
   EXPECT_TRUE(json_number(summary, "unigram_heldout_ll"));
   EXPECT_TRUE(json_number(summary, "heldout_ll"));
@@ -104,6 +105,7 @@ TEST(GapCli, ReportsTheSavedFactorsCoherence) {
   ASSERT_EQ(off.status, 0) << off.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("coherence.csv")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("top_words.txt")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("top_words.csv")));
   EXPECT_FALSE(json_number(slurp(dir.file("summary.json")), "coherence_npmi"));
 }
 

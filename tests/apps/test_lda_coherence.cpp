@@ -139,6 +139,39 @@ TEST(LdaCoherence, TopWordIdsMatchAFullSort) {
   }
 }
 
+// top_words.csv gives every listed word its own quoted field, so that words holding spaces, commas
+// or quotes (a vocabulary's lines, a ratings file's item ids) read back whole, with the rank and
+// the word's probability in its topic (λ over its column's sum); top_words.txt lists the same.
+TEST(LdaCoherence, TopWordsCsvKeepsWordsWholeWithTheirProbabilities) {
+  HostDense<float> lambda(4, 2);  // W x K
+  const float values[4][2] = {{1, 0}, {5, 2}, {3, 2}, {1, 4}};
+  for (int w = 0; w < 4; ++w)
+    for (int t = 0; t < 2; ++t) lambda(w, t) = values[w][t];
+  const std::vector<std::string> vocab = {"plain", "two words", "a,comma", "say \"hi\""};
+  test::TempDir dir;
+  write_top_words(dir.path(), lambda, 3, vocab, "factor");
+  io::CsvReader csv(dir.file("top_words.csv"));
+  ASSERT_EQ(csv.header(), (std::vector<std::string>{"factor", "rank", "word", "weight"}));
+  const std::vector<std::vector<std::string>> expected = {
+      {"0", "1", "two words", "0.5"},
+      {"0", "2", "a,comma", "0.3"},
+      {"0", "3", "plain", "0.1"},
+      {"1", "1", "say \"hi\"", "0.5"},
+      {"1", "2", "two words", "0.25"},
+      {"1", "3", "a,comma", "0.25"}};  // ties: the lower word id first
+  std::vector<std::string> row;
+  for (const std::vector<std::string>& want : expected) {
+    ASSERT_TRUE(csv.next(row));
+    EXPECT_EQ(std::vector<std::string>(row.begin(), row.begin() + 3),
+              std::vector<std::string>(want.begin(), want.begin() + 3));
+    EXPECT_NEAR(std::stod(row[3]), std::stod(want[3]), 1e-7) << row[2];
+  }
+  EXPECT_FALSE(csv.next(row));
+  EXPECT_EQ(test::read_lines(dir.file("top_words.txt")),
+            (std::vector<std::string>{"factor 0: two words a,comma plain",
+                                      "factor 1: say \"hi\" two words a,comma"}));
+}
+
 // The lists a topics x words matrix (λ as lambda.npy stores it, or the true β) ranks first.
 std::vector<std::vector<std::int64_t>> top_lists(const HostDense<float>& topics_by_words, int n) {
   HostDense<float> by_topic(topics_by_words.cols(), topics_by_words.rows());  // W x K
@@ -192,6 +225,12 @@ TEST(LdaCoherence, TrainingReportsTheSavedModelsCoherence) {
     ++rows;
   }
   EXPECT_EQ(rows, 5u);
+  {
+    io::CsvReader listed(dir.file("top_words.csv"));
+    std::size_t words = 0;
+    while (listed.next(row)) ++words;
+    EXPECT_EQ(words, 5u * 8u) << "one row per topic and word";
+  }
 
   // At most 20 words score (the pairs' cost grows with their square); top_words.txt keeps them all.
   const auto wide = run("25");
