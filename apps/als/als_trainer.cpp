@@ -16,6 +16,7 @@
 #include "apps/common/precision.hpp"
 #include "apps/common/repeatability.hpp"
 #include "apps/common/train_loop.hpp"
+#include "core/build_info.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
@@ -219,6 +220,7 @@ class Trainer {
     for (const IterReport& it : r.iters) secs.push_back(it.seconds);
     app::JsonObject j;
     j.add("device", device_)
+        .add("build", build_commit())
         .add("mode", opt_.implicit ? "implicit" : "explicit")
         .add("solver", to_string(opt_.solver_kind))
         .add("factors", opt_.factors)

@@ -8,6 +8,7 @@
 #include "apps/bench/problem.hpp"
 #include "apps/bench/report.hpp"
 #include "apps/bench/runner.hpp"
+#include "core/build_info.hpp"
 #include "core/context.hpp"
 #include "core/gpu_hooks.hpp"
 #include "core/io/standard_output.hpp"
@@ -20,6 +21,10 @@ int run(int argc, const char* const argv[]) {
   BenchOptions options = parse_options(argc, argv);
   if (options.help) {
     std::cout << help_text();
+    return 0;
+  }
+  if (options.version) {
+    std::cout << "fk-bench (factorkit " << fk::build_commit() << ")\n";
     return 0;
   }
   if (options.list) {

@@ -108,7 +108,8 @@ void add_option_groups(po::options_description& out) {
        "matrix features its rules read, then exit: nothing is prepared or run, so no GPU is needed. With "
        "--csv, one row per choice (op, form, matrix, m, n, nnz, k, device, rows, row_mean, row_cv, row_max, "
        "col_span, neighbour_share, auto_pick)")
-      ("help,h", "print this help, then exit");
+      ("help,h", "print this help, then exit")
+      ("version", "print the commit this program was built from, then exit");
 
   out.add(source).add(run).add(info);
 }
@@ -178,8 +179,9 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
 
   BenchOptions o;
   o.help = vm.count("help") > 0;
+  o.version = vm.count("version") > 0;
   o.list = vm.count("list") > 0;
-  if (o.help || o.list) return o;
+  if (o.help || o.version || o.list) return o;
 
   if (!vm.count("command")) throw UsageError("missing command: 'sddmm', 'spmm' or 'ratio-spmm'");
   const std::string command = vm["command"].as<std::string>();
@@ -370,10 +372,12 @@ std::string help_text() {
         "             counts as inf.\n"
         "  auto       its own row: the variant `auto` picks, with its own plan; the summary line compares it\n"
         "             with the fastest variant.\n"
-        "  CSV only   chosen (auto's pick), min_ms, runs, bound (memory or compute), baseline, checked_rows,\n"
-        "             status (ok, wrong: above --tolerance, failed: threw; speedup is empty unless the\n"
-        "             baseline row is ok), message, seed, and how the row was measured: precision,\n"
-        "             flush_bytes (0: no flush), warmup, tolerance.\n"
+        "  CSV only   chosen (auto's pick), min_ms and max_ms (the spread of the timed runs), runs, bound\n"
+        "             (memory or compute), baseline, checked_rows, status (ok, wrong: above --tolerance,\n"
+        "             failed: threw; speedup is empty unless the baseline row is ok), message, seed, and\n"
+        "             how the row was measured: precision, flush_bytes (0: no flush), warmup, tolerance,\n"
+        "             bandwidth_gbs (the bandwidth floor_ms assumes, measured by this run: floors of\n"
+        "             separate runs differ with it), build (the commit fk-bench was built from).\n"
         "\n"
         "exit status: 0 all rows ok; 1 a variant failed or exceeded --tolerance, or a run-time error;\n"
         "             2 a bad command line.\n";

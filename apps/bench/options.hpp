@@ -28,6 +28,7 @@ std::string ratio_form_label(RatioForm form, Op op);
 
 struct BenchOptions {
   bool help = false;
+  bool version = false;
   bool list = false;
   // Print the variant `auto` would choose for each (K, form or op) and the features its rules
   // saw, without preparing or running anything (so it needs no GPU to explain GPU choices).

@@ -57,6 +57,7 @@ std::vector<std::string> fields_of(const ResultRow& r) {
           measured ? num(r.prep_ms) : "",
           measured ? num(r.median_ms) : "",
           measured ? num(r.min_ms) : "",
+          measured ? num(r.max_ms) : "",
           measured ? std::to_string(r.runs) : "",
           measured ? num(r.gflops) : "",
           measured ? num(r.gbps) : "",
@@ -72,7 +73,9 @@ std::vector<std::string> fields_of(const ResultRow& r) {
           r.precision,
           std::to_string(r.flush_bytes),
           std::to_string(r.warmup),
-          num(r.tolerance)};
+          num(r.tolerance),
+          num(r.bandwidth_gbs),
+          r.build};
 }
 
 constexpr int kVariantWidth = 38;  // "auto -> " + a long variant name
@@ -81,11 +84,12 @@ constexpr int kVariantWidth = 38;  // "auto -> " + a long variant name
 
 const std::vector<std::string>& csv_header() {
   static const std::vector<std::string> header = {
-      "op",        "form",      "matrix",       "m",       "n",       "nnz",    "k",
-      "variant",   "chosen",    "device",       "device_name", "threads", "prep_ms", "median_ms",
-      "min_ms",    "runs",      "gflops",       "gbps",    "floor_ms", "bound",  "baseline",
-      "speedup_vs_baseline",    "max_rel_err",  "checked_rows", "status", "message", "seed",
-      "precision", "flush_bytes", "warmup", "tolerance"};
+      "op",        "form",        "matrix",       "m",          "n",         "nnz",
+      "k",         "variant",     "chosen",       "device",     "device_name", "threads",
+      "prep_ms",   "median_ms",   "min_ms",       "max_ms",     "runs",      "gflops",
+      "gbps",      "floor_ms",    "bound",        "baseline",   "speedup_vs_baseline",
+      "max_rel_err", "checked_rows", "status",    "message",    "seed",      "precision",
+      "flush_bytes", "warmup",    "tolerance",    "bandwidth_gbs", "build"};
   return header;
 }
 

@@ -19,7 +19,7 @@ struct ResultRow {
   std::string device;   // "cpu" | "gpu"
   std::string device_name;
   int threads = 0;
-  double prep_ms = 0, median_ms = 0, min_ms = 0;
+  double prep_ms = 0, median_ms = 0, min_ms = 0, max_ms = 0;
   int runs = 0;
   double gflops = 0, gbps = 0, floor_ms = 0;
   std::string bound;     // which floor term dominates: "memory" | "compute"
@@ -36,6 +36,8 @@ struct ResultRow {
                                  // a case larger than the flush buffer on the CPU)
   int warmup = 0;
   double tolerance = 0;
+  double bandwidth_gbs = 0;  // the memory bandwidth floor_ms assumes (measured by this process)
+  std::string build;         // fk::build_commit() of the binary
 };
 
 // The CSV columns of the benchmark's rows, in order.

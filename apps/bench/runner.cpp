@@ -13,6 +13,7 @@
 #include "apps/bench/check.hpp"
 #include "apps/bench/report.hpp"
 #include "apps/bench/timing.hpp"
+#include "core/build_info.hpp"
 #include "core/device_buffer.hpp"
 #include "core/memory.hpp"
 #include "core/random.hpp"
@@ -353,6 +354,7 @@ class Runner {
          << "  " << f.rows << " x " << f.cols << ", nnz " << f.nnz << "; rows: mean " << std::setprecision(4) << f.row_mean
          << ", cv " << f.row_cv << ", max " << f.row_max << ", empty " << f.empty_rows << "; non-empty columns "
          << f.nonempty_cols << "\n"
+         << "build: " << build_commit() << "\n"
          << "device: " << ctx_.describe() << "\n"
          << "bandwidth: " << std::fixed << std::setprecision(1) << ceilings_.bandwidth_gbs << " GB/s ("
          << ceilings_.bandwidth_how << ")\n"
@@ -563,6 +565,8 @@ class Runner {
     row.flush_bytes = flush ? static_cast<std::int64_t>(timer_->flush_bytes()) : 0;
     row.warmup = o_.warmup;
     row.tolerance = o_.tolerance;
+    row.bandwidth_gbs = ceilings_.bandwidth_gbs;
+    row.build = build_commit();
     return row;
   }
 
@@ -645,6 +649,7 @@ class Runner {
   void finish_row(const std::vector<double>& ms, const CaseInfo& info, ResultRow& row) {
     row.median_ms = median(ms);
     row.min_ms = *std::min_element(ms.begin(), ms.end());
+    row.max_ms = *std::max_element(ms.begin(), ms.end());
     row.runs = o_.runs;
     const double seconds = row.median_ms * 1e-3;
     row.gflops = seconds > 0 ? info.flops / seconds * 1e-9 : kNaN;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/common/output.hpp"
+#include "core/build_info.hpp"
 #include "core/io/parse.hpp"
 #include "core/log.hpp"
 
@@ -105,10 +106,10 @@ std::vector<ConfigEntryLine> read_config_entries(const std::string& path, const 
       fail(line_no,
            "'config' cannot be set inside a config file: nested config files are not "
            "read; give --config on the command line");
-    if (key == "help" || key == "h")
+    if (key == "help" || key == "h" || key == "version")
       fail(line_no, "'" + key +
-                        "' cannot be set inside a config file: help is printed when "
-                        "--help is given on the command line");
+                        "' cannot be set inside a config file: it is printed when given on the "
+                        "command line");
     if (!options.find_nothrow(key, /*approx=*/false))
       fail(line_no, "'" + key + "' is not an option of this command");
     const auto [it, fresh] = first_line.emplace(key, line_no);
@@ -283,6 +284,7 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
   // clang-format off
   common_desc_.add_options()
     ("help,h", "print this help and exit")
+    ("version", "print the commit this program was built from and exit")
     ("config", po::value<std::string>(&common_.config)->value_name("FILE"),
      "read options from an INI file (key = value per line, keys are the long option names "
      "without '--'; not help or config; '#' at a line's start or after a blank starts a "
@@ -443,6 +445,10 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     print_help(help_out);
     return false;
   }
+  if (vm_.count("version")) {
+    help_out << app_name_ << " (factorkit " << build_commit() << ")\n";
+    return false;
+  }
   if (vm_.count("config")) {
     const std::string path = vm_["config"].as<std::string>();
     std::ifstream in(path);
@@ -539,7 +545,7 @@ ResolvedConfig CommandLine::resolved(const ResolvedConfig& overrides) const {
   auto add_from = [&](const po::options_description& desc) {
     for (const auto& opt : desc.options()) {
       const std::string& key = opt->long_name();
-      if (key == "help" || key == "config" || key == kPositional) continue;
+      if (key == "help" || key == "version" || key == "config" || key == kPositional) continue;
       const auto it = vm_.find(key);
       if (it == vm_.end() || it->second.empty()) continue;
       out.push_back(

@@ -90,7 +90,8 @@ class CommandLine {
   po::options_description& app_options() { return app_; }
 
   // Parses argv[first..argc) and then --config FILE (values from the command line win). Returns
-  // false when --help was asked for: the help text has then been written to `help_out`. Throws
+  // false when --help or --version was asked for: the help text, or the app's name and
+  // fk::build_commit(), has then been written to `help_out`. Throws
   // UsageError naming the option for an unknown option, a value that does not parse, a bad
   // --format/--device value, or a config file that cannot be read.
   bool parse(int argc, const char* const* argv, int first = 1);
@@ -122,9 +123,9 @@ class CommandLine {
 
   void print_help(std::ostream& os) const;
 
-  // Every option (common and app) with its final value, in declaration order; --config, --help
-  // and options without a value are left out. `overrides` replaces the value of a key (an app's
-  // derived default, e.g. alpha = 1/K) or appends it when the key is unknown.
+  // Every option (common and app) with its final value, in declaration order; --config, --help,
+  // --version and options without a value are left out. `overrides` replaces the value of a key
+  // (an app's derived default, e.g. alpha = 1/K) or appends it when the key is unknown.
   ResolvedConfig resolved(const ResolvedConfig& overrides = {}) const;
 
  private:

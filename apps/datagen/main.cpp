@@ -22,6 +22,7 @@
 #include "apps/common/app_main.hpp"
 #include "apps/common/options.hpp"
 #include "apps/common/output.hpp"
+#include "core/build_info.hpp"
 #include "core/context.hpp"
 #include "core/generate/lda_corpus.hpp"
 #include "core/generate/ratings.hpp"
@@ -87,7 +88,8 @@ void print_usage(std::ostream& os) {
      << ".\n"
         "  fk-datagen sparse  --spec SPEC --out FILE.mtx|FILE.smtx\n"
         "      Synthetic sparse matrix as Matrix Market (with values) or DLMC .smtx (pattern).\n"
-        "  fk-datagen COMMAND --help   explains every option of COMMAND\n";
+        "  fk-datagen COMMAND --help   explains every option of COMMAND\n"
+        "  fk-datagen --version        prints the commit it was built from\n";
 }
 
 // Options every command has.
@@ -439,6 +441,10 @@ int datagen_main(int argc, char** argv) {
   const std::string cmd = argv[1];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     print_usage(std::cout);
+    return 0;
+  }
+  if (cmd == "--version") {
+    std::cout << kApp << " (factorkit " << build_commit() << ")\n";
     return 0;
   }
   if (cmd == "lda" || cmd == "ratings" || cmd == "sparse")

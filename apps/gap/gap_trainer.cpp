@@ -17,6 +17,7 @@
 #include "apps/common/repeatability.hpp"
 #include "apps/common/train_loop.hpp"
 #include "apps/lda/lda_trainer.hpp"
+#include "core/build_info.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
@@ -223,6 +224,7 @@ class Trainer {
     for (const IterReport& it : r.iters) secs.push_back(it.seconds);
     app::JsonObject j;
     j.add("device", device_)
+        .add("build", build_commit())
         .add("factors", opt_.factors)
         .add("a", opt_.a)
         .add("b", opt_.b)

@@ -19,6 +19,7 @@
 #include "apps/common/precision.hpp"
 #include "apps/common/repeatability.hpp"
 #include "apps/lda/lda_math.hpp"
+#include "core/build_info.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/csv.hpp"
 #include "core/io/npy.hpp"
@@ -455,6 +456,7 @@ class Trainer {
     for (const PassReport& p : r.passes) secs.push_back(p.seconds);
     app::JsonObject j;
     j.add("device", device_)
+        .add("build", build_commit())
         .add("topics", opt_.topics)
         .add("words", data_.words)
         .add("train_documents", data_.train_docs)

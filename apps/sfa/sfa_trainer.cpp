@@ -15,6 +15,7 @@
 #include "apps/common/precision.hpp"
 #include "apps/common/repeatability.hpp"
 #include "apps/common/train_loop.hpp"
+#include "core/build_info.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
@@ -209,6 +210,7 @@ class Trainer {
     for (const PassReport& it : r.iters) secs.push_back(it.seconds);
     app::JsonObject j;
     j.add("device", device_)
+        .add("build", build_commit())
         .add("mstep", to_string(opt_.mstep_kind))
         .add("factors", opt_.factors)
         .add("users", data_.users())

@@ -722,6 +722,7 @@ TEST(AlsCli, ConfigFileCannotSetHelpOrConfig) {
       {"# nested\nfactors = 3\nconfig = " + dir.file("other.ini") + "\n", "config", 3},
       {"iters = 1\n  help = true  # print it\n", "help", 2},
       {"\xEF\xBB\xBFh = 1\n", "h", 1},  // after a byte order mark
+      {"version = true\n", "version", 1},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.key);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/build_info.hpp"
 #include "core/generate/sparse.hpp"
 #include "kernels/ratio_spmm.hpp"
 #include "kernels/sddmm.hpp"
@@ -101,9 +102,9 @@ std::string fresh_seed() { return std::to_string(std::random_device{}() % 100000
 
 const char* const kExpectedHeader =
     "op,form,matrix,m,n,nnz,k,variant,chosen,device,device_name,threads,prep_ms,median_ms,min_ms,"
-    "runs,gflops,gbps,"
+    "max_ms,runs,gflops,gbps,"
     "floor_ms,bound,baseline,speedup_vs_baseline,max_rel_err,checked_rows,status,message,seed,"
-    "precision,flush_bytes,warmup,tolerance";
+    "precision,flush_bytes,warmup,tolerance,bandwidth_gbs,build";
 
 // Every row of `csv` measured, correct to float32 rounding, with the numbers the report needs.
 void expect_rows_checked(const Csv& csv) {
@@ -113,7 +114,11 @@ void expect_rows_checked(const Csv& csv) {
     ASSERT_FALSE(row.at("max_rel_err").empty());
     EXPECT_LT(std::stod(row.at("max_rel_err")), 1e-4);
     EXPECT_GT(std::stod(row.at("median_ms")), 0.0);
+    EXPECT_LE(std::stod(row.at("min_ms")), std::stod(row.at("median_ms")));
+    EXPECT_GE(std::stod(row.at("max_ms")), std::stod(row.at("median_ms")));
     EXPECT_GT(std::stod(row.at("gflops")), 0.0);
+    EXPECT_GT(std::stod(row.at("bandwidth_gbs")), 0.0);
+    EXPECT_EQ(row.at("build"), build_commit());
     EXPECT_GT(std::stod(row.at("floor_ms")), 0.0);
     EXPECT_EQ(row.at("device"), "cpu");
     EXPECT_EQ(row.at("precision"), "fp32");

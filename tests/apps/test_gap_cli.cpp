@@ -15,6 +15,7 @@
 #include "apps/lda/coherence.hpp"
 #include "apps/lda/corpus.hpp"
 #include "apps/lda/lda_trainer.hpp"
+#include "core/build_info.hpp"
 #include "core/generate/lda_corpus.hpp"
 #include "core/io/matrix_market.hpp"
 #include "core/io/npy.hpp"
@@ -71,6 +72,7 @@ TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {
   EXPECT_EQ(read_lines(dir.file("top_words.csv")).size(), 1u + 5u * 10u) << "a row per word";
   const std::string summary = slurp(dir.file("summary.json"));
   EXPECT_TRUE(json_number(summary, "unigram_heldout_ll"));
+  EXPECT_EQ(test::json_string(summary, "build"), build_commit());
   EXPECT_TRUE(json_number(summary, "heldout_ll"));
   EXPECT_NE(r.out.find("unigram baseline"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("unigram baseline"), std::string::npos) << "the log names the baseline";
