@@ -5,6 +5,17 @@
 
 namespace fk::tc {
 
+std::int64_t tc_step_count(const HostVectorCsr& e) {
+  std::int64_t steps = 0;
+  for (std::int64_t br = 0; br < e.block_rows(); ++br)
+    steps += (e.block_ptr[br + 1] - e.block_ptr[br] + kStepSlots - 1) / kStepSlots;
+  return steps;
+}
+
+bool staged_indexes_fit(const HostVectorCsr& e) {
+  return e.cols < 32767 && tc_step_count(e) * kStepSlots * e.v < (std::int64_t(1) << 31);
+}
+
 TcSteps deal_tc_steps(const HostVectorCsr& e) {
   TcSteps out;
   const std::int64_t block_rows = e.block_rows();

@@ -29,6 +29,12 @@ struct TcSteps {
 
 // Deals every block row of `e` into ceil(vectors / 16) steps (the last one padded with -1).
 TcSteps deal_tc_steps(const HostVectorCsr& e);
+// The steps deal_tc_steps(e) makes, without making them.
+std::int64_t tc_step_count(const HostVectorCsr& e);
+// Whether the staged kernel's 32-bit step offsets and 16-bit staged row numbers hold `e`: steps x
+// 16 slots x V values under 2^31, and N under 32767 (row numbers 2r + 1 of rows r <= N in 16
+// bits; a slice that large would not fit in shared memory anyway).
+bool staged_indexes_fit(const HostVectorCsr& e);
 
 // Step halves of `steps` whose columns are not all in distinct residue classes mod 8 (padding
 // slots excluded), for the benchmark and tests: the shared-memory conflicts the dealer left.

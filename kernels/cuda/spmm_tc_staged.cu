@@ -410,17 +410,18 @@ bool staged_fits(const Context& ctx, std::int64_t cols, int v) {
 bool staged_pays(const Context& ctx, const HostVectorCsr& e, int k) {
   const double slices = double((std::int64_t(k) + kSliceK - 1) / kSliceK);
   return staged_fits(ctx, e.cols, e.v) && e.rows >= kStagedMinRows &&
-         double(e.vectors()) * slices >= kStagedWorkPerColumn * double(e.cols);
+         double(e.vectors()) * slices >= kStagedWorkPerColumn * double(e.cols) &&
+         staged_indexes_fit(e);
 }
 
 StagedVectorCsr::StagedVectorCsr(const HostVectorCsr& e, Precision precision)
     : v_(e.v), rows_(e.rows), cols_(e.cols), block_rows_(e.block_rows()) {
+  // The kernel indexes steps and staged rows' bytes in 32 bits and staged rows in 16 (staged_pays
+  // gives larger problems to the gather kernel).
+  FK_CHECK(staged_indexes_fit(e), "staged tensor-core SpMM: " << tc_step_count(e) << " steps of "
+                                                              << e.cols << " columns are too many");
   const TcSteps steps = deal_tc_steps(e);
   const std::int64_t n = steps.steps();
-  // The kernel indexes steps and staged rows' bytes in 32 bits; row numbers 2r + (bit 2 of r) of
-  // staged rows r <= N must fit 16 bits (more rows would not fit in shared memory anyway).
-  FK_CHECK(n * kStepSlots * e.v < (std::int64_t(1) << 31) && e.cols < 32767,
-           "staged tensor-core SpMM: " << n << " steps of " << e.cols << " columns are too many");
   std::vector<std::uint16_t> rows(static_cast<std::size_t>(n * kStepSlots));
   std::vector<float> vals(static_cast<std::size_t>(n * kStepSlots * v_), 0.0f);
   std::vector<std::int64_t> source(vals.size(), -1);

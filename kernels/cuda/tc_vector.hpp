@@ -101,7 +101,7 @@ bool staged_fits(const Context& ctx, std::int64_t cols, int v);
 
 // Whether the plans of cuda.spmm.tc_v* run the staged kernel on `e` at this K: where B's slice fits,
 // S has at least kStagedMinRows rows (with fewer block rows than that the slice's warps run short of
-// work), and the work, stored vectors x 16-column slices of K, is at least kStagedWorkPerColumn x N
+// work), its steps fit the kernel's 32-bit offsets (staged_indexes_fit), and the work, stored vectors x 16-column slices of K, is at least kStagedWorkPerColumn x N
 // (every SM copies the N rows of its slice, so the copy's cost grows with N and must be paid back).
 // Set on an H200 on tc_bench's default set and a first out-of-sample set (139 of 150 problems within
 // 10% of the faster kernel), then checked on a second one: 21 of 24, worst 1.18x

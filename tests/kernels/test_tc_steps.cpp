@@ -92,7 +92,27 @@ TEST(TcSteps, RandomPatternsEveryVectorLength) {
     const tc::TcSteps steps = tc::deal_tc_steps(e);
     expect_dealt_once(steps, e);
     EXPECT_LE(tc::conflicting_loads(steps, e), tc::conflicting_loads(ascending(e), e));
+    EXPECT_EQ(tc::tc_step_count(e), steps.steps());
   }
+}
+
+// The staged kernel's limits, at their edges: 32-bit offsets of steps x 16 slots x V values (a
+// block row of 2^28 vectors at V = 8 makes 2^24 steps, 2^31 values: one step too many) and 16-bit
+// staged row numbers (N < 32767). Only block_ptr is read, so no vectors are stored.
+TEST(TcSteps, StagedIndexLimits) {
+  HostVectorCsr e;
+  e.v = 8;
+  e.rows = 8;
+  e.cols = 32766;
+  e.block_ptr = {0, (std::int64_t(1) << 28) - 16};
+  EXPECT_EQ(tc::tc_step_count(e), (std::int64_t(1) << 24) - 1);
+  EXPECT_TRUE(tc::staged_indexes_fit(e));
+  e.block_ptr[1] += 1;  // the 2^24th step, if only one vector of it
+  EXPECT_FALSE(tc::staged_indexes_fit(e));
+  e.block_ptr[1] = 16;
+  EXPECT_TRUE(tc::staged_indexes_fit(e));
+  e.cols = 32767;
+  EXPECT_FALSE(tc::staged_indexes_fit(e));
 }
 
 }  // namespace
