@@ -28,7 +28,8 @@ void add_sfa_options(app::CommandLine& cli, SfaOptions& o) {
      "(BIDMach's SFA steps along the same gradient, with ADAGrad); em: the paper's EM M-step for the mean loadings, every item's "
      "ridge system (λ_m I + Xᵀ T_i X) Λ_i = Xᵀ T_i y_i by preconditioned CG")
     ("lrate", po::value<double>(&o.lrate)->default_value(o.lrate, format_double(o.lrate))->value_name("X"),
-     "learning rate η of --mstep grad (1 is a full step on the approximate curvature); with "
+     "learning rate η of --mstep grad (1 is a full step on the approximate curvature, the items' "
+     "average: a step may overshoot and the objective rise, which the run warns about); with "
      "--mstep em an error on the command line, ignored in a config file (so that a config's value "
      "does not stop a command-line --mstep em)")
     ("mean-prior", po::value<double>(&o.mean_prior)->default_value(o.mean_prior, format_double(o.mean_prior))->value_name("X"),

@@ -259,6 +259,32 @@ TEST(SfaCli, DivergingGradMStepIsWarnedAbout) {
   EXPECT_EQ(fine.err.find("diverges"), std::string::npos) << fine.err;
 }
 
+// A step that overshoots without diverging (the objective rises from one pass to the next) is
+// warned about once, with what falls every pass; the default step and the em M-step fall here and
+// say nothing.
+TEST(SfaCli, RisingObjectiveIsWarnedAboutOnce) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 9);
+  auto run = [&](const std::string& args) {
+    return run_sfa(dir, "--input '" + input + "' --factors 4 --iters 12 --no-user-offset " + args +
+                            " --device cpu --threads 1 --out '" + dir.file("o") + "'");
+  };
+  const Outcome rising = run("--lrate 2.2");
+  ASSERT_EQ(rising.code, 0) << rising.err;
+  const std::string said = "warning: the objective rose from ";
+  const std::size_t at = rising.err.find(said);
+  ASSERT_NE(at, std::string::npos) << rising.err;
+  EXPECT_EQ(rising.err.find(said, at + 1), std::string::npos) << "once: " << rising.err;
+  EXPECT_NE(rising.err.find("the grad M-step overshoots; a lower --lrate or --mstep em"),
+            std::string::npos)
+      << rising.err;
+  for (const char* falling : {"", "--mstep em"}) {
+    const Outcome o = run(falling);
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(o.err.find("objective rose"), std::string::npos) << falling << ": " << o.err;
+  }
+}
+
 TEST(SfaCli, CompareWithoutGpuRunsTheCpu) {
   if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
   test::TempDir dir;
