@@ -45,7 +45,9 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
      app::kPrecisionHelp)
     ("holdout-frac", real(&o.holdout_frac, o.holdout_frac)->value_name("X"),
      "fraction of the documents held out (seeded) to measure the held-out log-likelihood by "
-     "document completion; 0 turns it off")
+     "document completion (each held-out document's θ fitted on half its words by the same "
+     "capped E-step, --inner-iters and --tol: a tighter one moves the score slightly, about 1e-3 "
+     "nats per word on kos at K = 10); 0 turns it off")
     ("test", po::value<std::string>(&o.test)->value_name("FILE"),
      "held-out corpus in the training vocabulary (instead of --holdout-frac), same --format")
     ("eval-every", po::value<int>(&o.eval_every)->default_value(o.eval_every)->value_name("N"),
