@@ -314,7 +314,8 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
     ("compare", po::bool_switch(&common_.compare),
      "run the same configuration on the GPU and on the CPU and print a side-by-side table "
      "(time per iteration, speedup, final quality); the runs write --out/gpu and --out/cpu "
-     "(each a model folder) and --out/compare.json; without a GPU, runs the CPU only")
+     "(each a model folder), --out/compare.json and --out/compare.ini (run the comparison again "
+     "with --config OUT/compare.ini); without a GPU, runs the CPU only")
     ("repeatable", po::bool_switch(&common_.repeatable),
      "GPU: only kernels that give the same bits run after run. Where auto's pick would not (the "
      "kernel line says 'not bitwise repeatable': cuSPARSE's SpMM and a few kernels with atomics), "

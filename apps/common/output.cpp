@@ -392,27 +392,30 @@ void restore_previous_runs() noexcept {
   unfinished_runs().clear();
 }
 
-void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
-                           const std::string& app, const std::string& command) {
-  io::AtomicFile ini(dir + "/config.ini");
-  const std::string of = !app.empty()       ? " of an " + app + " training run"
-                         : !command.empty() ? " of " + command
-                                            : std::string();
-  ini.stream() << "# resolved configuration" << of << "; run again with "
-               << (command.empty() ? std::string() : command + " ") << "--config " << dir
-               << "/config.ini\n";
+void write_config_ini(const std::string& path, const ResolvedConfig& config,
+                      const std::string& of_what, const std::string& command) {
+  io::AtomicFile ini(path);
+  ini.stream() << "# resolved configuration" << (of_what.empty() ? "" : " of " + of_what)
+               << "; run again with " << (command.empty() ? std::string() : command + " ")
+               << "--config " << path << "\n";
   for (const ConfigEntry& e : config) {
     // The config reader takes a '#' after a blank as a comment, and trims blanks at the ends.
     const bool representable =
         e.ini.find(" #") == std::string::npos && e.ini.find("\t#") == std::string::npos &&
         (e.ini.empty() || (e.ini.front() != ' ' && e.ini.back() != ' ' && e.ini.front() != '#'));
     if (!representable)
-      log_warn() << dir << "/config.ini: the value of " << e.key << " ('" << e.ini
+      log_warn() << path << ": the value of " << e.key << " ('" << e.ini
                  << "') cannot be read back from a config file; give --" << e.key
                  << " on the command line when running it again";
     ini.stream() << e.key << " = " << e.ini << '\n';
   }
   ini.commit();
+}
+
+void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
+                           const std::string& app, const std::string& command) {
+  write_config_ini(dir + "/config.ini", config,
+                   !app.empty() ? "an " + app + " training run" : command, command);
   io::AtomicFile json(dir + "/config.json");
   json.stream() << "{\n";
   for (std::size_t i = 0; i < config.size(); ++i)

@@ -75,6 +75,10 @@ class MetricsWriter {
 // infer") is named in the line that says how to run it again.
 void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
                            const std::string& app = "", const std::string& command = "");
+// Writes `path` as config.ini is written, atomically: a first line "# resolved configuration of
+// <of_what>; run again with [<command> ]--config <path>", then one key = value line per entry.
+void write_config_ini(const std::string& path, const ResolvedConfig& config,
+                      const std::string& of_what, const std::string& command = "");
 
 // A training run's results are complete when its last files exist: model.ini (the fk-lda and
 // fk-als models, which infer and recommend require) and summary.json, each written after the rest.

@@ -421,6 +421,21 @@ TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
                                          " --compare --out '" + dir.file("cmp2") + "'");
   ASSERT_EQ(plain.code, 0) << plain.err;
   EXPECT_EQ(plain.err.find("--device is ignored"), std::string::npos) << plain.err;
+  // compare.ini runs the whole comparison again, into the same folder, to the same bits.
+  const std::string whole = slurp(dir.file("cmp") + "/compare.ini");
+  EXPECT_EQ(whole.rfind("# resolved configuration of an fk-als --compare run; run again with "
+                        "--config " + dir.file("cmp") + "/compare.ini\n", 0),
+            0u)
+      << whole;
+  EXPECT_NE(whole.find("\ncompare = true\n"), std::string::npos) << whole;
+  EXPECT_NE(whole.find("\nout = " + dir.file("cmp") + "\n"), std::string::npos) << whole;
+  const Outcome rerun = run_als(dir, "--config '" + dir.file("cmp") + "/compare.ini'");
+  ASSERT_EQ(rerun.code, 0) << rerun.err;
+  EXPECT_NE(rerun.err.find("the model is in " + dir.file("cmp") + "/cpu"), std::string::npos)
+      << rerun.err;
+  EXPECT_EQ(rerun.err.find("--device is ignored"), std::string::npos) << rerun.err;
+  EXPECT_EQ(slurp(dir.file("cmp") + "/cpu/user_factors.npy"), factors);
+  EXPECT_EQ(slurp(dir.file("cmp") + "/compare.ini"), whole);
   // recommend given the --compare folder itself says where its model is.
   const Outcome rec = run_als(dir, "recommend --model '" + dir.file("cmp") + "' --users 1");
   EXPECT_EQ(rec.code, 1);
