@@ -104,7 +104,9 @@ int gap_main(int argc, char** argv) {
       "programs), coherence.csv, vocab.txt (the words, or a ratings file's item ids, in "
       "lambda.npy's row "
       "order), doc_ids.txt (a ratings file's user ids in x.npy's row order: the order users first "
-      "appear; other inputs' rows are their documents in input order), model.ini, metrics.jsonl "
+      "appear; other inputs' rows are their documents in input order), heldout.mtx (with "
+      "--holdout-frac: the thinned held-out tokens heldout_ll scores, documents x words; the input "
+      "less them was trained on), model.ini, metrics.jsonl "
       "(one line per iteration), "
       "summary.json (the final numbers), config.ini and config.json (the resolved "
       "configuration: run again with --config OUT/config.ini)";

@@ -19,6 +19,7 @@
 #include "apps/lda/lda_trainer.hpp"
 #include "core/build_info.hpp"
 #include "core/io/atomic_file.hpp"
+#include "core/io/matrix_market.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
 #include "core/random.hpp"
@@ -85,7 +86,7 @@ class Trainer {
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
          {"lambda.npy", "x.npy", "top_words.txt", "top_words.csv", "coherence.csv", "vocab.txt",
-          "doc_ids.txt", "model.ini", "summary.json", "metrics.jsonl", "config.ini", "config.json"},
+          "doc_ids.txt", "heldout.mtx", "model.ini", "summary.json", "metrics.jsonl", "config.ini", "config.json"},
          data_.input_files, rounding_,
          {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}},
          "fk-gap", implied_});
@@ -205,6 +206,12 @@ class Trainer {
     } else {
       app::remove_stale_output(out_ + "/doc_ids.txt");
     }
+    // The thinned held-out tokens heldout_ll scores (the input less them is what was trained on),
+    // so that the split can be scored again elsewhere.
+    if (data_.heldout.nnz() > 0)
+      io::write_matrix_market(out_ + "/heldout.mtx", data_.heldout);
+    else
+      app::remove_stale_output(out_ + "/heldout.mtx");
     // model.ini after the arrays (then summary.json): it says whose folder this is, so that
     // another app's run refuses to mix its files in (app::check_no_other_app_model).
     {

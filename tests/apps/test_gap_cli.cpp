@@ -73,6 +73,24 @@ TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {
   const std::string summary = slurp(dir.file("summary.json"));
   EXPECT_TRUE(json_number(summary, "unigram_heldout_ll"));
   EXPECT_EQ(test::json_string(summary, "build"), build_commit());
+  // heldout.mtx: the thinned tokens heldout_ll scored, within the input's counts entry by entry.
+  const HostCsr held = io::read_matrix_market(dir.file("heldout.mtx"));
+  const gen::GeneratedCorpus corpus =
+      gen::generate_lda_corpus(lda::parse_gen_spec(kGen.substr(4)));
+  ASSERT_EQ(held.rows, corpus.counts.rows);
+  ASSERT_EQ(held.cols, corpus.counts.cols);
+  double held_tokens = 0;
+  for (std::int64_t d = 0; d < held.rows; ++d)
+    for (std::int64_t j = held.row_ptr[d]; j < held.row_ptr[d + 1]; ++j) {
+      const auto* begin = corpus.counts.col_idx.data() + corpus.counts.row_ptr[d];
+      const auto* end = corpus.counts.col_idx.data() + corpus.counts.row_ptr[d + 1];
+      const auto* at = std::find(begin, end, held.col_idx[j]);
+      ASSERT_NE(at, end) << "a held-out token of a word the document does not hold";
+      EXPECT_GT(held.vals[j], 0.0f);
+      EXPECT_LE(held.vals[j], corpus.counts.vals[at - corpus.counts.col_idx.data()]);
+      held_tokens += held.vals[j];
+    }
+  EXPECT_EQ(json_number(summary, "heldout_tokens"), held_tokens);
   EXPECT_TRUE(json_number(summary, "heldout_ll"));
   EXPECT_NE(r.out.find("unigram baseline"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("unigram baseline"), std::string::npos) << "the log names the baseline";
@@ -90,6 +108,7 @@ TEST(GapCli, ReportsTheSavedFactorsCoherence) {
   const auto r = run("6");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("topic coherence (top 6 words"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("heldout.mtx"))) << "nothing held out";
   const std::string summary = slurp(dir.file("summary.json"));
   const HostDense<float> lam = io::read_npy_f32(dir.file("lambda.npy"));  // W x K
   const gen::GeneratedCorpus corpus =
