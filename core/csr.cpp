@@ -101,23 +101,30 @@ void sort_columns(HostCsr& csr) {
   }
 }
 
-SparseFeatures features(const CsrView& csr) {
+SparseFeatures row_features(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                            const std::int64_t* row_ptr) {
   SparseFeatures f;
-  f.rows = csr.rows;
-  f.cols = csr.cols;
-  f.nnz = csr.nnz;
-  const double cells = static_cast<double>(csr.rows) * static_cast<double>(csr.cols);
-  f.density = cells > 0 ? static_cast<double>(csr.nnz) / cells : 0.0;
-  f.row_mean = csr.rows > 0 ? static_cast<double>(csr.nnz) / static_cast<double>(csr.rows) : 0.0;
+  f.rows = rows;
+  f.cols = cols;
+  f.nnz = nnz;
+  const double cells = static_cast<double>(rows) * static_cast<double>(cols);
+  f.density = cells > 0 ? static_cast<double>(nnz) / cells : 0.0;
+  f.row_mean = rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
   double sq = 0;
-  for (std::int64_t r = 0; r < csr.rows; ++r) {
-    const std::int64_t len = csr.row_ptr[r + 1] - csr.row_ptr[r];
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t len = row_ptr[r + 1] - row_ptr[r];
     f.row_max = std::max(f.row_max, len);
     f.empty_rows += len == 0;
     const double d = static_cast<double>(len) - f.row_mean;
     sq += d * d;
   }
-  f.row_cv = (csr.rows > 0 && f.row_mean > 0) ? std::sqrt(sq / static_cast<double>(csr.rows)) / f.row_mean : 0.0;
+  f.row_cv =
+      (rows > 0 && f.row_mean > 0) ? std::sqrt(sq / static_cast<double>(rows)) / f.row_mean : 0.0;
+  return f;
+}
+
+SparseFeatures features(const CsrView& csr) {
+  SparseFeatures f = row_features(csr.rows, csr.cols, csr.nnz, csr.row_ptr);
   std::vector<char> seen(static_cast<std::size_t>(csr.cols), 0);
   for (std::int64_t j = 0; j < csr.nnz; ++j) seen[csr.col_idx[j]] = 1;
   f.nonempty_cols = std::count(seen.begin(), seen.end(), 1);

@@ -85,6 +85,12 @@ struct SparseFeatures {
   double neighbour_share = 1.0;
 };
 SparseFeatures features(const CsrView& csr);
+// The row statistics of `features` from the row offsets alone (host, rows + 1 entries), without
+// a look at the columns: nonempty_cols stays 0 and col_span and neighbour_share 1 (not measured).
+// For patterns whose columns live elsewhere (a device pattern's offsets copied to the host, or the
+// column counts of S as Sᵀ's offsets).
+SparseFeatures row_features(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                            const std::int64_t* row_ptr);
 
 // Rows sampled for SparseFeatures::col_span: row i * rows / n for i < n = min(rows, this).
 constexpr std::int64_t kColumnSpanSampleRows = 4096;

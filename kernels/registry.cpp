@@ -1,7 +1,6 @@
 #include "kernels/registry.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <sstream>
 
 #include "core/device_buffer.hpp"
@@ -75,29 +74,6 @@ const V& find_variant(const std::vector<const V*>& all, const std::string& name,
   if (name.rfind("cuda.", 0) == 0 && !cuda_compiled())
     os << " (this build has no GPU kernels: it was built without CUDA)";
   throw Error(os.str());
-}
-
-// Row statistics from host row offsets alone (no column scan: nonempty_cols stays 0).
-SparseFeatures row_features(std::int64_t rows, std::int64_t cols, std::int64_t nnz,
-                            const std::int64_t* row_ptr) {
-  SparseFeatures f;
-  f.rows = rows;
-  f.cols = cols;
-  f.nnz = nnz;
-  const double cells = static_cast<double>(rows) * static_cast<double>(cols);
-  f.density = cells > 0 ? static_cast<double>(nnz) / cells : 0.0;
-  f.row_mean = rows > 0 ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0;
-  double sq = 0;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t len = row_ptr[r + 1] - row_ptr[r];
-    f.row_max = std::max(f.row_max, len);
-    f.empty_rows += len == 0;
-    const double d = static_cast<double>(len) - f.row_mean;
-    sq += d * d;
-  }
-  f.row_cv =
-      (rows > 0 && f.row_mean > 0) ? std::sqrt(sq / static_cast<double>(rows)) / f.row_mean : 0.0;
-  return f;
 }
 
 // Row statistics of S wherever it lives: a device pattern's row offsets are copied to the host

@@ -95,6 +95,24 @@ TEST(Csr, Features) {
   EXPECT_NEAR(f.col_span, (3.0 / 3.0 + 1.0 / 3.0) / 2.0, 1e-12);  // rows 0 and 2; row 1 is empty
 }
 
+// From the offsets alone: the row statistics features() gives, the column ones left unmeasured.
+TEST(Csr, RowFeaturesFromOffsetsOnly) {
+  const HostCsr m = small();
+  const SparseFeatures all = features(m.view());
+  const SparseFeatures f = row_features(m.rows, m.cols, m.nnz(), m.row_ptr.data());
+  EXPECT_EQ(f.rows, all.rows);
+  EXPECT_EQ(f.cols, all.cols);
+  EXPECT_EQ(f.nnz, all.nnz);
+  EXPECT_EQ(f.empty_rows, all.empty_rows);
+  EXPECT_EQ(f.row_max, all.row_max);
+  EXPECT_DOUBLE_EQ(f.density, all.density);
+  EXPECT_DOUBLE_EQ(f.row_mean, all.row_mean);
+  EXPECT_DOUBLE_EQ(f.row_cv, all.row_cv);
+  EXPECT_EQ(f.nonempty_cols, 0);
+  EXPECT_EQ(f.col_span, 1.0);
+  EXPECT_EQ(f.neighbour_share, 1.0);
+}
+
 // The column span: 5 / 10000 for a band of 5 (rows far from the edges), 1 for rows that reach
 // both ends, and 1 (not measured) when no sampled row has a nonzero. 10000 rows: the sample is
 // every 10000 / 4096-th row.
