@@ -243,14 +243,6 @@ detail::Triplets read_entries(const std::string& path, std::int64_t& rows, std::
   return t;
 }
 
-// Appends to `buf` and hands it to the stream in large pieces.
-void flush_if_large(std::string& buf, std::ostream& os) {
-  if (buf.size() >= (std::size_t{1} << 20)) {
-    os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-    buf.clear();
-  }
-}
-
 }  // namespace
 
 HostCoo read_matrix_market_coo(const std::string& path) {
@@ -336,7 +328,7 @@ void write_matrix_market(const std::string& path, const HostCsr& m) {
         detail::append_real(buf, m.vals[j]);
       }
       buf += '\n';
-      flush_if_large(buf, os);
+      detail::flush_if_large(buf, os);
     }
   }
   os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
@@ -360,7 +352,7 @@ void write_matrix_market_array(const std::string& path, const HostDense<float>& 
       }
       detail::append_real(buf, v);
       buf += '\n';
-      flush_if_large(buf, os);
+      detail::flush_if_large(buf, os);
     }
   }
   os.write(buf.data(), static_cast<std::streamsize>(buf.size()));

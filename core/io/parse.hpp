@@ -5,6 +5,7 @@
 // used after a file has been read.
 #include <charconv>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -121,6 +122,15 @@ inline void append_real(std::string& out, double v) {
   char b[40];
   const auto r = std::to_chars(b, b + sizeof b, v);
   out.append(b, r.ptr);
+}
+
+// The writers append their text to `buf` and hand it to `os` in pieces of 1 MiB or more: once
+// `buf` holds that much it is written and cleared. The caller writes what is left at the end.
+inline void flush_if_large(std::string& buf, std::ostream& os) {
+  if (buf.size() >= (std::size_t{1} << 20)) {
+    os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    buf.clear();
+  }
 }
 
 // Entries as the readers collect them, with 32-bit rows (every reader caps dimensions at 2^31-1

@@ -236,10 +236,7 @@ void write_ratings_csv(const std::string& path, const Ratings& r) {
     buf += ',';
     detail::append_real(buf, r.rating[k]);
     buf += '\n';
-    if (buf.size() >= (std::size_t{1} << 20)) {
-      file.stream().write(buf.data(), static_cast<std::streamsize>(buf.size()));
-      buf.clear();
-    }
+    detail::flush_if_large(buf, file.stream());
   }
   file.stream().write(buf.data(), static_cast<std::streamsize>(buf.size()));
   file.commit();

@@ -151,12 +151,6 @@ void write_smtx(const std::string& path, const HostCsr& m) {
   AtomicFile file(path);
   std::ostream& os = file.stream();
   std::string buf;
-  auto flush_if_large = [&] {
-    if (buf.size() >= (std::size_t{1} << 20)) {
-      os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-      buf.clear();
-    }
-  };
   detail::append_int(buf, m.rows);
   buf += ", ";
   detail::append_int(buf, m.cols);
@@ -166,13 +160,13 @@ void write_smtx(const std::string& path, const HostCsr& m) {
   for (std::int64_t r = 0; r <= m.rows; ++r) {
     if (r) buf += ' ';
     detail::append_int(buf, m.row_ptr[r]);
-    flush_if_large();
+    detail::flush_if_large(buf, os);
   }
   buf += '\n';
   for (std::int64_t j = 0; j < m.nnz(); ++j) {
     if (j) buf += ' ';
     detail::append_int(buf, m.col_idx[j]);
-    flush_if_large();
+    detail::flush_if_large(buf, os);
   }
   buf += '\n';
   os.write(buf.data(), static_cast<std::streamsize>(buf.size()));

@@ -219,10 +219,7 @@ void write_uci(const std::string& docword_path, const std::string& vocab_path,
       buf += ' ';
       detail::append_int(buf, static_cast<std::int64_t>(m.vals[j]));
       buf += '\n';
-      if (buf.size() >= (std::size_t{1} << 20)) {
-        docword.stream().write(buf.data(), static_cast<std::streamsize>(buf.size()));
-        buf.clear();
-      }
+      detail::flush_if_large(buf, docword.stream());
     }
   }
   docword.stream().write(buf.data(), static_cast<std::streamsize>(buf.size()));
