@@ -10,7 +10,7 @@ out=${OUT:-out/device}
 mkdir -p "$out"
 source scripts/device_env.sh  # environment, $bin, the CLI tests' app paths
 status=0
-# The GPU tests of the apps (their names say Gpu or Stream), for the sanitizer stages.
+# The GPU tests of the apps (their names say Gpu, Stream or Compare), for the sanitizer stages.
 app_gpu_filter='*Gpu*:*Stream*:*Compare*'
 run() {  # run NAME SECONDS CMD...: logs to $out/NAME.log, prints its tail
   local name=$1 secs=$2; shift 2

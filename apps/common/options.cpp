@@ -287,7 +287,7 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
     ("version", "print the commit this program was built from and exit")
     ("config", po::value<std::string>(&common_.config)->value_name("FILE"),
      "read options from an INI file (key = value per line, keys are the long option names "
-     "without '--'; not help or config; '#' at a line's start or after a blank starts a "
+     "without '--'; not help, version or config; '#' at a line's start or after a blank starts a "
      "comment); options given on the command line win over the file")
     ("input", po::value<std::string>(&common_.input)->value_name("PATH"),
      "input data file (see the app's description for what it accepts); relative paths are "

@@ -80,8 +80,9 @@ void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
 void write_config_ini(const std::string& path, const ResolvedConfig& config,
                       const std::string& of_what, const std::string& command = "");
 
-// A training run's results are complete when its last files exist: model.ini (the fk-lda and
-// fk-als models, which infer and recommend require) and summary.json, each written after the rest.
+// A training run's results are complete when its last files exist: model.ini (every app writes
+// one; fk-lda infer and fk-als/fk-sfa recommend and similar require it) and summary.json, each
+// written after the rest.
 // A training run moves them out of `dir` as it starts (keep_previous_run), so that a run that
 // stops early (an error, a kill, a full disk) leaves no complete-looking mix of its files and an
 // earlier run's.

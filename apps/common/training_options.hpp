@@ -2,8 +2,9 @@
 // Checks of the training options the apps share by name: --checkpoint-every, --sddmm, --spmm,
 // --precision (its help text too, so that the four apps say the same), and the fused SDDMM → SpMM
 // options (fk-lda's --ratio-spmm, fk-als's and fk-sfa's --product-spmm).
-// Header-only so that fk_app_common does not link the kernels (fk-datagen uses it without them);
-// the apps that include it link fk_kernels.
+// Header-only; its callers are the training apps, which link fk_kernels. (It was kept out of
+// fk_app_common so that fk-datagen would not link the kernels; fk_app_common links fk_kernels
+// itself since checkpoints record cpu_rounding_setup(), apps/common/CMakeLists.txt.)
 #include <string>
 
 #include "apps/common/options.hpp"

@@ -24,7 +24,8 @@ HostCsr read_matrix_market(const std::string& path);
 // Array (dense) file, column-major in the file, returned row-major.
 HostDense<float> read_matrix_market_array(const std::string& path);
 
-// Writes "coordinate real general" with 1-based indices (atomically).
+// Writes "coordinate real general" with 1-based indices, or "coordinate pattern general" when `m`
+// has entries but no values (atomically).
 void write_matrix_market(const std::string& path, const HostCsr& m);
 // Writes "array real general" (atomically).
 void write_matrix_market_array(const std::string& path, const HostDense<float>& m);
