@@ -98,7 +98,6 @@ class CommandLine {
   bool parse(int argc, const char* const* argv, std::ostream& help_out, int first = 1);
 
   const CommonOptions& common() const { return common_; }
-  const po::variables_map& vm() const { return vm_; }
   // True when the option was given on the command line or in the config file (not defaulted).
   bool given(const std::string& name) const;
   // True when it was given on the command line: a value there may conflict with another option,
