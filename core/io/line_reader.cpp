@@ -199,16 +199,19 @@ bool LineReader::fill() {
   }
 }
 
+bool LineReader::start_line() {
+  ++line_no_;
+  if (!fill()) {
+    --line_no_;
+    return false;
+  }
+  if (line_no_ == 1) skip_bom();
+  return true;
+}
+
 bool LineReader::next(std::string& line) {
   line.clear();
-  if (!mid_line_) {
-    ++line_no_;
-    if (!fill()) {
-      --line_no_;
-      return false;
-    }
-    if (line_no_ == 1) skip_bom();
-  }
+  if (!mid_line_ && !start_line()) return false;
   mid_line_ = false;
   Impl& s = *impl_;
   while (fill()) {
@@ -233,14 +236,7 @@ bool LineReader::next_part(std::string& part, std::size_t max_bytes, bool& line_
   part.clear();
   line_end = false;
   max_bytes = std::max<std::size_t>(max_bytes, 1);
-  if (!mid_line_) {
-    ++line_no_;
-    if (!fill()) {
-      --line_no_;
-      return false;
-    }
-    if (line_no_ == 1) skip_bom();
-  }
+  if (!mid_line_ && !start_line()) return false;
   Impl& s = *impl_;
   while (part.size() < max_bytes) {
     if (!fill()) {  // the file ends without a final newline

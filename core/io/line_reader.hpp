@@ -59,6 +59,9 @@ class LineReader {
   // A log line every few seconds while a large file (256 MiB and up) is read.
   void report_progress();
   void skip_bom();  // at line 1: steps over a UTF-8 byte order mark
+  // For next() and next_part() at a line's start: counts the line and makes its first bytes
+  // available (stepping over a byte order mark at line 1); false, the count undone, at the end.
+  bool start_line();
   std::unique_ptr<Impl> impl_;
   std::string path_;
   std::int64_t line_no_ = 0;
