@@ -1,9 +1,10 @@
 #pragma once
 // The seam for data-parallel training. An app's minibatch produces model statistics that are sums
-// over its documents/rows (LDA's sufficient statistics, ALS's normal equations); a run spread over
-// several workers would sum them across workers (an all-reduce, e.g. NCCL or MPI) before the model
-// update, and every worker would then apply the same update. Apps call a StatsReducer at exactly
-// that point; a single-process run uses LocalReducer, which leaves the data as it is.
+// over its documents/rows (fk-lda's sufficient statistics, fk-sfa's M-step gradient and Gram
+// matrix, fk-gap's Λ statistics); a run spread over several workers would sum them across workers
+// (an all-reduce, e.g. NCCL or MPI) before the model update, and every worker would then apply the
+// same update. fk-lda, fk-sfa and fk-gap call a StatsReducer at exactly that point (fk-als has no
+// such seam); a single-process run uses LocalReducer, which leaves the data as it is.
 #include <cstdint>
 
 #include "core/context.hpp"
