@@ -1,12 +1,13 @@
 #pragma once
 // Minimal logger: one line per message on stderr, prefixed with the elapsed time since start.
-// `--quiet` lowers the level to warnings. Usage: log_info() << "read " << n << " rows";
+// `--quiet` raises the level to warnings, the apps' `--verbose` lowers it to debug lines.
+// Usage: log_info() << "read " << n << " rows";
 #include <iostream>
 #include <sstream>
 
 namespace fk {
 
-enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3 };
+enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2 };
 
 void set_log_level(LogLevel level);
 LogLevel log_level();

@@ -143,7 +143,8 @@ ResolvedConfig model_fingerprint(const ResolvedConfig& config,
   // precision, ratio-spmm, product-spmm and repeatable go with sddmm and spmm: they choose kernels
   // (and how they round), not the model being trained, so a run may resume at another one.
   static const char* const kFree[] = {"iters",     "out",        "device",       "threads",
-                                      "quiet",     "compare",    "checkpoint-every",
+                                      "quiet",     "verbose",    "compare",
+                                      "checkpoint-every",
                                       "resume",    "sddmm",      "spmm",
                                       "precision", "ratio-spmm", "product-spmm",
                                       "repeatable"};

@@ -321,7 +321,10 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
      "kernel line says 'not bitwise repeatable': cuSPARSE's SpMM and a few kernels with atomics), "
      "the fastest repeatable variant, timed as each plan is made, runs instead; may be slower. "
      "Variants named with --spmm/--sddmm are kept")
-    ("quiet,q", po::bool_switch(&common_.quiet), "print warnings and errors only");
+    ("quiet,q", po::bool_switch(&common_.quiet), "print warnings and errors only")
+    ("verbose,v", po::bool_switch(&common_.verbose),
+     "also print debug lines: the variant auto chose for each kernel plan, the repeatable one "
+     "put in its place (--repeatable), how the GPU's ASpT and dense kernels tile S");
   // clang-format on
 }
 
@@ -523,7 +526,13 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   if (common_.out.empty()) usage_fail("out", "must not be empty");
   check_output_dir(common_.out);  // before a possibly long load and training
   if (!common_.compare) check_device_request(common_.device);  // --compare ignores --device
-  set_log_level(common_.quiet ? LogLevel::kWarn : LogLevel::kInfo);
+  if (common_.quiet && common_.verbose) {  // the command line's wins over the config file's
+    const std::string level = one_of({"quiet", "verbose"}, "give one of them");
+    (level == "quiet" ? common_.verbose : common_.quiet) = false;
+  }
+  set_log_level(common_.quiet     ? LogLevel::kWarn
+                : common_.verbose ? LogLevel::kDebug
+                                  : LogLevel::kInfo);
   return true;
 }
 

@@ -51,6 +51,7 @@ struct CommonOptions {
   int iters = 10;                                   // --iters
   bool compare = false;                             // --compare
   bool quiet = false;                               // --quiet
+  bool verbose = false;                             // --verbose (debug lines)
   bool repeatable = false;                          // --repeatable
 };
 

@@ -393,6 +393,34 @@ TEST(AlsCli, PrecisionIsRecordedAndCpuKernelsStayFp32) {
   EXPECT_EQ(slurp(resumed + "/user_factors.npy"), slurp(dir.file("f32") + "/user_factors.npy"));
 }
 
+// --verbose prints the debug lines (auto's picks), --quiet only warnings; both on the command line
+// are a usage error, and the command line's wins over a config file's (which is then not used).
+TEST(AlsCli, VerboseAndQuietLevels) {
+  test::TempDir dir;
+  const std::string run = "--input gen:ml-100k:users=100,items=60,ratings=2500,min-user-ratings=5 "
+                          "--iters 1 --factors 3 --device cpu --out '" + dir.file("o") + "' ";
+  const Outcome verbose = run_als(dir, run + "-v");
+  ASSERT_EQ(verbose.code, 0) << verbose.err;
+  EXPECT_NE(verbose.err.find("debug: SpMM auto chose omp.spmm."), std::string::npos) << verbose.err;
+  const Outcome plain = run_als(dir, run);
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("debug: "), std::string::npos) << plain.err;
+  EXPECT_NE(plain.err.find("iter 1"), std::string::npos) << plain.err;
+  const Outcome both = run_als(dir, run + "--verbose --quiet");
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("conflicts with"), std::string::npos) << both.err;
+  test::write_bytes(dir.file("quiet.ini"), "quiet = true\n");
+  const Outcome over = run_als(dir, run + "-v --config '" + dir.file("quiet.ini") + "'");
+  ASSERT_EQ(over.code, 0) << over.err;
+  EXPECT_NE(over.err.find("--quiet from the config file is not used: --verbose is given"),
+            std::string::npos)
+      << over.err;
+  EXPECT_NE(over.err.find("debug: "), std::string::npos) << over.err;
+  const std::string ini = test::slurp(dir.file("o") + "/config.ini");
+  EXPECT_NE(ini.find("\nverbose = true\n"), std::string::npos) << ini;
+  EXPECT_EQ(ini.find("quiet"), std::string::npos) << "moot: " << ini;
+}
+
 TEST(AlsCli, GeneratedInputAndCompareWithoutGpu) {
   if (test::gpu_available()) GTEST_SKIP() << "checks the CPU-only fallback of --compare";
   test::TempDir dir;
