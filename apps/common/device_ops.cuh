@@ -1,5 +1,5 @@
 #pragma once
-// What the GpuOps of fk-als, fk-sfa and fk-gap share (nvcc only): memory as DeviceBuffer, CSR
+// What the GpuOps of fk-als, fk-sfa and fk-gap share, and fk-lda's launch shapes (nvcc only): memory as DeviceBuffer, CSR
 // matrices as DeviceCsr, launch shapes for grid-stride and warp-per-row kernels, a fill kernel,
 // and deterministic reductions (a fixed grid of kReduceBlocks per-block partial sums in double,
 // then one block summing them in order: the result does not depend on scheduling). An app's
@@ -41,8 +41,9 @@ inline unsigned grid_for_rows(std::int64_t rows) {
       std::max<std::int64_t>(1, (rows + kWarpsPerBlock - 1) / kWarpsPerBlock));
 }
 
-// The sum of v over the 32 lanes of a full warp, returned to every lane.
-__device__ __forceinline__ float warp_sum(float v) {
+// The sum of v (float or double) over the 32 lanes of a full warp, returned to every lane.
+template <class T>
+__device__ __forceinline__ T warp_sum(T v) {
   for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
   return __shfl_sync(0xffffffffu, v, 0);
 }

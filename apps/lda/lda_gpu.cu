@@ -10,6 +10,7 @@
 #include <memory>
 #include <utility>
 
+#include "apps/common/device_ops.cuh"
 #include "apps/lda/lda_engine.hpp"
 #include "apps/lda/lda_math.hpp"
 #include "core/cuda/cuda_check.cuh"
@@ -19,28 +20,21 @@
 namespace fk::lda {
 namespace {
 
-constexpr int kThreads = 256;  // threads per block of every kernel here
-constexpr int kWarpsPerBlock = kThreads / 32;
-constexpr std::int64_t kLambdaRows = 64;    // λ rows per block in the column-sum kernels
-constexpr std::int64_t kMaxGrid = 1 << 20;  // grid-stride kernels: at most this many blocks
-constexpr int kReduceBlocks = 1024;         // partial sums per reduction (fixed: deterministic)
-constexpr int kReduceThreads = 1024;        // the single block that sums partials
+// Launch shapes (kThreads, kWarpsPerBlock, grid_for, grid_for_rows), warp_sum and fill_kernel:
+// apps/common. The reductions below keep their own fixed shapes (kReduceBlocks here is not the
+// other apps'), so the model's sums add in the order they always did.
+using app::device::fill_kernel;
+using app::device::grid_for;
+using app::device::grid_for_rows;
+using app::device::kThreads;
+using app::device::kWarpsPerBlock;
+using app::device::warp_sum;
 
-static_assert(kThreads % 32 == 0, "warp-per-row kernels need whole warps per block");
+constexpr std::int64_t kLambdaRows = 64;  // λ rows per block in the column-sum kernels
+constexpr int kReduceBlocks = 1024;       // partial sums per reduction (fixed: deterministic)
+constexpr int kReduceThreads = 1024;      // the single block that sums partials
+
 static_assert((kReduceThreads & (kReduceThreads - 1)) == 0, "tree reduction needs a power of two");
-static_assert((kThreads & (kThreads - 1)) == 0, "tree reduction needs a power of two");
-
-unsigned grid_for(std::int64_t n) {
-  return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, kMaxGrid));
-}
-unsigned grid_for_rows(std::int64_t rows) {  // one warp per row
-  return static_cast<unsigned>((rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
-}
-
-__device__ __forceinline__ double warp_sum(double v) {
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return __shfl_sync(0xffffffffu, v, 0);
-}
 
 // Sums v over the block (blockDim.x == N, a power of two) into lane 0's return value.
 template <int N>
@@ -52,12 +46,6 @@ __device__ double block_sum(double v, double* shared) {
     __syncthreads();
   }
   return shared[0];
-}
-
-__global__ void fill_kernel(float* __restrict__ p, std::int64_t n, float v) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    p[i] = v;
 }
 
 __global__ void init_gamma_kernel(float* __restrict__ gamma, std::int64_t rows, int k,
@@ -501,7 +489,7 @@ class GpuOps {
 
   void fill(const Context&, float* p, std::int64_t n, float v) const {
     if (n <= 0) return;
-    fill_kernel<<<grid_for(n), kThreads, 0, stream_>>>(p, n, v);
+    fill_kernel<float><<<grid_for(n), kThreads, 0, stream_>>>(p, n, v);
     FK_CUDA_CHECK_LAUNCH();
   }
 
