@@ -437,10 +437,9 @@ std::int64_t ratio_slice_rows_for(const Context& ctx, const CsrView& s, int k) {
 // slicing shortens, ran 0.34-1.35x. A context's transposed_slice_bytes() > 0 replaces the budget
 // and drops the other conditions (tests).
 std::int64_t slice_rows_for(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner) {
-  if (!ctx.is_gpu() || s.rows == 0 || s.cols == 0) return 0;
-  if (const std::int64_t forced = forced_slice_rows(ctx, s, k); forced >= 0) return forced;
-  if (std::string(inner.name()) != "cuda.spmm.nnz_vsr") return 0;
-  return transposed_slice_rows(s.rows, k, double(s.nnz) / double(s.cols), l2_bytes(ctx));
+  if (std::string(inner.name()) != "cuda.spmm.nnz_vsr" && forced_slice_rows(ctx, s, k) < 0)
+    return 0;
+  return ratio_slice_rows_for(ctx, s, k);  // the same rule, or the forced slices
 }
 
 // A rows x k operand's copy at kk >= k columns, so that a plan prepared at width kk gets 16-byte
