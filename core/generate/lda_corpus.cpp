@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/generate/presets.hpp"
 #include "core/generate/sampling.hpp"
 #include "core/io/uci.hpp"
 #include "core/memory.hpp"
@@ -29,10 +30,7 @@ constexpr std::uint64_t kVocabStream = 0, kTopicStream = 1, kDocStream = 2;
 constexpr std::int64_t kDocBlock = 64;   // documents per parallel work item
 constexpr double kProgressTokens = 2e7;  // report progress above this many tokens
 
-struct Preset {
-  const char* name;
-  LdaCorpusSpec spec;
-};
+using Preset = NamedPreset<LdaCorpusSpec>;
 
 LdaCorpusSpec make(std::int64_t docs, std::int64_t words, int topics, double mean_len, double sigma,
                    double alpha, double eta, double zipf) {
@@ -119,18 +117,10 @@ struct DocBlock {
 
 }  // namespace
 
-std::vector<std::string> lda_preset_names() {
-  std::vector<std::string> names;
-  for (const Preset& p : kPresets) names.emplace_back(p.name);
-  return names;
-}
+std::vector<std::string> lda_preset_names() { return preset_names(kPresets); }
 
 LdaCorpusSpec lda_preset(const std::string& name) {
-  for (const Preset& p : kPresets)
-    if (name == p.name) return p.spec;
-  std::string list;
-  for (const Preset& p : kPresets) list += (list.empty() ? "" : ", ") + std::string(p.name);
-  throw Error("unknown LDA corpus preset '" + name + "' (known: " + list + ")");
+  return find_preset(kPresets, name, "LDA corpus");
 }
 
 GeneratedCorpus generate_lda_corpus(const LdaCorpusSpec& spec) {

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/generate/presets.hpp"
 #include "core/generate/sampling.hpp"
 #include "core/memory.hpp"
 #include "core/parallel_errors.hpp"
@@ -32,10 +33,7 @@ constexpr std::int64_t kProgressRatings = 10000000;
 // Model scales as fractions of the rating range (see the header).
 constexpr double kMeanAt = 0.63, kBiasSd = 0.10, kInteractionSd = 0.15;
 
-struct Preset {
-  const char* name;
-  RatingsSpec spec;
-};
+using Preset = NamedPreset<RatingsSpec>;
 
 RatingsSpec make(std::int64_t users, std::int64_t items, std::int64_t ratings, double user_exp,
                  double item_exp, std::int64_t min_user) {
@@ -125,18 +123,10 @@ void draw_model(Rng rng, double bias_sd, double factor_sd, float& bias, float* f
 
 }  // namespace
 
-std::vector<std::string> ratings_preset_names() {
-  std::vector<std::string> names;
-  for (const Preset& p : kPresets) names.emplace_back(p.name);
-  return names;
-}
+std::vector<std::string> ratings_preset_names() { return preset_names(kPresets); }
 
 RatingsSpec ratings_preset(const std::string& name) {
-  for (const Preset& p : kPresets)
-    if (name == p.name) return p.spec;
-  std::string list;
-  for (const Preset& p : kPresets) list += (list.empty() ? "" : ", ") + std::string(p.name);
-  throw Error("unknown ratings preset '" + name + "' (known: " + list + ")");
+  return find_preset(kPresets, name, "ratings");
 }
 
 GeneratedRatings generate_ratings(const RatingsSpec& spec) {
