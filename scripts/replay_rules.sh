@@ -2,7 +2,9 @@
 # Replays the current build's `auto` rules against measured fk-bench CSVs, without a GPU: asks
 # `fk-bench --explain-auto` what auto now picks on every matrix and K those CSVs hold, then
 # prints how the picks would have fared (bench/report/replay_rules.py). Use it to check a rule
-# change against every measurement on record before spending device time.
+# change against every measurement on record before spending device time. It needs an fk-bench
+# built with the GPU code (nvcc at configure time; a CPU-only build has no GPU rules to explain and
+# fails), not a GPU: e.g. --bin build/device/apps/bench/fk-bench after scripts/device_pack.sh.
 #   scripts/replay_rules.sh [--bin FK_BENCH] [--data DIR] [--misses] MEASURED.csv[.gz]...
 # Matrix labels map back to sources as fk-bench made them: 'S/NAME' -> DIR/dlmc/rn50/
 # magnitude_pruning/S/NAME.smtx, NAME -> DIR/suitesparse/NAME.mtx, or a file DIR/*/NAME or
