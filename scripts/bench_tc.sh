@@ -3,7 +3,9 @@
 # on a lent GPU machine with a binary built elsewhere.
 #
 # usage: scripts/bench_tc.sh [TC_BENCH [OUT_DIR]] [-- extra tc_bench options, e.g. --quick]
-#   TC_BENCH  the binary (default build/release/bench/tc_bench)
+#   TC_BENCH  the binary (default build/release/bench/tc_bench); over scripts/device_pack.sh's
+#             .carry/, .carry/bin/tc_bench exists only after `source scripts/device_env.sh`, which
+#             unpacks .carry/bin.tar.xz
 #   OUT_DIR   where tc_bench.csv, tc_bench.txt (the table, progress included) and header.txt (machine,
 #             commit, command) go (default out/tc_bench)
 # FK_SHARED_DATA locates dlmc/ (default .carry/data when present, else ../shared/data beside the
