@@ -1,0 +1,103 @@
+// How the public kernel entry points (make_*_plan and the plans' run) react to misuse on the CPU
+// variants and `auto`: each misuse is an fk::Error whose message says what is wrong, never a
+// crash or a silently wrong result.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/csr.hpp"
+#include "core/dense.hpp"
+#include "core/random.hpp"
+#include "kernels/registry.hpp"
+#include "problems.hpp"
+
+namespace fk {
+namespace {
+
+// `body` throws fk::Error whose message contains `needle`.
+void expect_error(const std::function<void()>& body, const std::string& needle) {
+  try {
+    body();
+    ADD_FAILURE() << "no error (wanted one saying '" << needle << "')";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+template <typename V>
+std::vector<std::string> cpu_names(const std::vector<const V*>& all) {
+  std::vector<std::string> names = {"auto"};
+  for (const V* v : all)
+    if (v->backend() != Backend::kCuda) names.push_back(v->name());
+  return names;
+}
+
+HostDense<float> random_dense(std::int64_t rows, std::int64_t cols, Rng& rng) {
+  HostDense<float> m(rows, cols);
+  for (std::int64_t i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.uniform(-1, 1));
+  return m;
+}
+
+TEST(ApiMisuse, CsrWithoutColumnIndicesIsAnError) {
+  Context cpu(DeviceKind::kCpu);
+  HostCsr s;
+  s.rows = 2;
+  s.cols = 3;
+  s.row_ptr = {0, 1, 2};
+  s.col_idx = {0, 2};
+  CsrView v = s.view();
+  v.col_idx = nullptr;
+  expect_error([&] { validate(v); }, "no column indices");
+  expect_error([&] { make_sddmm_plan(cpu, v, 4); }, "no column indices");
+  expect_error([&] { make_spmm_plan(cpu, v, 4, Op::kTrans); }, "no column indices");
+  expect_error([&] { make_ratio_spmm_plan(cpu, v, 4, "ref.ratio_spmm"); }, "no column indices");
+}
+
+// The misuse that was already caught, kept so: shapes that differ from the plan's, K < 1, broken
+// patterns, unknown names, and an empty (0 x 0) matrix that runs.
+TEST(ApiMisuse, ShapesPatternsNamesAndEmptyMatrices) {
+  Context cpu(DeviceKind::kCpu);
+  Rng rng(0x5eed06);
+  const HostCsr s = test::random_pattern(4, 3, rng, [](std::int64_t) { return 2; });
+  for (const std::string& name : cpu_names(sddmm_variants())) {
+    SCOPED_TRACE(name);
+    auto p = make_sddmm_plan(cpu, s.view(), 5, name);
+    const auto a = random_dense(4, 5, rng), b = random_dense(3, 5, rng), b4 = random_dense(4, 5, rng),
+               a6 = random_dense(4, 6, rng);
+    std::vector<float> out(s.nnz());
+    expect_error([&] { p.run(cpu, a.view(), b4.view(), nullptr, out.data()); }, "B 4x5");
+    expect_error([&] { p.run(cpu, a6.view(), b.view(), nullptr, out.data()); }, "A 4x6");
+  }
+  for (int k : {0, -1}) {
+    expect_error([&] { make_sddmm_plan(cpu, s.view(), k); }, "at least 1");
+    expect_error([&] { make_spmm_plan(cpu, s.view(), k, Op::kTrans); }, "at least 1");
+    expect_error([&] { make_ratio_spmm_plan(cpu, s.view(), k); }, "at least 1");
+  }
+  HostCsr bad = s;
+  bad.col_idx[0] = -1;
+  expect_error([&] { make_spmm_plan(cpu, bad.view(), 5); }, "column index -1 out of range");
+  CsrView short_nnz = s.view();
+  short_nnz.nnz = s.nnz() - 1;
+  expect_error([&] { make_sddmm_plan(cpu, short_nnz, 5); }, "but nnz is");
+  expect_error([&] { make_sddmm_plan(cpu, s.view(), 5, "omp.sddmm.none"); }, "unknown SDDMM variant");
+  expect_error([&] { make_ratio_spmm_plan(cpu, s.view(), 5, "none"); }, "unknown ratio SpMM variant");
+
+  HostCsr empty;  // 0 x 0
+  for (const std::string& name : cpu_names(spmm_variants()))
+    for (Op op : {Op::kNoTrans, Op::kTrans})
+      make_spmm_plan(cpu, empty.view(), 3, op, name).run(cpu, nullptr, {nullptr, 0, 3}, {nullptr, 0, 3});
+  for (const std::string& name : cpu_names(sddmm_variants()))
+    make_sddmm_plan(cpu, empty.view(), 3, name).run(cpu, {nullptr, 0, 3}, {nullptr, 0, 3}, nullptr, nullptr);
+  for (const std::string& name : cpu_names(ratio_spmm_variants()))
+    for (Op op : {Op::kNoTrans, Op::kTrans}) {
+      auto p = make_ratio_spmm_plan(cpu, empty.view(), 64, name, op);
+      if (p.plan) p.run(cpu, nullptr, {nullptr, 0, 64}, {nullptr, 0, 64}, 0.f, {nullptr, 0, 64});
+    }
+}
+
+}  // namespace
+}  // namespace fk
