@@ -81,17 +81,25 @@ struct PreparedRatioSpmm {
   std::unique_ptr<RatioSpmmPlan> plan;  // null: `auto` chose the unfused pair
   const RatioSpmmVariant* variant = nullptr;
   double prepare_seconds = 0;
+  // Each throws fk::Error when there is no plan (`auto` chose the unfused pair): check `plan`.
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) const {
-    plan->run(ctx, vals, a, b, eps, c);
+    checked_plan().run(ctx, vals, a, b, eps, c);
   }
   void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
                    DenseView<const float> b, DenseView<float> c) const {
-    plan->run_product(ctx, scale, a, b, c);
+    checked_plan().run_product(ctx, scale, a, b, c);
   }
   void run_residual(const Context& ctx, const float* vals, const float* scale,
                     DenseView<const float> a, DenseView<const float> b, DenseView<float> c) const {
-    plan->run_residual(ctx, vals, scale, a, b, c);
+    checked_plan().run_residual(ctx, vals, scale, a, b, c);
+  }
+
+ private:
+  RatioSpmmPlan& checked_plan() const {
+    FK_REQUIRE(plan, "ratio SpMM run without a plan: `auto` chose the separate SDDMM, division and "
+                     "SpMM for this problem (PreparedRatioSpmm::plan is null; run those instead)");
+    return *plan;
   }
 };
 

@@ -57,6 +57,26 @@ TEST(ApiMisuse, CsrWithoutColumnIndicesIsAnError) {
   expect_error([&] { make_ratio_spmm_plan(cpu, v, 4, "ref.ratio_spmm"); }, "no column indices");
 }
 
+// `auto` may answer a ratio SpMM with no plan (the unfused pair is faster): running it anyway is
+// an error that says so, not a null dereference. The same for a default-constructed plan.
+TEST(ApiMisuse, RunningAnAbsentPlanIsAnError) {
+  Context cpu(DeviceKind::kCpu);
+  Rng rng(0x5eed04);
+  const HostCsr s = test::random_pattern(6, 5, rng, [](std::int64_t) { return 2; });
+  auto p = make_ratio_spmm_plan(cpu, s.view(), 1);
+  ASSERT_FALSE(p.plan) << "auto picked " << p.variant->name() << " at K = 1; pick a smaller K";
+  const auto a = random_dense(6, 1, rng), b = random_dense(5, 1, rng);
+  HostDense<float> c(6, 1);
+  expect_error([&] { p.run(cpu, nullptr, a.view(), b.view(), 0.1f, c.view()); }, "separate SDDMM");
+  expect_error([&] { p.run_product(cpu, nullptr, a.view(), b.view(), c.view()); }, "separate SDDMM");
+  expect_error([&] { p.run_residual(cpu, nullptr, nullptr, a.view(), b.view(), c.view()); },
+               "separate SDDMM");
+  expect_error([&] { PreparedSpmm().run(cpu, nullptr, b.view(), c.view()); }, "without a plan");
+  std::vector<float> out(s.nnz());
+  expect_error([&] { PreparedSddmm().run(cpu, a.view(), b.view(), nullptr, out.data()); },
+               "without a plan");
+}
+
 // The misuse that was already caught, kept so: shapes that differ from the plan's, K < 1, broken
 // patterns, unknown names, and an empty (0 x 0) matrix that runs.
 TEST(ApiMisuse, ShapesPatternsNamesAndEmptyMatrices) {
