@@ -160,6 +160,15 @@ void check_pattern(const Context& ctx, const CsrView& s, int k) {
   if (!ctx.is_gpu()) validate(s);
 }
 
+// Operands of C = Sᵀ·B for S rows x cols, in the user's terms (B rows x K, C cols x K).
+void check_transposed_spmm_shapes(std::int64_t rows, std::int64_t cols, int k,
+                                  DenseView<const float> b, DenseView<float> c) {
+  FK_CHECK(b.rows == rows && b.cols == k && c.rows == cols && c.cols == k,
+           "Sᵀ·B with S " << rows << " x " << cols << ": B must be " << rows << " x " << k
+                          << " and C " << cols << " x " << k << ", got B " << b.rows << " x "
+                          << b.cols << " and C " << c.rows << " x " << c.cols);
+}
+
 // Sᵀ (N x M) beside S, with the gather that puts values given in S's order into Sᵀ's: on a GPU by
 // a ValueGather (which keeps the reads of an S larger than L2 local), on the CPU through perm.
 // The copy lives where S does: a GPU context transposes on the device (no round trip through the
@@ -240,10 +249,13 @@ class CachedTransposePlan : public SpmmPlan {
  public:
   CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner,
                       Precision precision)
-      : t_(ctx, s), inner_(inner.prepare_at(ctx, t_.view(), k, precision)) {}
+      : t_(ctx, s), inner_(inner.prepare_at(ctx, t_.view(), k, precision)), rows_(s.rows),
+        cols_(s.cols), k_(k) {}
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) override {
+    // Checked here, in S's terms: the inner plan's message would name Sᵀ's shape as S's.
+    check_transposed_spmm_shapes(rows_, cols_, k_, b, c);
     vals = t_.source(vals, "SpMM");
     // Plans that can read the values through the permutation skip the gather (and its launch).
     if (const std::int32_t* perm = t_.read_through_index())
@@ -254,6 +266,8 @@ class CachedTransposePlan : public SpmmPlan {
  private:
   TransposedPattern t_;
   std::unique_ptr<SpmmPlan> inner_;
+  std::int64_t rows_, cols_;  // S's
+  int k_;
 };
 
 // The ratio SpMM over Sᵀ: C[j,:] = Σ_{i: (i,j) in S} v_ij / (A[j,:]·B[i,:] + eps) · B[i,:] for A and
@@ -262,26 +276,43 @@ class CachedTransposePlan : public SpmmPlan {
 class TransposedRatioSpmmPlan : public RatioSpmmPlan {
  public:
   TransposedRatioSpmmPlan(const Context& ctx, const CsrView& s, int k, const RatioSpmmVariant& inner)
-      : t_(ctx, s), inner_(inner.prepare(ctx, t_.view(), k)) {}
+      : t_(ctx, s), inner_(inner.prepare(ctx, t_.view(), k)), rows_(s.rows), cols_(s.cols), k_(k) {}
 
+  // Each form checks the operands in S's terms first: the inner plan's message would name Sᵀ's
+  // shape as S's.
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {
+    check(a, b, c);
     inner_->run(ctx, t_.gather(ctx, t_.source(vals, "ratio SpMM")), a, b, eps, c);
   }
   void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
                    DenseView<const float> b, DenseView<float> c) override {
+    check(a, b, c);
     inner_->run_product(ctx, scale ? t_.gather(ctx, scale) : nullptr, a, b, c);
   }
   void run_residual(const Context& ctx, const float* vals, const float* scale,
                     DenseView<const float> a, DenseView<const float> b,
                     DenseView<float> c) override {
+    check(a, b, c);
     inner_->run_residual(ctx, t_.gather(ctx, t_.source(vals, "ratio SpMM")),
                          scale ? t_.gather(ctx, scale, true) : nullptr, a, b, c);
   }
 
  private:
+  void check(DenseView<const float> a, DenseView<const float> b, DenseView<float> c) const {
+    FK_CHECK(a.rows == cols_ && a.cols == k_ && b.rows == rows_ && b.cols == k_ && c.rows == cols_ &&
+                 c.cols == k_,
+             "ratio SpMM over Sᵀ with S " << rows_ << " x " << cols_ << ": A and C must be " << cols_
+                                          << " x " << k_ << " and B " << rows_ << " x " << k_
+                                          << ", got A " << a.rows << " x " << a.cols << ", B "
+                                          << b.rows << " x " << b.cols << " and C " << c.rows
+                                          << " x " << c.cols);
+  }
+
   TransposedPattern t_;
   std::unique_ptr<RatioSpmmPlan> inner_;
+  std::int64_t rows_, cols_;  // S's
+  int k_;
 };
 
 #if FK_WITH_CUDA

@@ -77,6 +77,31 @@ TEST(ApiMisuse, RunningAnAbsentPlanIsAnError) {
                "without a plan");
 }
 
+// Sᵀ·B runs on a transposed copy; a shape error names the user's S and operands, not Sᵀ's shape as
+// S's ("S 3x4" for a 4 x 3 S).
+TEST(ApiMisuse, TransposedShapeErrorsNameSAsGiven) {
+  Context cpu(DeviceKind::kCpu);
+  Rng rng(0x5eed05);
+  const HostCsr s = test::random_pattern(4, 3, rng, [](std::int64_t) { return 2; });
+  for (const std::string& name : cpu_names(spmm_variants())) {
+    SCOPED_TRACE(name);
+    auto p = make_spmm_plan(cpu, s.view(), 5, Op::kTrans, name);
+    const auto b = random_dense(5, 5, rng);
+    HostDense<float> c(3, 5);
+    expect_error([&] { p.run(cpu, nullptr, b.view(), c.view()); },
+                 "Sᵀ·B with S 4 x 3: B must be 4 x 5 and C 3 x 5, got B 5 x 5");
+  }
+  for (const std::string& name : cpu_names(ratio_spmm_variants())) {
+    SCOPED_TRACE(name);
+    auto p = make_ratio_spmm_plan(cpu, s.view(), 64, name, Op::kTrans);
+    ASSERT_TRUE(p.plan);
+    const auto a = random_dense(4, 64, rng), b = random_dense(4, 64, rng);
+    HostDense<float> c(3, 64);
+    expect_error([&] { p.run(cpu, nullptr, a.view(), b.view(), 0.1f, c.view()); },
+                 "over Sᵀ with S 4 x 3: A and C must be 3 x 64 and B 4 x 64, got A 4 x 64");
+  }
+}
+
 // The misuse that was already caught, kept so: shapes that differ from the plan's, K < 1, broken
 // patterns, unknown names, and an empty (0 x 0) matrix that runs.
 TEST(ApiMisuse, ShapesPatternsNamesAndEmptyMatrices) {
