@@ -30,6 +30,18 @@ struct DenseView {
   }
 };
 
+// Whether the elements of two views share memory (pointer ranges only: host or device alike, no
+// access). Kernels that write one operand while reading the other take it as an error, since rows
+// written early are read again later (C = S·B with C == B gives garbage, not an in-place product).
+template <typename T, typename U>
+bool overlaps(DenseView<T> x, DenseView<U> y) {
+  if (x.data == nullptr || y.data == nullptr || x.size() <= 0 || y.size() <= 0) return false;
+  const auto x0 = reinterpret_cast<std::uintptr_t>(x.data), y0 = reinterpret_cast<std::uintptr_t>(y.data);
+  const auto x1 = x0 + static_cast<std::uintptr_t>(x.size()) * sizeof(T);
+  const auto y1 = y0 + static_cast<std::uintptr_t>(y.size()) * sizeof(U);
+  return x0 < y1 && y0 < x1;
+}
+
 // Owning row-major host matrix; its first element is 64-byte aligned (core/aligned_vector.hpp).
 template <typename T>
 class HostDense {

@@ -657,6 +657,9 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
     cuda_spmm::check_shapes(kName, s_, k_, b, c);
     FK_CHECK(a.rows == s_.rows && a.cols == k_,
              kName << ": A must be " << s_.rows << " x " << k_ << ", got " << a.rows << " x " << a.cols);
+    FK_CHECK(s_.nnz == 0 || a.data != nullptr, kName << ": null A");
+    FK_CHECK(!overlaps(c, a), kName << ": C shares memory with A (C is written while A is read; "
+                                       "give C its own buffer)");
     if (s_.rows == 0) return;
     // The widest rows K and the operands' alignment allow. The plan's mapping (lane groups, chain
     // length, segments) assumed the widest K allows; narrower rows keep it (correct, only slower;

@@ -14,6 +14,8 @@ void check_shapes(const char* variant, const CsrView& s, int k, DenseView<const 
                    << b.cols << ", C " << c.rows << "x" << c.cols << ", K " << k);
   FK_CHECK((b.data != nullptr || b.size() == 0) && (c.data != nullptr || c.size() == 0),
            variant << ": null dense operand");
+  FK_CHECK(!overlaps(c, b), variant << ": C shares memory with B (C is written while B is read; "
+                                       "give C its own buffer)");
 }
 
 const float* resolve_values(const char* variant, const CsrView& s, const float* vals) {

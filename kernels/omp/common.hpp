@@ -28,6 +28,9 @@ inline void check_sddmm_shapes(const CsrView& s, int k, DenseView<const float> a
                    << ", B " << b.rows << "x" << b.cols << ", K " << k);
   FK_CHECK(s.nnz == 0 || (out != nullptr && a.data != nullptr && b.data != nullptr),
            variant << ": SDDMM with a null A, B or output pointer");
+  const DenseView<const float> out_view{out, s.nnz, 1};
+  FK_CHECK(!overlaps(out_view, a) && !overlaps(out_view, b),
+           variant << ": SDDMM output shares memory with A or B");
 }
 
 // SpMM operands: B is S.cols x K, C is S.rows x K (host, row-major); returns the values to use.
@@ -39,6 +42,9 @@ inline const float* check_spmm_shapes(const CsrView& s, int k, const float* vals
            variant << ": SpMM shape mismatch: S " << s.rows << "x" << s.cols << ", B " << b.rows << "x" << b.cols
                    << ", C " << c.rows << "x" << c.cols << ", K " << k);
   FK_CHECK(c.size() == 0 || c.data != nullptr, variant << ": SpMM with a null C");
+  FK_CHECK(s.nnz == 0 || b.data != nullptr, variant << ": SpMM with a null B");
+  FK_CHECK(!overlaps(c, b), variant << ": C shares memory with B (C is written while B is read; "
+                                       "give C its own buffer)");
   return vals;
 }
 

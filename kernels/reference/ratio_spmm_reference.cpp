@@ -39,6 +39,11 @@ class ReferenceRatioSpmmPlan : public RatioSpmmPlan {
              "ratio SpMM shape mismatch: S " << s_.rows << "x" << s_.cols << ", A " << a.rows << "x"
                                              << a.cols << ", B " << b.rows << "x" << b.cols << ", C "
                                              << c.rows << "x" << c.cols << ", K " << k_);
+    FK_CHECK((s_.nnz == 0 || (a.data != nullptr && b.data != nullptr)) &&
+                 (c.size() == 0 || c.data != nullptr),
+             "ratio SpMM with a null A, B or C");
+    FK_CHECK(!overlaps(c, a) && !overlaps(c, b),
+             "ratio SpMM: C shares memory with A or B (C is written while they are read; give C its own buffer)");
     std::vector<double> acc(k_);
     for (std::int64_t i = 0; i < s_.rows; ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);

@@ -16,6 +16,9 @@ class ReferenceSpmmPlan : public SpmmPlan {
     FK_CHECK(b.rows == s_.cols && c.rows == s_.rows && b.cols == k_ && c.cols == k_,
              "SpMM shape mismatch: S " << s_.rows << "x" << s_.cols << ", B " << b.rows << "x" << b.cols
                                        << ", C " << c.rows << "x" << c.cols << ", K " << k_);
+    FK_CHECK((s_.nnz == 0 || b.data != nullptr) && (c.size() == 0 || c.data != nullptr),
+             "SpMM with a null B or C");
+    FK_CHECK(!overlaps(c, b), "SpMM: C shares memory with B (C is written while B is read; give C its own buffer)");
     std::vector<double> acc(k_);
     for (std::int64_t i = 0; i < s_.rows; ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);

@@ -42,6 +42,12 @@ HostDense<float> random_dense(std::int64_t rows, std::int64_t cols, Rng& rng) {
   return m;
 }
 
+// A square pattern (so that C and an input can share one buffer) with rows long enough that a
+// row's C is written before all of its nonzeros are read (omp.ratio_spmm.rows takes 32 at a time).
+HostCsr square_pattern(Rng& rng) {
+  return test::random_pattern(120, 120, rng, [](std::int64_t) { return 70; });
+}
+
 TEST(ApiMisuse, CsrWithoutColumnIndicesIsAnError) {
   Context cpu(DeviceKind::kCpu);
   HostCsr s;
@@ -55,6 +61,117 @@ TEST(ApiMisuse, CsrWithoutColumnIndicesIsAnError) {
   expect_error([&] { make_sddmm_plan(cpu, v, 4); }, "no column indices");
   expect_error([&] { make_spmm_plan(cpu, v, 4, Op::kTrans); }, "no column indices");
   expect_error([&] { make_ratio_spmm_plan(cpu, v, 4, "ref.ratio_spmm"); }, "no column indices");
+}
+
+TEST(ApiMisuse, NullDenseOperandsAreErrors) {
+  Context cpu(DeviceKind::kCpu);
+  Rng rng(0x5eed01);
+  const HostCsr s = test::random_pattern(30, 20, rng, [](std::int64_t) { return 4; });
+  const int k = 8;
+  for (const std::string& name : cpu_names(sddmm_variants())) {
+    SCOPED_TRACE(name);
+    auto p = make_sddmm_plan(cpu, s.view(), k, name);
+    const auto a = random_dense(30, k, rng), b = random_dense(20, k, rng);
+    std::vector<float> out(s.nnz());
+    expect_error([&] { p.run(cpu, {nullptr, 30, k}, b.view(), nullptr, out.data()); }, "null");
+    expect_error([&] { p.run(cpu, a.view(), {nullptr, 20, k}, nullptr, out.data()); }, "null");
+    expect_error([&] { p.run(cpu, a.view(), b.view(), nullptr, nullptr); }, "null");
+  }
+  for (const std::string& name : cpu_names(spmm_variants()))
+    for (Op op : {Op::kNoTrans, Op::kTrans}) {
+      SCOPED_TRACE(name + (op == Op::kTrans ? " S^T*B" : " S*B"));
+      const std::int64_t in = op == Op::kNoTrans ? 20 : 30, out = op == Op::kNoTrans ? 30 : 20;
+      auto p = make_spmm_plan(cpu, s.view(), k, op, name);
+      const auto b = random_dense(in, k, rng);
+      HostDense<float> c(out, k);
+      expect_error([&] { p.run(cpu, nullptr, {nullptr, in, k}, c.view()); }, "null B");
+      expect_error([&] { p.run(cpu, nullptr, b.view(), {nullptr, out, k}); }, "null");
+    }
+  for (const std::string& name : cpu_names(ratio_spmm_variants()))
+    for (Op op : {Op::kNoTrans, Op::kTrans}) {
+      SCOPED_TRACE(name + (op == Op::kTrans ? " over S^T" : " over S"));
+      const std::int64_t ar = op == Op::kNoTrans ? 30 : 20, br = op == Op::kNoTrans ? 20 : 30;
+      auto p = make_ratio_spmm_plan(cpu, s.view(), 64, name, op);  // K = 64: `auto` makes a plan
+      ASSERT_TRUE(p.plan);
+      const auto a = random_dense(ar, 64, rng), b = random_dense(br, 64, rng);
+      HostDense<float> c(ar, 64);
+      expect_error([&] { p.run(cpu, nullptr, {nullptr, ar, 64}, b.view(), 0.1f, c.view()); }, "null");
+      expect_error([&] { p.run_product(cpu, nullptr, a.view(), {nullptr, br, 64}, c.view()); }, "null");
+      expect_error([&] { p.run_residual(cpu, nullptr, nullptr, a.view(), b.view(), {nullptr, ar, 64}); },
+                   "null");
+    }
+}
+
+// C = S·B into B's own buffer overwrites rows of B that later rows still read: every CPU variant
+// returned values off by up to 1e33 without a word. Any overlap is refused, also a partial one.
+TEST(ApiMisuse, OutputSharingMemoryWithAnInputIsAnError) {
+  Context cpu(DeviceKind::kCpu);
+  Rng rng(0x5eed02);
+  const HostCsr s = square_pattern(rng);
+  const int k = 8;
+  for (const std::string& name : cpu_names(spmm_variants()))
+    for (Op op : {Op::kNoTrans, Op::kTrans}) {
+      SCOPED_TRACE(name + (op == Op::kTrans ? " S^T*B" : " S*B"));
+      auto p = make_spmm_plan(cpu, s.view(), k, op, name);
+      auto b = random_dense(121, k, rng);  // one spare row for the shifted view
+      const DenseView<float> whole{b.data(), 120, k}, shifted{b.data() + k, 120, k};
+      expect_error([&] { p.run(cpu, nullptr, whole, whole); }, "shares memory");
+      expect_error([&] { p.run(cpu, nullptr, whole, shifted); }, "shares memory");
+      // Disjoint buffers still run, and give the product.
+      HostDense<float> c(120, k, NAN);
+      p.run(cpu, nullptr, whole, c.view());
+      for (float x : c.values()) ASSERT_TRUE(std::isfinite(x));
+    }
+  for (const std::string& name : cpu_names(ratio_spmm_variants()))
+    for (Op op : {Op::kNoTrans, Op::kTrans}) {
+      SCOPED_TRACE(name + (op == Op::kTrans ? " over S^T" : " over S"));
+      auto p = make_ratio_spmm_plan(cpu, s.view(), 64, name, op);
+      ASSERT_TRUE(p.plan);
+      auto a = random_dense(120, 64, rng), b = random_dense(120, 64, rng);
+      expect_error([&] { p.run(cpu, nullptr, a.view(), b.view(), 0.1f, a.view()); }, "shares memory");
+      expect_error([&] { p.run_product(cpu, nullptr, a.view(), b.view(), b.view()); }, "shares memory");
+      expect_error([&] { p.run_residual(cpu, nullptr, nullptr, a.view(), b.view(), a.view()); },
+                   "shares memory");
+    }
+  for (const std::string& name : cpu_names(sddmm_variants())) {
+    SCOPED_TRACE(name);
+    auto p = make_sddmm_plan(cpu, s.view(), k, name);
+    // A buffer holding A and, after it, room for the outputs; the outputs start inside A.
+    std::vector<float> buf(120 * k + s.nnz());
+    const DenseView<const float> a{buf.data(), 120, k};
+    const auto b = random_dense(120, k, rng);
+    expect_error([&] { p.run(cpu, a, b.view(), nullptr, buf.data() + 8); }, "shares memory");
+    p.run(cpu, a, b.view(), nullptr, buf.data() + 120 * k);  // right after A: allowed
+  }
+}
+
+// Scaling in place (out == s_vals) reads each value once, before its output is written: allowed,
+// and the same as into a separate buffer.
+TEST(ApiMisuse, SddmmScalesInPlace) {
+  Context cpu(DeviceKind::kCpu);
+  Rng rng(0x5eed03);
+  const HostCsr s = square_pattern(rng);
+  const int k = 8;
+  const auto a = random_dense(120, k, rng), b = random_dense(120, k, rng);
+  for (const std::string& name : cpu_names(sddmm_variants())) {
+    SCOPED_TRACE(name);
+    auto p = make_sddmm_plan(cpu, s.view(), k, name);
+    std::vector<float> want(s.nnz()), vals = s.vals;
+    p.run(cpu, a.view(), b.view(), vals.data(), want.data());
+    p.run(cpu, a.view(), b.view(), vals.data(), vals.data());
+    EXPECT_EQ(vals, want);
+  }
+}
+
+TEST(ApiMisuse, OverlapsComparesAddressRangesOnly) {
+  std::vector<float> buf(20);
+  const DenseView<const float> x{buf.data(), 2, 5}, y{buf.data() + 10, 2, 5}, z{buf.data() + 9, 1, 5};
+  EXPECT_FALSE(overlaps(x, y));  // adjacent
+  EXPECT_TRUE(overlaps(y, z));
+  EXPECT_TRUE(overlaps(x, z));
+  EXPECT_TRUE(overlaps(x, x));
+  EXPECT_FALSE(overlaps(x, DenseView<const float>{nullptr, 2, 5}));
+  EXPECT_FALSE(overlaps(x, DenseView<const float>{buf.data(), 0, 5}));  // empty
 }
 
 // `auto` may answer a ratio SpMM with no plan (the unfused pair is faster): running it anyway is
