@@ -15,7 +15,8 @@ void validate(const CsrView& csr) {
     FK_CHECK(csr.row_ptr[r] <= csr.row_ptr[r + 1], "CSR row offsets decrease at row " << r);
   FK_CHECK(csr.row_ptr[csr.rows] == csr.nnz,
            "CSR row offsets end at " << csr.row_ptr[csr.rows] << " but nnz is " << csr.nnz);
-  FK_CHECK(csr.nnz == 0 || csr.col_idx != nullptr, "CSR with " << csr.nnz << " nonzeros but no column indices");
+  FK_CHECK(csr.nnz == 0 || csr.col_idx != nullptr,
+           "CSR with " << csr.nnz << " nonzeros but no column indices");
   for (std::int64_t j = 0; j < csr.nnz; ++j)
     FK_CHECK(csr.col_idx[j] >= 0 && csr.col_idx[j] < csr.cols,
              "CSR column index " << csr.col_idx[j] << " out of range [0, " << csr.cols << ")");

@@ -36,7 +36,8 @@ struct DenseView {
 template <typename T, typename U>
 bool overlaps(DenseView<T> x, DenseView<U> y) {
   if (x.data == nullptr || y.data == nullptr || x.size() <= 0 || y.size() <= 0) return false;
-  const auto x0 = reinterpret_cast<std::uintptr_t>(x.data), y0 = reinterpret_cast<std::uintptr_t>(y.data);
+  const auto x0 = reinterpret_cast<std::uintptr_t>(x.data),
+             y0 = reinterpret_cast<std::uintptr_t>(y.data);
   const auto x1 = x0 + static_cast<std::uintptr_t>(x.size()) * sizeof(T);
   const auto y1 = y0 + static_cast<std::uintptr_t>(y.size()) * sizeof(U);
   return x0 < y1 && y0 < x1;

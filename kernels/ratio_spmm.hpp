@@ -97,8 +97,9 @@ struct PreparedRatioSpmm {
 
  private:
   RatioSpmmPlan& checked_plan() const {
-    FK_REQUIRE(plan, "ratio SpMM run without a plan: `auto` chose the separate SDDMM, division and "
-                     "SpMM for this problem (PreparedRatioSpmm::plan is null; run those instead)");
+    FK_REQUIRE(plan,
+               "ratio SpMM run without a plan: `auto` chose the separate SDDMM, division and "
+               "SpMM for this problem (PreparedRatioSpmm::plan is null; run those instead)");
     return *plan;
   }
 };

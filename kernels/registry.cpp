@@ -249,8 +249,11 @@ class CachedTransposePlan : public SpmmPlan {
  public:
   CachedTransposePlan(const Context& ctx, const CsrView& s, int k, const SpmmVariant& inner,
                       Precision precision)
-      : t_(ctx, s), inner_(inner.prepare_at(ctx, t_.view(), k, precision)), rows_(s.rows),
-        cols_(s.cols), k_(k) {}
+      : t_(ctx, s),
+        inner_(inner.prepare_at(ctx, t_.view(), k, precision)),
+        rows_(s.rows),
+        cols_(s.cols),
+        k_(k) {}
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) override {
@@ -275,7 +278,8 @@ class CachedTransposePlan : public SpmmPlan {
 // its product and residual forms.
 class TransposedRatioSpmmPlan : public RatioSpmmPlan {
  public:
-  TransposedRatioSpmmPlan(const Context& ctx, const CsrView& s, int k, const RatioSpmmVariant& inner)
+  TransposedRatioSpmmPlan(const Context& ctx, const CsrView& s, int k,
+                          const RatioSpmmVariant& inner)
       : t_(ctx, s), inner_(inner.prepare(ctx, t_.view(), k)), rows_(s.rows), cols_(s.cols), k_(k) {}
 
   // Each form checks the operands in S's terms first: the inner plan's message would name Sᵀ's
@@ -300,13 +304,12 @@ class TransposedRatioSpmmPlan : public RatioSpmmPlan {
 
  private:
   void check(DenseView<const float> a, DenseView<const float> b, DenseView<float> c) const {
-    FK_CHECK(a.rows == cols_ && a.cols == k_ && b.rows == rows_ && b.cols == k_ && c.rows == cols_ &&
-                 c.cols == k_,
-             "ratio SpMM over Sᵀ with S " << rows_ << " x " << cols_ << ": A and C must be " << cols_
-                                          << " x " << k_ << " and B " << rows_ << " x " << k_
-                                          << ", got A " << a.rows << " x " << a.cols << ", B "
-                                          << b.rows << " x " << b.cols << " and C " << c.rows
-                                          << " x " << c.cols);
+    FK_CHECK(a.rows == cols_ && a.cols == k_ && b.rows == rows_ && b.cols == k_ &&
+                 c.rows == cols_ && c.cols == k_,
+             "ratio SpMM over Sᵀ with S "
+                 << rows_ << " x " << cols_ << ": A and C must be " << cols_ << " x " << k_
+                 << " and B " << rows_ << " x " << k_ << ", got A " << a.rows << " x " << a.cols
+                 << ", B " << b.rows << " x " << b.cols << " and C " << c.rows << " x " << c.cols);
   }
 
   TransposedPattern t_;

@@ -45,13 +45,13 @@ class OmpRatioSpmmRowsPlan : public RatioSpmmPlan {
   template <class Weigh>
   void rows(DenseView<const float> a, DenseView<const float> b, DenseView<float> c,
             const float* scale, const Weigh& weigh) const {
-    FK_CHECK(a.rows == s_.rows && a.cols == k_,
-             "omp.ratio_spmm.rows: A must be " << s_.rows << " x " << k_ << ", got " << a.rows
-                                               << " x " << a.cols);
+    FK_CHECK(a.rows == s_.rows && a.cols == k_, "omp.ratio_spmm.rows: A must be "
+                                                    << s_.rows << " x " << k_ << ", got " << a.rows
+                                                    << " x " << a.cols);
     FK_CHECK(b.rows == s_.cols && b.cols == k_ && c.rows == s_.rows && c.cols == k_,
              "omp.ratio_spmm.rows: B must be " << s_.cols << " x " << k_ << " and C " << s_.rows
-                                               << " x " << k_ << ", got " << b.rows << " x " << b.cols
-                                               << " and " << c.rows << " x " << c.cols);
+                                               << " x " << k_ << ", got " << b.rows << " x "
+                                               << b.cols << " and " << c.rows << " x " << c.cols);
     FK_CHECK((s_.nnz == 0 || (a.data != nullptr && b.data != nullptr)) &&
                  (c.size() == 0 || c.data != nullptr),
              "omp.ratio_spmm.rows: a null A, B or C");

@@ -43,7 +43,8 @@ class ReferenceRatioSpmmPlan : public RatioSpmmPlan {
                  (c.size() == 0 || c.data != nullptr),
              "ratio SpMM with a null A, B or C");
     FK_CHECK(!overlaps(c, a) && !overlaps(c, b),
-             "ratio SpMM: C shares memory with A or B (C is written while they are read; give C its own buffer)");
+             "ratio SpMM: C shares memory with A or B (C is written while they are read; give C "
+             "its own buffer)");
     std::vector<double> acc(k_);
     for (std::int64_t i = 0; i < s_.rows; ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);

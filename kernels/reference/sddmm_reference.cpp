@@ -18,7 +18,8 @@ class ReferenceSddmmPlan : public SddmmPlan {
     FK_CHECK(s_.nnz == 0 || (a.data != nullptr && b.data != nullptr && out != nullptr),
              "SDDMM with a null A, B or output pointer");
     const DenseView<const float> out_view{out, s_.nnz, 1};
-    FK_CHECK(!overlaps(out_view, a) && !overlaps(out_view, b), "SDDMM output shares memory with A or B");
+    FK_CHECK(!overlaps(out_view, a) && !overlaps(out_view, b),
+             "SDDMM output shares memory with A or B");
     for (std::int64_t i = 0; i < s_.rows; ++i) {
       for (std::int64_t j = s_.row_ptr[i]; j < s_.row_ptr[i + 1]; ++j) {
         const float* ar = a.row(i);

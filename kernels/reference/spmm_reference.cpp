@@ -18,7 +18,8 @@ class ReferenceSpmmPlan : public SpmmPlan {
                                        << ", C " << c.rows << "x" << c.cols << ", K " << k_);
     FK_CHECK((s_.nnz == 0 || b.data != nullptr) && (c.size() == 0 || c.data != nullptr),
              "SpMM with a null B or C");
-    FK_CHECK(!overlaps(c, b), "SpMM: C shares memory with B (C is written while B is read; give C its own buffer)");
+    FK_CHECK(!overlaps(c, b),
+             "SpMM: C shares memory with B (C is written while B is read; give C its own buffer)");
     std::vector<double> acc(k_);
     for (std::int64_t i = 0; i < s_.rows; ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);

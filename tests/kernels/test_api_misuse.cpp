@@ -95,10 +95,21 @@ TEST(ApiMisuse, NullDenseOperandsAreErrors) {
       ASSERT_TRUE(p.plan);
       const auto a = random_dense(ar, 64, rng), b = random_dense(br, 64, rng);
       HostDense<float> c(ar, 64);
-      expect_error([&] { p.run(cpu, nullptr, {nullptr, ar, 64}, b.view(), 0.1f, c.view()); }, "null");
-      expect_error([&] { p.run_product(cpu, nullptr, a.view(), {nullptr, br, 64}, c.view()); }, "null");
-      expect_error([&] { p.run_residual(cpu, nullptr, nullptr, a.view(), b.view(), {nullptr, ar, 64}); },
-                   "null");
+      expect_error(
+          [&] {
+            p.run(cpu, nullptr, {nullptr, ar, 64}, b.view(), 0.1f, c.view());
+          },
+          "null");
+      expect_error(
+          [&] {
+            p.run_product(cpu, nullptr, a.view(), {nullptr, br, 64}, c.view());
+          },
+          "null");
+      expect_error(
+          [&] {
+            p.run_residual(cpu, nullptr, nullptr, a.view(), b.view(), {nullptr, ar, 64});
+          },
+          "null");
     }
 }
 
@@ -128,8 +139,10 @@ TEST(ApiMisuse, OutputSharingMemoryWithAnInputIsAnError) {
       auto p = make_ratio_spmm_plan(cpu, s.view(), 64, name, op);
       ASSERT_TRUE(p.plan);
       auto a = random_dense(120, 64, rng), b = random_dense(120, 64, rng);
-      expect_error([&] { p.run(cpu, nullptr, a.view(), b.view(), 0.1f, a.view()); }, "shares memory");
-      expect_error([&] { p.run_product(cpu, nullptr, a.view(), b.view(), b.view()); }, "shares memory");
+      expect_error([&] { p.run(cpu, nullptr, a.view(), b.view(), 0.1f, a.view()); },
+                   "shares memory");
+      expect_error([&] { p.run_product(cpu, nullptr, a.view(), b.view(), b.view()); },
+                   "shares memory");
       expect_error([&] { p.run_residual(cpu, nullptr, nullptr, a.view(), b.view(), a.view()); },
                    "shares memory");
     }
@@ -165,7 +178,8 @@ TEST(ApiMisuse, SddmmScalesInPlace) {
 
 TEST(ApiMisuse, OverlapsComparesAddressRangesOnly) {
   std::vector<float> buf(20);
-  const DenseView<const float> x{buf.data(), 2, 5}, y{buf.data() + 10, 2, 5}, z{buf.data() + 9, 1, 5};
+  const DenseView<const float> x{buf.data(), 2, 5}, y{buf.data() + 10, 2, 5},
+      z{buf.data() + 9, 1, 5};
   EXPECT_FALSE(overlaps(x, y));  // adjacent
   EXPECT_TRUE(overlaps(y, z));
   EXPECT_TRUE(overlaps(x, z));
@@ -185,7 +199,8 @@ TEST(ApiMisuse, RunningAnAbsentPlanIsAnError) {
   const auto a = random_dense(6, 1, rng), b = random_dense(5, 1, rng);
   HostDense<float> c(6, 1);
   expect_error([&] { p.run(cpu, nullptr, a.view(), b.view(), 0.1f, c.view()); }, "separate SDDMM");
-  expect_error([&] { p.run_product(cpu, nullptr, a.view(), b.view(), c.view()); }, "separate SDDMM");
+  expect_error([&] { p.run_product(cpu, nullptr, a.view(), b.view(), c.view()); },
+               "separate SDDMM");
   expect_error([&] { p.run_residual(cpu, nullptr, nullptr, a.view(), b.view(), c.view()); },
                "separate SDDMM");
   expect_error([&] { PreparedSpmm().run(cpu, nullptr, b.view(), c.view()); }, "without a plan");
@@ -228,8 +243,8 @@ TEST(ApiMisuse, ShapesPatternsNamesAndEmptyMatrices) {
   for (const std::string& name : cpu_names(sddmm_variants())) {
     SCOPED_TRACE(name);
     auto p = make_sddmm_plan(cpu, s.view(), 5, name);
-    const auto a = random_dense(4, 5, rng), b = random_dense(3, 5, rng), b4 = random_dense(4, 5, rng),
-               a6 = random_dense(4, 6, rng);
+    const auto a = random_dense(4, 5, rng), b = random_dense(3, 5, rng),
+               b4 = random_dense(4, 5, rng), a6 = random_dense(4, 6, rng);
     std::vector<float> out(s.nnz());
     expect_error([&] { p.run(cpu, a.view(), b4.view(), nullptr, out.data()); }, "B 4x5");
     expect_error([&] { p.run(cpu, a6.view(), b.view(), nullptr, out.data()); }, "A 4x6");
@@ -245,15 +260,19 @@ TEST(ApiMisuse, ShapesPatternsNamesAndEmptyMatrices) {
   CsrView short_nnz = s.view();
   short_nnz.nnz = s.nnz() - 1;
   expect_error([&] { make_sddmm_plan(cpu, short_nnz, 5); }, "but nnz is");
-  expect_error([&] { make_sddmm_plan(cpu, s.view(), 5, "omp.sddmm.none"); }, "unknown SDDMM variant");
-  expect_error([&] { make_ratio_spmm_plan(cpu, s.view(), 5, "none"); }, "unknown ratio SpMM variant");
+  expect_error([&] { make_sddmm_plan(cpu, s.view(), 5, "omp.sddmm.none"); },
+               "unknown SDDMM variant");
+  expect_error([&] { make_ratio_spmm_plan(cpu, s.view(), 5, "none"); },
+               "unknown ratio SpMM variant");
 
   HostCsr empty;  // 0 x 0
   for (const std::string& name : cpu_names(spmm_variants()))
     for (Op op : {Op::kNoTrans, Op::kTrans})
-      make_spmm_plan(cpu, empty.view(), 3, op, name).run(cpu, nullptr, {nullptr, 0, 3}, {nullptr, 0, 3});
+      make_spmm_plan(cpu, empty.view(), 3, op, name)
+          .run(cpu, nullptr, {nullptr, 0, 3}, {nullptr, 0, 3});
   for (const std::string& name : cpu_names(sddmm_variants()))
-    make_sddmm_plan(cpu, empty.view(), 3, name).run(cpu, {nullptr, 0, 3}, {nullptr, 0, 3}, nullptr, nullptr);
+    make_sddmm_plan(cpu, empty.view(), 3, name)
+        .run(cpu, {nullptr, 0, 3}, {nullptr, 0, 3}, nullptr, nullptr);
   for (const std::string& name : cpu_names(ratio_spmm_variants()))
     for (Op op : {Op::kNoTrans, Op::kTrans}) {
       auto p = make_ratio_spmm_plan(cpu, empty.view(), 64, name, op);
