@@ -37,11 +37,13 @@
 //   if (p.plan) p.run(ctx, vals, a, b, eps, c);
 //   if (p.plan) p.run_product(ctx, scale, a, b, c);
 //   if (p.plan) p.run_residual(ctx, vals, scale, a, b, c);
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/dense.hpp"
+#include "core/error.hpp"
 #include "kernels/variant.hpp"
 
 namespace fk {
@@ -81,9 +83,13 @@ struct PreparedRatioSpmm {
   std::unique_ptr<RatioSpmmPlan> plan;  // null: `auto` chose the unfused pair
   const RatioSpmmVariant* variant = nullptr;
   double prepare_seconds = 0;
-  // Each throws fk::Error when there is no plan (`auto` chose the unfused pair): check `plan`.
+  // Each throws fk::Error when there is no plan (`auto` chose the unfused pair): check `plan`;
+  // run's also for an eps that is not a finite number >= 0.
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) const {
+    FK_REQUIRE(eps >= 0 && std::isfinite(eps),
+               "ratio SpMM: eps must be a finite number >= 0 (it keeps v / (a·b + eps) finite "
+               "where a·b is 0), got " << eps);
     checked_plan().run(ctx, vals, a, b, eps, c);
   }
   void run_product(const Context& ctx, const float* scale, DenseView<const float> a,

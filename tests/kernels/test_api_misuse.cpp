@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -207,6 +208,21 @@ TEST(ApiMisuse, RunningAnAbsentPlanIsAnError) {
   std::vector<float> out(s.nnz());
   expect_error([&] { PreparedSddmm().run(cpu, a.view(), b.view(), nullptr, out.data()); },
                "without a plan");
+}
+
+// The ratio SpMM's eps guards zero dot products: a negative, NaN or infinite one is an error.
+TEST(ApiMisuse, RatioEpsMustBeFiniteAndNonNegative) {
+  Context cpu(DeviceKind::kCpu);
+  Rng rng(0x5eed05);
+  const HostCsr s = test::random_pattern(6, 5, rng, [](std::int64_t) { return 2; });
+  const auto p = make_ratio_spmm_plan(cpu, s.view(), 8, "omp.ratio_spmm.rows");
+  ASSERT_TRUE(p.plan);
+  const auto a = random_dense(6, 8, rng), b = random_dense(5, 8, rng);
+  HostDense<float> c(6, 8);
+  for (float eps : {-1e-3f, std::nanf(""), std::numeric_limits<float>::infinity()})
+    expect_error([&] { p.run(cpu, nullptr, a.view(), b.view(), eps, c.view()); },
+                 "eps must be a finite number >= 0");
+  p.run(cpu, nullptr, a.view(), b.view(), 0.0f, c.view());  // 0 is allowed
 }
 
 // Sᵀ·B runs on a transposed copy; a shape error names the user's S and operands, not Sᵀ's shape as
