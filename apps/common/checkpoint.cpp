@@ -227,15 +227,17 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
 }
 
 namespace {
+bool is_compare_run(const ResolvedConfig& c) {
+  return std::any_of(c.begin(), c.end(),
+                     [](const ConfigEntry& e) { return e.key == "compare" && e.ini == "true"; });
+}
+
 // The configuration config.ini records for this run. A --compare run's two runs (OUT/gpu, OUT/cpu)
 // each record their own: that device and folder, without --compare, so that --config
 // OUT/cpu/config.ini runs the CPU run again rather than the whole comparison into OUT.
 ResolvedConfig config_of_this_run(const RunStart& s) {
   ResolvedConfig c = s.config;
-  const bool compare = std::any_of(c.begin(), c.end(), [](const ConfigEntry& e) {
-    return e.key == "compare" && e.ini == "true";
-  });
-  if (!compare) return c;
+  if (!is_compare_run(c)) return c;
   const std::string device = s.device.rfind("GPU", 0) == 0 ? "gpu" : "cpu";
   for (ConfigEntry& e : c) {
     if (e.key == "compare") e = {e.key, "false", "false"};
@@ -267,6 +269,11 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
   keep_previous_run(s.out, s.outputs, ck.has_value());
   if (!ck) remove_stale_checkpoint(dir);  // what is left: checkpoint.old, an interrupted commit's
   write_resolved_config(s.out, config_of_this_run(s), s.app);
+  // The whole comparison's configuration, as given, in OUT/compare.ini (each of its runs writes
+  // the same file): --config OUT/compare.ini runs it again. Not OUT/config.ini, which would make
+  // OUT look like a training run's folder.
+  if (const auto whole_out = find_value(s.config, "out"); whole_out && is_compare_run(s.config))
+    write_config_ini(*whole_out + "/compare.ini", s.config, "an " + s.app + " --compare run");
   return ck;
 }
 

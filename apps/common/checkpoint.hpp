@@ -105,7 +105,9 @@ void remove_stale_checkpoint(const std::string& dir);
 // against their shapes), then an earlier run's model and (when this run starts from the
 // beginning) checkpoint move to out/previous-run until this run finishes (keep_previous_run; the
 // trainer calls finish_run after its last file), what is left of an older checkpoint goes
-// (remove_stale_checkpoint), and the resolved configuration is written. Returns the checkpoint
+// (remove_stale_checkpoint), and the resolved configuration is written (config.ini: a --compare
+// run's own device and folder; and, for a --compare run, the whole comparison's in
+// <its --out>/compare.ini). Returns the checkpoint
 // to resume from, or nullopt. A checkpoint of another rounding_device (its kCheckpointDeviceKey)
 // is resumed with a warning: kernels may round differently there.
 struct RunStart {

@@ -18,20 +18,6 @@ Context training_context(Context ctx, const CommonOptions& common) {
   return ctx;
 }
 
-// OUT/compare.ini runs the whole comparison again (--config OUT/compare.ini): the CPU run's
-// config.ini (every option resolved, the app's derived defaults included) with --compare and OUT
-// given back. Not OUT/config.ini: that would make OUT look like a training run's folder.
-void write_compare_config(const CommandLine& cli) {
-  const CommonOptions& common = cli.common();
-  ResolvedConfig config = read_key_values(common.out + "/cpu/config.ini");
-  for (ConfigEntry& e : config) {
-    if (e.key == "compare") e = {e.key, "true", "true"};
-    if (e.key == "out") e = {e.key, common.out, json_quote(common.out)};
-    if (e.key == "device") e = {e.key, "auto", json_quote("auto")};
-  }
-  write_config_ini(common.out + "/compare.ini", config, "an " + cli.app() + " --compare run");
-}
-
 }  // namespace
 
 void check_training_out(const CommandLine& cli) {
@@ -60,7 +46,6 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
                           common.out + "/cpu", RunRole::kCpuFallback);
     cpu.label = "cpu";
     write_comparison_json(common.out + "/compare.json", std::nullopt, cpu, iter_name, why_not);
-    write_compare_config(cli);
     log_info() << "--compare: the model is in " << common.out << "/cpu, the record in "
                << common.out << "/compare.json";
     return false;
@@ -74,7 +59,6 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
   cpu.label = "cpu";
   if (!common.quiet) print_comparison(std::cout, gpu, cpu, iter_name);  // -q: compare.json only
   write_comparison_json(common.out + "/compare.json", gpu, cpu, iter_name);
-  write_compare_config(cli);
   together.commit();
   log_info() << "--compare: the models are in " << common.out << "/gpu and " << common.out
              << "/cpu, the comparison in " << common.out << "/compare.json";

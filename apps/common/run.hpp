@@ -33,9 +33,9 @@ void check_training_out(const CommandLine& cli);
 // --out, kOnly). With --compare: warns that --device is ignored when it names a device; when no GPU
 // can be used warns "--compare: WHY; running the CPU only", trains on the CPU (kCpuFallback) and writes
 // --out/compare.json with the reason; otherwise trains on the GPU and then on the CPU, prints
-// print_comparison() to stdout (not with --quiet) and writes --out/compare.json. Either way
-// --out/compare.ini, the configuration that runs the comparison again. `iter_name` names the
-// iterations ("iter", "pass"). Returns true when both devices ran.
+// print_comparison() to stdout (not with --quiet) and writes --out/compare.json. (Each run's
+// start_training_output writes --out/compare.ini, which runs the comparison again.) `iter_name`
+// names the iterations ("iter", "pass"). Returns true when both devices ran.
 bool run_training(const CommandLine& cli, const std::string& iter_name, const TrainOnce& train);
 
 }  // namespace fk::app
