@@ -25,7 +25,14 @@ for stage in "$@"; do
   case $stage in
     info) nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv ;;
     tests)
-      for t in $bin/fk_*tests; do run "$(basename "$t")" 400 "$t" --gtest_brief=1; done ;;
+      # Then one line per binary (and its failed tests) in $out/tests-summary.txt, for call scripts.
+      for t in $bin/fk_*tests; do run "$(basename "$t")" 400 "$t" --gtest_brief=1; done
+      for t in $bin/fk_*tests; do
+        log="$out/$(basename "$t").log"
+        echo "$(basename "$t"): $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | tr '\n' ' ')"
+        grep -E '^\[  FAILED  \]' "$log" | head -20
+      done > "$out/tests-summary.txt"
+      cat "$out/tests-summary.txt" ;;
     memcheck)
       run memcheck 500 compute-sanitizer --tool memcheck --error-exitcode 3 \
         $bin/fk_kernel_tests --gtest_brief=1 --gtest_filter="${FK_SANITIZE_FILTER:-*cuda*}" ;;
