@@ -620,7 +620,7 @@ class MatrixBench {
       }));
     others.push_back(attempt("cusparse_bell", [&](Result& r) { bell(c, o, out.data(), r); }));
     others.push_back(cached("spmm", "fp32_auto", k, [&](Result& r) {
-      const fk::PreparedSpmm plan =
+      fk::PreparedSpmm plan =
           fk::make_spmm_plan(ctx_, s32_.view(), k, fk::Op::kNoTrans, "auto");
       const fk::DenseView<const float> b32{o.b32.data(), c.n, k};
       r.ms = timer_.median_ms([&] { plan.run(ctx_, nullptr, b32, cv); });
@@ -693,7 +693,7 @@ class MatrixBench {
         r.detail = "GemmEx 16-bit in, fp32 out, COMPUTE_32F, GEMM_DEFAULT";
       }));
     others.push_back(cached("sddmm", "fp32_auto", k, [&](Result& r) {
-      const fk::PreparedSddmm plan = fk::make_sddmm_plan(ctx_, s32_.view(), k, "auto");
+      fk::PreparedSddmm plan = fk::make_sddmm_plan(ctx_, s32_.view(), k, "auto");
       fk::DeviceBuffer<float> out(c.nnz);
       const fk::DenseView<const float> a32{o.a32.data(), c.m, k};
       const fk::DenseView<const float> b32{o.b32.data(), c.n, k};

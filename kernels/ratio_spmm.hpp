@@ -86,23 +86,23 @@ struct PreparedRatioSpmm {
   // Each throws fk::Error when there is no plan (`auto` chose the unfused pair): check `plan`;
   // run's also for an eps that is not a finite number >= 0.
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
-           DenseView<const float> b, float eps, DenseView<float> c) const {
+           DenseView<const float> b, float eps, DenseView<float> c) {
     FK_REQUIRE(eps >= 0 && std::isfinite(eps),
                "ratio SpMM: eps must be a finite number >= 0 (it keeps v / (a·b + eps) finite "
                "where a·b is 0), got " << eps);
     checked_plan().run(ctx, vals, a, b, eps, c);
   }
   void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
-                   DenseView<const float> b, DenseView<float> c) const {
+                   DenseView<const float> b, DenseView<float> c) {
     checked_plan().run_product(ctx, scale, a, b, c);
   }
   void run_residual(const Context& ctx, const float* vals, const float* scale,
-                    DenseView<const float> a, DenseView<const float> b, DenseView<float> c) const {
+                    DenseView<const float> a, DenseView<const float> b, DenseView<float> c) {
     checked_plan().run_residual(ctx, vals, scale, a, b, c);
   }
 
  private:
-  RatioSpmmPlan& checked_plan() const {
+  RatioSpmmPlan& checked_plan() {
     FK_REQUIRE(plan,
                "ratio SpMM run without a plan: `auto` chose the separate SDDMM, division and "
                "SpMM for this problem (PreparedRatioSpmm::plan is null; run those instead)");

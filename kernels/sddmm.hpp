@@ -57,7 +57,7 @@ struct PreparedSddmm {
   double prepare_seconds = 0;
   int width = 0;  // the K the kernel runs at: K, or auto_sddmm_width's (A and B copied to it)
   void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b,
-           const float* s_vals, float* out) const {
+           const float* s_vals, float* out) {
     FK_REQUIRE(plan,
                "SDDMM run without a plan (this PreparedSddmm was not made by make_sddmm_plan)");
     plan->run(ctx, a, b, s_vals, out);

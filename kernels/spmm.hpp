@@ -67,7 +67,7 @@ struct PreparedSpmm {
   double prepare_seconds = 0;
   int width = 0;  // the K the kernel runs at: K, or auto_spmm_width's (B and C copied to it)
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
-           DenseView<float> c) const {
+           DenseView<float> c) {
     FK_REQUIRE(plan, "SpMM run without a plan (this PreparedSpmm was not made by make_spmm_plan)");
     plan->run(ctx, vals, b, c);
   }

@@ -2,6 +2,10 @@
 // What every kernel variant has (CUTLASS/Ginkgo style): a stable descriptive name, a one-line
 // summary, the backend it runs on, and an applicability check that says why it does not apply.
 // Variants are objects registered explicitly by one function per backend (kernels/registry.hpp).
+//
+// A variant prepares a plan for one pattern and K (SpmmPlan, SddmmPlan, RatioSpmmPlan). A plan
+// keeps scratch that every run reuses (carry rows, workspaces, padded copies), so its run methods
+// are not const and one plan must not run from two threads at once: give each thread its own.
 #include <string>
 
 #include "core/context.hpp"

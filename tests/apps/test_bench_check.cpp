@@ -46,7 +46,7 @@ TEST(BenchCheck, SddmmScoresRightOutputsLowAndWrongOnesHigh) {
   const SddmmCheck check(s.view(), a.view(), b.view(), 1 << 20);
   EXPECT_EQ(check.rows(), s.rows);  // small: every row
   Context cpu(DeviceKind::kCpu);
-  const PreparedSddmm plan = make_sddmm_plan(cpu, s.view(), k, "ref.sddmm");
+  PreparedSddmm plan = make_sddmm_plan(cpu, s.view(), k, "ref.sddmm");
   std::vector<float> out(static_cast<std::size_t>(s.nnz()));
   plan.run(cpu, a.view(), b.view(), s.vals.data(), out.data());
   EXPECT_LT(check.max_rel_err(out, true), 1e-6);
@@ -76,7 +76,7 @@ TEST(BenchCheck, SpmmScoresRightOutputsLowAndWrongOnesHigh) {
   const HostDense<float> b = positive(s.cols, k, rng);
   const SpmmCheck check(s.view(), b.view(), 1 << 20);
   Context cpu(DeviceKind::kCpu);
-  const PreparedSpmm plan = make_spmm_plan(cpu, s.view(), k, Op::kNoTrans, "ref.spmm");
+  PreparedSpmm plan = make_spmm_plan(cpu, s.view(), k, Op::kNoTrans, "ref.spmm");
   HostDense<float> c(s.rows, k);
   plan.run(cpu, nullptr, b.view(), c.view());
   EXPECT_LT(check.max_rel_err(c.values()), 1e-6);

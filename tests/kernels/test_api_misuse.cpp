@@ -215,7 +215,7 @@ TEST(ApiMisuse, RatioEpsMustBeFiniteAndNonNegative) {
   Context cpu(DeviceKind::kCpu);
   Rng rng(0x5eed05);
   const HostCsr s = test::random_pattern(6, 5, rng, [](std::int64_t) { return 2; });
-  const auto p = make_ratio_spmm_plan(cpu, s.view(), 8, "omp.ratio_spmm.rows");
+  auto p = make_ratio_spmm_plan(cpu, s.view(), 8, "omp.ratio_spmm.rows");
   ASSERT_TRUE(p.plan);
   const auto a = random_dense(6, 8, rng), b = random_dense(5, 8, rng);
   HostDense<float> c(6, 8);

@@ -142,7 +142,7 @@ TEST(CudaRepeatability, Spmm) {
           // The tensor-core variants at fp16 (their operands rounded the same way every run).
           p.precision = v->half_precision() ? Precision::kF16 : Precision::kF32;
           if (name.rfind("cuda.", 0) != 0 || !v->why_not(p).empty()) continue;
-          const PreparedSpmm plan = make_spmm_plan(ctx, ds.view(), k, op, name, p.precision);
+          PreparedSpmm plan = make_spmm_plan(ctx, ds.view(), k, op, name, p.precision);
           const std::string what = c.name + (op == Op::kNoTrans ? " S*B" : " S^T*B") +
                                    " K=" + std::to_string(k);
           record(*v, what, repeat([&] {
@@ -173,7 +173,7 @@ TEST(CudaRepeatability, Sddmm) {
         const std::string name = v->name();
         p.precision = v->half_precision() ? Precision::kF16 : Precision::kF32;
         if (name.rfind("cuda.", 0) != 0 || !v->why_not(p).empty()) continue;
-        const PreparedSddmm plan = make_sddmm_plan(ctx, ds.view(), k, name, p.precision);
+        PreparedSddmm plan = make_sddmm_plan(ctx, ds.view(), k, name, p.precision);
         record(*v, c.name + " K=" + std::to_string(k), repeat([&] {
                  out.fill_bytes(0xff);
                  plan.run(ctx, DenseView<const float>{da.data(), c.s.rows, k},
@@ -208,7 +208,7 @@ TEST(CudaRepeatability, RatioSpmm) {
         for (const RatioSpmmVariant* v : ratio_spmm_variants()) {
           const std::string name = v->name();
           if (name.rfind("cuda.", 0) != 0 || !v->why_not(p).empty()) continue;
-          const PreparedRatioSpmm plan = make_ratio_spmm_plan(ctx, ds.view(), k, name, op);
+          PreparedRatioSpmm plan = make_ratio_spmm_plan(ctx, ds.view(), k, name, op);
           const std::string what = c.name + (op == Op::kNoTrans ? " S*B" : " S^T*B") +
                                    " K=" + std::to_string(k);
           const DenseView<const float> va{da.data(), m, k}, vb{db.data(), n, k};
@@ -244,16 +244,16 @@ TEST(CudaRepeatability, RepeatableOnlyAutoReplacesUnrepeatablePicks) {
       for (const Op op : {Op::kNoTrans, Op::kTrans}) {
         const std::int64_t in_rows = op == Op::kNoTrans ? c.s.cols : c.s.rows;
         const std::int64_t out_rows = op == Op::kNoTrans ? c.s.rows : c.s.cols;
-        const PreparedSpmm usual = make_spmm_plan(plain, ds.view(), k, op);
+        PreparedSpmm usual = make_spmm_plan(plain, ds.view(), k, op);
         if (usual.variant->repeatable()) continue;
         SCOPED_TRACE(c.name + (op == Op::kNoTrans ? " S*B" : " S^T*B") + " K=" +
                      std::to_string(k) + ", auto's pick " + usual.variant->name());
-        const PreparedSpmm repeatable = make_spmm_plan(only, ds.view(), k, op);
+        PreparedSpmm repeatable = make_spmm_plan(only, ds.view(), k, op);
         EXPECT_TRUE(repeatable.variant->repeatable()) << repeatable.variant->name();
         ++replaced;
         const HostDense<float> b = test::random_matrix(in_rows, k, rng);
         DeviceBuffer<float> db(b.values()), dc(out_rows * k);
-        auto run = [&](const PreparedSpmm& p, const Context& ctx) {
+        auto run = [&](PreparedSpmm& p, const Context& ctx) {
           dc.fill_bytes(0xff);
           p.run(ctx, nullptr, DenseView<const float>{db.data(), in_rows, k},
                 DenseView<float>{dc.data(), out_rows, k});

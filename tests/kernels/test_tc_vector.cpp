@@ -122,7 +122,7 @@ std::string check(const std::vector<float>& got, const Want& w, double tol, doub
 std::vector<float> plan_spmm(const Context& ctx, const HostCsr& s, const std::vector<float>& b, int k, Op op,
                              const std::string& variant, Precision precision) {
   const DeviceCsr ds(s);
-  const PreparedSpmm plan = make_spmm_plan(ctx, ds.view(), k, op, variant, precision);
+  PreparedSpmm plan = make_spmm_plan(ctx, ds.view(), k, op, variant, precision);
   EXPECT_EQ(plan.variant->name(), variant == "auto" ? plan.variant->name() : variant);
   const std::int64_t in_rows = op == Op::kNoTrans ? s.cols : s.rows, out_rows = op == Op::kNoTrans ? s.rows : s.cols;
   DeviceBuffer<float> db(b), dc(out_rows * k), dv(std::max<std::int64_t>(1, s.nnz()));
@@ -137,7 +137,7 @@ std::vector<float> plan_sddmm(const Context& ctx, const HostCsr& s, const std::v
                               const std::vector<float>& b, int k, bool scaled, const std::string& variant,
                               Precision precision) {
   const DeviceCsr ds(s);
-  const PreparedSddmm plan = make_sddmm_plan(ctx, ds.view(), k, variant, precision);
+  PreparedSddmm plan = make_sddmm_plan(ctx, ds.view(), k, variant, precision);
   DeviceBuffer<float> da(a), db(b), dout(std::max<std::int64_t>(1, s.nnz()));
   DeviceBuffer<float> dscale(std::max<std::int64_t>(1, s.nnz()));
   dscale.upload(s.vals.data(), s.nnz());
