@@ -636,7 +636,7 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
 
   void run(const Context& ctx, const float* vals, DenseView<const float> a,
            DenseView<const float> b, float eps, DenseView<float> c) override {
-    go<Edge::kRatio>(ctx, cuda_spmm::resolve_values(kName, s_, vals), nullptr, a, b, eps, c);
+    go<Edge::kRatio>(ctx, spmm_values(kName, s_, vals), nullptr, a, b, eps, c);
   }
   void run_product(const Context& ctx, const float* scale, DenseView<const float> a,
                    DenseView<const float> b, DenseView<float> c) override {
@@ -645,7 +645,7 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
   void run_residual(const Context& ctx, const float* vals, const float* scale,
                     DenseView<const float> a, DenseView<const float> b,
                     DenseView<float> c) override {
-    go<Edge::kResidual>(ctx, cuda_spmm::resolve_values(kName, s_, vals), scale, a, b, 0.0f, c);
+    go<Edge::kResidual>(ctx, spmm_values(kName, s_, vals), scale, a, b, 0.0f, c);
   }
 
  private:
@@ -654,12 +654,7 @@ class FusedRatioSpmmPlan : public RatioSpmmPlan {
   template <Edge E>
   void go(const Context& ctx, const float* vals, const float* scale, DenseView<const float> a,
           DenseView<const float> b, float eps, DenseView<float> c) {
-    cuda_spmm::check_shapes(kName, s_, k_, b, c);
-    FK_CHECK(a.rows == s_.rows && a.cols == k_,
-             kName << ": A must be " << s_.rows << " x " << k_ << ", got " << a.rows << " x " << a.cols);
-    FK_CHECK(s_.nnz == 0 || a.data != nullptr, kName << ": null A");
-    FK_CHECK(!overlaps(c, a), kName << ": C shares memory with A (C is written while A is read; "
-                                       "give C its own buffer)");
+    check_ratio_spmm_operands(kName, s_, k_, a, b, c);
     if (s_.rows == 0) return;
     // The widest rows K and the operands' alignment allow. The plan's mapping (lane groups, chain
     // length, segments) assumed the widest K allows; narrower rows keep it (correct, only slower;

@@ -106,7 +106,7 @@ class AsptPlan : public SddmmPlan {
 
   void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
            float* out) override {
-    check_run_args(s_, k_, a, b, out, "cuda.sddmm.aspt");
+    check_sddmm_operands("cuda.sddmm.aspt", s_, k_, a, b, out);
     if (s_.nnz == 0) return;
     const bool vec = vector_path_ok(a, b, k_);
     const std::size_t smem = static_cast<std::size_t>(max_heavy_) * stride_ * sizeof(float);

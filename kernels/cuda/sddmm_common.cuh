@@ -34,6 +34,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "kernels/cuda/prefer_l1.cuh"
+#include "kernels/operand_checks.hpp"
 #include "kernels/sddmm.hpp"
 
 namespace fk::sddmm_cuda {
@@ -64,16 +65,6 @@ inline unsigned grid_blocks(std::int64_t items, std::int64_t per_block) {
 }
 
 inline int sm_count(const Context& ctx) { return ctx.gpu().props.multiProcessorCount; }
-
-// Common run() argument checks of every CUDA SDDMM plan.
-inline void check_run_args(const CsrView& s, int k, DenseView<const float> a, DenseView<const float> b,
-                           float* out, const char* variant) {
-  FK_CHECK(a.rows == s.rows && b.rows == s.cols && a.cols == k && b.cols == k,
-           variant << ": shape mismatch: S " << s.rows << "x" << s.cols << ", A " << a.rows << "x" << a.cols
-                   << ", B " << b.rows << "x" << b.cols << ", K " << k);
-  FK_CHECK(s.nnz == 0 || (a.data != nullptr && b.data != nullptr && out != nullptr),
-           variant << ": null A, B or output pointer");
-}
 
 // Fraction of L2 that one K slice of B may take (tunable; 0 disables slicing for L2). The
 // environment variable FK_SDDMM_L2_SLICE_FRACTION overrides it, read once, so that benchmarks can

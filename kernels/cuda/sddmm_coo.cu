@@ -34,7 +34,7 @@ class CooPlan : public SddmmPlan {
 
   void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
            float* out) override {
-    sddmm_cuda::check_run_args(s_, k_, a, b, out, "cuda.sddmm.coo");
+    check_sddmm_operands("cuda.sddmm.coo", s_, k_, a, b, out);
     if (s_.nnz == 0) return;
     const int threads = 256;
     const unsigned blocks = std::min(grid_blocks(s_.nnz, threads), 65535u * 64u);

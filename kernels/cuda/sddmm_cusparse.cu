@@ -115,7 +115,7 @@ class CusparsePlan : public SddmmPlan {
 
   void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
            float* out) override {
-    check_run_args(s_, k_, a, b, out, "cuda.sddmm.cusparse");
+    check_sddmm_operands("cuda.sddmm.cusparse", s_, k_, a, b, out);
     if (s_.nnz == 0) return;
     cusparseHandle_t handle = ctx.gpu().cusparse();
     FK_CUSPARSE_CHECK(cusparseDnMatSetValues(a_.d, const_cast<float*>(a.data)));

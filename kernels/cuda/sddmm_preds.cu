@@ -81,7 +81,7 @@ class PredsPlan : public SddmmPlan {
 
   void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
            float* out) override {
-    check_run_args(s_, k_, a, b, out, "cuda.sddmm.preds");
+    check_sddmm_operands("cuda.sddmm.preds", s_, k_, a, b, out);
     if (s_.nnz == 0) return;
     const bool vec = vector_path_ok(a, b, k_);
     const int chunk = choose_chunk(k_, s_.cols, l2_bytes(ctx), walk_max_chunk(vec));

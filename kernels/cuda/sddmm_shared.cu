@@ -95,7 +95,7 @@ class SharedPlan : public SddmmPlan {
 
   void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
            float* out) override {
-    check_run_args(s_, k_, a, b, out, "cuda.sddmm.shared");
+    check_sddmm_operands("cuda.sddmm.shared", s_, k_, a, b, out);
     if (s_.nnz == 0) return;
     const bool vec = vector_path_ok(a, b, k_);
     if (nks_ > 1) FK_CUDA_CHECK(cudaMemsetAsync(out, 0, s_.nnz * sizeof(float), stream_of(ctx)));

@@ -128,7 +128,7 @@ class TcSddmmPlan : public SddmmPlan {
 
   void run(const Context& ctx, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
            float* out) override {
-    sddmm_cuda::check_run_args(s_, k_, a, b, out, name_.c_str());
+    check_sddmm_operands(name_.c_str(), s_, k_, a, b, out);
     tc::round_to_half(ctx, pattern_.precision(), a.data, a.size(), a_half_.data());
     tc::round_to_half(ctx, pattern_.precision(), b.data, b.size(), b_half_.data());
     tc::sddmm(ctx, pattern_.precision(), pattern_.view(), {a_half_.data(), a.rows, a.cols},

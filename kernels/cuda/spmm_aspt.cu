@@ -264,8 +264,8 @@ class AsptPlan : public SpmmPlan {
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
     constexpr const char* kName = "cuda.spmm.aspt";
-    check_shapes(kName, s_, k_, b, c);
-    vals = resolve_values(kName, s_, vals);
+    check_spmm_operands(kName, s_, Op::kNoTrans, k_, b, c);
+    vals = spmm_values(kName, s_, vals);
     if (s_.rows == 0) return;
     const dim3 grid(grid_for(num_panels_, 1), static_cast<unsigned>(ceil_div(k_, slice_)));
     // The slice is a power of two >= 4 whenever K % 4 == 0, so float4 lanes fit it exactly.

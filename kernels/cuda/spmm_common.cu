@@ -7,24 +7,6 @@
 
 namespace fk::cuda_spmm {
 
-void check_shapes(const char* variant, const CsrView& s, int k, DenseView<const float> b,
-                  DenseView<float> c) {
-  FK_CHECK(b.rows == s.cols && b.cols == k && c.rows == s.rows && c.cols == k,
-           variant << ": shape mismatch: S " << s.rows << "x" << s.cols << ", B " << b.rows << "x"
-                   << b.cols << ", C " << c.rows << "x" << c.cols << ", K " << k);
-  FK_CHECK((b.data != nullptr || b.size() == 0) && (c.data != nullptr || c.size() == 0),
-           variant << ": null dense operand");
-  FK_CHECK(!overlaps(c, b), variant << ": C shares memory with B (C is written while B is read; "
-                                       "give C its own buffer)");
-}
-
-const float* resolve_values(const char* variant, const CsrView& s, const float* vals) {
-  if (!vals) vals = s.vals;
-  FK_CHECK(vals != nullptr || s.nnz == 0,
-           variant << ": SpMM run without values: the pattern has none and none were given");
-  return vals;
-}
-
 bool vec4_ok(int k, const void* b, const void* c) {
   return k % 4 == 0 && reinterpret_cast<std::uintptr_t>(b) % 16 == 0 &&
          reinterpret_cast<std::uintptr_t>(c) % 16 == 0;

@@ -11,6 +11,7 @@
 #include "core/cuda/gpu_resources.cuh"
 #include "core/device_buffer.hpp"
 #include "kernels/cuda/prefer_l1.cuh"
+#include "kernels/operand_checks.hpp"
 #include "kernels/spmm.hpp"
 
 namespace fk::cuda_spmm {
@@ -32,13 +33,8 @@ inline unsigned grid_for(std::int64_t items, std::int64_t items_per_block) {
   return static_cast<unsigned>(std::min(blocks, kMaxBlocks));
 }
 
-// ---- host-side checks shared by every plan ------------------------------------------------------
+// ---- host-side helpers shared by the plans (operand checks: kernels/operand_checks.hpp) ---------
 
-// Throws fk::Error when B or C do not fit S (M x N) and K, naming the variant.
-void check_shapes(const char* variant, const CsrView& s, int k, DenseView<const float> b,
-                  DenseView<float> c);
-// The values to multiply with: `vals` when given, else S's own (an error when S has none).
-const float* resolve_values(const char* variant, const CsrView& s, const float* vals);
 // 16-byte vector loads and stores apply: K % 4 == 0 and both dense bases 16-byte aligned.
 bool vec4_ok(int k, const void* b, const void* c);
 // Copies of S's row offsets (rows + 1) and columns (nnz) from the device to the host.
@@ -164,13 +160,13 @@ class ValueReaderPlan : public SpmmPlan {
   ValueReaderPlan(const CsrView& s, int k) : s_(s), k_(k) {}
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) final {
-    check_shapes(Derived::kName, s_, k_, b, c);
-    self().launch(ctx, PlainValues{resolve_values(Derived::kName, s_, vals)}, b, c);
+    check_spmm_operands(Derived::kName, s_, Op::kNoTrans, k_, b, c);
+    self().launch(ctx, PlainValues{spmm_values(Derived::kName, s_, vals)}, b, c);
   }
   bool run_permuted(const Context& ctx, const float* vals, const std::int32_t* perm,
                     DenseView<const float> b, DenseView<float> c) final {
     if (k_ < Derived::kPermutedFromK) return false;
-    check_shapes(Derived::kName, s_, k_, b, c);
+    check_spmm_operands(Derived::kName, s_, Op::kNoTrans, k_, b, c);
     self().launch(ctx, PermutedValues{vals, perm}, b, c);
     return true;
   }

@@ -282,11 +282,8 @@ class CusparseSpmmPlan : public SpmmPlan {
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
     constexpr const char* kName = "cuda.spmm.cusparse";
-    FK_CHECK(b.rows == in_rows_ && b.cols == k_ && c.rows == out_rows_ && c.cols == k_,
-             kName << ": shape mismatch for " << (op_ == CUSPARSE_OPERATION_NON_TRANSPOSE ? "S·B" : "Sᵀ·B") << ": S "
-                   << s_.rows << "x" << s_.cols << ", B " << b.rows << "x" << b.cols << ", C " << c.rows << "x"
-                   << c.cols << ", K " << k_);
-    vals = resolve_values(kName, s_, vals);
+    check_spmm_operands(kName, s_, op_ == CUSPARSE_OPERATION_NON_TRANSPOSE ? Op::kNoTrans : Op::kTrans, k_, b, c);
+    vals = spmm_values(kName, s_, vals);
     cudaStream_t stream = stream_of(ctx);
     if (trivial_ || zero_first_) {
       if (c.size() > 0)

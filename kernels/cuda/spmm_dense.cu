@@ -90,10 +90,7 @@ class DensePlan : public SpmmPlan {
     const bool trans = op_ == Op::kTrans;
     const std::int64_t in_rows = trans ? s_.rows : s_.cols;
     const std::int64_t out_rows = trans ? s_.cols : s_.rows;
-    FK_CHECK(b.rows == in_rows && b.cols == k_ && c.rows == out_rows && c.cols == k_,
-             kName << ": shape mismatch for " << (trans ? "Sᵀ·B" : "S·B") << ": S " << s_.rows
-                   << "x" << s_.cols << ", B " << b.rows << "x" << b.cols << ", C " << c.rows << "x"
-                   << c.cols << ", K " << k_);
+    check_spmm_operands(kName, s_, op_, k_, b, c);
     if (c.size() == 0) return;
     cudaStream_t stream = stream_of(ctx);
     // An empty sum: C is zeroed here rather than asking cuBLAS for a zero-depth product.
@@ -102,7 +99,7 @@ class DensePlan : public SpmmPlan {
           cudaMemsetAsync(c.data, 0, static_cast<std::size_t>(c.size()) * sizeof(float), stream));
       return;
     }
-    vals = resolve_values(kName, s_, vals);
+    vals = spmm_values(kName, s_, vals);
     if (has_repeats_) {
       scatter_rows_summing_kernel<<<grid_for(s_.rows, kThreads), kThreads, 0, stream>>>(
           s_.rows, s_.cols, s_.row_ptr, s_.col_idx, vals, dense_.data());

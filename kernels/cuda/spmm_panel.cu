@@ -374,10 +374,8 @@ class PanelPlan : public SpmmPlan {
   void run(const Context& ctx, const float* vals, DenseView<const float> b,
            DenseView<float> c) override {
     const char* name = "cuda.spmm.panel";
-    const CsrView shape =
-        transposed_ ? CsrView{s_.cols, s_.rows, s_.nnz, nullptr, nullptr, nullptr} : s_;
-    check_shapes(name, shape, k_, b, c);
-    vals = resolve_values(name, s_, vals);
+    check_spmm_operands(name, s_, transposed_ ? Op::kTrans : Op::kNoTrans, k_, b, c);
+    vals = spmm_values(name, s_, vals);
     const cudaStream_t stream = stream_of(ctx);
     const std::int64_t out_rows = transposed_ ? s_.cols : s_.rows;
     if (out_rows == 0 || k_ == 0) return;

@@ -222,8 +222,8 @@ class TcSpmmPlan : public SpmmPlan {
   }
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
-    cuda_spmm::check_shapes(name_.c_str(), s_, k_, b, c);
-    const float* s_vals = cuda_spmm::resolve_values(name_.c_str(), s_, vals);
+    check_spmm_operands(name_.c_str(), s_, Op::kNoTrans, k_, b, c);
+    const float* s_vals = spmm_values(name_.c_str(), s_, vals);
     tc::round_to_half(ctx, precision_, b.data, b.size(), b_half_.data());
     const DenseView<const HalfBits> b_half{b_half_.data(), b.rows, b.cols};
     if (staged_) {

@@ -22,7 +22,7 @@ class OmpRatioSpmmRowsPlan : public RatioSpmmPlan {
 
   void run(const Context&, const float* vals, DenseView<const float> a, DenseView<const float> b,
            float eps, DenseView<float> c) override {
-    vals = omp_common::check_spmm_shapes(s_, k_, vals, b, c, "omp.ratio_spmm.rows");
+    vals = spmm_values("omp.ratio_spmm.rows", s_, vals);
     rows(a, b, c, nullptr, [&](std::int64_t j, std::int64_t n, float* w) {
       for (std::int64_t e = 0; e < n; ++e) w[e] = vals[j + e] / (w[e] + eps);
     });
@@ -33,7 +33,7 @@ class OmpRatioSpmmRowsPlan : public RatioSpmmPlan {
   }
   void run_residual(const Context&, const float* vals, const float* scale, DenseView<const float> a,
                     DenseView<const float> b, DenseView<float> c) override {
-    vals = omp_common::check_spmm_shapes(s_, k_, vals, b, c, "omp.ratio_spmm.rows");
+    vals = spmm_values("omp.ratio_spmm.rows", s_, vals);
     rows(a, b, c, scale, [&](std::int64_t j, std::int64_t n, float* w) {
       for (std::int64_t e = 0; e < n; ++e) w[e] = vals[j + e] - w[e];
     });
@@ -45,19 +45,7 @@ class OmpRatioSpmmRowsPlan : public RatioSpmmPlan {
   template <class Weigh>
   void rows(DenseView<const float> a, DenseView<const float> b, DenseView<float> c,
             const float* scale, const Weigh& weigh) const {
-    FK_CHECK(a.rows == s_.rows && a.cols == k_, "omp.ratio_spmm.rows: A must be "
-                                                    << s_.rows << " x " << k_ << ", got " << a.rows
-                                                    << " x " << a.cols);
-    FK_CHECK(b.rows == s_.cols && b.cols == k_ && c.rows == s_.rows && c.cols == k_,
-             "omp.ratio_spmm.rows: B must be " << s_.cols << " x " << k_ << " and C " << s_.rows
-                                               << " x " << k_ << ", got " << b.rows << " x "
-                                               << b.cols << " and " << c.rows << " x " << c.cols);
-    FK_CHECK((s_.nnz == 0 || (a.data != nullptr && b.data != nullptr)) &&
-                 (c.size() == 0 || c.data != nullptr),
-             "omp.ratio_spmm.rows: a null A, B or C");
-    FK_CHECK(!overlaps(c, a) && !overlaps(c, b),
-             "omp.ratio_spmm.rows: C shares memory with A or B (C is written while they are read; "
-             "give C its own buffer)");
+    check_ratio_spmm_operands("omp.ratio_spmm.rows", s_, k_, a, b, c);
     const std::int64_t* row_ptr = s_.row_ptr;
     const std::int32_t* col_idx = s_.col_idx;
 #pragma omp parallel

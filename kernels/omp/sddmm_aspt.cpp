@@ -52,7 +52,7 @@ class OmpSddmmAsptPlan : public SddmmPlan {
 
   void run(const Context&, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
            float* out) override {
-    omp_common::check_sddmm_shapes(s_, k_, a, b, out, "omp.sddmm.aspt");
+    check_sddmm_operands("omp.sddmm.aspt", s_, k_, a, b, out);
     const aspt::AsptTiling& t = tiling_;
     const std::int64_t panels = t.num_panels(), k = k_;
     const std::int64_t nseg = static_cast<std::int64_t>(segments_.size());

@@ -14,7 +14,7 @@ class OmpSddmmRowsPlan : public SddmmPlan {
 
   void run(const Context&, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
            float* out) override {
-    omp_common::check_sddmm_shapes(s_, k_, a, b, out, "omp.sddmm.rows");
+    check_sddmm_operands("omp.sddmm.rows", s_, k_, a, b, out);
     const std::int64_t* row_ptr = s_.row_ptr;
     const std::int32_t* col_idx = s_.col_idx;
     const std::int64_t k = k_;

@@ -33,7 +33,8 @@ class OmpSpmmAsptPlan : public SpmmPlan {
         vals_(static_cast<std::size_t>(tiling_.heavy_ptr.back() > 0 ? s.nnz : 0)) {}
 
   void run(const Context&, const float* vals, DenseView<const float> b, DenseView<float> c) override {
-    vals = omp_common::check_spmm_shapes(s_, k_, vals, b, c, "omp.spmm.aspt");
+    check_spmm_operands("omp.spmm.aspt", s_, Op::kNoTrans, k_, b, c);
+    vals = spmm_values("omp.spmm.aspt", s_, vals);
     const aspt::AsptTiling& t = tiling_;
     const std::int64_t panels = t.num_panels(), k = k_;
     const std::int32_t* cols = t.col_idx.data();

@@ -43,7 +43,8 @@ class OmpSpmmNnzBalancedPlan : public SpmmPlan {
   }
 
   void run(const Context&, const float* vals, DenseView<const float> b, DenseView<float> c) override {
-    vals = omp_common::check_spmm_shapes(s_, k_, vals, b, c, "omp.spmm.nnz_balanced");
+    check_spmm_operands("omp.spmm.nnz_balanced", s_, Op::kNoTrans, k_, b, c);
+    vals = spmm_values("omp.spmm.nnz_balanced", s_, vals);
     const std::int64_t* rp = s_.row_ptr;
     const std::int32_t* ci = s_.col_idx;
     const std::int64_t parts = static_cast<std::int64_t>(part_nz_.size()) - 1, k = k_;

@@ -15,7 +15,8 @@ class OmpSpmmRowsPlan : public SpmmPlan {
   OmpSpmmRowsPlan(const CsrView& s, int k) : s_(s), k_(k), chunk_(omp_common::row_chunk(s.rows)) {}
 
   void run(const Context&, const float* vals, DenseView<const float> b, DenseView<float> c) override {
-    vals = omp_common::check_spmm_shapes(s_, k_, vals, b, c, "omp.spmm.rows");
+    check_spmm_operands("omp.spmm.rows", s_, Op::kNoTrans, k_, b, c);
+    vals = spmm_values("omp.spmm.rows", s_, vals);
     const std::int64_t* row_ptr = s_.row_ptr;
     const std::int32_t* col_idx = s_.col_idx;
 #pragma omp parallel for schedule(dynamic, chunk_)

@@ -2,6 +2,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/operand_checks.hpp"
 #include "kernels/reference/reference.hpp"
 
 namespace fk {
@@ -12,8 +13,7 @@ class ReferenceRatioSpmmPlan : public RatioSpmmPlan {
   ReferenceRatioSpmmPlan(const CsrView& s, int k) : s_(s), k_(k) {}
   void run(const Context&, const float* vals, DenseView<const float> a, DenseView<const float> b,
            float eps, DenseView<float> c) override {
-    if (!vals) vals = s_.vals;
-    FK_CHECK(vals != nullptr || s_.nnz == 0, "ratio SpMM run without values");
+    vals = spmm_values(kName, s_, vals);
     compute(a, b, c, [&](std::int64_t j, double dot) { return double(vals[j]) / (dot + double(eps)); });
   }
   void run_product(const Context&, const float* scale, DenseView<const float> a,
@@ -22,29 +22,20 @@ class ReferenceRatioSpmmPlan : public RatioSpmmPlan {
   }
   void run_residual(const Context&, const float* vals, const float* scale, DenseView<const float> a,
                     DenseView<const float> b, DenseView<float> c) override {
-    if (!vals) vals = s_.vals;
-    FK_CHECK(vals != nullptr || s_.nnz == 0, "ratio SpMM run without values");
+    vals = spmm_values(kName, s_, vals);
     compute(a, b, c, [&](std::int64_t j, double dot) {
       return double(vals[j]) - (scale ? double(scale[j]) : 1.0) * dot;
     });
   }
 
  private:
+  static constexpr const char* kName = "ref.ratio_spmm";
+
   // c[i,:] = Σ_j weight(j, A[i,:]·B[c_j,:]) B[c_j,:], all in double.
   template <class Weight>
   void compute(DenseView<const float> a, DenseView<const float> b, DenseView<float> c,
                const Weight& weight) const {
-    FK_CHECK(a.rows == s_.rows && b.rows == s_.cols && c.rows == s_.rows && a.cols == k_ &&
-                 b.cols == k_ && c.cols == k_,
-             "ratio SpMM shape mismatch: S " << s_.rows << "x" << s_.cols << ", A " << a.rows << "x"
-                                             << a.cols << ", B " << b.rows << "x" << b.cols << ", C "
-                                             << c.rows << "x" << c.cols << ", K " << k_);
-    FK_CHECK((s_.nnz == 0 || (a.data != nullptr && b.data != nullptr)) &&
-                 (c.size() == 0 || c.data != nullptr),
-             "ratio SpMM with a null A, B or C");
-    FK_CHECK(!overlaps(c, a) && !overlaps(c, b),
-             "ratio SpMM: C shares memory with A or B (C is written while they are read; give C "
-             "its own buffer)");
+    check_ratio_spmm_operands(kName, s_, k_, a, b, c);
     std::vector<double> acc(k_);
     for (std::int64_t i = 0; i < s_.rows; ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);

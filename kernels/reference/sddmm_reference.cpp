@@ -2,6 +2,7 @@
 // against it.
 #include <memory>
 
+#include "kernels/operand_checks.hpp"
 #include "kernels/reference/reference.hpp"
 
 namespace fk {
@@ -12,14 +13,7 @@ class ReferenceSddmmPlan : public SddmmPlan {
   ReferenceSddmmPlan(const CsrView& s, int k) : s_(s), k_(k) {}
   void run(const Context&, DenseView<const float> a, DenseView<const float> b, const float* s_vals,
            float* out) override {
-    FK_CHECK(a.rows == s_.rows && b.rows == s_.cols && a.cols == k_ && b.cols == k_,
-             "SDDMM shape mismatch: S " << s_.rows << "x" << s_.cols << ", A " << a.rows << "x" << a.cols
-                                        << ", B " << b.rows << "x" << b.cols << ", K " << k_);
-    FK_CHECK(s_.nnz == 0 || (a.data != nullptr && b.data != nullptr && out != nullptr),
-             "SDDMM with a null A, B or output pointer");
-    const DenseView<const float> out_view{out, s_.nnz, 1};
-    FK_CHECK(!overlaps(out_view, a) && !overlaps(out_view, b),
-             "SDDMM output shares memory with A or B");
+    check_sddmm_operands("ref.sddmm", s_, k_, a, b, out);
     for (std::int64_t i = 0; i < s_.rows; ++i) {
       for (std::int64_t j = s_.row_ptr[i]; j < s_.row_ptr[i + 1]; ++j) {
         const float* ar = a.row(i);

@@ -2,6 +2,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/operand_checks.hpp"
 #include "kernels/reference/reference.hpp"
 
 namespace fk {
@@ -11,15 +12,8 @@ class ReferenceSpmmPlan : public SpmmPlan {
  public:
   ReferenceSpmmPlan(const CsrView& s, int k) : s_(s), k_(k) {}
   void run(const Context&, const float* vals, DenseView<const float> b, DenseView<float> c) override {
-    if (!vals) vals = s_.vals;
-    FK_CHECK(vals != nullptr || s_.nnz == 0, "SpMM run without values");
-    FK_CHECK(b.rows == s_.cols && c.rows == s_.rows && b.cols == k_ && c.cols == k_,
-             "SpMM shape mismatch: S " << s_.rows << "x" << s_.cols << ", B " << b.rows << "x" << b.cols
-                                       << ", C " << c.rows << "x" << c.cols << ", K " << k_);
-    FK_CHECK((s_.nnz == 0 || b.data != nullptr) && (c.size() == 0 || c.data != nullptr),
-             "SpMM with a null B or C");
-    FK_CHECK(!overlaps(c, b),
-             "SpMM: C shares memory with B (C is written while B is read; give C its own buffer)");
+    check_spmm_operands("ref.spmm", s_, Op::kNoTrans, k_, b, c);
+    vals = spmm_values("ref.spmm", s_, vals);
     std::vector<double> acc(k_);
     for (std::int64_t i = 0; i < s_.rows; ++i) {
       std::fill(acc.begin(), acc.end(), 0.0);

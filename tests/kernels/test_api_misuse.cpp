@@ -3,7 +3,9 @@
 // crash or a silently wrong result.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <functional>
 #include <limits>
 #include <string>
@@ -12,9 +14,11 @@
 #include "core/context.hpp"
 #include "core/csr.hpp"
 #include "core/dense.hpp"
+#include "core/device_buffer.hpp"
 #include "core/random.hpp"
 #include "kernels/registry.hpp"
 #include "problems.hpp"
+#include "tests/test_util.hpp"
 
 namespace fk {
 namespace {
@@ -157,6 +161,77 @@ TEST(ApiMisuse, OutputSharingMemoryWithAnInputIsAnError) {
     expect_error([&] { p.run(cpu, a, b.view(), nullptr, buf.data() + 8); }, "shares memory");
     p.run(cpu, a, b.view(), nullptr, buf.data() + 120 * k);  // right after A: allowed
   }
+}
+
+// Every CUDA variant refuses the same misuse as the CPU ones (kernels/operand_checks.hpp), before
+// it touches an operand: the vendor, dense and tensor-core wrappers had checks of their own that
+// let C == B through. Only addresses are compared, so the buffers hold no data.
+TEST(ApiMisuse, GpuOverlapsAndNullOperandsAreErrors) {
+  FK_REQUIRE_GPU();
+  Context gpu(DeviceKind::kGpu);
+  Rng rng(0x5eed07);
+  const HostCsr s = square_pattern(rng);
+  const DeviceCsr ds(s);
+  const int k = 64;  // a width every variant takes (the tensor-core ones at fp16)
+  std::vector<std::string> checked;
+  const auto prepared = [&](const std::string& name, auto make) -> bool {
+    try {
+      make();
+    } catch (const Error& e) {  // does not apply to this problem: nothing to check
+      std::cerr << name << " skipped: " << e.what() << "\n";
+      return false;
+    }
+    checked.push_back(name);
+    return true;
+  };
+  for (const SpmmVariant* v : spmm_variants()) {
+    if (v->backend() != Backend::kCuda) continue;
+    for (Op op : {Op::kNoTrans, Op::kTrans}) {
+      const std::string name = std::string(v->name()) + (op == Op::kTrans ? " S^T*B" : " S*B");
+      SCOPED_TRACE(name);
+      PreparedSpmm p;
+      if (!prepared(name,
+                    [&] { p = make_spmm_plan(gpu, ds.view(), k, op, v->name(), Precision::kF16); }))
+        continue;
+      DeviceBuffer<float> buf(121 * k), c(120 * k);
+      const DenseView<float> whole{buf.data(), 120, k}, shifted{buf.data() + k, 120, k};
+      expect_error([&] { p.run(gpu, nullptr, whole, whole); }, "shares memory");
+      expect_error([&] { p.run(gpu, nullptr, whole, shifted); }, "shares memory");
+      expect_error([&] { p.run(gpu, nullptr, {nullptr, 120, k}, {c.data(), 120, k}); }, "null B");
+      expect_error([&] { p.run(gpu, nullptr, whole, {nullptr, 120, k}); }, "null");
+    }
+  }
+  for (const SddmmVariant* v : sddmm_variants()) {
+    if (v->backend() != Backend::kCuda) continue;
+    SCOPED_TRACE(v->name());
+    PreparedSddmm p;
+    if (!prepared(v->name(),
+                  [&] { p = make_sddmm_plan(gpu, ds.view(), k, v->name(), Precision::kF16); }))
+      continue;
+    DeviceBuffer<float> buf(120 * k + s.nnz()), b(120 * k);
+    const DenseView<const float> a{buf.data(), 120, k};
+    expect_error(
+        [&] {
+          p.run(gpu, a, {b.data(), 120, k}, nullptr, buf.data() + 8);
+        },
+        "shares memory");
+    expect_error([&] { p.run(gpu, a, {b.data(), 120, k}, nullptr, nullptr); }, "null");
+  }
+  for (const RatioSpmmVariant* v : ratio_spmm_variants()) {
+    if (v->backend() != Backend::kCuda) continue;
+    SCOPED_TRACE(v->name());
+    PreparedRatioSpmm p;
+    if (!prepared(v->name(), [&] { p = make_ratio_spmm_plan(gpu, ds.view(), k, v->name()); }))
+      continue;
+    DeviceBuffer<float> a(120 * k), b(120 * k);
+    const DenseView<float> av{a.data(), 120, k}, bv{b.data(), 120, k};
+    expect_error([&] { p.run(gpu, nullptr, av, bv, 0.1f, av); }, "shares memory");
+    expect_error([&] { p.run_product(gpu, nullptr, av, bv, bv); }, "shares memory");
+  }
+  // The variants whose own checks missed these before must have been checked here.
+  for (const char* must : {"cuda.spmm.cusparse S*B", "cuda.spmm.cusparse S^T*B",
+                           "cuda.spmm.dense S*B", "cuda.sddmm.cusparse", "cuda.ratio_spmm.fused"})
+    EXPECT_NE(std::find(checked.begin(), checked.end(), must), checked.end()) << must;
 }
 
 // Scaling in place (out == s_vals) reads each value once, before its output is written: allowed,
