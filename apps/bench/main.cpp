@@ -71,6 +71,7 @@ int run(int argc, const char* const argv[]) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const fk::io::StandardOutputWatch watch;  // a lost stdout is reported with its own cause
   try {
     const int status = run(argc, argv);
     fk::io::flush_standard_output();

@@ -28,6 +28,7 @@ int fail(const std::string& app, const std::string& message, int status) {
 
 int run_main(const std::string& app, int argc, char** argv,
              const std::function<int(int, char**)>& body) {
+  const io::StandardOutputWatch watch;  // a lost stdout is reported with its own cause
   try {
     const int status = body(argc, argv);
     io::flush_standard_output();

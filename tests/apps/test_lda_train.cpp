@@ -990,6 +990,24 @@ TEST(LdaErrors, ExecutableExitStatuses) {
     EXPECT_NE(help.out.find(opt), std::string::npos) << opt;
 }
 
+// A training run's stdout lost on a full disk fails it with that cause: the summary printed at
+// the end was lost when a log line flushed it mid-run, and the error used to name whatever errno
+// later calls left ("No such file or directory", "Is a directory").
+TEST(LdaErrors, LostStandardOutputNamesTheFullDisk) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  test::TempDir dir;
+  const std::string command = "'" + std::string(FK_LDA_EXE) + "' --input " + kSmall +
+                              " --topics 2 --iters 1 --threads 1 --device cpu --out '" +
+                              dir.file("o") + "' >/dev/full 2>'" + dir.file("err") + "'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string err = test::read_bytes(dir.file("err"));
+  EXPECT_NE(err.find("fk-lda: error: cannot write the standard output (No space left on device)"),
+            std::string::npos)
+      << err;
+}
+
 TEST(LdaConfig, ConfigFileAndCommandLine) {
   test::TempDir dir;
   {

@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -7,11 +8,13 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <string>
 #include <vector>
 
 #include "core/io/atomic_file.hpp"
+#include "core/io/standard_output.hpp"
 #include "test_io_util.hpp"
 
 namespace fk {
@@ -167,6 +170,30 @@ TEST(IoAtomicFile, TerminationRemovesRegisteredFoldersAndFiles) {
   ASSERT_NE(status, -1);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
   EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{"kept"});
+}
+
+// A standard output lost early in a command (a full disk) is reported at its end with the cause of
+// the write that failed, not with the errno of whatever call came last (a missing file's check:
+// fk-lda said "No such file or directory" for a full disk). In a child, with stdout on /dev/full.
+TEST(IoAtomicFile, LostStandardOutputNamesItsOwnCause) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  test::TempDir dir;
+  const std::string said = dir.file("said");
+  const int status = test::run_in_child([&] {
+    const int full = ::open("/dev/full", O_WRONLY);
+    if (full < 0 || ::dup2(full, STDOUT_FILENO) < 0) ::_exit(3);
+    const io::StandardOutputWatch watch;
+    std::cout << "results\n" << std::flush;       // lost here: stdio drops what it could not write
+    ::access(dir.file("missing").c_str(), F_OK);  // leaves errno = ENOENT
+    try {
+      io::flush_standard_output();
+      test::write_bytes(said, "no error");
+    } catch (const Error& e) {
+      test::write_bytes(said, e.what());
+    }
+  });
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  EXPECT_EQ(test::read_bytes(said), "cannot write the standard output (No space left on device)");
 }
 
 // Through a symbolic link the file it names is replaced and the link stays; a device (here
