@@ -256,7 +256,11 @@ int run_lda(int argc, char** argv) {
   // mkdtemp) and moved into place together once all are written, so that a failed write (a full
   // disk) leaves the folder as it was, not a new docword.txt beside an older data set's
   // true_topics.npy. (What would be in the way of a rename was refused before generating.)
-  std::string staging = out + "/.fk-datagen.XXXXXX";  // a name of its own
+  // A name of its own, with the pid, so that a later run removes what a killed one (kill -9: its
+  // signal cleanup could not run) left there, up to the whole data set.
+  const std::string staging_prefix = ".fk-datagen.";
+  io::remove_dead_leftovers(out, staging_prefix);
+  std::string staging = out + "/" + staging_prefix + std::to_string(::getpid()) + ".XXXXXX";
   if (::mkdtemp(staging.data()) == nullptr)
     throw Error("cannot create a staging folder in " + out + " (" + std::strerror(errno) + ")");
   std::vector<std::string> moved;

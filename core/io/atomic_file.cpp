@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -136,6 +137,26 @@ RemovedOnSignal::RemovedOnSignal(const std::string& path, bool directory)
 
 RemovedOnSignal::~RemovedOnSignal() { release_slot(slot_); }
 
+void remove_dead_leftovers(const std::string& dir, const std::string& prefix) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    std::size_t at = prefix.size();
+    long pid = 0;
+    while (at < name.size() && name[at] >= '0' && name[at] <= '9' && pid < 1L << 40)
+      pid = pid * 10 + (name[at++] - '0');
+    if (at == prefix.size() || at + 1 >= name.size() || name[at] != '.') continue;
+    if (pid <= 0 || pid == ::getpid() || pid > INT_MAX) continue;
+    // ESRCH: no such process. EPERM: one that exists, of another user.
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code removed;
+    fs::remove_all(it->path(), removed);
+  }
+}
+
 void check_output_file(const std::string& given) {
   namespace fs = std::filesystem;
   if (given.empty()) throw Error("cannot write a file with an empty name");
@@ -183,6 +204,9 @@ AtomicFile::AtomicFile(const std::string& path, bool binary)
     if (!out_) throw Error("cannot write " + path_ + " (" + std::strerror(errno) + ")");
     return;
   }
+  const std::size_t slash = target_.rfind('/');
+  remove_dead_leftovers(slash == std::string::npos ? "." : target_.substr(0, slash + 1),
+                        target_.substr(slash + 1) + ".tmp.");
   tmp_path_ =
       beside(target_, ".tmp." + std::to_string(::getpid()) + "." + std::to_string(g_counter++));
   slot_ = claim_slot(tmp_path_);

@@ -4,7 +4,9 @@
 // name is shortened where the whole would pass the folder's longest name) in the same directory,
 // and is renamed over <path> by commit(). If the writer is destroyed without
 // commit (an exception, a failed write), the temporary file is removed and <path> is untouched.
-// rename(2) within one directory is atomic, so readers see either the old or the new file. No
+// rename(2) within one directory is atomic, so readers see either the old or the new file. A
+// temporary of <path> left by a process that is gone (kill -9 mid-write: no cleanup could run) is
+// removed when <path> is next written (remove_dead_leftovers). No
 // fsync: this protects against our own failures, not against a power cut. SIGINT, SIGTERM, SIGHUP
 // and SIGQUIT (where the process has no handler of its own) remove the temporary files being
 // written before the process ends; SIGXFSZ is ignored, so that a file past ulimit -f is a write
@@ -60,6 +62,13 @@ class RemovedOnSignal {
 // go on from what is left, e.g. the checkpoint --resume reads. "" for none; at most 1 KiB kept.
 // Set from one thread.
 void set_signal_note(const std::string& text);
+
+// Removes the entries of folder `dir` named `prefix` + "<pid>." + more whose process <pid> no
+// longer exists: what a process killed outright (kill -9, the OOM killer) left, the temporaries
+// and staging folders its own cleanup never removed. Leftovers of this process and of running
+// ones stay (a process of another pid namespace sharing the folder counts as gone). Best effort:
+// what cannot be listed or removed stays.
+void remove_dead_leftovers(const std::string& dir, const std::string& prefix);
 
 // Throws fk::Error naming `path` when an AtomicFile there could not be written: a directory in
 // the way, or no writable folder to hold it (a missing folder counts as its nearest existing

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -124,6 +125,26 @@ TEST(DatagenCli, LdaAndSparseWriteTheGeneratorsOutput) {
   const Outcome bad = run_datagen(dir, "lda --preset nytimes -q --out '" + dir.file("plain/c") + "'");
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.err.find("is not a directory"), std::string::npos) << bad.err;
+}
+
+// A run killed outright (kill -9) leaves its staging folder in --out, with up to a whole data set
+// in it; the next lda run into that folder removes it. A running one's (here this test's parent's
+// pid) stays.
+TEST(DatagenCli, LdaRemovesAKilledRunsStagingFolder) {
+  test::TempDir dir;
+  const pid_t gone = test::start_child([] {});  // a pid that no longer runs once reaped
+  ASSERT_NE(test::wait_child(gone), -1);
+  const std::string killed = ".fk-datagen." + std::to_string(gone) + ".Ab12Cd";
+  const std::string running = ".fk-datagen." + std::to_string(::getppid()) + ".Ef34Gh";
+  for (const std::string& stage : {killed, running}) {
+    std::filesystem::create_directories(dir.file("corpus/" + stage));
+    test::write_bytes(dir.file("corpus/" + stage + "/docword.txt"), "partial");
+  }
+  const std::string small = "lda --docs 20 --words 30 --topics 2 --mean-length 10 -q ";
+  const Outcome lda = run_datagen(dir, small + "--out '" + dir.file("corpus") + "'");
+  ASSERT_EQ(lda.code, 0) << lda.err;
+  EXPECT_EQ(test::list_dir(dir.file("corpus")),
+            (std::vector<std::string>{running, "docword.txt", "true_topics.npy", "vocab.txt"}));
 }
 
 TEST(DatagenCli, UsageErrorsNameTheOptionAndTheSubcommandsHelp) {

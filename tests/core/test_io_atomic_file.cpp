@@ -172,6 +172,32 @@ TEST(IoAtomicFile, TerminationRemovesRegisteredFoldersAndFiles) {
   EXPECT_EQ(test::list_dir(dir.path()), std::vector<std::string>{"kept"});
 }
 
+// A writer killed outright (kill -9: no cleanup runs) leaves its temporary; the next write of the
+// same path removes it. Temporaries of a running process (here this test's parent) and of other
+// paths stay.
+TEST(IoAtomicFile, KilledWritersTemporaryGoesWithTheNextWrite) {
+  test::TempDir dir;
+  const std::string p = dir.file("out.csv");
+  const int status = test::run_in_child([&] {
+    io::AtomicFile f(p);
+    f.stream() << "partial" << std::flush;
+    ::raise(SIGKILL);
+  });
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
+  ASSERT_EQ(test::list_dir(dir.path()).size(), 1u);
+  const std::string left = test::list_dir(dir.path())[0];
+  ASSERT_EQ(left.rfind("out.csv.tmp.", 0), 0u) << left;
+  const std::string running = "out.csv.tmp." + std::to_string(::getppid()) + ".0";
+  const std::string other = "other.csv" + left.substr(std::string("out.csv").size());
+  test::write_bytes(dir.file(running), "a running writer's");
+  test::write_bytes(dir.file(other), "another file's");
+  io::AtomicFile f(p);
+  f.stream() << "whole";
+  f.commit();
+  EXPECT_EQ(test::list_dir(dir.path()), (std::vector<std::string>{other, "out.csv", running}));
+  EXPECT_EQ(test::read_bytes(p), "whole");
+}
+
 // A standard output lost early in a command (a full disk) is reported at its end with the cause of
 // the write that failed, not with the errno of whatever call came last (a missing file's check:
 // fk-lda said "No such file or directory" for a full disk). In a child, with stdout on /dev/full.
