@@ -86,10 +86,12 @@ std::FILE* open_or_throw(const std::string& path, const char* mode) {
   return f;
 }
 
-// The iteration number of a line written by MetricsWriter ({"iter":N,...}), or -1.
+// The iteration number of a line written by MetricsWriter ({"iter":N,...}), or -1. A line that a
+// failed write cut short (a full disk) lacks its closing brace: -1 too, since what is left of its
+// number ("{\"iter\":1" of iteration 12) may look like an iteration before the checkpoint.
 std::int64_t iter_of(const std::string& line) {
   static const std::string kKey = "{\"iter\":";
-  if (line.compare(0, kKey.size(), kKey) != 0) return -1;
+  if (line.compare(0, kKey.size(), kKey) != 0 || line.back() != '}') return -1;
   char* end = nullptr;
   const long long v = std::strtoll(line.c_str() + kKey.size(), &end, 10);
   return end == line.c_str() + kKey.size() ? -1 : v;

@@ -309,6 +309,28 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
             std::string::npos);
 }
 
+// A metrics line that a failed write cut short (a full disk) is dropped when the run is resumed:
+// here what is left of iteration 12's line, "{"iter":1", would pass for iteration 1.
+TEST(AlsCli, ResumeDropsAMetricsLineCutShort) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 7);
+  const std::string common = "--input '" + input + "' --factors 3 --device cpu --threads 2 " +
+                             "--checkpoint-every 2 --out '" + dir.file("o") + "' ";
+  ASSERT_EQ(run_als(dir, common + "--iters 2").code, 0);
+  {
+    std::ofstream log(dir.file("o/metrics.jsonl"), std::ios::app);
+    log << "{\"iter\":1";
+  }
+  const Outcome resumed = run_als(dir, common + "--iters 3 --resume");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const std::vector<std::string> lines = test::read_lines(dir.file("o/metrics.jsonl"));
+  ASSERT_EQ(lines.size(), 3u);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].rfind("{\"iter\":" + std::to_string(i + 1) + ",", 0), 0u) << lines[i];
+    EXPECT_EQ(lines[i].back(), '}') << lines[i];
+  }
+}
+
 // The config.ini a run writes ("run again with --config <out>/config.ini") runs again to the same
 // model, whichever way the ratings were held out and in either mode: options that do not apply
 // (alpha in explicit mode, the ways not taken) are left out of it.
