@@ -548,6 +548,14 @@ void CommandLine::print_help(std::ostream& os) const {
         "`out = runs/a`; a switch as `quiet = true`); the command line wins, and --NAME=false\n"
         "turns off a switch the file turns on. Exit status: 0 success, 1 runtime failure (bad\n"
         "input file, device error), 2 usage error (unknown option, bad value).\n";
+  // What --out's description cannot say in a line: what becomes of a folder that is not empty.
+  const bool trains =
+      std::find(not_applicable_.begin(), not_applicable_.end(), "iters") == not_applicable_.end();
+  if (trains)
+    os << "An --out that holds this app's earlier model keeps it in --out/previous-run until\n"
+          "the run completes, and puts it back if the run fails; another app's model there is\n"
+          "refused, and other files there are left alone. Ctrl-C or a kill leaves the last\n"
+          "checkpoint (--checkpoint-every) for the same command with --resume.\n";
 }
 
 ResolvedConfig CommandLine::resolved(const ResolvedConfig& overrides) const {

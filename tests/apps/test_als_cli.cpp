@@ -605,6 +605,12 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   for (const char* gone : {"--device", "--iters", "--input", "--seed", "metrics.jsonl"})
     EXPECT_EQ(help.out.find(gone), std::string::npos) << gone;
   EXPECT_NE(help.out.find("recommendations.csv"), std::string::npos) << help.out;
+  // Training's help says what becomes of an --out that holds an earlier model; recommend's, which
+  // writes no model, does not.
+  EXPECT_EQ(help.out.find("previous-run"), std::string::npos) << help.out;
+  const Outcome train_help = run_als(dir, "--help");
+  EXPECT_NE(train_help.out.find("keeps it in --out/previous-run until"), std::string::npos)
+      << train_help.out;
   const Outcome no_input = run_als(dir, "--out '" + dir.file("o") + "'");
   EXPECT_EQ(no_input.code, 2);
   EXPECT_NE(no_input.err.find("--input"), std::string::npos);
