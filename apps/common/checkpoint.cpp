@@ -195,6 +195,12 @@ void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint,
   }
 }
 
+namespace {
+// What --resume starts from: nullopt when `resume` is false; otherwise the checkpoint at `dir`
+// (checked with check_fingerprint), or nullopt after logging "--resume: no checkpoint in DIR;
+// starting from the beginning" when there is none. The checkpoint's count of iterations done
+// (its `count_key`: "iter", or "pass") may not exceed the run's --iters `total`: that run would
+// hand back a model trained longer than asked (UsageError naming --iters; `noun` names the unit).
 std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
                                             const ResolvedConfig& fingerprint,
                                             const std::string& count_key, int total,
@@ -226,7 +232,18 @@ std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
   return ck;
 }
 
-namespace {
+// A run that starts from the beginning removes an earlier run's checkpoint at `dir` (and its
+// ".old" and ".tmp", what a killed write may leave): it rewrites metrics.jsonl from its first
+// iteration, and a later --resume must not join that checkpoint's model to this run's log. Throws
+// fk::Error when it cannot.
+void remove_stale_checkpoint(const std::string& dir) {
+  for (const std::string& d : {dir, dir + ".old", dir + ".tmp"}) {
+    std::error_code ec;
+    fs::remove_all(d, ec);
+    if (ec) throw Error("cannot remove the earlier run's checkpoint " + d + ": " + ec.message());
+  }
+}
+
 bool is_compare_run(const ResolvedConfig& c) {
   return std::any_of(c.begin(), c.end(),
                      [](const ConfigEntry& e) { return e.key == "compare" && e.ini == "true"; });
@@ -275,14 +292,6 @@ std::optional<Checkpoint> start_training_output(const RunStart& s) {
   if (const auto whole_out = find_value(s.config, "out"); whole_out && is_compare_run(s.config))
     write_config_ini(*whole_out + "/compare.ini", s.config, "an " + s.app + " --compare run");
   return ck;
-}
-
-void remove_stale_checkpoint(const std::string& dir) {
-  for (const std::string& d : {dir, dir + ".old", dir + ".tmp"}) {
-    std::error_code ec;
-    fs::remove_all(d, ec);
-    if (ec) throw Error("cannot remove the earlier run's checkpoint " + d + ": " + ec.message());
-  }
 }
 
 void save_checkpoint(const std::string& dir, int iter, const std::string& iter_name,

@@ -81,23 +81,6 @@ ResolvedConfig model_fingerprint(const ResolvedConfig& config,
 void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint,
                        const ResolvedConfig& implied = {});
 
-// What --resume starts from: nullopt when `resume` is false; otherwise the checkpoint at `dir`
-// (checked with check_fingerprint), or nullopt after logging "--resume: no checkpoint in DIR;
-// starting from the beginning" when there is none. The checkpoint's count of iterations done
-// (its `count_key`: "iter", or "pass") may not exceed the run's --iters `total`: that run would
-// hand back a model trained longer than asked (UsageError naming --iters; `noun` names the unit).
-std::optional<Checkpoint> resume_checkpoint(bool resume, const std::string& dir,
-                                            const ResolvedConfig& fingerprint,
-                                            const std::string& count_key, int total,
-                                            const std::string& noun,
-                                            const ResolvedConfig& implied = {});
-
-// A run that starts from the beginning removes an earlier run's checkpoint at `dir` (and its
-// ".old" and ".tmp", what a killed write may leave): it rewrites metrics.jsonl from its first
-// iteration, and a later --resume must not join that checkpoint's model to this run's log. Throws
-// fk::Error when it cannot.
-void remove_stale_checkpoint(const std::string& dir);
-
 // How a training run takes over its --out folder, in an order that leaves an earlier run's results
 // as they were until this run can go on: the files it may write or remove there (`outputs`) are
 // checked against the files it reads (check_outputs_are_not_inputs), the folder is made, the

@@ -121,14 +121,14 @@ class CommandLine {
   void reject(const std::vector<std::string>& names, const std::string& command) const;
   const std::string& app() const { return app_name_; }
 
-  void print_help(std::ostream& os) const;
-
   // Every option (common and app) with its final value, in declaration order; --config, --help,
   // --version and options without a value are left out. `overrides` replaces the value of a key
   // (an app's derived default, e.g. alpha = 1/K) or appends it when the key is unknown.
   ResolvedConfig resolved(const ResolvedConfig& overrides = {}) const;
 
  private:
+  void print_help(std::ostream& os) const;  // --help's text
+
   std::string app_name_, synopsis_, usage_;
   std::vector<std::string> not_applicable_;  // left out of --help
   po::options_description common_desc_;

@@ -218,11 +218,17 @@ void check_no_other_app_model(const std::string& dir, const std::string& app) {
                           "remove that folder first");
 }
 
+namespace {
+// A training run's results are complete when its last files exist: model.ini (every app writes
+// one; fk-lda infer and fk-als/fk-sfa recommend and similar require it) and summary.json, each
+// written after the rest.
+// A training run moves them out of `dir` as it starts (keep_previous_run), so that a run that
+// stops early (an error, a kill, a full disk) leaves no complete-looking mix of its files and an
+// earlier run's.
 void remove_completion_markers(const std::string& dir) {
   for (const char* name : {"model.ini", "summary.json"}) remove_stale_output(dir + "/" + name);
 }
 
-namespace {
 struct KeptRun {
   std::string dir;
   std::vector<std::string> names;

@@ -80,13 +80,6 @@ void write_resolved_config(const std::string& dir, const ResolvedConfig& config,
 void write_config_ini(const std::string& path, const ResolvedConfig& config,
                       const std::string& of_what, const std::string& command = "");
 
-// A training run's results are complete when its last files exist: model.ini (every app writes
-// one; fk-lda infer and fk-als/fk-sfa recommend and similar require it) and summary.json, each
-// written after the rest.
-// A training run moves them out of `dir` as it starts (keep_previous_run), so that a run that
-// stops early (an error, a kill, a full disk) leaves no complete-looking mix of its files and an
-// earlier run's.
-void remove_completion_markers(const std::string& dir);
 // An earlier run's results in a training run's --out are kept until the new run completes, so
 // that a run which fails (bad values in the data, a corrupt checkpoint, a full disk) or is stopped
 // does not cost the model that was there. As a run starts, keep_previous_run moves an earlier
