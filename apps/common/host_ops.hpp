@@ -58,46 +58,39 @@ class HostOps {
 // Elements per partial sum of the chunked sums below.
 constexpr std::int64_t kSumChunk = 16384;
 
-// Σ_j f(j) over [0, n): OpenMP over fixed chunks of kSumChunk, then the chunks' sums in chunk
-// order, so the result does not depend on the thread count. f returns a double.
-template <class F>
-double chunked_sum(std::int64_t n, F f) {
+// Σ_j f(j) over [0, n): OpenMP over fixed chunks of kSumChunk, each summed in order from T{} by
+// add(T& sum, const T& term), then the chunks' sums in chunk order, so the result does not depend
+// on the thread count.
+template <class T, class F, class Add>
+T chunked_reduce(std::int64_t n, F f, Add add) {
   const std::int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
-  std::vector<double> part(static_cast<std::size_t>(chunks), 0.0);
+  std::vector<T> part(static_cast<std::size_t>(chunks), T{});
 #pragma omp parallel for schedule(static)
   for (std::int64_t c = 0; c < chunks; ++c) {
-    double a = 0;
+    T a{};
     const std::int64_t j1 = std::min(n, (c + 1) * kSumChunk);
-    for (std::int64_t j = c * kSumChunk; j < j1; ++j) a += f(j);
+    for (std::int64_t j = c * kSumChunk; j < j1; ++j) add(a, f(j));
     part[c] = a;
   }
-  double total = 0;
-  for (double p : part) total += p;
+  T total{};
+  for (const T& p : part) add(total, p);
   return total;
 }
 
-// The same for two sums at once: f returns a std::pair<double, double>.
+// f returns a double.
+template <class F>
+double chunked_sum(std::int64_t n, F f) {
+  return chunked_reduce<double>(n, f, [](double& s, double t) { s += t; });
+}
+
+// Two sums at once: f returns a std::pair<double, double>.
 template <class F>
 std::pair<double, double> chunked_sum2(std::int64_t n, F f) {
-  const std::int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
-  std::vector<std::pair<double, double>> part(static_cast<std::size_t>(chunks));
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    double a = 0, b = 0;
-    const std::int64_t j1 = std::min(n, (c + 1) * kSumChunk);
-    for (std::int64_t j = c * kSumChunk; j < j1; ++j) {
-      const auto [fa, fb] = f(j);
-      a += fa;
-      b += fb;
-    }
-    part[c] = {a, b};
-  }
-  std::pair<double, double> total{0, 0};
-  for (const auto& p : part) {
-    total.first += p.first;
-    total.second += p.second;
-  }
-  return total;
+  using Pair = std::pair<double, double>;
+  return chunked_reduce<Pair>(n, f, [](Pair& s, const Pair& t) {
+    s.first += t.first;
+    s.second += t.second;
+  });
 }
 
 }  // namespace fk::app
