@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <ostream>
 
 #include "apps/common/output.hpp"
@@ -32,13 +31,9 @@ double find_final(const std::vector<std::pair<std::string, double>>& finals,
     if (n == name) v = x;
   return v;
 }
-// A JSON number with full precision, or null when not finite.
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+// A JSON number as JsonObject writes one (the shortest text that reads back the same), or null
+// when not finite.
+std::string json_number(double v) { return std::isfinite(v) ? format_double(v) : "null"; }
 std::string json_array(const std::vector<double>& values) {
   std::string s = "[";
   for (std::size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + json_number(values[i]);
