@@ -97,6 +97,7 @@ LineReader::LineReader(const std::string& path) : impl_(std::make_unique<Impl>()
     s.in.clear();
     s.in.shrink_to_fit();
     s.end = n;
+    text_bytes_ = static_cast<std::int64_t>(n);
   }
 }
 
@@ -142,6 +143,7 @@ bool LineReader::fill() {
   if (!s.gz) {
     if (s.in_eof) return false;
     s.end = read_some(s.file, s.buf.data(), s.buf.size(), s.in_eof, path_, line_no_);
+    text_bytes_ += static_cast<std::int64_t>(s.end);
     return s.end > 0;
   }
   z_stream& zs = s.zs;
@@ -194,6 +196,7 @@ bool LineReader::fill() {
     }
     if (produced > 0) {
       s.end = produced;
+      text_bytes_ += static_cast<std::int64_t>(produced);
       return true;
     }
   }

@@ -48,6 +48,9 @@ class LineReader {
   const std::string& path() const { return path_; }
   // Size of the file on disk in bytes (the compressed size for gzip).
   std::int64_t file_size() const { return file_size_; }
+  // Bytes of text read so far (decompressed for gzip); once next() has returned false, the size
+  // of the whole text, which a gzip file's header cannot be checked against while it is read.
+  std::int64_t text_bytes() const { return text_bytes_; }
   bool gzipped() const;
 
   // Throws InputError("path:line: message") at the current line.
@@ -66,6 +69,7 @@ class LineReader {
   std::string path_;
   std::int64_t line_no_ = 0;
   std::int64_t file_size_ = 0;
+  std::int64_t text_bytes_ = 0;
   std::size_t max_line_ = std::size_t{64} << 20;
   bool mid_line_ = false;  // next_part() stopped inside a line
 };

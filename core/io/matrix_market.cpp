@@ -21,6 +21,7 @@ struct Header {
   Symmetry symmetry = Symmetry::kGeneral;
   std::int64_t rows = 0, cols = 0;
   std::int64_t entries = 0;  // nnz for coordinate, rows * cols for array
+  std::int64_t size_line = 0;  // the line of "rows cols [nnz]"
 };
 
 std::string lower(std::string_view s) {
@@ -116,6 +117,7 @@ Header read_header(LineReader& in, std::string& line, bool want_coordinate) {
       in.fail(std::string("size line ") + form + ": expected an integer, found " + quote(tok[i]));
   h.rows = size[0];
   h.cols = size[1];
+  h.size_line = in.line_number();
   detail::check_dimension(in, h.rows, "row count");
   detail::check_dimension(in, h.cols, "column count");
   if (h.symmetry != Symmetry::kGeneral && h.rows != h.cols) {
@@ -240,6 +242,8 @@ detail::Triplets read_entries(const std::string& path, std::int64_t& rows, std::
     t.push(r, c, v);
     if (sym && r != c) t.push(c, r, mirror * v);  // the other triangle; the diagonal is stored once
   });
+  detail::check_dimension_read(in, h.size_line, h.rows, "row count");
+  detail::check_dimension_read(in, h.size_line, h.cols, "column count");
   return t;
 }
 

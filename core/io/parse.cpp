@@ -105,13 +105,30 @@ std::size_t reserve_cap(const LineReader& in, std::int64_t count, std::int64_t m
   return static_cast<std::size_t>(std::max<std::int64_t>(0, cap));
 }
 
-std::int64_t max_dimension(const LineReader& in) {
-  const std::int64_t bytes = max_text_bytes(in);
+namespace {
+// max_dimension for a file of `bytes` bytes of text.
+std::int64_t dimension_limit(std::int64_t bytes) {
   const std::int64_t by_size = bytes > std::numeric_limits<std::int64_t>::max() / 8
                                    ? std::numeric_limits<std::int64_t>::max()
                                    : bytes * 8;
   return std::min<std::int64_t>(std::numeric_limits<std::int32_t>::max(),
                                 std::max<std::int64_t>(std::int64_t{1} << 24, by_size));
+}
+}  // namespace
+
+std::int64_t max_dimension(const LineReader& in) { return dimension_limit(max_text_bytes(in)); }
+
+void check_dimension_read(const LineReader& in, std::int64_t line, std::int64_t value,
+                          const char* what) {
+  if (!in.gzipped()) return;
+  const std::int64_t limit = dimension_limit(in.text_bytes());
+  if (value > limit) {
+    throw InputError(in.path(), line,
+                     std::string(what) + " " + std::to_string(value) + " is implausible for the " +
+                         std::to_string(in.text_bytes()) +
+                         " bytes of text this gzip file holds (limit " + std::to_string(limit) +
+                         ")");
+  }
 }
 
 void check_dimension(const LineReader& in, std::int64_t value, const char* what) {

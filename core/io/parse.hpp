@@ -106,6 +106,13 @@ std::size_t reserve_cap(const LineReader& in, std::int64_t count, std::int64_t m
 // max(2^24, 8 x the file's text bytes): at most ~64 bytes of offsets per byte of input.
 std::int64_t max_dimension(const LineReader& in);
 void check_dimension(const LineReader& in, std::int64_t value, const char* what);
+// For gzip, the text size above is only bounded (1032 x the compressed size), so a 20 kB file of
+// incompressible comment lines may claim 10^8 rows, gigabytes of offsets for no entries. Called
+// once the whole file is read (its text size now known), before the per-row arrays are made: the
+// dimension declared at `line` is checked against the text the file really held. Nothing to do
+// for a plain file, whose size was exact the first time.
+void check_dimension_read(const LineReader& in, std::int64_t line, std::int64_t value,
+                          const char* what);
 
 // Shortest text that reads back to exactly the same value (std::to_chars), appended to `out`.
 inline void append_int(std::string& out, std::int64_t v) {

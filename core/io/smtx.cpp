@@ -136,6 +136,8 @@ HostCsr read_smtx(const std::string& path) {
   while (in.next(line))
     if (!detail::blank_line(line))
       in.fail("unexpected content after the column indices: " + quote(line));
+  // The row count is backed by its offsets on line 2; nothing backs the column count.
+  detail::check_dimension_read(in, 1, m.cols, "column count");
 
   std::int64_t r = 0;
   std::int32_t c = 0;

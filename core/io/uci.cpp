@@ -16,6 +16,7 @@ using detail::quote;
 
 struct Header {
   std::int64_t docs = 0, words = 0, nnz = 0;
+  std::int64_t docs_line = 0, words_line = 0;  // where D and W were read
 };
 
 std::string format_hint(std::string_view line, std::size_t tokens) {
@@ -51,8 +52,10 @@ std::int64_t header_value(LineReader& in, std::string& line, const char* name) {
 Header read_header(LineReader& in, std::string& line) {
   Header h;
   h.docs = header_value(in, line, "the document count D");
+  h.docs_line = in.line_number();
   detail::check_dimension(in, h.docs, "document count D");
   h.words = header_value(in, line, "the vocabulary size W");
+  h.words_line = in.line_number();
   detail::check_dimension(in, h.words, "vocabulary size W");
   h.nnz = header_value(in, line, "the entry count NNZ");
   if (h.nnz > h.docs * h.words) {  // both below 2^31: no overflow
@@ -171,6 +174,8 @@ Corpus read_uci(const std::string& docword_path, const std::string& vocab_path) 
     detail::Triplets t;
     t.reserve(detail::reserve_cap(in, h.nnz, 6));
     for_each_entry(in, h, line, [&](std::int64_t d, std::int64_t w, float c) { t.push(d, w, c); });
+    detail::check_dimension_read(in, h.docs_line, h.docs, "document count D");
+    detail::check_dimension_read(in, h.words_line, h.words, "vocabulary size W");
     corpus.counts = detail::triplets_to_csr(h.docs, h.words, t);
   }
   std::int64_t doc = 0;

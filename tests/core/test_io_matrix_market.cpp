@@ -242,6 +242,35 @@ TEST(IoMatrixMarket, LyingHeaderFailsFastWithoutAllocating) {
   EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market(p); }, p, 2, {"cannot hold"}));
 }
 
+TEST(IoMatrixMarket, GzipRowCountIsCheckedAgainstTheTextItHolds) {
+  // Found by review while fuzzing: 4 kB of incompressible comment give a gzip file a bound of
+  // ~27M rows (1032 x its size x 8), so the size line's 20M rows passed, and 320 MB of row
+  // offsets were made for one entry (150M rows took 2 GB). The text is 4 kB: 2^24 rows at most.
+  test::TempDir dir;
+  std::string filler;
+  for (unsigned char c = '!'; c <= '~'; ++c) filler += static_cast<char>(c);
+  const std::string text =
+      std::string(kBanner) + "% " + test::random_filler(4000, filler) + "\n20000000 2 1\n1 1 1\n";
+  const auto p = mm_file(dir, test::gzip(text), "rows.mtx.gz");
+  for (bool coo : {false, true}) {
+    SCOPED_TRACE(coo ? "COO" : "CSR");
+    EXPECT_TRUE(throws_input_error(
+        [&] { coo ? (void)io::read_matrix_market_coo(p) : (void)io::read_matrix_market(p); }, p, 3,
+        {"row count 20000000 is implausible for the", "bytes of text this gzip file holds"}));
+  }
+  // The column count too; a plain file of that text was already refused at its size line.
+  const auto cols =
+      mm_file(dir,
+              test::gzip(std::string(kBanner) + "% " + test::random_filler(4000, filler) +
+                         "\n2 20000000 1\n1 1 1\n"),
+              "cols.mtx.gz");
+  EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market(cols); }, cols, 3,
+                                 {"column count 20000000 is implausible"}));
+  const auto plain = mm_file(dir, text, "rows.mtx");
+  EXPECT_TRUE(throws_input_error([&] { io::read_matrix_market(plain); }, plain, 3,
+                                 {"row count 20000000 is implausible for a file of"}));
+}
+
 TEST(IoMatrixMarket, WriterRefusesNonFiniteValuesAndLeavesNoFile) {
   test::TempDir dir;
   HostCsr m;

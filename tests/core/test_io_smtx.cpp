@@ -100,6 +100,21 @@ TEST(IoSmtx, EveryKindOfBadInputIsOneInputErrorWithFileAndLine) {
   EXPECT_TRUE(throws_input_error([&] { io::read_smtx(dir.path()); }, dir.path(), 0, {"directory"}));
 }
 
+TEST(IoSmtx, GzipColumnCountIsCheckedAgainstTheTextItHolds) {
+  // Found by review while fuzzing: trailing blank lines of random blanks give a gzip file a bound
+  // of ~30M columns, which no index backs (the apps then make a factor row per column). The
+  // text is 14 kB: 2^24 columns at most.
+  test::TempDir dir;
+  const std::string blanks = test::random_filler(14000, " \t\v\f") + "\n";
+  const std::string p = dir.file("m.smtx.gz");
+  test::write_bytes(p, test::gzip("1, 20000000, 1\n0 1\n0\n" + blanks));
+  EXPECT_TRUE(throws_input_error(
+      [&] { io::read_smtx(p); }, p, 1,
+      {"column count 20000000 is implausible for the", "bytes of text this gzip file holds"}));
+  test::write_bytes(p, test::gzip("1, 20, 1\n0 1\n0\n" + blanks));
+  EXPECT_EQ(io::read_smtx(p).cols, 20);
+}
+
 TEST(IoSmtx, TruncatedGzipIsAnError) {
   const std::uint64_t seed = test::fresh_io_seed();
   Rng rng(seed);

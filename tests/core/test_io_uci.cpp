@@ -154,6 +154,25 @@ TEST(IoUci, TruncatedGzipDocwordIsAnError) {
   }
 }
 
+TEST(IoUci, GzipDimensionsAreCheckedAgainstTheTextItHolds) {
+  // Found by review while fuzzing: blank lines of random blanks give a gzip file a bound of ~30M
+  // documents (1032 x its compressed size x 8), so D = 20M passed the header and 160 MB of
+  // offsets per array were made for one entry. The text is 14 kB: 2^24 documents at most.
+  test::TempDir dir;
+  const std::string blanks = test::random_filler(14000, " \t\v\f") + "\n";
+  const std::string p = dir.file("docword.big.txt.gz");
+  test::write_bytes(p, test::gzip("20000000\n2\n1\n" + blanks + "1 1 1\n"));
+  EXPECT_TRUE(throws_input_error(
+      [&] { io::read_uci(p); }, p, 1,
+      {"document count D 20000000 is implausible for the", "bytes of text this gzip file holds"}));
+  test::write_bytes(p, test::gzip("2\n20000000\n1\n" + blanks + "1 1 1\n"));
+  EXPECT_TRUE(throws_input_error([&] { io::read_uci(p); }, p, 2,
+                                 {"vocabulary size W 20000000 is implausible"}));
+  // Blank lines are allowed: within the limit, the same file reads.
+  test::write_bytes(p, test::gzip("2\n2\n1\n" + blanks + "1 1 1\n"));
+  EXPECT_EQ(io::read_uci(p).counts.nnz(), 1);
+}
+
 TEST(IoUci, BadVocabularies) {
   test::TempDir dir;
   const std::string dw = dir.file("docword.txt"), voc = dir.file("vocab.txt");

@@ -47,6 +47,16 @@ inline std::string gzip(const std::string& text, int level = 6) {
   return out;
 }
 
+// `n` bytes drawn from `alphabet` by a fixed pseudo-random sequence: filler that deflate can shrink
+// only to about log2(alphabet size) bits a byte, which gives a gzip file of little text a large
+// compressed size (and so a large bound on its text).
+inline std::string random_filler(std::size_t n, const std::string& alphabet) {
+  std::mt19937 gen(12345);
+  std::string s(n, ' ');
+  for (char& c : s) c = alphabet[gen() % alphabet.size()];
+  return s;
+}
+
 // A seed that differs between runs (fresh inputs), reported on failure through SCOPED_TRACE;
 // $FK_TEST_SEED replays a failure.
 inline std::uint64_t fresh_io_seed() {
