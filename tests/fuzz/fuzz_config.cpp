@@ -1,5 +1,6 @@
 // Fuzzes the --config INI reader and Boost.Program_options' conversion of its values, through
-// CommandLine::parse as the apps call it, with app options of each value type the apps use.
+// CommandLine::parse as the apps call it, with app options of each value type the apps use; and
+// the same bytes as an id file (--users-file and the like, read_id_file).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,5 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const app::ConfigEntry& e : config) fuzz::require(!e.key.empty(), "an empty key");
   }
   set_log_level(LogLevel::kWarn);
+  std::vector<app::GivenId> ids;
+  if (!fuzz::refused([&] { ids = app::read_id_file("users-file", path); }))
+    for (const app::GivenId& id : ids)
+      fuzz::require(!id.id.empty() && id.id.find('\n') == std::string::npos, "a bad id");
   return 0;
 }
