@@ -36,7 +36,7 @@ int run_main(const std::string& app, int argc, char** argv,
   } catch (const UsageError& e) {
     return fail(app, e.what(), kExitUsage);
   } catch (const boost::program_options::error& e) {
-    return fail(app, e.what(), kExitUsage);
+    return fail(app, po_error_text(e), kExitUsage);
   } catch (const InputError& e) {
     return fail(app, e.what(), kExitFailure);
   } catch (const Error& e) {

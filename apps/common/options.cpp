@@ -207,6 +207,33 @@ std::vector<GivenId> id_list_and_file(const std::string& option, const std::stri
   return ids;
 }
 
+namespace {
+// Reads the substitutions of a Boost error, which it keeps protected: a pointer to a protected
+// member may be formed through a derived class.
+struct PoErrorFields : po::error_with_option_name {
+  static const std::map<std::string, std::string>& substitutions(
+      const po::error_with_option_name& e) {
+    return e.*(&PoErrorFields::m_substitutions);
+  }
+};
+}  // namespace
+
+std::string po_error_text(const po::error& e) {
+  const auto* named = dynamic_cast<const po::error_with_option_name*>(&e);
+  if (!named) return e.what();
+  const auto& subs = PoErrorFields::substitutions(*named);
+  if (std::none_of(subs.begin(), subs.end(),
+                   [](const auto& s) { return s.second.find('%') != std::string::npos; }))
+    return e.what();
+  // get_option_name() builds the name without the template: it cannot loop.
+  const std::string name = named->get_option_name();
+  if (dynamic_cast<const po::unknown_option*>(&e)) return "unrecognised option '" + name + "'";
+  const auto value = subs.find("value");
+  if (value != subs.end())
+    return "the argument ('" + value->second + "') for option '" + name + "' is invalid";
+  return "option '" + name + "' cannot be used as given";
+}
+
 std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
@@ -433,11 +460,11 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
     const std::string executable = app_name_.substr(0, app_name_.find(' '));
     for (const auto& [option, sub] : subcommand_options_)
       if (option == name)
-        throw UsageError(std::string(e.what()) + ": it is an option of '" + executable + " " + sub +
+        throw UsageError(po_error_text(e) + ": it is an option of '" + executable + " " + sub +
                          "'");
-    throw UsageError(e.what());
+    throw UsageError(po_error_text(e));
   } catch (const po::error& e) {
-    throw UsageError(e.what());
+    throw UsageError(po_error_text(e));
   }
   for (const auto& [name, value] : vm_)
     if (!value.defaulted()) command_line_.insert(name);
@@ -487,7 +514,7 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
         if (const auto it = line_of.find(name); it != line_of.end())
           where = ", line " + std::to_string(it->second);
       }
-      throw UsageError("config file '" + path + "'" + where + ": " + e.what());
+      throw UsageError("config file '" + path + "'" + where + ": " + po_error_text(e));
     }
     for (const std::string& name : command_line_) line_of.erase(name);  // the command line won
     config_source() = {path, std::move(line_of)};
@@ -495,7 +522,7 @@ bool CommandLine::parse(int argc, const char* const* argv, std::ostream& help_ou
   try {
     po::notify(vm_);
   } catch (const po::error& e) {
-    throw UsageError(e.what());
+    throw UsageError(po_error_text(e));
   }
   std::optional<io::InputFormat> format;
   try {

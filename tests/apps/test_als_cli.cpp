@@ -778,6 +778,32 @@ TEST(AlsCli, CommandLineTurnsOffAConfigSwitch) {
       << bad.err;
 }
 
+// Found by fuzzing the config reader: Boost 1.74 fills a value into its error message by replacing
+// "%value%" until none is left, so a bad value that holds "%value%" hung the app (in a config file
+// or on the command line). Now a usage error naming the option and the value as given; `timeout`
+// turns a hang into a failure (status 124).
+TEST(AlsCli, PercentPlaceholdersInABadValueAreAUsageErrorNotAHang) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 8);
+  const std::string ini = dir.file("bad.ini");
+  test::write_bytes(ini, "iters = 1\nfactors = %value%\n");
+  const std::string als = std::string("20 '") + FK_ALS_EXE + "' --input '" + input + "' ";
+  const std::string out = " --device cpu --out '" + dir.file("o") + "'";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--config '" + ini + "'",
+       "config file '" + ini + "', line 2: the argument ('%value%') for option 'factors'"},
+      {"--factors %value%", "the argument ('%value%') for option '--factors' is invalid"},
+      {"--iters 1%value%%option%", "the argument ('1%value%%option%') for option '--iters'"},
+      {"--%option%", "unrecognised option '--%option%'"},
+  };
+  for (const auto& [args, needle] : cases) {
+    SCOPED_TRACE(args);
+    const test::ExeOutcome o = test::run_executable(dir, "timeout", als + args + out);
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_NE(o.err.find(needle), std::string::npos) << o.err;
+  }
+}
+
 // help, h and config cannot be set in a config file: the file is read after both were looked at,
 // so they were ignored without a word (`config = other.ini` did not read other.ini). A usage error
 // names the file, the line and the key, before --out is made.
