@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "apps/common/po_error_text.hpp"
 #include "core/context.hpp"
 #include "core/generate/lda_corpus.hpp"
 #include "core/generate/ratings.hpp"
@@ -174,7 +175,7 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
         vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(e.what());
+    throw UsageError(fk::app::po_error_text(e));
   }
 
   BenchOptions o;

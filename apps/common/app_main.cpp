@@ -7,6 +7,7 @@
 
 #include "apps/common/options.hpp"
 #include "apps/common/output.hpp"
+#include "apps/common/po_error_text.hpp"
 #include "core/error.hpp"
 #include "core/io/standard_output.hpp"
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/common/output.hpp"
+#include "apps/common/po_error_text.hpp"
 #include "core/build_info.hpp"
 #include "core/io/parse.hpp"
 #include "core/log.hpp"
@@ -205,33 +206,6 @@ std::vector<GivenId> id_list_and_file(const std::string& option, const std::stri
     ids.push_back(std::move(given));
   }
   return ids;
-}
-
-namespace {
-// Reads the substitutions of a Boost error, which it keeps protected: a pointer to a protected
-// member may be formed through a derived class.
-struct PoErrorFields : po::error_with_option_name {
-  static const std::map<std::string, std::string>& substitutions(
-      const po::error_with_option_name& e) {
-    return e.*(&PoErrorFields::m_substitutions);
-  }
-};
-}  // namespace
-
-std::string po_error_text(const po::error& e) {
-  const auto* named = dynamic_cast<const po::error_with_option_name*>(&e);
-  if (!named) return e.what();
-  const auto& subs = PoErrorFields::substitutions(*named);
-  if (std::none_of(subs.begin(), subs.end(),
-                   [](const auto& s) { return s.second.find('%') != std::string::npos; }))
-    return e.what();
-  // get_option_name() builds the name without the template: it cannot loop.
-  const std::string name = named->get_option_name();
-  if (dynamic_cast<const po::unknown_option*>(&e)) return "unrecognised option '" + name + "'";
-  const auto value = subs.find("value");
-  if (value != subs.end())
-    return "the argument ('" + value->second + "') for option '" + name + "' is invalid";
-  return "option '" + name + "' cannot be used as given";
 }
 
 std::string fmt(const char* format, double v) {

@@ -189,11 +189,5 @@ std::vector<GivenId> id_list_and_file(const std::string& option, const std::stri
                                       const std::string& file);
 // printf-style text of one double for log lines and tables: fmt("%.4f", 0.5) is "0.5000".
 std::string fmt(const char* format, double v);
-// The message of a Boost.Program_options error; use it instead of what(). Boost 1.74's what()
-// fills "%value%", "%option%" ... into its template by replacing each until none is left, so a
-// value or an option name that holds its own placeholder ("topics = %value%" in a config file,
-// --iters %value%) never returns. When a value or name given holds a '%', the message is made
-// here instead (naming the option and the value as given).
-std::string po_error_text(const po::error& e);
 
 }  // namespace fk::app

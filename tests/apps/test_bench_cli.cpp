@@ -605,6 +605,22 @@ TEST(BenchCli, HelpExplainsEveryOption) {
     EXPECT_NE(o.out.find(option), std::string::npos) << option;
 }
 
+// Boost's own message for a bad value holding "%value%" never returns (it fills its template until
+// no placeholder is left); fk-bench hung on --runs %value%. Under timeout, so a hang fails.
+TEST(BenchCli, PercentPlaceholdersInABadValueAreAUsageErrorNotAHang) {
+  test::TempDir dir;
+  const std::string bench = std::string("20 '") + FK_BENCH_EXE + "' spmm ";
+  const std::string gen = " --gen uniform:rows=10,cols=10,nnz=20 --device cpu";
+  for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"--runs %value%", "the argument ('%value%') for option '--runs' is invalid"},
+           {"--%option%", "unrecognised option '--%option%'"}}) {
+    SCOPED_TRACE(args);
+    const Outcome o = test::run_executable(dir, "timeout", bench + args + gen);
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_NE(o.err.find(needle), std::string::npos) << o.err;
+  }
+}
+
 TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
   test::TempDir dir;
   const std::string gen = " --gen uniform:rows=10,cols=10,nnz=20 --device cpu";
