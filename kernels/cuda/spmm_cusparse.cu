@@ -282,7 +282,8 @@ class CusparseSpmmPlan : public SpmmPlan {
 
   void run(const Context& ctx, const float* vals, DenseView<const float> b, DenseView<float> c) override {
     constexpr const char* kName = "cuda.spmm.cusparse";
-    check_spmm_operands(kName, s_, op_ == CUSPARSE_OPERATION_NON_TRANSPOSE ? Op::kNoTrans : Op::kTrans, k_, b, c);
+    check_spmm_operands(
+        kName, s_, op_ == CUSPARSE_OPERATION_NON_TRANSPOSE ? Op::kNoTrans : Op::kTrans, k_, b, c);
     vals = spmm_values(kName, s_, vals);
     cudaStream_t stream = stream_of(ctx);
     if (trivial_ || zero_first_) {
