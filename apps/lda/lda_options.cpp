@@ -89,14 +89,14 @@ void finalize_lda_options(app::CommandLine& cli, LdaOptions& o) {
   require_at_least("inner-iters", o.inner_iters, 1);
   if (!(o.tol >= 0) || !std::isfinite(o.tol)) usage_fail("tol", "must be a finite number >= 0");
   if (cli.given("alpha")) {
-    if (!(o.alpha > 0) || !(o.alpha <= kMaxPrior))
-      usage_fail("alpha", "must be a number > 0 and at most 1e6");
+    if (!(o.alpha >= kMinPrior) || !(o.alpha <= kMaxPrior))
+      usage_fail("alpha", "must be a number from 1e-30 to 1e6");
   } else {
     o.alpha = 1.0 / o.topics;
   }
   if (cli.given("eta")) {
-    if (!(o.eta > 0) || !(o.eta <= kMaxPrior))
-      usage_fail("eta", "must be a number > 0 and at most 1e6");
+    if (!(o.eta >= kMinPrior) || !(o.eta <= kMaxPrior))
+      usage_fail("eta", "must be a number from 1e-30 to 1e6");
   } else {
     o.eta = 1.0 / o.topics;
   }

@@ -11,6 +11,10 @@ namespace fk::lda {
 // The largest Dirichlet prior α or η accepted (a training option or a saved model's): beyond it the
 // E-step's digamma terms leave single precision (α = 1e39 gave NaN θ); real priors are near 1/K.
 inline constexpr double kMaxPrior = 1e6;
+// The smallest one: below about 1.4e-45 a prior rounds to 0 in single precision and the E-step's
+// digamma(0) made the first pass NaN (α = 1e-46 failed as 'the model diverged'); 1e-30 keeps it a
+// normal float with room for α·K and the like.
+inline constexpr double kMinPrior = 1e-30;
 
 // --ratio-spmm's help: kRatioSpmmHelp for training (the E-step and the statistics),
 // kInferRatioSpmmHelp for infer (the E-step alone).

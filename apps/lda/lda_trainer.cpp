@@ -706,9 +706,9 @@ LdaModel load_lda_model(const std::string& dir) {
   m.alpha = number("alpha");
   m.eta = number("eta");
   for (const auto& [key, v] : {std::pair<const char*, double>{"alpha", m.alpha}, {"eta", m.eta}})
-    if (v > kMaxPrior)
-      throw InputError(ini, 0,
-                       "'" + std::string(key) + "' must be at most 1e6, found '" + get(key) + "'");
+    if (!(v >= kMinPrior && v <= kMaxPrior))
+      throw InputError(
+          ini, 0, "'" + std::string(key) + "' must be from 1e-30 to 1e6, found '" + get(key) + "'");
   m.inner_iters = static_cast<int>(count("inner-iters", INT_MAX));
   {
     const std::string tol = get("tol");

@@ -466,7 +466,8 @@ TEST(LdaTrain, InferFromSavedModel) {
                                                         {"topics", "4.5"},
                                                         {"vocab", "maybe"},
                                                         {"inner-iters", "1e12"},
-                                                        {"alpha", "1e39"}}) {
+                                                        {"alpha", "1e39"},
+                                                        {"eta", "1e-46"}}) {
     const auto r = damaged("ini-" + key, edit_ini(key, value));
     EXPECT_EQ(r.status, 1) << key;
     EXPECT_NE(r.err.find("model.ini: '" + key + "'"), std::string::npos) << r.err;
@@ -873,6 +874,10 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:default", "--format", "uci"}, 2,
          "--format: does not apply to a generated");
   expect({"--input", "gen:default", "--kappa", "2"}, 2, "--kappa");
+  // A prior that rounds to 0 in single precision: a usage error, not a NaN pass 'the model
+  // diverged' (exit 1) as before.
+  expect({"--input", "gen:default", "--alpha", "1e-46"}, 2, "--alpha: must be a number from 1e-30");
+  expect({"--input", "gen:default", "--eta", "1e-300"}, 2, "--eta: must be a number from 1e-30");
   expect({"--input", "gen:default", "--sddmm", "nope"}, 2, "nope");
   expect({"--input", "gen:default", "--batch", "--batch-size", "10"}, 2, "--batch");
   expect({"--input", "gen:default", "--batch", "--kappa", "0.7"}, 2, "--kappa");
