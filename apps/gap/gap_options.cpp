@@ -74,9 +74,12 @@ void finalize_gap_options(app::CommandLine& cli, GapOptions& o) {
   using app::require_at_least;
   using app::usage_fail;
   require_at_least("factors", o.factors, 1);
-  if (!(o.a >= 1) || !std::isfinite(o.a))
-    usage_fail("a", "must be a finite number >= 1 (below 1 the MAP objective has no maximum)");
-  if (!(o.b > 0) || !std::isfinite(o.b)) usage_fail("b", "must be a finite number > 0");
+  // The updates use a - 1 and 1/b in single precision: a = 1e300 (a - 1 infinite) and b = 1e-300
+  // (1/b infinite, X rounded to 0) made the first objective NaN, which the run then blamed on
+  // the counts. 1e30 keeps both finite with room for the products they enter.
+  if (!(o.a >= 1) || !(o.a <= 1e30))
+    usage_fail("a", "must be a number from 1 to 1e30 (below 1 the MAP objective has no maximum)");
+  if (!(o.b >= 1e-30) || !std::isfinite(o.b)) usage_fail("b", "must be a finite number >= 1e-30");
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
   const std::string way = cli.one_of(
       {"holdout-frac", "test"}, "give one way of holding tokens out: --holdout-frac or --test");

@@ -473,6 +473,16 @@ TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   EXPECT_EQ(shape.code, 2);
   EXPECT_NE(shape.err.find("--a"), std::string::npos) << shape.err;
   EXPECT_EQ(run_binary(dir, "--input gen:default --b 0").code, 2);
+  // Values whose a - 1 or 1/b overflow single precision: usage errors, not a NaN first iteration
+  // blamed on the counts (exit 1) as before.
+  const Outcome huge_a = run_binary(dir, "--input gen:default --a 1e300");
+  EXPECT_EQ(huge_a.code, 2) << huge_a.err;
+  EXPECT_NE(huge_a.err.find("--a: must be a number from 1 to 1e30"), std::string::npos)
+      << huge_a.err;
+  const Outcome tiny_b = run_binary(dir, "--input gen:default --b 1e-300");
+  EXPECT_EQ(tiny_b.code, 2) << tiny_b.err;
+  EXPECT_NE(tiny_b.err.find("--b: must be a finite number >= 1e-30"), std::string::npos)
+      << tiny_b.err;
   EXPECT_EQ(run_binary(dir, "--input gen:default --sddmm no.such.kernel").code, 2);
   EXPECT_EQ(run_binary(dir, "--input gen:default --test-iters 5").code, 2) << "needs --test";
   // A named fused variant replaces the SpMMs: a named --spmm is said to go unused.
