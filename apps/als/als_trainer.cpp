@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "apps/als/als_model.hpp"
@@ -134,8 +135,21 @@ class Trainer {
       be_->solve_items();
     };
     loop.evaluate = [&](IterReport& rep) { evaluate(rep); };
+    std::optional<double> first_objective;
+    bool warned = false;
     loop.record = [&](const IterReport& rep) {
       log_iteration(rep);
+      // Every half-step minimizes the objective over its side (exactly, or by CG from the current
+      // factors), so it cannot grow in exact arithmetic; growth means the single-precision solves
+      // broke down (--lambda 1e-20 on a small set: train_rmse in the millions, exit 0, no word).
+      if (!first_objective) first_objective = rep.objective;
+      if (!warned && rep.objective > 10 * *first_objective) {
+        log_warn() << "the objective grew from " << *first_objective << " to " << rep.objective
+                   << " by iteration " << rep.iter
+                   << ": the single-precision solves broke down; raise --lambda or rescale the "
+                      "ratings";
+        warned = true;
+      }
       metrics.write(json(rep));
       result.iters.push_back(rep);
       result.last = rep;
@@ -143,7 +157,9 @@ class Trainer {
     loop.checkpoint = [&](int it) { write_checkpoint(it); };
     loop.checkpoint_every = opt_.checkpoint_every;
     loop.divergence_hint =
-        "ratings far from unit scale (rescale them) or too little regularization (raise --lambda)";
+        "ratings far from unit scale (rescale them), too little regularization (raise --lambda), "
+        "or "
+        "a --lambda or --alpha so large that single precision overflows (lower it)";
     loop.run(*ctx_, start + 1, common_.iters);
     if (!result.last) {
       // No iteration ran (--iters 0, or resumed at the end): report the model as it is.

@@ -650,6 +650,13 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
   EXPECT_EQ(cg.code, 1) << cg.err;
   EXPECT_NE(cg.err.find("the model diverged"), std::string::npos) << cg.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("o/model.ini")));
+  // λ·n overflowing single precision fails too, and the error no longer says to raise --lambda.
+  const Outcome big = run_als(dir, "--input '" + write_small_csv(dir, 6) +
+                                       "' --iters 1 --lambda 1e30 --out '" + dir.file("l") + "'");
+  EXPECT_EQ(big.code, 1) << big.err;
+  EXPECT_NE(big.err.find("a --lambda or --alpha so large that single precision overflows"),
+            std::string::npos)
+      << big.err;
   const Outcome chol = run_als(dir, "--input '" + huge + "' --iters 3 --solver cholesky --out '" +
                                         dir.file("c") + "'");
   EXPECT_EQ(chol.code, 1) << chol.err;
@@ -745,6 +752,35 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
   ASSERT_EQ(run_als(dir, "--input '" + good + "' --iters 1 --out '" + out + "'").code, 0);
   EXPECT_FALSE(std::filesystem::exists(out + "/previous-run"));
   EXPECT_FALSE(std::filesystem::exists(out + "/checkpoint")) << "went with previous-run";
+}
+
+// Every ALS half-step lowers the objective, so a run whose objective grows tenfold has solves that
+// broke down in single precision (a --lambda of 1e-20 is all but none): it says so, where it ran
+// to the end with train_rmse in the hundreds on 1..5 ratings and no word before.
+TEST(AlsCli, ObjectiveGrowthIsWarnedAbout) {
+  test::TempDir dir;
+  const Outcome r = run_als(dir,
+                            "--input gen:ml-100k:users=20,items=15,ratings=120,min-user-ratings=1,"
+                            "seed=1 --lambda 1e-20 --biases --factors 4 --iters 6 --device cpu "
+                            "--out '" +
+                                dir.file("o") + "'");
+  if (r.code != 0) {  // another machine may round into a NaN, which fails the run as it should
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("the model diverged"), std::string::npos) << r.err;
+    return;
+  }
+  std::vector<double> objective;
+  std::istringstream lines(slurp(dir.file("o/metrics.jsonl")));
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find("\"objective\":");
+    ASSERT_NE(at, std::string::npos) << line;
+    objective.push_back(std::stod(line.substr(at + 12)));
+  }
+  ASSERT_EQ(objective.size(), 6u);
+  EXPECT_GT(*std::max_element(objective.begin(), objective.end()), 10 * objective[0])
+      << "the case no longer breaks down: pick another";
+  EXPECT_NE(r.err.find("warning: the objective grew from"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("raise --lambda"), std::string::npos) << r.err;
 }
 
 // A switch a config file turns on is turned off by --NAME=false on the command line (a switch
