@@ -142,8 +142,11 @@ class Trainer {
       // Every half-step minimizes the objective over its side (exactly, or by CG from the current
       // factors), so it cannot grow in exact arithmetic; growth means the single-precision solves
       // broke down (--lambda 1e-20 on a small set: train_rmse in the millions, exit 0, no word).
+      // A floor of 1e-6 a rating: a fit already near exact (every rating equal) may wobble in
+      // its last bits far above a first objective of 1e-13 without anything breaking down.
       if (!first_objective) first_objective = rep.objective;
-      if (!warned && rep.objective > 10 * *first_objective) {
+      const double floor = 1e-6 * static_cast<double>(data_.train.nnz());
+      if (!warned && rep.objective > 10 * *first_objective && rep.objective > floor) {
         log_warn() << "the objective grew from " << *first_objective << " to " << rep.objective
                    << " by iteration " << rep.iter
                    << ": the single-precision solves broke down; raise --lambda or rescale the "
