@@ -73,14 +73,20 @@ namespace {
 void require_positive(const std::string& name, double v) {
   if (!(v > 0) || !std::isfinite(v)) app::usage_fail(name, "must be a finite number > 0");
 }
+// The model is single precision: a prior weight past 1e30, or a starting scale whose squares
+// summed over the rows pass the float range (1e20 did), overflowed in the first pass, and the
+// run failed blaming the ratings' scale or too little regularization.
+void require_in(const std::string& name, double v, double most, const char* range) {
+  if (!(v > 0) || !(v <= most)) app::usage_fail(name, std::string("must be a number ") + range);
+}
 }  // namespace
 
 void finalize_sfa_options(app::CommandLine& cli, SfaOptions& o) {
   using app::require_at_least;
   using app::usage_fail;
   require_at_least("factors", o.factors, 1);
-  require_positive("lambda-u", o.lambda_u);
-  require_positive("lambda-m", o.lambda_m);
+  require_in("lambda-u", o.lambda_u, 1e30, "> 0 and at most 1e30");
+  require_in("lambda-m", o.lambda_m, 1e30, "> 0 and at most 1e30");
   require_at_least("cg-steps", o.cg_steps, 1);
   try {
     o.mstep_kind = parse_mstep(o.mstep);
@@ -95,7 +101,7 @@ void finalize_sfa_options(app::CommandLine& cli, SfaOptions& o) {
   }
   if (!(o.mean_prior >= 0) || !std::isfinite(o.mean_prior))
     usage_fail("mean-prior", "must be a finite number >= 0");
-  require_positive("init-scale", o.init_scale);
+  require_in("init-scale", o.init_scale, 1e10, "> 0 and at most 1e10");
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
   const std::string way = cli.one_of(
       {"holdout-frac", "test"}, "give one way of holding ratings out: --holdout-frac or --test");
