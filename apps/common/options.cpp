@@ -303,7 +303,7 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
      "CPU threads (0: OpenMP's default, usually all cores)")
     // Read signed and checked below: Boost reads "-1" into an unsigned value as 2^64 - 1.
     ("seed", po::value<std::int64_t>(&seed_)->default_value(std::int64_t(defaults.seed))->value_name("N"),
-     "random seed; the same seed gives the same result on the same device (on the CPU with any "
+     "random seed, 0 to 2^63 - 1; the same seed gives the same result on the same device (on the CPU with any "
      "--threads: work splits that order sums follow the processors the process may use and "
      "their caches, so another machine or CPU affinity may round differently), bit for bit "
      "unless the log's kernel line says 'not bitwise repeatable' (a GPU kernel that "
