@@ -108,8 +108,9 @@ class AlsBackend {
 };
 
 // `train` (users x items) and `train_t` (its transpose) hold the training ratings; `test`
-// (users x items, may have no nonzeros) the test ratings. All host; the backend copies what it
-// needs to its side. GPU backends throw fk::Error in builds without CUDA.
+// (users x items, may have no nonzeros) the test ratings. All host; a GPU backend copies what it
+// needs to its side, the CPU backend reads them in place: they must outlive the backend. GPU
+// backends throw fk::Error in builds without CUDA.
 std::unique_ptr<AlsBackend> make_als_backend(Context ctx, const AlsHyper& hyper,
                                              const HostCsr& train, const HostCsr& train_t,
                                              const HostCsr& test);

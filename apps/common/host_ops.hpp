@@ -21,7 +21,24 @@ class HostOps {
  public:
   template <class T>
   using Buffer = AlignedVector<T>;
-  using Csr = HostCsr;
+
+  // A sparse matrix as an engine holds it. The host reads the caller's matrix in place: a copy
+  // doubled the input in memory (fk-als held R and Rᵀ twice: 8 bytes a rating each), so a matrix
+  // given by reference must outlive the engine, as the apps' data does (built once, for both
+  // runs of --compare). A matrix given as an rvalue (one the engine built, fk-sfa's centred
+  // ratings) is kept here.
+  class Csr {
+   public:
+    Csr() = default;
+    explicit Csr(const HostCsr& borrowed) : borrowed_(borrowed.view()) {}
+    explicit Csr(HostCsr&& owned) : owned_(std::move(owned)), owns_(true) {}
+    CsrView view() const { return owns_ ? owned_.view() : borrowed_; }
+
+   private:
+    HostCsr owned_;
+    CsrView borrowed_;
+    bool owns_ = false;
+  };
 
   HostOps() = default;
   explicit HostOps(const Context&) {}
@@ -48,7 +65,8 @@ class HostOps {
     FK_CHECK(static_cast<std::int64_t>(src.size()) >= n, "host download out of range");
     if (n > 0) std::memcpy(dst, src.data(), static_cast<std::size_t>(n) * sizeof(T));
   }
-  Csr make_csr(const HostCsr& h) const { return h; }
+  Csr make_csr(const HostCsr& h) const { return Csr(h); }
+  Csr make_csr(HostCsr&& h) const { return Csr(std::move(h)); }
   static CsrView view(const Csr& c) { return c.view(); }
 
   // p[0, n) = v (host).

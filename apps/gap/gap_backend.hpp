@@ -135,7 +135,8 @@ class GapBackend {
   virtual double prepare_seconds() const = 0;    // plan preparation, paid once
 };
 
-// All matrices on the host (D x W counts with f > 0 only; the backend copies what it needs):
+// All matrices on the host (D x W counts with f > 0 only; a GPU backend copies what it needs, the
+// CPU backend reads them in place, so they must outlive it):
 // `train` the training counts; `heldout` (same shape, may have no nonzeros) the held-out tokens;
 // `test_observed` and `test_scored` (T x W, may have no rows) the halves of the test documents.
 // GPU backends throw fk::Error in builds without CUDA.

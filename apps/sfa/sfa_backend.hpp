@@ -124,7 +124,8 @@ class SfaBackend {
 
 // `train` (users x items, raw ratings), `train_t` (its transpose), `test` (users x items raw
 // ratings, may have no nonzeros) and `item_means` (items entries: m_i) are all host; the backend
-// centres the ratings (y = r − μ − m_i) and copies what it needs to its side. `reducer` (may be
+// centres the ratings (y = r − μ − m_i) and copies what it needs to its side (the CPU backend
+// reads `test` in place: it must outlive the backend). `reducer` (may be
 // null: a single worker) sums the model statistics across workers; it must outlive the backend.
 // GPU backends throw fk::Error in builds without CUDA.
 std::unique_ptr<SfaBackend> make_sfa_backend(Context ctx, const SfaHyper& hyper,

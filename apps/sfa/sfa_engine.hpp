@@ -262,7 +262,7 @@ class SfaEngine final : public SfaBackend {
     for (std::int64_t r = 0; r < m.rows; ++r)
       for (std::int64_t j = m.row_ptr[r]; j < m.row_ptr[r + 1]; ++j)
         centred.vals[j] = m.vals[j] - mu - means[is_items ? r : m.col_idx[j]];
-    s.csr = ops_.make_csr(centred);
+    s.csr = ops_.make_csr(std::move(centred));  // the engine's own (on the host: kept, not copied)
     s.x = ops_.template alloc<float>(s.rows * k_);
     ops_.fill(ctx_, s.x.data(), s.rows * k_, 0.0f);
     if (!plans) return;

@@ -207,8 +207,9 @@ struct TrainRun {
 
 TrainRun train(const AlsData& d, const AlsHyper& h, int iters, std::uint64_t seed,
                Context ctx = Context(DeviceKind::kCpu)) {
-  auto be =
-      make_als_backend(std::move(ctx), h, d.train, d.train_t, h.implicit ? HostCsr{} : d.test);
+  // A named matrix: the CPU backend reads its test ratings in place, past this statement.
+  const HostCsr no_test;
+  auto be = make_als_backend(std::move(ctx), h, d.train, d.train_t, h.implicit ? no_test : d.test);
   HostDense<float> users, items;
   initial_factors(d, h.factors, h.biases, 0.1, seed, users, items);
   be->set_factors(users, items);
