@@ -113,13 +113,16 @@ void save_als_model(const std::string& dir, const HostDense<float>& users_aug,
   io::write_npy(dir + "/item_bias.npy", ib);
   write_ids(dir + "/user_ids.csv", user_ids);
   write_ids(dir + "/item_ids.csv", item_ids);
-  HostDense<std::int32_t> pairs(train.nnz(), 2);
-  for (std::int64_t u = 0; u < train.rows; ++u)
-    for (std::int64_t j = train.row_ptr[u]; j < train.row_ptr[u + 1]; ++j) {
-      pairs(j, 0) = static_cast<std::int32_t>(u);
-      pairs(j, 1) = train.col_idx[j];
-    }
-  io::write_npy(dir + "/train_pairs.npy", pairs);
+  // Written a piece at a time: whole, the pairs took 8 bytes a rating beside the model.
+  std::int64_t u = 0;  // the row of the next pair; the pieces come in order
+  io::write_npy_i32_rows(dir + "/train_pairs.npy", train.nnz(), 2,
+                         [&](std::int64_t first, std::int64_t n, std::int32_t* out) {
+                           for (std::int64_t j = first; j < first + n; ++j, out += 2) {
+                             while (train.row_ptr[u + 1] <= j) ++u;
+                             out[0] = static_cast<std::int32_t>(u);
+                             out[1] = train.col_idx[j];
+                           }
+                         });
   io::AtomicFile ini(dir + "/model.ini");
   ini.stream()
       << "# " << app_name

@@ -1,5 +1,6 @@
 #include "core/io/npy.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -39,9 +40,9 @@ struct Dtype<std::int32_t> {
   static constexpr const char* kDescr = "<i4";
 };
 
-template <typename T>
-void write_array(const std::string& path, const std::string& shape, const T* data,
-                 std::size_t count) {
+// Writes the header for `shape`, then lets write_data(os) write the data, atomically.
+template <typename T, typename WriteData>
+void write_array_with(const std::string& path, const std::string& shape, WriteData&& write_data) {
   std::string dict = std::string("{'descr': '") + Dtype<T>::kDescr +
                      "', 'fortran_order': False, 'shape': " + shape + ", }";
   // magic (6) + version (2) + header length (2) + dict + padding + '\n' is a multiple of 64.
@@ -56,8 +57,16 @@ void write_array(const std::string& path, const std::string& shape, const T* dat
                                             static_cast<unsigned char>(dict.size() >> 8)};
   os.write(reinterpret_cast<const char*>(version_and_len), 4);
   os.write(dict.data(), static_cast<std::streamsize>(dict.size()));
-  os.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * sizeof(T)));
+  write_data(os);
   file.commit();
+}
+
+template <typename T>
+void write_array(const std::string& path, const std::string& shape, const T* data,
+                 std::size_t count) {
+  write_array_with<T>(path, shape, [&](std::ostream& os) {
+    os.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * sizeof(T)));
+  });
 }
 
 std::string shape_2d(std::int64_t rows, std::int64_t cols) {
@@ -269,6 +278,22 @@ void write_npy(const std::string& path, const HostDense<double>& m) {
 }
 void write_npy(const std::string& path, const HostDense<std::int32_t>& m) {
   write_array(path, shape_2d(m.rows(), m.cols()), m.data(), static_cast<std::size_t>(m.size()));
+}
+void write_npy_i32_rows(
+    const std::string& path, std::int64_t rows, std::int64_t cols,
+    const std::function<void(std::int64_t, std::int64_t, std::int32_t*)>& fill) {
+  FK_CHECK(rows >= 0 && cols >= 1, "npy rows: shape " << rows << " x " << cols);
+  // 1 MiB of rows at a time (at least one row).
+  const std::int64_t chunk = std::max<std::int64_t>(1, (std::int64_t{1} << 18) / cols);
+  std::vector<std::int32_t> buf(static_cast<std::size_t>(std::min(rows, chunk) * cols));
+  write_array_with<std::int32_t>(path, shape_2d(rows, cols), [&](std::ostream& os) {
+    for (std::int64_t r = 0; r < rows; r += chunk) {
+      const std::int64_t n = std::min(chunk, rows - r);
+      fill(r, n, buf.data());
+      os.write(reinterpret_cast<const char*>(buf.data()),
+               static_cast<std::streamsize>(n * cols * sizeof(std::int32_t)));
+    }
+  });
 }
 void write_npy(const std::string& path, const std::vector<float>& v) {
   write_array(path, shape_1d(v.size()), v.data(), v.size());

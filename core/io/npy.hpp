@@ -7,6 +7,7 @@
 // before allocating anything. Bad files are fk::InputErrors naming the file (line 0: binary).
 // The host must be little-endian (checked at compile time).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ void write_npy(const std::string& path, const HostDense<double>& m);
 void write_npy(const std::string& path, const HostDense<std::int32_t>& m);
 void write_npy(const std::string& path, const std::vector<float>& v);
 void write_npy(const std::string& path, const std::vector<std::int32_t>& v);
+// The same file as write_npy of a rows x cols int32 matrix, whose rows fill(first, n, out) writes
+// n at a time into `out` (n x cols, row-major, first ascending from 0): a large matrix made only
+// to be written (fk-als's training pairs, 8 bytes a rating) need not be held whole.
+void write_npy_i32_rows(const std::string& path, std::int64_t rows, std::int64_t cols,
+                        const std::function<void(std::int64_t, std::int64_t, std::int32_t*)>& fill);
 
 // What a .npy header says.
 struct NpyHeader {

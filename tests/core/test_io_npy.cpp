@@ -101,6 +101,26 @@ TEST(IoNpy, RoundTripsEveryDtypeAndShape) {
   EXPECT_EQ(io::read_npy_header(dir.file("w.npy")).descr, "<i4");
 }
 
+TEST(IoNpy, RowsWrittenInPiecesAreTheWholeMatrixsFile) {
+  // 2^18 / 2 = 131072 rows a piece: three pieces, the last a partial one; and no rows at all.
+  for (const std::int64_t rows : {std::int64_t{0}, std::int64_t{300001}}) {
+    HostDense<std::int32_t> m(rows, 2);
+    for (std::int64_t i = 0; i < m.size(); ++i) m.data()[i] = static_cast<std::int32_t>(i * 7 - 3);
+    test::TempDir dir;
+    io::write_npy(dir.file("whole.npy"), m);
+    std::int64_t next = 0;
+    io::write_npy_i32_rows(dir.file("rows.npy"), rows, 2,
+                           [&](std::int64_t first, std::int64_t n, std::int32_t* out) {
+                             EXPECT_EQ(first, next);
+                             next = first + n;
+                             std::memcpy(out, m.row(first), sizeof(std::int32_t) * 2 * n);
+                           });
+    EXPECT_EQ(next, rows);
+    EXPECT_TRUE(test::read_bytes(dir.file("whole.npy")) == test::read_bytes(dir.file("rows.npy")))
+        << rows << " rows";
+  }
+}
+
 TEST(IoNpy, ReadsVersion2AndFortranOrder) {
   test::TempDir dir;
   const std::string p = dir.file("v2.npy");
