@@ -214,6 +214,19 @@ HostCsr csr_from_arrays(std::int64_t rows, std::int64_t cols, const std::int32_t
 }
 
 HostCsr triplets_to_csr(std::int64_t rows, std::int64_t cols, Triplets& t) {
+  if (std::is_sorted(t.row.begin(), t.row.end())) {
+    // Rows in order (UCI corpora and fk-datagen's files are): the counting sort would leave the
+    // entries where they are, so the columns and values become the CSR's as they are. The peak is
+    // then the triplets' 12 bytes an entry, not 12 plus the CSR's 8 (nytimes: 1.4 GB -> 0.8 GB).
+    HostCsr out;
+    out.rows = rows;
+    out.cols = cols;
+    out.row_ptr = row_offsets(rows, t.row.data(), t.size());
+    out.col_idx = std::move(t.col);
+    out.vals = std::move(t.val);
+    t = Triplets();
+    return out;
+  }
   HostCsr out = csr_from_arrays(rows, cols, t.row.data(), t.col.data(), t.val.data(), t.size());
   t = Triplets();  // frees the memory now rather than when the caller's scope ends
   return out;
@@ -228,6 +241,10 @@ bool find_duplicate_pair(std::int64_t rows, std::int64_t cols, const std::int32_
                          std::int32_t& dup_col) {
   if (n < 2) return false;
   const std::vector<std::int64_t> ptr = row_offsets(rows, row, n);
+  // Rows in order (a ratings file written user by user): the pairs are grouped already, and the
+  // grouped copy of the columns (4 bytes a pair) is not needed.
+  if (std::is_sorted(row, row + n))
+    return find_duplicate_in_rows(rows, cols, ptr.data(), col, dup_row, dup_col);
   std::vector<std::int64_t> next(ptr.begin(), ptr.end() - 1);
   std::vector<std::int32_t> grouped(n);
   for (std::size_t j = 0; j < n; ++j) grouped[next[row[j]]++] = col[j];

@@ -142,7 +142,8 @@ inline void flush_if_large(std::string& buf, std::ostream& os) {
 
 // Entries as the readers collect them, with 32-bit rows (every reader caps dimensions at 2^31-1
 // through check_dimension): 12 bytes per entry, so reading then converting to CSR peaks at about
-// 20 bytes per entry instead of the 32 a HostCoo plus a HostCsr would take.
+// 20 bytes per entry instead of the 32 a HostCoo plus a HostCsr would take (12 when the rows
+// come in order: triplets_to_csr).
 struct Triplets {
   std::vector<std::int32_t> row, col;
   std::vector<float> val;
@@ -165,7 +166,8 @@ struct Triplets {
 // must be in range (the readers have checked them).
 HostCsr csr_from_arrays(std::int64_t rows, std::int64_t cols, const std::int32_t* row,
                         const std::int32_t* col, const float* val, std::size_t n);
-// The same from Triplets, which are emptied (their memory freed) on return.
+// The same from Triplets, which are emptied (their memory freed, or moved into the result when
+// the rows are in order) on return.
 HostCsr triplets_to_csr(std::int64_t rows, std::int64_t cols, Triplets& t);
 
 // Searches `m` for a (row, column) pair stored twice. Returns true and sets row/col when found.

@@ -48,6 +48,22 @@ TEST(IoMatrixMarket, ReadsSmallGeneralRealExactly) {
   EXPECT_EQ(coo.val, (std::vector<float>{1.5f, -2000.0f, 0.25f, 7.0f}));
 }
 
+TEST(IoMatrixMarket, RowsInOrderReadAsTheSameCsrAsShuffledOnes) {
+  // Sorted by row (the reader then keeps the entries where they are) with empty first, middle and
+  // last rows and a row whose columns are out of order; and the same entries shuffled.
+  test::TempDir dir;
+  const std::string sorted = "5 4 5\n2 3 1\n2 1 2\n2 4 3\n4 2 4\n4 1 5\n";
+  const std::string shuffled = "5 4 5\n4 2 4\n2 3 1\n2 1 2\n4 1 5\n2 4 3\n";
+  for (const std::string& body : {sorted, shuffled}) {
+    const HostCsr m = io::read_matrix_market(mm_file(dir, std::string(kBanner) + body));
+    EXPECT_EQ(m.rows, 5);
+    EXPECT_EQ(m.cols, 4);
+    EXPECT_EQ(m.row_ptr, (std::vector<std::int64_t>{0, 0, 3, 3, 5, 5})) << body;
+    EXPECT_EQ(m.col_idx, (std::vector<std::int32_t>{2, 0, 3, 1, 0})) << body;
+    EXPECT_EQ(m.vals, (std::vector<float>{1, 2, 3, 4, 5})) << body;
+  }
+}
+
 TEST(IoMatrixMarket, IntegerAndPatternFields) {
   test::TempDir dir;
   const auto pi = mm_file(
