@@ -186,7 +186,10 @@ class TransposedPattern {
       throw Error("a GPU context in a build without CUDA");
 #endif
     } else {
-      transposed_ = transpose(s, &perm_);
+      // The pattern only: every run gathers the values it is given into Sᵀ's order (gather), so
+      // values transposed here would be 4 bytes an entry that nothing reads.
+      transposed_ =
+          transpose(CsrView{s.rows, s.cols, s.nnz, s.row_ptr, s.col_idx, nullptr}, &perm_);
     }
   }
   CsrView view() const { return on_gpu_ ? dev_t_.view() : transposed_.view(); }
