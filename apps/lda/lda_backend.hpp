@@ -80,7 +80,8 @@ class LdaBackend {
 
   // Copies the minibatch to the backend's side and prepares its kernel plans (once; they are
   // reused every pass). Returns the batch id. `batch.first_doc + row` is the document's index for
-  // the γ initialisation.
+  // the γ initialisation. The CPU backend reads the minibatch's counts in place (a copy doubled
+  // the corpus in memory): `batch` must outlive the backend.
   virtual int add_batch(const LocalBatch& batch, BatchRole role) = 0;
 
   // λ (host, W x K row-major); recomputes the topic totals.

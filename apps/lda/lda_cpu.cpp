@@ -32,12 +32,6 @@ class CpuOps : public app::HostOps {
   using HostOps::HostOps;
   std::int64_t free_bytes() const { return std::numeric_limits<std::int64_t>::max(); }
 
-  // A resident minibatch is copied, not read in place as HostOps does: add_batch's callers (infer,
-  // the tests) may let their LocalBatch go once it is added.
-  using Csr = HostCsr;
-  Csr make_csr(const HostCsr& h) const { return h; }
-  static CsrView view(const Csr& c) { return c.view(); }
-
   // Streaming on the CPU only copies within host memory: it exists so that --device-memory runs
   // the engine's streaming logic on any machine (the tests use it).
   using Staged = LocalBatch;

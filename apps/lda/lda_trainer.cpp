@@ -752,9 +752,9 @@ HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Contex
   h.ratio_spmm = ratio_spmm;
   h.precision = precision;
   FK_CHECK(docs.cols == h.words, "documents have " << docs.cols << " words, the model " << h.words);
+  const std::vector<LocalBatch> batches = make_batches(docs, batch_size);  // outlive the backend
   auto be = make_lda_backend(std::move(ctx), h);
   be->set_lambda(model.lambda);
-  const std::vector<LocalBatch> batches = make_batches(docs, batch_size);
   std::vector<int> ids;
   for (const LocalBatch& b : batches) ids.push_back(be->add_batch(b, BatchRole::kInfer));
   log_info() << be->context().describe() << ": " << ids.size()

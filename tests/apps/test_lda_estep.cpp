@@ -140,7 +140,8 @@ void check_backend(LdaBackend& be, const HostCsr& docs, const HostDense<float>& 
                    const std::string& what) {
   SCOPED_TRACE(what);
   be.set_lambda(lambda);
-  const int id = be.add_batch(make_local_batch(docs, 0, docs.rows), BatchRole::kTrain);
+  const LocalBatch batch = make_local_batch(docs, 0, docs.rows);  // read in place: kept alive
+  const int id = be.add_batch(batch, BatchRole::kTrain);
   const EStepResult r = be.e_step(id, kKey, kStream);
   EXPECT_EQ(r.inner_iters, 6);
   const Direct want = direct_estep(docs, lambda, 0.3, 6);
@@ -185,8 +186,10 @@ void check_backend(LdaBackend& be, const HostCsr& docs, const HostDense<float>& 
   // Document completion: θ from the fit half, Σ n log Σ_k θ β on the scored half.
   HostCsr observed, scored;
   completion_halves(docs, observed, scored);
-  const int fit = be.add_batch(make_local_batch(observed, 0, observed.rows), BatchRole::kFit);
-  const int score = be.add_batch(make_local_batch(scored, 0, scored.rows), BatchRole::kScore);
+  const LocalBatch fit_batch = make_local_batch(observed, 0, observed.rows),
+                   score_batch = make_local_batch(scored, 0, scored.rows);
+  const int fit = be.add_batch(fit_batch, BatchRole::kFit);
+  const int score = be.add_batch(score_batch, BatchRole::kScore);
   be.e_step(fit, kKey, kStream);
   const HostDense<float> gfit = be.gamma(fit);
   double ll = 0;
@@ -258,11 +261,13 @@ TEST(LdaEStep, MinibatchesSumToTheWholeBatch) {
   auto parts = make_cpu_lda_backend(Context(DeviceKind::kCpu, 2), hyper());
   whole->set_lambda(lambda);
   parts->set_lambda(lambda);
-  const int w = whole->add_batch(make_local_batch(docs, 0, 7), BatchRole::kTrain);
+  const LocalBatch whole_batch = make_local_batch(docs, 0, 7);
+  const std::vector<LocalBatch> part_batches = make_batches(docs, 3);
+  const int w = whole->add_batch(whole_batch, BatchRole::kTrain);
   whole->e_step(w, kKey, kStream);
   HostDense<float> g(7, kK);
   std::int64_t row = 0;
-  for (const LocalBatch& b : make_batches(docs, 3)) {
+  for (const LocalBatch& b : part_batches) {
     const int id = parts->add_batch(b, BatchRole::kTrain);
     parts->e_step(id, kKey, kStream);
     const HostDense<float> gb = parts->gamma(id);
@@ -338,12 +343,13 @@ void check_held_back_statistics(const std::function<std::unique_ptr<LdaBackend>(
   const HostCsr docs = docs_300x500(rng, [](std::int32_t w) { return w % 7 == 0 ? 0.002 : 0.05; });
   const LdaHyper h = hyper_k70(4);
   const HostDense<float> lambda = lambda_500x70(rng);
+  const std::vector<LocalBatch> batches = make_batches(docs, 64);  // the backends read them
   std::unique_ptr<LdaBackend> direct = make(h), buffered = make(h);
   std::vector<int> ids;
   for (LdaBackend* be : {direct.get(), buffered.get()}) {
     be->set_lambda(lambda);
     ids.clear();
-    for (const LocalBatch& b : make_batches(docs, 64)) ids.push_back(be->add_batch(b, BatchRole::kTrain));
+    for (const LocalBatch& b : batches) ids.push_back(be->add_batch(b, BatchRole::kTrain));
   }
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const double rho = 0.9 - 0.1 * static_cast<double>(i), scale = 300.0 / 64;
@@ -361,8 +367,9 @@ void check_held_back_statistics(const std::function<std::unique_ptr<LdaBackend>(
   empty.rows = 3;
   empty.cols = 500;
   empty.row_ptr.assign(4, 0);
+  const LocalBatch empty_batch = make_local_batch(empty, 0, 3);
   for (LdaBackend* be : {direct.get(), buffered.get()}) {
-    const int id = be->add_batch(make_local_batch(empty, 0, 3), BatchRole::kTrain);
+    const int id = be->add_batch(empty_batch, BatchRole::kTrain);
     be->e_step(id, kKey, 9);
     if (be == buffered.get()) be->stats();
     be->update_lambda(0.5, 1.0);
@@ -389,10 +396,14 @@ TEST(LdaEStep, GpuAgreesWithCpuOnLargerProblem) {
   const HostCsr docs = docs_300x500(rng, [](std::int32_t) { return 0.08; });
   const LdaHyper h = hyper_k70(8);
   const HostDense<float> lambda = lambda_500x70(rng);
-  auto cpu = make_cpu_lda_backend(Context(DeviceKind::kCpu, 2), h);
-  auto gpu = make_gpu_lda_backend(Context(DeviceKind::kGpu), h);
   HostCsr observed, scored;
   completion_halves(docs, observed, scored);
+  // The CPU backend reads the minibatches in place: they outlive it.
+  const std::vector<LocalBatch> batches = make_batches(docs, 128);
+  const LocalBatch fit_batch = make_local_batch(observed, 0, 300),
+                   score_batch = make_local_batch(scored, 0, 300);
+  auto cpu = make_cpu_lda_backend(Context(DeviceKind::kCpu, 2), h);
+  auto gpu = make_gpu_lda_backend(Context(DeviceKind::kGpu), h);
   double ll[2] = {0, 0}, bound[2] = {0, 0};
   HostDense<float> gammas[2], lambdas[2];
   LdaBackend* bes[2] = {cpu.get(), gpu.get()};
@@ -400,8 +411,7 @@ TEST(LdaEStep, GpuAgreesWithCpuOnLargerProblem) {
     LdaBackend& be = *bes[i];
     be.set_lambda(lambda);
     std::vector<int> ids;
-    for (const LocalBatch& b : make_batches(docs, 128))
-      ids.push_back(be.add_batch(b, BatchRole::kTrain));
+    for (const LocalBatch& b : batches) ids.push_back(be.add_batch(b, BatchRole::kTrain));
     for (int id : ids) {
       be.e_step(id, kKey, kStream);
       be.update_lambda(0.7, 300.0 / 128);
@@ -409,8 +419,8 @@ TEST(LdaEStep, GpuAgreesWithCpuOnLargerProblem) {
     gammas[i] = be.gamma(ids.back());
     lambdas[i] = be.lambda();
     for (int id : ids) bound[i] += be.bound_word_term(id);
-    const int fit = be.add_batch(make_local_batch(observed, 0, 300), BatchRole::kFit);
-    const int score = be.add_batch(make_local_batch(scored, 0, 300), BatchRole::kScore);
+    const int fit = be.add_batch(fit_batch, BatchRole::kFit);
+    const int score = be.add_batch(score_batch, BatchRole::kScore);
     be.e_step(fit, kKey, 0);
     ll[i] = be.completion_loglik(fit, score);
   }
