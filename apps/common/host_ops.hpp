@@ -25,19 +25,30 @@ class HostOps {
   // A sparse matrix as an engine holds it. The host reads the caller's matrix in place: a copy
   // doubled the input in memory (fk-als held R and Rᵀ twice: 8 bytes a rating each), so a matrix
   // given by reference must outlive the engine, as the apps' data does (built once, for both
-  // runs of --compare). A matrix given as an rvalue (one the engine built, fk-sfa's centred
-  // ratings) is kept here.
+  // runs of --compare). A matrix given as an rvalue (one the engine built) is kept here, and so
+  // are values of the engine's own on a caller's pattern (fk-sfa's centred ratings). Move-only:
+  // view_ points into the vectors, whose buffers a move hands over.
   class Csr {
    public:
     Csr() = default;
-    explicit Csr(const HostCsr& borrowed) : borrowed_(borrowed.view()) {}
-    explicit Csr(HostCsr&& owned) : owned_(std::move(owned)), owns_(true) {}
-    CsrView view() const { return owns_ ? owned_.view() : borrowed_; }
+    explicit Csr(const HostCsr& borrowed) : view_(borrowed.view()) {}
+    explicit Csr(HostCsr&& owned) : owned_(std::move(owned)), view_(owned_.view()) {}
+    Csr(const HostCsr& pattern, std::vector<float>&& vals)
+        : vals_(std::move(vals)), view_(pattern.view()) {
+      FK_CHECK(static_cast<std::int64_t>(vals_.size()) == pattern.nnz(),
+               "values for " << pattern.nnz() << " entries, got " << vals_.size());
+      view_.vals = vals_.empty() ? nullptr : vals_.data();
+    }
+    Csr(Csr&&) = default;
+    Csr& operator=(Csr&&) = default;
+    Csr(const Csr&) = delete;
+    Csr& operator=(const Csr&) = delete;
+    CsrView view() const { return view_; }
 
    private:
     HostCsr owned_;
-    CsrView borrowed_;
-    bool owns_ = false;
+    std::vector<float> vals_;
+    CsrView view_;
   };
 
   HostOps() = default;
@@ -67,6 +78,10 @@ class HostOps {
   }
   Csr make_csr(const HostCsr& h) const { return Csr(h); }
   Csr make_csr(HostCsr&& h) const { return Csr(std::move(h)); }
+  // `pattern`'s rows and columns (read in place: it must outlive the engine) with `vals`.
+  Csr make_csr(const HostCsr& pattern, std::vector<float>&& vals) const {
+    return Csr(pattern, std::move(vals));
+  }
   static CsrView view(const Csr& c) { return c.view(); }
 
   // p[0, n) = v (host).

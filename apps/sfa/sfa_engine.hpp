@@ -28,6 +28,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,14 @@
 #include "kernels/spmm.hpp"
 
 namespace fk::sfa {
+
+// Whether Ops can hold a matrix of the caller's pattern with values of its own (HostOps).
+template <class O, class = void>
+struct KeepsPattern : std::false_type {};
+template <class O>
+struct KeepsPattern<O, std::void_t<decltype(std::declval<const O&>().make_csr(
+                           std::declval<const HostCsr&>(), std::declval<std::vector<float>>()))>>
+    : std::true_type {};
 
 template <class Ops>
 class SfaEngine final : public SfaBackend {
@@ -257,12 +266,19 @@ class SfaEngine final : public SfaBackend {
     s.rows = m.rows;
     s.nnz = m.nnz();
     s.is_items = is_items;
-    HostCsr centred = m;
+    std::vector<float> y(m.vals.size());
     const float mu = static_cast<float>(h_.global_mean);
     for (std::int64_t r = 0; r < m.rows; ++r)
       for (std::int64_t j = m.row_ptr[r]; j < m.row_ptr[r + 1]; ++j)
-        centred.vals[j] = m.vals[j] - mu - means[is_items ? r : m.col_idx[j]];
-    s.csr = ops_.make_csr(std::move(centred));  // the engine's own (on the host: kept, not copied)
+        y[j] = m.vals[j] - mu - means[is_items ? r : m.col_idx[j]];
+    if constexpr (KeepsPattern<Ops>::value) {
+      // m's pattern in place, with y: a copy of m took 4 bytes a rating more on each side.
+      s.csr = ops_.make_csr(m, std::move(y));
+    } else {
+      HostCsr centred = m;
+      centred.vals = std::move(y);
+      s.csr = ops_.make_csr(centred);
+    }
     s.x = ops_.template alloc<float>(s.rows * k_);
     ops_.fill(ctx_, s.x.data(), s.rows * k_, 0.0f);
     if (!plans) return;
