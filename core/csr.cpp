@@ -57,7 +57,10 @@ HostCoo csr_to_coo(const HostCsr& csr) {
   return out;
 }
 
-HostCsr transpose(const CsrView& csr, std::vector<std::int64_t>* perm) {
+namespace {
+
+template <class Index>
+HostCsr transpose_with(const CsrView& csr, std::vector<Index>* perm) {
   HostCsr out;
   FK_CHECK(csr.rows <= INT32_MAX,
            "transpose: " << csr.rows << " rows would not fit the transpose's 32-bit column indices");
@@ -75,10 +78,22 @@ HostCsr transpose(const CsrView& csr, std::vector<std::int64_t>* perm) {
       const std::int64_t dst = next[csr.col_idx[j]]++;
       out.col_idx[dst] = static_cast<std::int32_t>(r);
       if (csr.vals) out.vals[dst] = csr.vals[j];
-      if (perm) (*perm)[dst] = j;
+      if (perm) (*perm)[dst] = static_cast<Index>(j);
     }
   }
   return out;
+}
+
+}  // namespace
+
+HostCsr transpose(const CsrView& csr, std::vector<std::int64_t>* perm) {
+  return transpose_with(csr, perm);
+}
+
+HostCsr transpose(const CsrView& csr, std::vector<std::int32_t>* perm) {
+  FK_CHECK(csr.nnz <= INT32_MAX,
+           "transpose: " << csr.nnz << " entries would not fit a 32-bit permutation");
+  return transpose_with(csr, perm);
 }
 
 void sort_columns(HostCsr& csr) {

@@ -58,6 +58,8 @@ HostCoo csr_to_coo(const HostCsr& csr);
 // Transpose. If `perm` is not null it receives nnz entries: perm[j] is the position in `csr` of
 // the j-th entry of the result, so values can be gathered again later without re-transposing.
 HostCsr transpose(const CsrView& csr, std::vector<std::int64_t>* perm = nullptr);
+// The same with a 32-bit permutation (half the memory) for nnz below 2^31 (checked).
+HostCsr transpose(const CsrView& csr, std::vector<std::int32_t>* perm);
 
 // Sorts the columns within each row (values follow). Returns the matrix unchanged otherwise.
 void sort_columns(HostCsr& csr);

@@ -187,9 +187,13 @@ class TransposedPattern {
 #endif
     } else {
       // The pattern only: every run gathers the values it is given into Sᵀ's order (gather), so
-      // values transposed here would be 4 bytes an entry that nothing reads.
-      transposed_ =
-          transpose(CsrView{s.rows, s.cols, s.nnz, s.row_ptr, s.col_idx, nullptr}, &perm_);
+      // values transposed here would be 4 bytes an entry that nothing reads. The permutation is
+      // 32-bit where it fits: 4 bytes an entry less again.
+      const CsrView pattern{s.rows, s.cols, s.nnz, s.row_ptr, s.col_idx, nullptr};
+      if (s.nnz <= INT32_MAX)
+        transposed_ = transpose(pattern, &perm32_);
+      else
+        transposed_ = transpose(pattern, &perm_);
     }
   }
   CsrView view() const { return on_gpu_ ? dev_t_.view() : transposed_.view(); }
@@ -216,8 +220,14 @@ class TransposedPattern {
     std::vector<float>& out = second ? host_vals2_ : host_vals_;
     out.resize(std::max<std::int64_t>(nnz_, 1));
     const std::int64_t nnz = nnz_;
+    if (perm_.empty()) {
+      const std::int32_t* perm = perm32_.data();
 #pragma omp parallel for schedule(static)
-    for (std::int64_t j = 0; j < nnz; ++j) out[j] = vals[perm_[j]];
+      for (std::int64_t j = 0; j < nnz; ++j) out[j] = vals[perm[j]];
+    } else {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t j = 0; j < nnz; ++j) out[j] = vals[perm_[j]];
+    }
     return out.data();
   }
   // GPU: Sᵀ's entries' positions in S's order, where reading through them pays (ValueGather).
@@ -235,7 +245,8 @@ class TransposedPattern {
   const float* own_vals_ = nullptr;
   // CPU context: Sᵀ on the host and perm.
   HostCsr transposed_;
-  std::vector<std::int64_t> perm_;
+  std::vector<std::int64_t> perm_;    // nnz above 2^31 - 1
+  std::vector<std::int32_t> perm32_;  // otherwise
   std::vector<float> host_vals_, host_vals2_;
   // GPU context: Sᵀ and the gather of values (from perm) on the device only.
   DeviceCsr dev_t_;

@@ -31,6 +31,18 @@ TEST(Csr, TransposeSmallExact) {
   EXPECT_EQ(perm, (std::vector<std::int64_t>{0, 2, 1}));
 }
 
+TEST(Csr, TransposeWith32BitPermutationIsTheSame) {
+  for (auto& p : test::awkward_problems(7)) {
+    std::vector<std::int64_t> perm64;
+    std::vector<std::int32_t> perm32;
+    const HostCsr a = transpose(p.s.view(), &perm64), b = transpose(p.s.view(), &perm32);
+    EXPECT_EQ(a.row_ptr, b.row_ptr) << p.name;
+    EXPECT_EQ(a.col_idx, b.col_idx) << p.name;
+    EXPECT_EQ(a.vals, b.vals) << p.name;
+    EXPECT_EQ(perm64, std::vector<std::int64_t>(perm32.begin(), perm32.end())) << p.name;
+  }
+}
+
 TEST(Csr, TransposeTwiceIsIdentityOnRandomPatterns) {
   for (auto& p : test::awkward_problems(7)) {
     HostCsr s = p.s;
