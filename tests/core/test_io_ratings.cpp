@@ -34,10 +34,10 @@ void expect_the_four(const io::Ratings& r) {
 TEST(IoRatings, ReadsEveryDialect) {
   test::TempDir dir;
   expect_the_four(
-      read_text(dir, "7::100::4.5::978300760\n7::5::3::978302109\n3::100::1::1\n3::42::5::2\n",
+      read_text(dir, "7::100::4.5::900000001\n7::5::3::900000002\n3::100::1::1\n3::42::5::2\n",
                 "ratings.dat"));
   expect_the_four(read_text(
-      dir, "userId,movieId,rating,timestamp\n7,100,4.5,978300760\n7,5,3,1\n3,100,1,1\n3,42,5,2\n",
+      dir, "userId,movieId,rating,timestamp\n7,100,4.5,900000001\n7,5,3,1\n3,100,1,1\n3,42,5,2\n",
       "ratings.csv"));
   expect_the_four(read_text(dir, "user,item,rating\r\n7,100,4.5\r\n7,5,3\r\n3,100,1\r\n3,42,5\r\n",
                             "crlf.csv"));
@@ -47,7 +47,7 @@ TEST(IoRatings, ReadsEveryDialect) {
   expect_the_four(read_text(
       dir, "user, item, rating\n7, 100, 4.5\n7 ,5 , 3\n3, \"100\", 1\n\t3,42,5\n", "padded.csv"));
   expect_the_four(
-      read_text(dir, "7\t100\t4.5\t881250949\n7\t5\t3\t1\n3\t100\t1\t1\n3\t42\t5\t2\n", "u.data"));
+      read_text(dir, "7\t100\t4.5\t870000101\n7\t5\t3\t1\n3\t100\t1\t1\n3\t42\t5\t2\n", "u.data"));
   expect_the_four(read_text(dir, "7 100 4.5\n\n7  5 3\n3 100 1\n3 42 5\n", "spaces.txt"));
   expect_the_four(read_text(dir, test::gzip("7 100 4.5\n7 5 3\n3 100 1\n3 42 5\n"), "r.txt.gz"));
 }

@@ -102,7 +102,7 @@ TEST(IoUci, EveryKindOfBadDocwordIsOneInputErrorWithFileAndLine) {
       {"header two numbers", "3 4\n4\n3\n", 1, "document count D alone"},
       {"Matrix Market file", "%%MatrixMarket matrix coordinate real general\n3 4 1\n1 1 1\n", 1,
        "Matrix Market"},
-      {"ratings file", "196\t242\t3\t881250949\n", 1, "ratings"},
+      {"ratings file", "17\t404\t3\t870000101\n", 1, "ratings"},
       {"negative D", "-3\n4\n3\n", 1, "must not be negative"},
       {"NNZ above D*W", "2\n2\n5\n", 3, "exceeds D x W"},
       {"lying NNZ", "3000\n4000\n11000000\n1 1 1\n", 3, "cannot hold that many"},
