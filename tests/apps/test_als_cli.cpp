@@ -777,10 +777,17 @@ TEST(AlsCli, ObjectiveGrowthIsWarnedAbout) {
     objective.push_back(std::stod(line.substr(at + 12)));
   }
   ASSERT_EQ(objective.size(), 6u);
-  EXPECT_GT(*std::max_element(objective.begin(), objective.end()), 10 * objective[0])
-      << "the case no longer breaks down: pick another";
-  EXPECT_NE(r.err.find("warning: the objective grew from"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("raise --lambda"), std::string::npos) << r.err;
+  // Whether the solves break down depends on the build's rounding (the Release build's do; an
+  // unoptimized one's stayed at 2.7e8): the warning must come exactly when the objective grew
+  // tenfold (and past the trainer's floor of 1e-6 a rating; far below these values).
+  const bool grew = *std::max_element(objective.begin(), objective.end()) > 10 * objective[0];
+  const bool warned = r.err.find("warning: the objective grew from") != std::string::npos;
+  EXPECT_EQ(warned, grew) << r.err;
+  if (grew) EXPECT_NE(r.err.find("raise --lambda"), std::string::npos) << r.err;
+#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
+  // The optimized build (CI's) must still meet the case, or the warning goes untested.
+  EXPECT_TRUE(grew) << "the case no longer breaks down in this build: pick another";
+#endif
 }
 
 // A switch a config file turns on is turned off by --NAME=false on the command line (a switch
