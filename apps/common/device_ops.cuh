@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "core/context.hpp"
 #include "core/csr.hpp"
@@ -152,6 +154,12 @@ class DeviceOps {
     src.download(dst, n);
   }
   Csr make_csr(const HostCsr& h) const { return DeviceCsr(h); }
+  // `pattern`'s rows and columns with `vals` (values an engine computed), copied to the device.
+  Csr make_csr(const HostCsr& pattern, std::vector<float>&& vals) const {
+    HostCsr h = pattern;
+    h.vals = std::move(vals);
+    return DeviceCsr(h);
+  }
   static CsrView view(const Csr& c) { return c.view(); }
 
   // p[0, n) = v; p is device memory.

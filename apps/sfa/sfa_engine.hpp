@@ -8,6 +8,7 @@
 // What Ops provides (every pointer on its side; matrices row-major with k columns):
 //   template <class T> using Buffer;  Buffer<T> alloc<T>(n);  upload(buf, host, n);
 //   download(buf, host, n) const;  using Csr;  Csr make_csr(const HostCsr&);  static view(Csr)
+//   Csr make_csr(pattern, std::vector<float>&& vals)  pattern's rows and columns, these values
 //   fill(ctx, p, n, v)
 //   set_column(ctx, x, rows, k, col, v)            x[r, col] = v for every row
 //   axpby(ctx, n, a, x, b, y)                      y = a·x + b·y
@@ -28,7 +29,6 @@
 #include <cmath>
 #include <set>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -41,14 +41,6 @@
 #include "kernels/spmm.hpp"
 
 namespace fk::sfa {
-
-// Whether Ops can hold a matrix of the caller's pattern with values of its own (HostOps).
-template <class O, class = void>
-struct KeepsPattern : std::false_type {};
-template <class O>
-struct KeepsPattern<O, std::void_t<decltype(std::declval<const O&>().make_csr(
-                           std::declval<const HostCsr&>(), std::declval<std::vector<float>>()))>>
-    : std::true_type {};
 
 template <class Ops>
 class SfaEngine final : public SfaBackend {
@@ -271,14 +263,9 @@ class SfaEngine final : public SfaBackend {
     for (std::int64_t r = 0; r < m.rows; ++r)
       for (std::int64_t j = m.row_ptr[r]; j < m.row_ptr[r + 1]; ++j)
         y[j] = m.vals[j] - mu - means[is_items ? r : m.col_idx[j]];
-    if constexpr (KeepsPattern<Ops>::value) {
-      // m's pattern in place, with y: a copy of m took 4 bytes a rating more on each side.
-      s.csr = ops_.make_csr(m, std::move(y));
-    } else {
-      HostCsr centred = m;
-      centred.vals = std::move(y);
-      s.csr = ops_.make_csr(centred);
-    }
+    // m's pattern with y: on the host read in place (a copy of m took 4 bytes a rating more on
+    // each side), on the GPU copied with y to the device.
+    s.csr = ops_.make_csr(m, std::move(y));
     s.x = ops_.template alloc<float>(s.rows * k_);
     ops_.fill(ctx_, s.x.data(), s.rows * k_, 0.0f);
     if (!plans) return;
