@@ -23,26 +23,12 @@ void validate(const CsrView& csr) {
 }
 
 HostCsr coo_to_csr(const HostCoo& coo) {
-  HostCsr out;
-  out.rows = coo.rows;
-  out.cols = coo.cols;
   const std::int64_t nnz = coo.nnz();
-  out.row_ptr.assign(static_cast<std::size_t>(coo.rows) + 1, 0);
-  for (std::int64_t j = 0; j < nnz; ++j) {
+  for (std::int64_t j = 0; j < nnz; ++j)
     FK_CHECK(coo.row[j] >= 0 && coo.row[j] < coo.rows, "COO row " << coo.row[j] << " out of range");
-    ++out.row_ptr[coo.row[j] + 1];
-  }
-  std::partial_sum(out.row_ptr.begin(), out.row_ptr.end(), out.row_ptr.begin());
-  std::vector<std::int64_t> next(out.row_ptr.begin(), out.row_ptr.end() - 1);
-  out.col_idx.resize(nnz);
-  const bool has_vals = !coo.val.empty();
-  out.vals.resize(has_vals ? nnz : 0);
-  for (std::int64_t j = 0; j < nnz; ++j) {
-    const std::int64_t dst = next[coo.row[j]]++;
-    out.col_idx[dst] = coo.col[j];
-    if (has_vals) out.vals[dst] = coo.val[j];
-  }
-  return out;
+  return csr_by_rows(
+      coo.rows, coo.cols, nnz, [&](std::int64_t j) { return coo.row[j]; }, coo.col.data(),
+      coo.val.empty() ? nullptr : coo.val.data(), kEveryEntry);
 }
 
 HostCoo csr_to_coo(const HostCsr& csr) {

@@ -48,6 +48,33 @@ struct HostCoo {
 // Throws fk::Error when the structure is inconsistent (offsets not monotone, indices out of range).
 void validate(const CsrView& csr);
 
+// The CSR (rows x cols) of the entries j in [0, n) for which keep(j) holds, entry j at row
+// row_of(j) (in [0, rows): the caller has checked), column col[j], value val[j] (val null: no
+// values), by a stable counting sort on rows: entries keep their order within a row. The one
+// builder behind the readers, coo_to_csr and fk-als's train/test split.
+template <class RowOf, class Keep>
+HostCsr csr_by_rows(std::int64_t rows, std::int64_t cols, std::int64_t n, RowOf row_of,
+                    const std::int32_t* col, const float* val, Keep keep) {
+  HostCsr out;
+  out.rows = rows;
+  out.cols = cols;
+  out.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  for (std::int64_t j = 0; j < n; ++j)
+    if (keep(j)) ++out.row_ptr[static_cast<std::size_t>(row_of(j)) + 1];
+  for (std::int64_t r = 0; r < rows; ++r) out.row_ptr[r + 1] += out.row_ptr[r];
+  std::vector<std::int64_t> next(out.row_ptr.begin(), out.row_ptr.end() - 1);
+  out.col_idx.resize(static_cast<std::size_t>(out.row_ptr.back()));
+  if (val) out.vals.resize(out.col_idx.size());
+  for (std::int64_t j = 0; j < n; ++j) {
+    if (!keep(j)) continue;
+    const std::int64_t dst = next[row_of(j)]++;
+    out.col_idx[dst] = col[j];
+    if (val) out.vals[dst] = val[j];
+  }
+  return out;
+}
+inline constexpr auto kEveryEntry = [](std::int64_t) { return true; };
+
 // COO -> CSR by a stable counting sort on rows (keeps the triplets' order within a row).
 // Duplicate (row, col) pairs are kept as separate entries; readers reject them earlier.
 HostCsr coo_to_csr(const HostCoo& coo);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <numeric>
 #include <string_view>
 #include <unordered_map>
 
@@ -99,25 +98,9 @@ std::vector<std::int32_t> merge_ids(std::vector<std::string>& ids,
 // rating order within a user, straight from the ratings: two HostCoo beside them took 16 bytes a
 // rating more (netflix: 1.6 GB) for the same matrices.
 HostCsr split_csr(const io::Ratings& r, const std::vector<char>& is_test, bool test) {
-  const std::int64_t n = r.size();
-  auto in = [&](std::int64_t j) { return (!is_test.empty() && is_test[j]) == test; };
-  HostCsr m;
-  m.rows = r.users();
-  m.cols = r.items();
-  m.row_ptr.assign(static_cast<std::size_t>(m.rows) + 1, 0);
-  for (std::int64_t j = 0; j < n; ++j)
-    if (in(j)) ++m.row_ptr[r.user[j] + 1];
-  std::partial_sum(m.row_ptr.begin(), m.row_ptr.end(), m.row_ptr.begin());
-  std::vector<std::int64_t> next(m.row_ptr.begin(), m.row_ptr.end() - 1);
-  m.col_idx.resize(static_cast<std::size_t>(m.row_ptr.back()));
-  m.vals.resize(m.col_idx.size());
-  for (std::int64_t j = 0; j < n; ++j) {
-    if (!in(j)) continue;
-    const std::int64_t dst = next[r.user[j]]++;
-    m.col_idx[dst] = r.item[j];
-    m.vals[dst] = r.rating[j];
-  }
-  return m;
+  return csr_by_rows(
+      r.users(), r.items(), r.size(), [&](std::int64_t j) { return r.user[j]; }, r.item.data(),
+      r.rating.data(), [&](std::int64_t j) { return (!is_test.empty() && is_test[j]) == test; });
 }
 
 }  // namespace

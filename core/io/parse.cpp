@@ -198,19 +198,9 @@ bool find_duplicate_in_rows(std::int64_t rows, std::int64_t cols, const std::int
 
 HostCsr csr_from_arrays(std::int64_t rows, std::int64_t cols, const std::int32_t* row,
                         const std::int32_t* col, const float* val, std::size_t n) {
-  HostCsr out;
-  out.rows = rows;
-  out.cols = cols;
-  out.row_ptr = row_offsets(rows, row, n);
-  std::vector<std::int64_t> next(out.row_ptr.begin(), out.row_ptr.end() - 1);
-  out.col_idx.resize(n);
-  if (val) out.vals.resize(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::int64_t dst = next[row[j]]++;
-    out.col_idx[dst] = col[j];
-    if (val) out.vals[dst] = val[j];
-  }
-  return out;
+  return csr_by_rows(
+      rows, cols, static_cast<std::int64_t>(n), [&](std::int64_t j) { return row[j]; }, col, val,
+      kEveryEntry);
 }
 
 HostCsr triplets_to_csr(std::int64_t rows, std::int64_t cols, Triplets& t) {
