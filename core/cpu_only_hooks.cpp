@@ -22,7 +22,7 @@ std::string gpu_name(const GpuResources&) { not_compiled(); }
 void synchronize(const GpuResources&) { not_compiled(); }
 std::string cuda_absence_reason() { return "CPU-only build"; }
 void* device_allocate(std::size_t) { not_compiled(); }
-void device_free(void*) noexcept {}
+void device_free(void*, std::size_t) noexcept {}
 void copy_host_to_device(void*, const void*, std::size_t) { not_compiled(); }
 void copy_device_to_host(void*, const void*, std::size_t) { not_compiled(); }
 void device_fill_bytes(void*, int, std::size_t) { not_compiled(); }

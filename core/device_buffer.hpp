@@ -23,12 +23,12 @@ class DeviceBuffer {
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(static_cast<std::int64_t>(host.size())) {
     upload(host.data(), size_);
   }
-  ~DeviceBuffer() { hooks::device_free(data_); }
+  ~DeviceBuffer() { hooks::device_free(data_, bytes()); }
   DeviceBuffer(DeviceBuffer&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
-      hooks::device_free(data_);
+      hooks::device_free(data_, bytes());
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
     }

@@ -15,9 +15,10 @@ std::string gpu_name(const GpuResources& res);
 void synchronize(const GpuResources& res);
 std::string cuda_absence_reason();  // why cuda_device_count() is 0, for messages
 
-// Device memory. Copies are synchronous with respect to the host.
+// Device memory. Copies are synchronous with respect to the host. `bytes` of device_free is what
+// the pointer was allocated with: the two keep memory_peaks()'s count (core/memory.hpp).
 void* device_allocate(std::size_t bytes);
-void device_free(void* ptr) noexcept;
+void device_free(void* ptr, std::size_t bytes) noexcept;
 void copy_host_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_device_to_host(void* dst, const void* src, std::size_t bytes);
 void device_fill_bytes(void* dst, int byte, std::size_t bytes);

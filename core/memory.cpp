@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -66,7 +67,47 @@ double rlimit_bytes() {
   }
   return lowest;
 }
+
+std::atomic<std::int64_t> g_device_bytes{0}, g_device_peak{0};
+std::atomic<bool> g_host_peak_known{true};
+
+// The "VmHWM:  1234 kB" line of /proc/self/status in bytes; none where there is no such line.
+std::optional<std::int64_t> host_high_water_bytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmHWM:", 0) == 0) {
+      char* end = nullptr;
+      const long long kib = std::strtoll(line.c_str() + 6, &end, 10);
+      if (end != line.c_str() + 6 && kib > 0) return static_cast<std::int64_t>(kib) * 1024;
+    }
+  return std::nullopt;
+}
 }  // namespace
+
+MemoryPeaks memory_peaks() {
+  MemoryPeaks p;
+  if (g_host_peak_known) p.host_bytes = host_high_water_bytes();
+  p.device_bytes = g_device_peak.load();
+  return p;
+}
+
+void reset_memory_peaks() {
+  // Writing 5 to clear_refs sets the process's resident high-water mark to its current resident
+  // set (Linux 4.0 and newer).
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  g_host_peak_known = static_cast<bool>(clear);
+  g_device_peak = g_device_bytes.load();
+}
+
+void count_device_bytes(std::int64_t delta) noexcept {
+  const std::int64_t now = g_device_bytes += delta;
+  std::int64_t peak = g_device_peak.load();
+  while (now > peak && !g_device_peak.compare_exchange_weak(peak, now)) {
+  }
+}
 
 double host_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);

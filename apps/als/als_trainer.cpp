@@ -23,6 +23,7 @@
 #include "core/log.hpp"
 #include "core/random.hpp"
 #include "core/timer.hpp"
+#include "core/memory.hpp"
 
 namespace fk::als {
 namespace {
@@ -264,6 +265,7 @@ class Trainer {
         .add("prepare_seconds", r.prepare_seconds)
         .add("kernels", r.kernels)
         .add("precision", to_string(hyper_.precision));
+    app::add_memory_peaks(j, memory_peaks(), device_kind_ == "gpu");
     if (data_.true_train_rmse) j.add("true_train_rmse", *data_.true_train_rmse);
     if (data_.true_test_rmse) j.add("true_test_rmse", *data_.true_test_rmse);
     if (r.last) {

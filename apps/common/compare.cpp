@@ -46,6 +46,7 @@ std::string run_json(const RunRecord& r) {
       .add_raw("iter_seconds", json_array(r.iter_seconds));
   o.add_raw("median_seconds",
             r.iter_seconds.empty() ? "null" : json_number(median(r.iter_seconds)));
+  add_memory_peaks(o, r.memory, r.label == "gpu");
   return o.str();
 }
 }  // namespace
@@ -85,6 +86,13 @@ void print_comparison(std::ostream& os, const RunRecord& gpu, const RunRecord& c
      << lpad(gpu.iter_seconds.empty() ? "-" : fmt("%.4f", mg), w)
      << lpad(cpu.iter_seconds.empty() ? "-" : fmt("%.4f", mc), w)
      << lpad(mg > 0 && mc > 0 ? fmt("%.1fx", mc / mg) : std::string("-"), w) << "\n";
+  auto mib = [](std::optional<std::int64_t> bytes) {
+    return bytes ? std::to_string(std::llround(double(*bytes) / (1024.0 * 1024.0))) : "-";
+  };
+  os << pad("peak host memory (MiB)", w0) << lpad(mib(gpu.memory.host_bytes), w)
+     << lpad(mib(cpu.memory.host_bytes), w) << "\n";
+  os << pad("peak GPU memory (MiB)", w0) << lpad(mib(gpu.memory.device_bytes), w) << lpad("-", w)
+     << "\n";
   for (const auto& [name, gv] : gpu.finals) {
     const double cv = find_final(cpu.finals, name);
     const double rel = relative_difference(gv, cv);

@@ -75,6 +75,25 @@ JsonObject& JsonObject::add(const std::string& key, const std::optional<double>&
 }
 JsonObject& JsonObject::add_null(const std::string& key) { return add_raw(key, "null"); }
 
+void add_memory_peaks(JsonObject& j, const MemoryPeaks& peaks, bool on_gpu) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  std::optional<double> host, device;
+  if (peaks.host_bytes) host = std::round(double(*peaks.host_bytes) / kMiB);
+  if (on_gpu) device = std::round(double(peaks.device_bytes) / kMiB);
+  j.add("peak_host_mib", host).add("peak_device_mib", device);
+}
+
+std::string describe_memory_peaks(const MemoryPeaks& peaks, bool on_gpu) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  std::string text = peaks.host_bytes
+                         ? "host " + std::to_string(std::llround(double(*peaks.host_bytes) / kMiB)) + " MiB"
+                         : std::string("host unknown");
+  if (on_gpu)
+    text += ", GPU " + std::to_string(std::llround(double(peaks.device_bytes) / kMiB)) +
+            " MiB in factorkit's buffers";
+  return text;
+}
+
 // ---- MetricsWriter ------------------------------------------------------------------------------
 
 namespace {

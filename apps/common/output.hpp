@@ -8,6 +8,7 @@
 #include <string>
 
 #include "apps/common/options.hpp"
+#include "core/memory.hpp"
 
 namespace fk::app {
 
@@ -38,6 +39,12 @@ class JsonObject {
  private:
   std::string body_;
 };
+
+// summary.json's and compare.json's "peak_host_mib" and "peak_device_mib": `peaks` (core/memory.hpp)
+// in MiB, null where unknown; the device figure is null on a CPU run.
+void add_memory_peaks(JsonObject& j, const MemoryPeaks& peaks, bool on_gpu);
+// The same for a run's last log line: "host 2052 MiB, GPU 1234 MiB in factorkit's buffers".
+std::string describe_memory_peaks(const MemoryPeaks& peaks, bool on_gpu);
 
 // metrics.jsonl: one line per iteration, flushed after each line. Lines should begin with
 // "iter" (JsonObject().add("iter", n) first) so that resume() can cut the log at a checkpoint.

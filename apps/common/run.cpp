@@ -2,9 +2,11 @@
 
 #include <iostream>
 #include <optional>
+#include <utility>
 
 #include "apps/common/output.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 
 namespace fk::app {
 namespace {
@@ -16,6 +18,18 @@ Context training_context(Context ctx, const CommonOptions& common) {
   ctx.set_share_plan_choices(true);
   ctx.set_repeatable_only(common.repeatable);
   return ctx;
+}
+
+// One training run with its peak memory: measured from the run's start (so that --compare's CPU
+// run does not report its GPU run's), logged at its end and kept in its record.
+RunRecord train_measured(const TrainOnce& train, Context ctx, const std::string& out,
+                         RunRole role) {
+  const bool on_gpu = ctx.is_gpu();
+  reset_memory_peaks();
+  RunRecord record = train(std::move(ctx), out, role);
+  record.memory = memory_peaks();
+  log_info() << "peak memory: " << describe_memory_peaks(record.memory, on_gpu);
+  return record;
 }
 
 }  // namespace
@@ -31,8 +45,9 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
   check_training_out(cli);
   const CommonOptions& common = cli.common();
   if (!common.compare) {
-    train(training_context(Context::create(common.device, common.threads), common), common.out,
-          RunRole::kOnly);
+    train_measured(train,
+                   training_context(Context::create(common.device, common.threads), common),
+                   common.out, RunRole::kOnly);
     return false;
   }
 
@@ -42,8 +57,9 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
   const std::string why_not = gpu_unavailable_reason();
   if (!why_not.empty()) {
     log_warn() << "--compare: " << why_not << "; running the CPU only";
-    RunRecord cpu = train(training_context(Context(DeviceKind::kCpu, common.threads), common),
-                          common.out + "/cpu", RunRole::kCpuFallback);
+    RunRecord cpu =
+        train_measured(train, training_context(Context(DeviceKind::kCpu, common.threads), common),
+                       common.out + "/cpu", RunRole::kCpuFallback);
     cpu.label = "cpu";
     write_comparison_json(common.out + "/compare.json", std::nullopt, cpu, iter_name, why_not);
     log_info() << "--compare: the model is in " << common.out << "/cpu, the record in "
@@ -51,11 +67,13 @@ bool run_training(const CommandLine& cli, const std::string& iter_name, const Tr
     return false;
   }
   DeferredFinish together;  // a failed CPU run puts the GPU run's earlier model back too
-  RunRecord gpu = train(training_context(Context(DeviceKind::kGpu, common.threads), common),
-                        common.out + "/gpu", RunRole::kCompareGpu);
+  RunRecord gpu =
+      train_measured(train, training_context(Context(DeviceKind::kGpu, common.threads), common),
+                     common.out + "/gpu", RunRole::kCompareGpu);
   gpu.label = "gpu";
-  RunRecord cpu = train(training_context(Context(DeviceKind::kCpu, common.threads), common),
-                        common.out + "/cpu", RunRole::kCompareCpu);
+  RunRecord cpu =
+      train_measured(train, training_context(Context(DeviceKind::kCpu, common.threads), common),
+                     common.out + "/cpu", RunRole::kCompareCpu);
   cpu.label = "cpu";
   if (!common.quiet) print_comparison(std::cout, gpu, cpu, iter_name);  // -q: compare.json only
   write_comparison_json(common.out + "/compare.json", gpu, cpu, iter_name);

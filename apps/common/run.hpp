@@ -35,7 +35,8 @@ void check_training_out(const CommandLine& cli);
 // --out/compare.json with the reason; otherwise trains on the GPU and then on the CPU, prints
 // print_comparison() to stdout (not with --quiet) and writes --out/compare.json. (Each run's
 // start_training_output writes --out/compare.ini, which runs the comparison again.) `iter_name`
-// names the iterations ("iter", "pass"). Returns true when both devices ran.
+// names the iterations ("iter", "pass"). Each run's peak memory (core/memory.hpp) is measured from
+// its start, logged at its end and kept in its RunRecord. Returns true when both devices ran.
 bool run_training(const CommandLine& cli, const std::string& iter_name, const TrainOnce& train);
 
 }  // namespace fk::app

@@ -24,6 +24,7 @@
 #include "core/log.hpp"
 #include "core/random.hpp"
 #include "core/timer.hpp"
+#include "core/memory.hpp"
 
 namespace fk::gap {
 namespace {
@@ -255,6 +256,7 @@ class Trainer {
         .add("precision", to_string(opt_.precision_kind))
         .add("unigram_train_ll", data_.unigram_train_ll)
         .add("unigram_heldout_ll", data_.unigram_heldout_ll);
+    app::add_memory_peaks(j, memory_peaks(), device_kind_ == "gpu");
     if (r.last) {
       j.add("objective", r.last->objective)
           .add("train_ll", r.last->train_ll)

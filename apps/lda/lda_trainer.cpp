@@ -27,6 +27,7 @@
 #include "core/progress.hpp"
 #include "core/random.hpp"
 #include "core/timer.hpp"
+#include "core/memory.hpp"
 
 namespace fk::lda {
 namespace {
@@ -474,6 +475,7 @@ class Trainer {
         .add("heldout_ll", r.heldout_ll)
         .add("perplexity", r.perplexity)
         .add("train_bound", r.train_bound);
+    app::add_memory_peaks(j, memory_peaks(), device_kind_ == "gpu");
     if (r.coherence) {
       j.add("coherence_words", r.coherence->words)
           .add("coherence_umass", r.coherence->mean_umass)

@@ -4,6 +4,7 @@
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
 #include "core/gpu_hooks.hpp"
+#include "core/memory.hpp"
 
 namespace fk {
 
@@ -88,10 +89,13 @@ std::string cuda_absence_reason() {
 void* device_allocate(std::size_t bytes) {
   void* p = nullptr;
   FK_CUDA_CHECK(cudaMalloc(&p, bytes));
+  count_device_bytes(static_cast<std::int64_t>(bytes));
   return p;
 }
-void device_free(void* ptr) noexcept {
-  if (ptr) cudaFree(ptr);
+void device_free(void* ptr, std::size_t bytes) noexcept {
+  if (!ptr) return;
+  cudaFree(ptr);
+  count_device_bytes(-static_cast<std::int64_t>(bytes));
 }
 void copy_host_to_device(void* dst, const void* src, std::size_t bytes) {
   FK_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));

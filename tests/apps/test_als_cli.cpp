@@ -83,6 +83,11 @@ TEST(AlsCli, TrainsAndWritesModelMetricsAndSummary) {
   EXPECT_NE(o.err.find("test_rmse"), std::string::npos) << "the per-iteration log line";
   const std::string summary = slurp(out + "/summary.json");
   EXPECT_EQ(test::json_number_or_nan(summary, "test_ratings"), 600);  // the default 20% hold-out
+  // The run's peak memory: its resident set (no process of this size holds under 1 MiB), and no
+  // device figure on the CPU.
+  EXPECT_GE(test::json_number_or_nan(summary, "peak_host_mib"), 1.0) << summary;
+  EXPECT_NE(summary.find("\"peak_device_mib\":null"), std::string::npos) << summary;
+  EXPECT_NE(o.err.find("peak memory: host "), std::string::npos) << o.err;
   // The same seed gives the same model.
   const std::string out2 = dir.file("model2");
   ASSERT_EQ(run_als(dir, "--input '" + input + "' --out '" + out2 +

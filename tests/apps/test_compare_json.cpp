@@ -226,6 +226,7 @@ TEST(CompareJson, BothRunsRoundTripEveryNumberAndTheSpeedups) {
                      "CPU (2 threads)\ttab",
                      random_seconds(rng, 5),
                      {{"held-out log-likelihood", -7.5}, {"training bound per word", 0.0}}};
+  cpu.memory.host_bytes = std::int64_t{5} << 20;
   test::TempDir dir;
   const std::string path = dir.file("compare.json");
   app::write_comparison_json(path, gpu, cpu, "pass");
@@ -238,6 +239,10 @@ TEST(CompareJson, BothRunsRoundTripEveryNumberAndTheSpeedups) {
   EXPECT_EQ(j.at("cpu").at("device").string, cpu.device);  // a tab escaped
   // %.17g: every iteration time comes back bit for bit.
   EXPECT_EQ(numbers(j.at("gpu").at("iter_seconds")), gpu.iter_seconds);
+  EXPECT_TRUE(j.at("gpu").at("peak_host_mib").is_null());  // unknown
+  EXPECT_DOUBLE_EQ(j.at("gpu").at("peak_device_mib").number, 0.0);
+  EXPECT_DOUBLE_EQ(j.at("cpu").at("peak_host_mib").number, 5.0);
+  EXPECT_TRUE(j.at("cpu").at("peak_device_mib").is_null());  // a CPU run's
   EXPECT_EQ(numbers(j.at("cpu").at("iter_seconds")), cpu.iter_seconds);
   const double mg = median_of(gpu.iter_seconds), mc = median_of(cpu.iter_seconds);
   EXPECT_DOUBLE_EQ(j.at("gpu").at("median_seconds").number, mg);
@@ -332,6 +337,9 @@ TEST(CompareJson, UnwritablePathThrowsNamingItAndLeavesNoFile) {
 TEST(CompareJson, PrintedTableIsUnchanged) {
   app::RunRecord gpu{"gpu", "G", {0.5, 0.25}, {{"metric", -2.0}}};
   app::RunRecord cpu{"cpu", "C", {1.0, 1.0, 3.0}, {{"metric", -1.0}}};
+  gpu.memory.host_bytes = 300 << 20;
+  gpu.memory.device_bytes = std::int64_t{3} << 29;  // 1.5 GiB
+  cpu.memory.device_bytes = 7;                       // not shown: a CPU run's
   std::ostringstream os;
   app::print_comparison(os, gpu, cpu, "pass");
   const std::string want =
@@ -342,6 +350,8 @@ TEST(CompareJson, PrintedTableIsUnchanged) {
       "pass 2 time (s)                     0.2500          1.0000            4.0x\n"
       "pass 3 time (s)                          -          3.0000               -\n"
       "median pass time (s)                0.3750          1.0000            2.7x\n"
+      "peak host memory (MiB)                 300               -\n"
+      "peak GPU memory (MiB)                 1536               -\n"
       "metric                           -2.000000       -1.000000    relative difference 5.0e-01\n";
   EXPECT_EQ(os.str(), want);
 }

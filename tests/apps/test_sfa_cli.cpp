@@ -310,6 +310,13 @@ TEST(SfaCli, CompareRunsGpuAndCpuSideBySide) {
   const double cpu =
       test::json_number_or_nan(slurp(dir.file("cmp") + "/cpu/summary.json"), "test_rmse");
   EXPECT_NEAR(gpu, cpu, 1e-3 * cpu);
+  // The GPU run counts its device buffers (ratings, transposes, factors: more than 1 MiB here);
+  // the CPU run has no device figure.
+  const std::string gpu_summary = slurp(dir.file("cmp") + "/gpu/summary.json");
+  EXPECT_GE(test::json_number_or_nan(gpu_summary, "peak_device_mib"), 1.0) << gpu_summary;
+  EXPECT_NE(slurp(dir.file("cmp") + "/cpu/summary.json").find("\"peak_device_mib\":null"),
+            std::string::npos);
+  EXPECT_NE(o.out.find("peak GPU memory (MiB)"), std::string::npos) << o.out;
 }
 
 // bf16 through the tensor-core variants, named: training's SDDMMs and SpMMs and the test errors

@@ -1,10 +1,15 @@
 // The memory checks made before large allocations: the machine's memory, lowered by the process's
-// own limits (here ulimit -v, set in a child process so the test binary keeps its own).
+// own limits (here ulimit -v, set in a child process so the test binary keeps its own); and the
+// peaks a run reports.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
+#include <memory>
+
+#include "core/device_buffer.hpp"
 #include "core/memory.hpp"
 #include "tests/test_util.hpp"
 
@@ -33,6 +38,54 @@ TEST(Memory, KnownAndFollowsTheAddressSpaceLimit) {
   ASSERT_NE(status, -1);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the limit did not lower the memory; 3: setrlimit failed";
+}
+
+constexpr std::int64_t kMiB = 1 << 20;
+
+TEST(MemoryPeaks, HostPeakFollowsTouchedMemoryAndTheReset) {
+  reset_memory_peaks();
+  const std::optional<std::int64_t> before = memory_peaks().host_bytes;
+  if (!before) GTEST_SKIP() << "no /proc/self/status VmHWM, or its reset failed, here";
+  {
+    const std::size_t bytes = 96 * kMiB;
+    std::unique_ptr<char[]> block(new char[bytes]);
+    std::memset(block.get(), 1, bytes);  // resident only once written
+    const std::optional<std::int64_t> held = memory_peaks().host_bytes;
+    ASSERT_TRUE(held);
+    EXPECT_GE(*held, *before + 90 * kMiB);
+  }
+  // The block went back to the system (an allocation this large is its own mapping): after the
+  // reset the peak is what the process holds now.
+  reset_memory_peaks();
+  const std::optional<std::int64_t> after = memory_peaks().host_bytes;
+  ASSERT_TRUE(after);
+  EXPECT_LT(*after, *before + 48 * kMiB);
+}
+
+TEST(MemoryPeaks, DevicePeakCountsAllocationsUntilTheReset) {
+  reset_memory_peaks();
+  const std::int64_t base = memory_peaks().device_bytes;
+  count_device_bytes(5 * kMiB);
+  count_device_bytes(-5 * kMiB);
+  count_device_bytes(2 * kMiB);
+  EXPECT_EQ(memory_peaks().device_bytes, base + 5 * kMiB);  // the most held at once
+  reset_memory_peaks();
+  EXPECT_EQ(memory_peaks().device_bytes, base + 2 * kMiB);  // what is held now
+  count_device_bytes(-2 * kMiB);
+}
+
+TEST(MemoryPeaks, DeviceBuffersAreCounted) {
+  FK_REQUIRE_GPU();
+  reset_memory_peaks();
+  const std::int64_t base = memory_peaks().device_bytes;
+  {
+    DeviceBuffer<float> a(kMiB / 4), b(3 * kMiB / 4);  // 1 and 3 MiB
+    EXPECT_EQ(memory_peaks().device_bytes, base + 4 * kMiB);
+    a = DeviceBuffer<float>();  // move-assigned: a's MiB is released
+  }
+  DeviceBuffer<float> c(kMiB / 2);  // 2 MiB
+  reset_memory_peaks();
+  EXPECT_EQ(memory_peaks().device_bytes, base + 2 * kMiB);
 }
 
 }  // namespace
