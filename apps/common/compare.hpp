@@ -24,8 +24,8 @@ struct RunRecord {
 std::string gpu_unavailable_reason();
 
 // Prints per-iteration times of both runs with the speedup, the median time per iteration, each
-// run's peak memory, and each final metric with the relative difference |a - b| / max(|a|, |b|). `iter_name` names the
-// iterations ("pass"). Runs without iterations print "-".
+// run's peak memory, and each final metric with the relative difference |a - b| / max(|a|, |b|).
+// `iter_name` names the iterations ("pass"). Runs without iterations print "-".
 void print_comparison(std::ostream& os, const RunRecord& gpu, const RunRecord& cpu,
                       const std::string& iter_name = "iter");
 

@@ -84,13 +84,11 @@ void add_memory_peaks(JsonObject& j, const MemoryPeaks& peaks, bool on_gpu) {
 }
 
 std::string describe_memory_peaks(const MemoryPeaks& peaks, bool on_gpu) {
-  constexpr double kMiB = 1024.0 * 1024.0;
-  std::string text = peaks.host_bytes
-                         ? "host " + std::to_string(std::llround(double(*peaks.host_bytes) / kMiB)) + " MiB"
-                         : std::string("host unknown");
-  if (on_gpu)
-    text += ", GPU " + std::to_string(std::llround(double(peaks.device_bytes) / kMiB)) +
-            " MiB in factorkit's buffers";
+  auto mib = [](std::int64_t bytes) {
+    return std::to_string(std::llround(double(bytes) / (1024.0 * 1024.0))) + " MiB";
+  };
+  std::string text = "host " + (peaks.host_bytes ? mib(*peaks.host_bytes) : "unknown");
+  if (on_gpu) text += ", GPU " + mib(peaks.device_bytes) + " in factorkit's buffers";
   return text;
 }
 

@@ -40,8 +40,8 @@ class JsonObject {
   std::string body_;
 };
 
-// summary.json's and compare.json's "peak_host_mib" and "peak_device_mib": `peaks` (core/memory.hpp)
-// in MiB, null where unknown; the device figure is null on a CPU run.
+// summary.json's and compare.json's "peak_host_mib" and "peak_device_mib": `peaks`
+// (core/memory.hpp) in MiB, null where unknown; the device figure is null on a CPU run.
 void add_memory_peaks(JsonObject& j, const MemoryPeaks& peaks, bool on_gpu);
 // The same for a run's last log line: "host 2052 MiB, GPU 1234 MiB in factorkit's buffers".
 std::string describe_memory_peaks(const MemoryPeaks& peaks, bool on_gpu);
