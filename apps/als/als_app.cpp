@@ -171,8 +171,8 @@ int als_main(int argc, char** argv) {
       "in user_ids.csv and item_ids.csv, which map them to the raw ids), user_bias.npy and "
       "item_bias.npy (zeros without --biases), train_pairs.npy (the training ratings' user and "
       "item rows), model.ini (what recommend and similar read), metrics.jsonl (one line per "
-      "iteration), summary.json (the final numbers), config.ini and config.json (the resolved "
-      "configuration: run again with --config OUT/config.ini)";
+      "iteration), summary.json (the final numbers and the run's peak memory), config.ini and "
+      "config.json (the resolved configuration: run again with --config OUT/config.ini)";
   defaults.formats = kRatingsFormats;
   defaults.subcommand_options = kScoringOptions;
   defaults.iters = 10;

@@ -108,8 +108,8 @@ int gap_main(int argc, char** argv) {
       "--holdout-frac: the thinned held-out tokens heldout_ll scores, documents x words; the input "
       "less them was trained on), model.ini, metrics.jsonl "
       "(one line per iteration), "
-      "summary.json (the final numbers), config.ini and config.json (the resolved "
-      "configuration: run again with --config OUT/config.ini)";
+      "summary.json (the final numbers and the run's peak memory), config.ini and config.json "
+      "(the resolved configuration: run again with --config OUT/config.ini)";
   defaults.formats = lda::kCorpusFormats;
   defaults.formats.push_back("ratings");  // read as counts (gap_data.cpp)
   defaults.iters = 50;

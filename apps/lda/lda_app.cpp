@@ -200,8 +200,8 @@ int lda_main(int argc, char** argv) {
       "model.ini (what infer reads), "
       "metrics.jsonl (one line per pass: seconds, tokens/s, GFLOP/s, mean E-step iterations, rho "
       "of the pass's last update, held-out log-likelihood and perplexity, training bound), "
-      "summary.json (the final numbers), config.ini and config.json (the resolved "
-      "configuration: run again with --config OUT/config.ini)";
+      "summary.json (the final numbers and the run's peak memory), config.ini and config.json "
+      "(the resolved configuration: run again with --config OUT/config.ini)";
   defaults.formats = kCorpusFormats;
   defaults.subcommand_options = {{"model", "infer"}};
   defaults.iters = 10;

@@ -157,8 +157,8 @@ int sfa_main(int argc, char** argv) {
       "item offsets: each item's shrunk mean minus the global mean), item_means.npy (the shrunk "
       "means on the ratings' scale), train_pairs.npy (the training ratings' user "
       "and item rows), model.ini (what recommend and similar read), metrics.jsonl (one line per "
-      "pass), summary.json (the final numbers), config.ini and config.json (the resolved "
-      "configuration: run again with --config OUT/config.ini)";
+      "pass), summary.json (the final numbers and the run's peak memory), config.ini and "
+      "config.json (the resolved configuration: run again with --config OUT/config.ini)";
   defaults.formats = als::kRatingsFormats;
   defaults.subcommand_options = als::kScoringOptions;
   defaults.iters = 20;
