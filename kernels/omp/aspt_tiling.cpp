@@ -1,10 +1,12 @@
 #include "kernels/omp/aspt_tiling.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <utility>
-
 #include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -55,16 +57,33 @@ bool is_heavy(std::int64_t count, std::int64_t panel_nnz, std::int64_t distinct,
 }
 
 // The panel rules for a panel with `rows` rows and `panel_nnz` entries, `heavy_entries` of them
-// in its `heavy_cols` heavy columns: heavy entries per (row, tile) pair reach min_tile_row_nnz, and
-// their share of the panel reaches min_heavy_share.
-bool panel_dense_enough(std::int64_t heavy_entries, std::int64_t panel_nnz, std::int64_t rows, std::int64_t heavy_cols,
-                        const AsptParams& p) {
-  if (heavy_cols == 0) return true;
-  const std::int64_t tiles = (heavy_cols + p.tile_cols - 1) / p.tile_cols;
+// in heavy columns that make `tiles` tiles: heavy entries per (row, tile) pair reach
+// min_tile_row_nnz, and their share of the panel reaches min_heavy_share. A panel that passes at
+// some number of tiles passes at fewer (AsptOrder's candidates are those that pass at one).
+bool panel_dense_enough(std::int64_t heavy_entries, std::int64_t panel_nnz, std::int64_t rows,
+                        std::int64_t tiles, const AsptParams& p) {
+  if (tiles == 0) return true;
   if (p.min_tile_row_nnz >= 0 && double(heavy_entries) < double(p.min_tile_row_nnz) * double(rows) * double(tiles))
     return false;
   return p.min_heavy_share < 0 || double(heavy_entries) >= p.min_heavy_share * double(panel_nnz);
 }
+
+std::int64_t tiles_of(std::int64_t heavy_cols, const AsptParams& p) {
+  return (heavy_cols + p.tile_cols - 1) / p.tile_cols;
+}
+
+void check_resolved(const AsptParams& params) {
+  FK_CHECK(params.panel_rows >= 1 && params.heavy_threshold >= 1 && params.tile_cols >= 1 &&
+               params.b_row_bytes >= 1 && params.cached_b_bytes >= 1 &&
+               params.min_tile_row_nnz != 0 && params.min_heavy_share != 0,
+           "ASpT parameters must be resolved (panel_rows "
+               << params.panel_rows << ", heavy_threshold " << params.heavy_threshold
+               << ", tile_cols " << params.tile_cols << ", b_row_bytes " << params.b_row_bytes
+               << ", cached_b_bytes " << params.cached_b_bytes << ", min_tile_row_nnz "
+               << params.min_tile_row_nnz << ", min_heavy_share " << params.min_heavy_share << ")");
+}
+
+std::atomic<std::int64_t> orders_built{0};
 
 }  // namespace
 
@@ -106,24 +125,13 @@ AsptParams resolve_params(AsptParams p, std::int64_t rows, std::int64_t cols, st
   return p;
 }
 
-AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
-  FK_CHECK(params.panel_rows >= 1 && params.heavy_threshold >= 1 && params.tile_cols >= 1 && params.b_row_bytes >= 1 &&
-               params.cached_b_bytes >= 1 && params.min_tile_row_nnz != 0 && params.min_heavy_share != 0,
-           "ASpT parameters must be resolved (panel_rows " << params.panel_rows << ", heavy_threshold "
-                                                           << params.heavy_threshold << ", tile_cols " << params.tile_cols
-                                                           << ", b_row_bytes " << params.b_row_bytes << ", cached_b_bytes "
-                                                           << params.cached_b_bytes << ", min_tile_row_nnz "
-                                                           << params.min_tile_row_nnz << ", min_heavy_share "
-                                                           << params.min_heavy_share << ")");
+AsptOrder build_aspt_order(const CsrView& s, const AsptParams& params) {
+  check_resolved(params);
   FK_CHECK(s.nnz == 0 || s.col_idx != nullptr, "ASpT tiling needs the column indices of S");
-  AsptTiling t;
-  t.rows = s.rows;
-  t.cols = s.cols;
-  t.nnz = s.nnz;
-  t.params = params;
-  t.row_ptr.assign(s.row_ptr, s.row_ptr + s.rows + 1);
-  t.heavy_end.resize(static_cast<std::size_t>(s.rows));
-  t.in_place.assign(static_cast<std::size_t>(s.rows), 1);
+  ++orders_built;
+  AsptOrder o;
+  o.heavy_end.resize(static_cast<std::size_t>(s.rows));
+  o.in_place.assign(static_cast<std::size_t>(s.rows), 1);
   const std::int64_t panels = (s.rows + params.panel_rows - 1) / params.panel_rows;
   std::vector<std::vector<std::int32_t>> panel_heavy(static_cast<std::size_t>(panels));
 
@@ -174,29 +182,24 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
         }
       std::sort(heavy.begin(),
                 heavy.end());  // ascending columns (the index path finds them unordered)
-      if (!panel_dense_enough(heavy_entries, j1 - j0, r1 - r0, std::int64_t(heavy.size()), params))
+      if (!panel_dense_enough(heavy_entries, j1 - j0, r1 - r0, heavy.empty() ? 0 : 1, params))
         heavy.clear();
     }
   }
-  t.heavy_ptr.assign(static_cast<std::size_t>(panels) + 1, 0);
+  o.heavy_ptr.assign(static_cast<std::size_t>(panels) + 1, 0);
   for (std::int64_t p = 0; p < panels; ++p)
-    t.heavy_ptr[p + 1] = t.heavy_ptr[p] + std::int64_t(panel_heavy[p].size());
+    o.heavy_ptr[p + 1] = o.heavy_ptr[p] + std::int64_t(panel_heavy[p].size());
 
-  t.piece_ptr.assign(static_cast<std::size_t>(panels) + 1, 0);
-  for (std::int64_t p = 0; p < panels; ++p)
-    t.piece_ptr[p + 1] = t.piece_ptr[p] + (t.panel_end(p) - t.panel_begin(p)) * t.num_tiles(p);
-
-  // No heavy column anywhere: every row is S's row (col_idx and perm stay empty).
-  std::int64_t heavy_nnz = 0;
-  if (t.heavy_ptr.back() == 0) {
-    for (std::int64_t r = 0; r < s.rows; ++r) t.heavy_end[r] = s.row_ptr[r];
-    return t;
+  // No candidate anywhere: every row is S's row (col_idx and perm stay empty).
+  if (o.heavy_ptr.back() == 0) {
+    for (std::int64_t r = 0; r < s.rows; ++r) o.heavy_end[r] = s.row_ptr[r];
+    return o;
   }
 
   // Pass 2: every row reordered, heavy entries first.
-  t.col_idx.resize(static_cast<std::size_t>(s.nnz));
-  t.perm.resize(static_cast<std::size_t>(s.nnz));
-#pragma omp parallel reduction(+ : heavy_nnz)
+  o.col_idx.resize(static_cast<std::size_t>(s.nnz));
+  o.perm.resize(static_cast<std::size_t>(s.nnz));
+#pragma omp parallel
   {
     std::vector<std::pair<std::int32_t, std::int64_t>> hv;  // (column, position in S) of a row
 #pragma omp for schedule(dynamic, 1)
@@ -213,30 +216,125 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
             hv.emplace_back(c, j);
           } else {
             --light;
-            t.col_idx[light] = c;
-            t.perm[light] = j;
+            o.col_idx[light] = c;
+            o.perm[light] = j;
           }
         }
         std::sort(hv.begin(), hv.end());  // by column, ties by position in S
         for (std::size_t i = 0; i < hv.size(); ++i) {
-          t.col_idx[b + std::int64_t(i)] = hv[i].first;
-          t.perm[b + std::int64_t(i)] = hv[i].second;
+          o.col_idx[b + std::int64_t(i)] = hv[i].first;
+          o.perm[b + std::int64_t(i)] = hv[i].second;
         }
-        t.heavy_end[r] = b + std::int64_t(hv.size());
-        heavy_nnz += std::int64_t(hv.size());
-        for (std::int64_t j = b; j < t.heavy_end[r]; ++j)
-          if (t.perm[j] != j) {  // light entries keep their order, so the heavy part decides
-            t.in_place[r] = 0;
+        o.heavy_end[r] = b + std::int64_t(hv.size());
+        for (std::int64_t j = b; j < o.heavy_end[r]; ++j)
+          if (o.perm[j] != j) {  // light entries keep their order, so the heavy part decides
+            o.in_place[r] = 0;
             break;
           }
       }
     }
   }
-  t.heavy_cols.reserve(static_cast<std::size_t>(t.heavy_ptr.back()));
-  for (auto& h : panel_heavy) t.heavy_cols.insert(t.heavy_cols.end(), h.begin(), h.end());
-  t.heavy_nnz = heavy_nnz;
+  o.heavy_cols.reserve(static_cast<std::size_t>(o.heavy_ptr.back()));
+  for (auto& h : panel_heavy) o.heavy_cols.insert(o.heavy_cols.end(), h.begin(), h.end());
+  return o;
+}
 
-  // Pass 3: each row's piece of each tile.
+std::shared_ptr<const AsptOrder> shared_aspt_order(const CsrView& s, const AsptParams& params) {
+  // What the order depends on: the pattern (by its addresses and shape, see the header) and every
+  // parameter but tile_cols.
+  struct Key {
+    const std::int64_t* row_ptr;
+    const std::int32_t* col_idx;
+    std::int64_t rows, cols, nnz, panel_rows, heavy_threshold, b_row_bytes, cached_b_bytes,
+        min_tile_row_nnz;
+    double min_heavy_share;
+    bool operator==(const Key& o) const {
+      return row_ptr == o.row_ptr && col_idx == o.col_idx && rows == o.rows && cols == o.cols &&
+             nnz == o.nnz && panel_rows == o.panel_rows && heavy_threshold == o.heavy_threshold &&
+             b_row_bytes == o.b_row_bytes && cached_b_bytes == o.cached_b_bytes &&
+             min_tile_row_nnz == o.min_tile_row_nnz && min_heavy_share == o.min_heavy_share;
+    }
+  };
+  const Key key{s.row_ptr,
+                s.col_idx,
+                s.rows,
+                s.cols,
+                s.nnz,
+                params.panel_rows,
+                params.heavy_threshold,
+                params.b_row_bytes,
+                params.cached_b_bytes,
+                params.min_tile_row_nnz,
+                params.min_heavy_share};
+  // Weak references: the plans own the orders, the cache only finds them (a handful at a time).
+  static std::mutex mutex;
+  static std::vector<std::pair<Key, std::weak_ptr<const AsptOrder>>> known;
+  auto find = [&]() -> std::shared_ptr<const AsptOrder> {
+    known.erase(std::remove_if(known.begin(), known.end(),
+                               [](const auto& e) { return e.second.expired(); }),
+                known.end());
+    for (const auto& [k, order] : known)
+      if (k == key) return order.lock();
+    return nullptr;
+  };
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (auto order = find()) return order;
+  }
+  // Built outside the lock, so that plans of other patterns are not held up; a plan of the same
+  // pattern made meanwhile on another thread wins, and this copy is dropped.
+  auto built = std::make_shared<const AsptOrder>(build_aspt_order(s, params));
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (auto order = find()) return order;
+  known.emplace_back(key, built);
+  return built;
+}
+
+std::int64_t aspt_orders_built() { return orders_built.load(); }
+
+AsptTiling build_aspt_tiling(const CsrView& s, std::shared_ptr<const AsptOrder> order,
+                             const AsptParams& params) {
+  check_resolved(params);
+  const std::int64_t panels = (s.rows + params.panel_rows - 1) / params.panel_rows;
+  FK_CHECK(order && std::int64_t(order->heavy_ptr.size()) == panels + 1 &&
+               std::int64_t(order->heavy_end.size()) == s.rows,
+           "ASpT order made for another pattern or other panels");
+  const AsptOrder& o = *order;
+  AsptTiling t;
+  t.rows = s.rows;
+  t.cols = s.cols;
+  t.nnz = s.nnz;
+  t.params = params;
+  t.row_ptr.assign(s.row_ptr, s.row_ptr + s.rows + 1);
+  t.heavy_end.resize(static_cast<std::size_t>(s.rows));
+  t.in_place.resize(static_cast<std::size_t>(s.rows));
+  t.heavy_ptr.assign(static_cast<std::size_t>(panels) + 1, 0);
+  // A panel's candidates become its heavy columns where they pass the panel rules at this
+  // tiling's number of tiles; its rows are then the order's, else S's.
+  for (std::int64_t p = 0; p < panels; ++p) {
+    const std::int64_t r0 = t.panel_begin(p), r1 = std::min(s.rows, r0 + params.panel_rows);
+    const std::int64_t h0 = o.heavy_ptr[p], h1 = o.heavy_ptr[p + 1];
+    std::int64_t heavy_entries = 0;
+    for (std::int64_t r = r0; r < r1; ++r) heavy_entries += o.heavy_end[r] - s.row_ptr[r];
+    const bool tiled = h1 > h0 && panel_dense_enough(heavy_entries, s.row_ptr[r1] - s.row_ptr[r0],
+                                                     r1 - r0, tiles_of(h1 - h0, params), params);
+    for (std::int64_t r = r0; r < r1; ++r) {
+      t.heavy_end[r] = tiled ? o.heavy_end[r] : s.row_ptr[r];
+      t.in_place[r] = tiled ? o.in_place[r] : 1;
+    }
+    if (tiled) {
+      t.heavy_cols.insert(t.heavy_cols.end(), o.heavy_cols.begin() + h0, o.heavy_cols.begin() + h1);
+      t.heavy_nnz += heavy_entries;
+    }
+    t.heavy_ptr[p + 1] = std::int64_t(t.heavy_cols.size());
+  }
+  t.piece_ptr.assign(static_cast<std::size_t>(panels) + 1, 0);
+  for (std::int64_t p = 0; p < panels; ++p)
+    t.piece_ptr[p + 1] = t.piece_ptr[p] + (t.panel_end(p) - t.panel_begin(p)) * t.num_tiles(p);
+  if (t.heavy_ptr.back() == 0) return t;  // nothing tiled: no need of the order
+  t.order = std::move(order);
+
+  // Each row's piece of each tile.
   t.piece_end.resize(static_cast<std::size_t>(t.piece_ptr.back()));
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t p = 0; p < panels; ++p) {
@@ -245,7 +343,7 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
       std::int64_t j = t.row_ptr[r];
       for (std::int64_t ti = 0; ti < t.num_tiles(p); ++ti) {
         const std::int32_t last_col = t.heavy_cols[std::min(h1, h0 + (ti + 1) * params.tile_cols) - 1];
-        while (j < t.heavy_end[r] && t.col_idx[j] <= last_col) ++j;
+        while (j < t.heavy_end[r] && o.col_idx[j] <= last_col) ++j;
         t.piece_end[t.piece_ptr[p] + ti * (r1 - r0) + (r - r0)] = j;
       }
     }
@@ -253,19 +351,34 @@ AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
   return t;
 }
 
+AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params) {
+  return build_aspt_tiling(s, std::make_shared<const AsptOrder>(build_aspt_order(s, params)),
+                           params);
+}
+
+AsptTiling build_shared_order_tiling(const CsrView& s, const AsptParams& params) {
+  return build_aspt_tiling(s, shared_aspt_order(s, params), params);
+}
+
 void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
   FK_CHECK(t.rows == s.rows && t.cols == s.cols && t.nnz == s.nnz, "ASpT tiling shape differs from S");
   const std::int64_t pr = t.params.panel_rows;
   FK_CHECK(pr >= 1 && t.num_panels() == (s.rows + pr - 1) / pr, "ASpT panel count wrong");
-  // Without heavy columns the reordered arrays are empty and every row is S's row.
-  const bool plain = t.heavy_ptr.back() == 0 && t.col_idx.empty() && t.perm.empty();
-  FK_CHECK((plain ||
-            (std::int64_t(t.col_idx.size()) == s.nnz && std::int64_t(t.perm.size()) == s.nnz)) &&
-               std::int64_t(t.heavy_end.size()) == s.rows && std::int64_t(t.in_place.size()) == s.rows &&
+  // Without heavy columns the tiling holds no order and every row is S's row.
+  const bool plain = t.heavy_ptr.back() == 0 && !t.order;
+  FK_CHECK((plain || (t.order && std::int64_t(t.order->col_idx.size()) == s.nnz &&
+                      std::int64_t(t.order->perm.size()) == s.nnz)) &&
+               std::int64_t(t.heavy_end.size()) == s.rows &&
+               std::int64_t(t.in_place.size()) == s.rows &&
                std::int64_t(t.row_ptr.size()) == s.rows + 1,
            "ASpT array sizes wrong");
-  auto perm_at = [&](std::int64_t j) { return plain ? j : t.perm[j]; };
-  auto col_at = [&](std::int64_t j) { return plain ? s.col_idx[j] : t.col_idx[j]; };
+  // Rows in place are read in S (where the order may hold them reordered for another tiling).
+  auto perm_at = [&](std::int64_t r, std::int64_t j) {
+    return plain || t.in_place[r] ? j : t.order->perm[j];
+  };
+  auto col_at = [&](std::int64_t r, std::int64_t j) {
+    return plain || t.in_place[r] ? s.col_idx[j] : t.order->col_idx[j];
+  };
   std::vector<char> seen(static_cast<std::size_t>(s.nnz), 0);
   std::int64_t heavy_total = 0;
   for (std::int64_t p = 0; p < t.num_panels(); ++p) {
@@ -291,31 +404,32 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
       }
     }
     const bool tiled =
-        panel_dense_enough(candidate_entries, panel_nnz, t.panel_end(p) - t.panel_begin(p), candidates, t.params);
+        panel_dense_enough(candidate_entries, panel_nnz, t.panel_end(p) - t.panel_begin(p),
+                           tiles_of(candidates, t.params), t.params);
     for (std::int64_t r = t.panel_begin(p); r < t.panel_end(p); ++r) {
       FK_CHECK(t.row_ptr[r] == s.row_ptr[r], "row offsets differ at row " << r);
       FK_CHECK(t.heavy_end[r] >= s.row_ptr[r] && t.heavy_end[r] <= s.row_ptr[r + 1], "heavy_end out of row " << r);
       heavy_total += t.heavy_end[r] - s.row_ptr[r];
       bool identity = true;
-      for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j) identity = identity && perm_at(j) == j;
-      FK_CHECK(bool(t.in_place[r]) == identity, "row " << r << " marked in_place " << int(t.in_place[r])
-                                                         << " but its permutation is " << (identity ? "" : "not ")
-                                                         << "the identity");
+      for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j)
+        identity = identity && perm_at(r, j) == j;
+      FK_CHECK(t.in_place[r] || !identity,
+               "row " << r << " not marked in_place but its permutation is the identity");
       for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j) {
-        const std::int64_t src = perm_at(j);
+        const std::int64_t src = perm_at(r, j);
         FK_CHECK(src >= s.row_ptr[r] && src < s.row_ptr[r + 1], "perm leaves row " << r << " at entry " << j);
         FK_CHECK(!seen[src], "perm repeats position " << src);
         seen[src] = 1;
-        const std::int32_t c = col_at(j);
+        const std::int32_t c = col_at(r, j);
         FK_CHECK(c == s.col_idx[src], "reordered column differs from S at entry " << j);
         const bool heavy_here = std::binary_search(hb, he, c);
         FK_CHECK(heavy_here == (tiled && is_heavy(count_of(c), panel_nnz, distinct, t.params)),
                  "column " << c << " misclassified in panel " << p);
         FK_CHECK(heavy_here == (j < t.heavy_end[r]), "entry " << j << " of row " << r << " in the wrong part");
         if (j > s.row_ptr[r] && j < t.heavy_end[r])
-          FK_CHECK(col_at(j - 1) <= c, "heavy part of row " << r << " unsorted");
+          FK_CHECK(col_at(r, j - 1) <= c, "heavy part of row " << r << " unsorted");
         if (j > t.heavy_end[r])
-          FK_CHECK(perm_at(j - 1) < src, "light part of row " << r << " not in S's order");
+          FK_CHECK(perm_at(r, j - 1) < src, "light part of row " << r << " not in S's order");
       }
     }
   }
@@ -334,7 +448,8 @@ void check_aspt_tiling(const AsptTiling& t, const CsrView& s) {
         const std::int64_t c1 = t.heavy_cols[std::min(t.heavy_ptr[p + 1], t.heavy_ptr[p] + (ti + 1) * t.params.tile_cols) - 1];
         FK_CHECK(end >= begin && end <= t.heavy_end[r], "piece of row " << r << " in tile " << ti << " out of order");
         for (std::int64_t j = begin; j < end; ++j)
-          FK_CHECK(t.col_idx[j] >= c0 && t.col_idx[j] <= c1, "entry " << j << " of row " << r << " outside tile " << ti);
+          FK_CHECK(col_at(r, j) >= c0 && col_at(r, j) <= c1,
+                   "entry " << j << " of row " << r << " outside tile " << ti);
         begin = end;
       }
       FK_CHECK(tiles == 0 || begin == t.heavy_end[r], "row " << r << "'s pieces miss heavy entries");

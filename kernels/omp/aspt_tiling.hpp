@@ -34,9 +34,16 @@
 // Example (panel_rows = 2, heavy_threshold = 2): rows {0: cols 5 1 3}, {1: cols 3 7 5}. Columns 3
 // and 5 occur twice in the panel, so heavy_cols = [3 5]; row 0 becomes [3 5 | 1] with
 // perm = [2 0 | 1] and heavy_end[0] = 2; row 1 becomes [3 5 | 7] with perm = [3 5 | 4].
+//
+// The reordered entries (AsptOrder: 12 bytes a nonzero) do not depend on tile_cols, the one
+// parameter in which the SDDMM's tiling of S differs from the SpMM's, so the plans of one pattern
+// share them (shared_aspt_order): an app that makes both plans of S (fk-sfa on Rᵀ, 80M ratings on
+// the netflix shape) holds them once. Each tiling keeps only what follows from its tile_cols: which
+// panels it tiles (the min_tile_row_nnz rule counts tiles) and its pieces.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "core/csr.hpp"
@@ -90,6 +97,39 @@ CoreCaches host_core_caches();
 AsptParams resolve_params(AsptParams requested, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                           int k, int threads, const CoreCaches& caches = host_core_caches());
 
+// S's rows reordered as every tiling with these panels and this heavy rule reorders them. A panel's
+// candidate heavy columns are those of the column rules (threshold and cache) when the panel could
+// be tiled with a single tile (the min_tile_row_nnz and min_heavy_share rules at one tile); a
+// tiling tiles the panel when they also pass at its own number of tiles (AsptTiling).
+struct AsptOrder {
+  // Candidate heavy columns of panel p: heavy_cols[heavy_ptr[p] .. heavy_ptr[p+1]), ascending.
+  std::vector<std::int64_t> heavy_ptr;   // panels + 1 entries
+  std::vector<std::int32_t> heavy_cols;  // heavy_ptr.back() entries
+  // Per row: entries [row_ptr[r], heavy_end[r]) are in candidate heavy columns (ascending column).
+  std::vector<std::int64_t> heavy_end;  // rows entries
+  // Per row: 1 when the reordering is the identity on the row.
+  std::vector<char> in_place;  // rows entries
+  // Reordered entries (nnz each): original column index, and position in S. Both empty when no
+  // panel has a candidate heavy column.
+  std::vector<std::int32_t> col_idx;
+  std::vector<std::int64_t> perm;
+};
+
+// Builds the order of a host CSR pattern for resolved `params` (tile_cols is not read).
+AsptOrder build_aspt_order(const CsrView& s, const AsptParams& params);
+
+// The order of `s` for `params` that the plans of the same pattern share: built on the first call,
+// then the same object for every call with the same pattern (S's row_ptr and col_idx addresses and
+// its shape) and the same parameters (all but tile_cols), for as long as any holder keeps it. The
+// lifetime rule that makes addresses a safe key is the plans' own: a plan's pattern outlives the
+// plan, unchanged; so while an order lives, no other pattern can sit at its pattern's addresses.
+// Thread-safe.
+std::shared_ptr<const AsptOrder> shared_aspt_order(const CsrView& s, const AsptParams& params);
+
+// How many orders this process has built (build_aspt_order calls): lets tests see that plans of one
+// pattern share one.
+std::int64_t aspt_orders_built();
+
 struct AsptTiling {
   std::int64_t rows = 0, cols = 0, nnz = 0;
   AsptParams params;  // resolved values used to build this tiling
@@ -109,12 +149,12 @@ struct AsptTiling {
   // Per row: entries [row_ptr[r], heavy_end[r]) are heavy (ascending column), the rest light.
   // A row without heavy entries is stored exactly as in S (perm[j] == j on its range).
   std::vector<std::int64_t> heavy_end;  // rows entries
-  // Per row: 1 when perm is the identity on the row (its entries are S's, in S's order).
+  // Per row: 1 when the row's entries are S's, in S's order: read S's columns and values, and
+  // write results, at S's positions. Every row of an untiled panel is.
   std::vector<char> in_place;  // rows entries
-  // Reordered entries (nnz each): original column index, and position in S. Both empty when no
-  // panel has a heavy column: then every row is S's row and users read S's columns.
-  std::vector<std::int32_t> col_idx;
-  std::vector<std::int64_t> perm;
+  // The reordered entries of the rows not in_place: order->col_idx (original column index) and
+  // order->perm (position in S). Null when this tiling tiles no panel.
+  std::shared_ptr<const AsptOrder> order;
   std::int64_t heavy_nnz = 0;  // nonzeros in heavy columns, all panels
 
   std::int64_t num_panels() const { return static_cast<std::int64_t>(heavy_ptr.size()) - 1; }
@@ -128,14 +168,26 @@ struct AsptTiling {
     return piece_end.data() + piece_ptr[p] + ti * (panel_end(p) - panel_begin(p));
   }
   double heavy_fraction() const { return nnz > 0 ? double(heavy_nnz) / double(nnz) : 0.0; }
+  // Row r's column indices by entry position: S's (`s_cols`) where the row is in place, else the
+  // order's.
+  const std::int32_t* row_cols(std::int64_t r, const std::int32_t* s_cols) const {
+    return in_place[r] ? s_cols : order->col_idx.data();
+  }
 };
 
-// Builds the tiling of a host CSR pattern (values are not read). `params` must be resolved
-// (every field >= 1). Parallel over panels with OpenMP; cost O(nnz) when S has up to 2^21
-// columns (counted by index), O(nnz log(panel nnz)) beyond.
+// Builds the tiling of a host CSR pattern (values are not read) on `order`, S's order for the same
+// `params` (build_aspt_order or shared_aspt_order). `params` must be resolved (every field >= 1).
+// Cost O(rows + heavy nnz); the order's is O(nnz) when S has up to 2^21 columns (counted by
+// index), O(nnz log(panel nnz)) beyond, parallel over panels with OpenMP.
 // Plain ASpT (threshold only, no cache rules, e.g. for a GPU): resolve, then set
 // cached_b_bytes = 1, min_tile_row_nnz = -1 and min_heavy_share = -1.
+AsptTiling build_aspt_tiling(const CsrView& s, std::shared_ptr<const AsptOrder> order,
+                             const AsptParams& params);
+// The same on an order of its own (not shared).
 AsptTiling build_aspt_tiling(const CsrView& s, const AsptParams& params);
+// The same on the order that the plans of `s` with these parameters share (shared_aspt_order):
+// what the ASpT plans build.
+AsptTiling build_shared_order_tiling(const CsrView& s, const AsptParams& params);
 
 // Throws fk::Error when `t` violates the invariants above for pattern `s` (used by the tests).
 void check_aspt_tiling(const AsptTiling& t, const CsrView& s);

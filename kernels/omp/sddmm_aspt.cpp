@@ -1,7 +1,8 @@
 // omp.sddmm.aspt: ASpT multicore SDDMM (Hong et al., PPoPP'19, sections 4-5).
 //
-// prepare() builds the panel/tile analysis (kernels/omp/aspt_tiling.hpp). run() then, for each
-// panel (dynamic schedule, one panel at a time per thread):
+// prepare() builds the panel/tile analysis (kernels/omp/aspt_tiling.hpp) on the reordered entries
+// that the pattern's other ASpT plans share. run() then, for each panel (dynamic schedule, one
+// panel at a time per thread):
 //   1. heavy part: tile by tile (tile_cols heavy columns whose B rows fill a quarter of the L2,
 //      aspt::sddmm_request), every row of the panel computes its entries that fall in the tile, so
 //      each B row of the tile is loaded from memory once per panel and reused by the panel's other
@@ -29,8 +30,9 @@ struct Segment {
 class OmpSddmmAsptPlan : public SddmmPlan {
  public:
   OmpSddmmAsptPlan(const CsrView& s, int k, const aspt::AsptParams& requested)
-      : s_(s), k_(k),
-        tiling_(aspt::build_aspt_tiling(
+      : s_(s),
+        k_(k),
+        tiling_(aspt::build_shared_order_tiling(
             s, aspt::resolve_params(aspt::sddmm_request(requested), s.rows, s.cols, s.nnz, k,
                                     omp_common::split_threads()))) {
     // A light part is "long" when it alone would be several times the work of an average
@@ -56,9 +58,8 @@ class OmpSddmmAsptPlan : public SddmmPlan {
     const aspt::AsptTiling& t = tiling_;
     const std::int64_t panels = t.num_panels(), k = k_;
     const std::int64_t nseg = static_cast<std::int64_t>(segments_.size());
-    // Without heavy columns the tiling keeps no reordered copy: every row is S's row.
-    const std::int32_t* cols = t.col_idx.empty() ? s_.col_idx : t.col_idx.data();
-    const std::int64_t* perm = t.perm.data();
+    // Without heavy columns the tiling holds no order: every row is S's row.
+    const std::int64_t* perm = t.order ? t.order->perm.data() : nullptr;
     const float* bd = b.data;
     const std::int64_t ldb = b.cols;
 #pragma omp parallel
@@ -79,21 +80,26 @@ class OmpSddmmAsptPlan : public SddmmPlan {
           for (std::int64_t r = r0; r < r1; ++r) {
             const std::int64_t j0 = starts ? starts[r - r0] : t.row_ptr[r], j1 = ends[r - r0];
             const std::int64_t* pr = t.in_place[r] ? nullptr : perm + j0;  // nullptr: results in S's order
-            if (j1 > j0) omp_simd::sddmm_entries(a.row(r), bd, ldb, k, cols + j0, pr, j0, j1 - j0, s_vals, out);
+            if (j1 > j0)
+              omp_simd::sddmm_entries(a.row(r), bd, ldb, k, t.row_cols(r, s_.col_idx) + j0, pr, j0,
+                                      j1 - j0, s_vals, out);
           }
         }
         for (std::int64_t r = r0; r < r1; ++r) {
           if (long_row_[r]) continue;
           const std::int64_t j0 = t.heavy_end[r], j1 = t.row_ptr[r + 1];
           const std::int64_t* pr = t.in_place[r] ? nullptr : perm + j0;
-          if (j1 > j0) omp_simd::sddmm_entries(a.row(r), bd, ldb, k, cols + j0, pr, j0, j1 - j0, s_vals, out);
+          if (j1 > j0)
+            omp_simd::sddmm_entries(a.row(r), bd, ldb, k, t.row_cols(r, s_.col_idx) + j0, pr, j0,
+                                    j1 - j0, s_vals, out);
         }
       }
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t i = 0; i < nseg; ++i) {
         const Segment& g = segments_[i];
         const std::int64_t* pr = t.in_place[g.row] ? nullptr : perm + g.begin;
-        omp_simd::sddmm_entries(a.row(g.row), bd, ldb, k, cols + g.begin, pr, g.begin, g.end - g.begin, s_vals, out);
+        omp_simd::sddmm_entries(a.row(g.row), bd, ldb, k, t.row_cols(g.row, s_.col_idx) + g.begin,
+                                pr, g.begin, g.end - g.begin, s_vals, out);
       }
     }
   }

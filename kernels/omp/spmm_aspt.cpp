@@ -1,7 +1,8 @@
 // omp.spmm.aspt: ASpT multicore SpMM (Hong et al., PPoPP'19, section 4.2).
 //
-// prepare() builds the panel/tile analysis (kernels/omp/aspt_tiling.hpp). run(), per panel
-// (dynamic schedule, one panel at a time per thread):
+// prepare() builds the panel/tile analysis (kernels/omp/aspt_tiling.hpp) on the reordered entries
+// that the pattern's other ASpT plans share. run(), per panel (dynamic schedule, one panel at a
+// time per thread):
 //   0. gathers the values of reordered rows into the tiling's entry order (values arrive in S's
 //      order; rows the tiling marks in_place are read where they are);
 //   1. heavy part: tile by tile, every row of the panel adds its entries in the tile to its C row,
@@ -28,8 +29,9 @@ class OmpSpmmAsptPlan : public SpmmPlan {
   OmpSpmmAsptPlan(const CsrView& s, int k, const aspt::AsptParams& requested)
       : s_(s),
         k_(k),
-        tiling_(aspt::build_aspt_tiling(
-            s, aspt::resolve_params(requested, s.rows, s.cols, s.nnz, k, omp_common::split_threads()))),
+        tiling_(aspt::build_shared_order_tiling(
+            s, aspt::resolve_params(requested, s.rows, s.cols, s.nnz, k,
+                                    omp_common::split_threads()))),
         vals_(static_cast<std::size_t>(tiling_.heavy_ptr.back() > 0 ? s.nnz : 0)) {}
 
   void run(const Context&, const float* vals, DenseView<const float> b, DenseView<float> c) override {
@@ -37,8 +39,7 @@ class OmpSpmmAsptPlan : public SpmmPlan {
     vals = spmm_values("omp.spmm.aspt", s_, vals);
     const aspt::AsptTiling& t = tiling_;
     const std::int64_t panels = t.num_panels(), k = k_;
-    const std::int32_t* cols = t.col_idx.data();
-    const std::int64_t* perm = t.perm.data();
+    const std::int64_t* perm = t.order ? t.order->perm.data() : nullptr;
     float* rv = vals_.data();
     const float* bd = b.data;
     const std::int64_t ldb = b.cols;
@@ -68,7 +69,8 @@ class OmpSpmmAsptPlan : public SpmmPlan {
             const std::int64_t j0 = starts ? starts[r - r0] : t.row_ptr[r], j1 = ends[r - r0];
             if (j1 == j0) continue;
             const float* v = t.in_place[r] ? vals : rv;
-            omp_simd::spmm_row(cols + j0, v + j0, j1 - j0, bd, ldb, k, c.row(r), written[r - r0]);
+            omp_simd::spmm_row(t.row_cols(r, s_.col_idx) + j0, v + j0, j1 - j0, bd, ldb, k,
+                               c.row(r), written[r - r0]);
             written[r - r0] = 1;
           }
         }
@@ -76,7 +78,8 @@ class OmpSpmmAsptPlan : public SpmmPlan {
           const std::int64_t j0 = t.heavy_end[r], j1 = t.row_ptr[r + 1];
           const float* v = t.in_place[r] ? vals : rv;
           if (j1 > j0 || !written[r - r0])
-            omp_simd::spmm_row(cols + j0, v + j0, j1 - j0, bd, ldb, k, c.row(r), written[r - r0]);
+            omp_simd::spmm_row(t.row_cols(r, s_.col_idx) + j0, v + j0, j1 - j0, bd, ldb, k,
+                               c.row(r), written[r - r0]);
         }
       }
     }

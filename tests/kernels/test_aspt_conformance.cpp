@@ -60,8 +60,8 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
   s.col_idx = {5, 1, 3, 3, 7, 5};
   const auto t = aspt::build_aspt_tiling(s.view(), forced(2, 2, 1));
   EXPECT_EQ(t.heavy_cols, (std::vector<std::int32_t>{3, 5}));
-  EXPECT_EQ(t.col_idx, (std::vector<std::int32_t>{3, 5, 1, 3, 5, 7}));
-  EXPECT_EQ(t.perm, (std::vector<std::int64_t>{2, 0, 1, 3, 5, 4}));
+  EXPECT_EQ(t.order->col_idx, (std::vector<std::int32_t>{3, 5, 1, 3, 5, 7}));
+  EXPECT_EQ(t.order->perm, (std::vector<std::int64_t>{2, 0, 1, 3, 5, 4}));
   EXPECT_EQ(t.heavy_end, (std::vector<std::int64_t>{2, 5}));
   EXPECT_EQ(t.in_place, (std::vector<char>{0, 0}));
   EXPECT_EQ(t.heavy_nnz, 4);
@@ -70,8 +70,15 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
   // a permutation that repeats an entry, a heavy part ending past its row, an unsorted heavy
   // column list, a count of heavy nonzeros that disagrees.
   {
-    auto bad = t;
-    bad.perm[1] = bad.perm[0];
+    // t with its order changed by `change`.
+    auto with_order = [&](auto change) {
+      auto order = std::make_shared<aspt::AsptOrder>(*t.order);
+      change(*order);
+      auto bad = t;
+      bad.order = order;
+      return bad;
+    };
+    auto bad = with_order([](aspt::AsptOrder& o) { o.perm[1] = o.perm[0]; });
     EXPECT_THROW(aspt::check_aspt_tiling(bad, s.view()), Error);
     bad = t;
     bad.heavy_end[0] = 4;
@@ -82,8 +89,8 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
     bad = t;
     bad.heavy_nnz = 3;
     EXPECT_THROW(aspt::check_aspt_tiling(bad, s.view()), Error);
-    bad = t;
-    bad.col_idx[2] = 2;  // row 0's light entry no longer S's column at its position
+    // row 0's light entry no longer S's column at its position
+    bad = with_order([](aspt::AsptOrder& o) { o.col_idx[2] = 2; });
     EXPECT_THROW(aspt::check_aspt_tiling(bad, s.view()), Error);
   }
   // With S's rows sorted, {1 3 5} and {3 5 7}, row 1's heavy 3 5 already lead in order: the
@@ -91,7 +98,7 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
   HostCsr sorted = s;
   sorted.col_idx = {1, 3, 5, 3, 5, 7};
   const auto ts = aspt::build_aspt_tiling(sorted.view(), forced(2, 2, 1));
-  EXPECT_EQ(ts.perm, (std::vector<std::int64_t>{1, 2, 0, 3, 4, 5}));
+  EXPECT_EQ(ts.order->perm, (std::vector<std::int64_t>{1, 2, 0, 3, 4, 5}));
   EXPECT_EQ(ts.in_place, (std::vector<char>{0, 1}));
   aspt::check_aspt_tiling(ts, sorted.view());
   // The cache rule: columns 3 and 5 are used every min(6 nonzeros / 2 uses, 4 columns) = 3 B rows
@@ -104,7 +111,7 @@ TEST(AsptTiling, WorkedExampleFromTheHeader) {
   p.cached_b_bytes = 12;
   const auto plain = aspt::build_aspt_tiling(s.view(), p);
   EXPECT_EQ(plain.heavy_nnz, 0);
-  EXPECT_TRUE(plain.col_idx.empty() && plain.perm.empty());
+  EXPECT_EQ(plain.order, nullptr);
   EXPECT_EQ(plain.heavy_end, (std::vector<std::int64_t>{0, 3}));
   aspt::check_aspt_tiling(plain, s.view());
   // The panel rule: 4 heavy entries over 2 rows x 1 tile (tile_cols 2) are 2 per (row, tile).
@@ -135,6 +142,72 @@ TEST(AsptTiling, InvariantsOnEveryProblemAndParameterSet) {
                    std::to_string(p.heavy_threshold) + " tile_cols " + std::to_string(p.tile_cols));
       const auto t = aspt::build_aspt_tiling(prob.s.view(), p);
       EXPECT_NO_THROW(aspt::check_aspt_tiling(t, prob.s.view()));
+    }
+  }
+}
+
+// `a` and `b` tile S alike: the same tiled panels, heavy columns, pieces and rows in place, and the
+// same columns and positions in every reordered row.
+void expect_same_tiling(const aspt::AsptTiling& a, const aspt::AsptTiling& b) {
+  EXPECT_EQ(a.heavy_ptr, b.heavy_ptr);
+  EXPECT_EQ(a.heavy_cols, b.heavy_cols);
+  EXPECT_EQ(a.heavy_end, b.heavy_end);
+  ASSERT_EQ(a.in_place, b.in_place);
+  EXPECT_EQ(a.piece_ptr, b.piece_ptr);
+  EXPECT_EQ(a.piece_end, b.piece_end);
+  EXPECT_EQ(a.heavy_nnz, b.heavy_nnz);
+  ASSERT_EQ(a.order == nullptr, b.order == nullptr);
+  for (std::int64_t r = 0; r < a.rows; ++r)
+    for (std::int64_t j = a.row_ptr[r]; j < a.row_ptr[r + 1] && !a.in_place[r]; ++j)
+      ASSERT_TRUE(a.order->col_idx[j] == b.order->col_idx[j] &&
+                  a.order->perm[j] == b.order->perm[j])
+          << "row " << r << " entry " << j;
+}
+
+// The SDDMM and SpMM plans of one pattern differ in tile_cols only and share one order: each tiling
+// on it must be the one it would build on its own, also where the panel rule, which counts tiles,
+// tiles a panel for one tile_cols and not for another.
+TEST(AsptTiling, TilingsOnASharedOrderEqualTheirOwn) {
+  HostCsr s;  // the header's example: 4 heavy entries in 2 rows, 2 per (row, tile) with one tile
+  s.rows = 2;
+  s.cols = 8;
+  s.row_ptr = {0, 3, 6};
+  s.col_idx = {5, 1, 3, 3, 7, 5};
+  AsptParams wide = forced(2, 2, 2);
+  wide.min_tile_row_nnz = 2;
+  AsptParams narrow = wide;
+  narrow.tile_cols = 1;  // two tiles: 1 heavy entry per (row, tile), below the rule's 2
+  const auto order =
+      std::make_shared<const aspt::AsptOrder>(aspt::build_aspt_order(s.view(), narrow));
+  const auto tw = aspt::build_aspt_tiling(s.view(), order, wide),
+             tn = aspt::build_aspt_tiling(s.view(), order, narrow);
+  EXPECT_EQ(tw.heavy_nnz, 4);
+  EXPECT_EQ(tw.order, order);
+  EXPECT_EQ(tn.heavy_nnz, 0);
+  EXPECT_EQ(tn.order, nullptr);  // tiles nothing, so keeps no order alive
+  EXPECT_EQ(tn.in_place, (std::vector<char>{1, 1}));
+  aspt::check_aspt_tiling(tw, s.view());
+  aspt::check_aspt_tiling(tn, s.view());
+
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE("replay: FK_TEST_SEED=" + std::to_string(seed));
+  for (const auto& prob : problems_in_both_orders(seed)) {
+    std::vector<AsptParams> sets = parameter_sets();
+    for (int k : {1, 32, 1000})
+      sets.push_back(aspt::resolve_params({}, prob.s.rows, prob.s.cols, prob.s.nnz(), k, 2));
+    for (const auto& p : sets) {
+      const auto shared =
+          std::make_shared<const aspt::AsptOrder>(aspt::build_aspt_order(prob.s.view(), p));
+      for (std::int64_t tile_cols :
+           {std::int64_t(1), std::int64_t(3), p.tile_cols, std::int64_t(1) << 20}) {
+        SCOPED_TRACE(prob.name + " panel_rows " + std::to_string(p.panel_rows) + " tile_cols " +
+                     std::to_string(tile_cols) + " (order's " + std::to_string(p.tile_cols) + ")");
+        AsptParams q = p;
+        q.tile_cols = tile_cols;
+        const auto t = aspt::build_aspt_tiling(prob.s.view(), shared, q);
+        EXPECT_NO_THROW(aspt::check_aspt_tiling(t, prob.s.view()));
+        expect_same_tiling(t, aspt::build_aspt_tiling(prob.s.view(), q));
+      }
     }
   }
 }
@@ -256,6 +329,30 @@ TEST(AsptKernels, SpmmWithForcedTilesMatchesReference) {
       }
     }
   }
+}
+
+// The SDDMM and SpMM plans of one pattern (tile_cols differ, as the registered variants' do) build
+// one order between them; a plan of another pattern, even an equal copy, builds its own; and an
+// order lives only as long as plans hold it.
+TEST(AsptKernels, PlansOfOnePatternShareOneOrder) {
+  Context cpu(DeviceKind::kCpu);
+  Rng rng(test::fresh_seed());
+  const HostCsr s = test::random_pattern(300, 200, rng, [](std::int64_t) { return 40; });
+  const HostCsr copy = s;
+  const AsptParams sddmm_params = forced(16, 2, 64), spmm_params = forced(16, 2, 8);
+  const auto sddmm = make_omp_sddmm_aspt_with(sddmm_params);
+  const auto spmm = make_omp_spmm_aspt_with(spmm_params);
+  ASSERT_GT(aspt::build_aspt_tiling(s.view(), sddmm_params).heavy_nnz, 0);  // the plans tile
+  const std::int64_t built = aspt::aspt_orders_built();
+  {
+    const auto a = sddmm->prepare(cpu, s.view(), 32);
+    const auto b = spmm->prepare(cpu, s.view(), 32);
+    EXPECT_EQ(aspt::aspt_orders_built(), built + 1);
+    const auto c = spmm->prepare(cpu, copy.view(), 32);
+    EXPECT_EQ(aspt::aspt_orders_built(), built + 2);
+  }
+  const auto again = spmm->prepare(cpu, s.view(), 32);
+  EXPECT_EQ(aspt::aspt_orders_built(), built + 3);
 }
 
 }  // namespace
