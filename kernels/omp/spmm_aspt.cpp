@@ -3,8 +3,9 @@
 // prepare() builds the panel/tile analysis (kernels/omp/aspt_tiling.hpp) on the reordered entries
 // that the pattern's other ASpT plans share. run(), per panel (dynamic schedule, one panel at a
 // time per thread):
-//   0. gathers the values of reordered rows into the tiling's entry order (values arrive in S's
-//      order; rows the tiling marks in_place are read where they are);
+//   0. gathers the values of the panel's reordered rows into the tiling's entry order, in a buffer
+//      of the thread's that one panel fills (values arrive in S's order; rows the tiling marks
+//      in_place are read where they are);
 //   1. heavy part: tile by tile, every row of the panel adds its entries in the tile to its C row,
 //      so the tile's B rows (sized for L2) are read from memory once per panel and reused from
 //      cache by the panel's other rows, while the panel's C rows stay in L2 between tiles;
@@ -13,6 +14,7 @@
 // it; each row belongs to one panel, so no two threads touch the same row. Register blocking over
 // K as in omp.spmm.rows (kernels/omp/simd.hpp). A single very long row is one thread's work here;
 // `auto` sends such matrices to omp.spmm.nnz_balanced.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -31,8 +33,12 @@ class OmpSpmmAsptPlan : public SpmmPlan {
         k_(k),
         tiling_(aspt::build_shared_order_tiling(
             s, aspt::resolve_params(requested, s.rows, s.cols, s.nnz, k,
-                                    omp_common::split_threads()))),
-        vals_(static_cast<std::size_t>(tiling_.heavy_ptr.back() > 0 ? s.nnz : 0)) {}
+                                    omp_common::split_threads()))) {
+    for (std::int64_t p = 0; p < tiling_.num_panels(); ++p)
+      if (tiling_.num_tiles(p) > 0)
+        panel_vals_size_ = std::max(
+            panel_vals_size_, s.row_ptr[tiling_.panel_end(p)] - s.row_ptr[tiling_.panel_begin(p)]);
+  }
 
   void run(const Context&, const float* vals, DenseView<const float> b, DenseView<float> c) override {
     check_spmm_operands("omp.spmm.aspt", s_, Op::kNoTrans, k_, b, c);
@@ -40,12 +46,14 @@ class OmpSpmmAsptPlan : public SpmmPlan {
     const aspt::AsptTiling& t = tiling_;
     const std::int64_t panels = t.num_panels(), k = k_;
     const std::int64_t* perm = t.order ? t.order->perm.data() : nullptr;
-    float* rv = vals_.data();
+    panel_vals_.resize(static_cast<std::size_t>(panel_vals_size_ * omp_get_max_threads()));
     const float* bd = b.data;
     const std::int64_t ldb = b.cols;
 #pragma omp parallel
     {
       std::vector<char> written(static_cast<std::size_t>(t.params.panel_rows));
+      // A tiled panel's reordered values, indexed from the panel's first entry.
+      float* rv = panel_vals_.data() + panel_vals_size_ * omp_get_thread_num();
 #pragma omp for schedule(dynamic, 1)
       for (std::int64_t p = 0; p < panels; ++p) {
         const std::int64_t r0 = t.panel_begin(p), r1 = t.panel_end(p);
@@ -58,27 +66,31 @@ class OmpSpmmAsptPlan : public SpmmPlan {
           }
           continue;
         }
+        const std::int64_t first = t.row_ptr[r0];
         for (std::int64_t r = r0; r < r1; ++r) {
           written[r - r0] = 0;
           if (!t.in_place[r])  // reordered row: gather its values
-            for (std::int64_t j = t.row_ptr[r]; j < t.row_ptr[r + 1]; ++j) rv[j] = vals[perm[j]];
+            for (std::int64_t j = t.row_ptr[r]; j < t.row_ptr[r + 1]; ++j)
+              rv[j - first] = vals[perm[j]];
         }
+        // Row r's value of entry j.
+        auto row_vals = [&](std::int64_t r, std::int64_t j) {
+          return t.in_place[r] ? vals + j : rv + (j - first);
+        };
         for (std::int64_t ti = 0; ti < t.num_tiles(p); ++ti) {
           const std::int64_t *ends = t.piece_ends(p, ti), *starts = ti > 0 ? t.piece_ends(p, ti - 1) : nullptr;
           for (std::int64_t r = r0; r < r1; ++r) {
             const std::int64_t j0 = starts ? starts[r - r0] : t.row_ptr[r], j1 = ends[r - r0];
             if (j1 == j0) continue;
-            const float* v = t.in_place[r] ? vals : rv;
-            omp_simd::spmm_row(t.row_cols(r, s_.col_idx) + j0, v + j0, j1 - j0, bd, ldb, k,
+            omp_simd::spmm_row(t.row_cols(r, s_.col_idx) + j0, row_vals(r, j0), j1 - j0, bd, ldb, k,
                                c.row(r), written[r - r0]);
             written[r - r0] = 1;
           }
         }
         for (std::int64_t r = r0; r < r1; ++r) {
           const std::int64_t j0 = t.heavy_end[r], j1 = t.row_ptr[r + 1];
-          const float* v = t.in_place[r] ? vals : rv;
           if (j1 > j0 || !written[r - r0])
-            omp_simd::spmm_row(t.row_cols(r, s_.col_idx) + j0, v + j0, j1 - j0, bd, ldb, k,
+            omp_simd::spmm_row(t.row_cols(r, s_.col_idx) + j0, row_vals(r, j0), j1 - j0, bd, ldb, k,
                                c.row(r), written[r - r0]);
         }
       }
@@ -89,7 +101,10 @@ class OmpSpmmAsptPlan : public SpmmPlan {
   CsrView s_;
   int k_;
   aspt::AsptTiling tiling_;
-  std::vector<float> vals_;  // the run's values in the tiling's entry order (only when tiled)
+  // Per thread, a tiled panel's values in the tiling's entry order: panel_vals_size_ floats each
+  // (the largest tiled panel's entries) instead of a copy of every value.
+  std::int64_t panel_vals_size_ = 0;
+  std::vector<float> panel_vals_;
 };
 
 class OmpSpmmAspt : public SpmmVariant {
