@@ -102,6 +102,8 @@ void reset_memory_peaks() {
   g_device_peak = g_device_bytes.load();
 }
 
+std::int64_t device_bytes_in_use() noexcept { return g_device_bytes.load(); }
+
 void count_device_bytes(std::int64_t delta) noexcept {
   const std::int64_t now = g_device_bytes += delta;
   std::int64_t peak = g_device_peak.load();

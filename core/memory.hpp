@@ -35,6 +35,8 @@ struct MemoryPeaks {
 };
 MemoryPeaks memory_peaks();
 void reset_memory_peaks();
+// Device memory held through hooks::device_allocate now.
+std::int64_t device_bytes_in_use() noexcept;
 
 // The device allocation hooks report each allocation (+bytes) and release (-bytes) here.
 void count_device_bytes(std::int64_t delta) noexcept;

@@ -5,6 +5,7 @@
 
 #include "core/device_buffer.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 #include "core/timer.hpp"
 #include "core/vector_csr.hpp"
 #include "kernels/omp/aspt_tiling.hpp"
@@ -617,9 +618,22 @@ const RatioSpmmVariant& find_ratio_spmm_variant(const std::string& name) {
   return find_variant(ratio_spmm_variants(), name, "ratio SpMM");
 }
 
+namespace {
+// --verbose's account of device memory: what a GPU plan's preparation left allocated (its
+// transposes, reorderings, workspaces), from the count behind memory_peaks() (core/memory.hpp).
+void log_plan_device_memory(const Context& ctx, const char* op, const char* name,
+                            std::int64_t bytes_before) {
+  if (!ctx.is_gpu()) return;
+  log_debug() << op << " plan " << name << " holds "
+              << double(device_bytes_in_use() - bytes_before) / (1024.0 * 1024.0)
+              << " MiB on the device";
+}
+}  // namespace
+
 PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
                               const std::string& variant, Precision precision) {
   check_pattern(ctx, s, k);
+  const std::int64_t device_bytes = device_bytes_in_use();
   Stopwatch clock;  // from the features the rules read, as for every plan
   KernelProblem problem{pattern_features(ctx, s), k};
   problem.precision = precision;
@@ -638,12 +652,14 @@ PreparedSddmm make_sddmm_plan(const Context& ctx, const CsrView& s, int k,
 #endif
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();
+  log_plan_device_memory(ctx, "SDDMM", out.variant->name(), device_bytes);
   return out;
 }
 
 PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int k,
                                        const std::string& variant, Op op) {
   check_pattern(ctx, s, k);
+  const std::int64_t device_bytes = device_bytes_in_use();
   Stopwatch clock;
   KernelProblem problem{op == Op::kTrans ? transposed_features(ctx, s) : pattern_features(ctx, s), k};
   problem.transposed = op == Op::kTrans;  // the rules see Sᵀ, the matrix the plan runs on
@@ -672,12 +688,15 @@ PreparedRatioSpmm make_ratio_spmm_plan(const Context& ctx, const CsrView& s, int
   }
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();
+  log_plan_device_memory(ctx, op == Op::kTrans ? "transposed ratio SpMM" : "ratio SpMM",
+                         out.variant->name(), device_bytes);
   return out;
 }
 
 PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
                             const std::string& variant, Precision precision) {
   check_pattern(ctx, s, k);
+  const std::int64_t device_bytes = device_bytes_in_use();
   Stopwatch clock;
   KernelProblem problem;
   problem.k = k;
@@ -763,6 +782,8 @@ PreparedSpmm make_spmm_plan(const Context& ctx, const CsrView& s, int k, Op op,
 #endif
   ctx.synchronize();
   out.prepare_seconds = clock.seconds();
+  log_plan_device_memory(ctx, op == Op::kTrans ? "transposed SpMM" : "SpMM", out.variant->name(),
+                         device_bytes);
   return out;
 }
 

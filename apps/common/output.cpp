@@ -83,10 +83,17 @@ void add_memory_peaks(JsonObject& j, const MemoryPeaks& peaks, bool on_gpu) {
   j.add("peak_host_mib", host).add("peak_device_mib", device);
 }
 
+namespace {
+std::string mib(std::int64_t bytes) {
+  return std::to_string(std::llround(double(bytes) / (1024.0 * 1024.0))) + " MiB";
+}
+}  // namespace
+
+std::string device_memory_note(DeviceKind device) {
+  return device == DeviceKind::kGpu ? "; " + mib(device_bytes_in_use()) + " on the GPU" : "";
+}
+
 std::string describe_memory_peaks(const MemoryPeaks& peaks, bool on_gpu) {
-  auto mib = [](std::int64_t bytes) {
-    return std::to_string(std::llround(double(bytes) / (1024.0 * 1024.0))) + " MiB";
-  };
   std::string text = "host " + (peaks.host_bytes ? mib(*peaks.host_bytes) : "unknown");
   if (on_gpu) text += ", GPU " + mib(peaks.device_bytes) + " in factorkit's buffers";
   return text;

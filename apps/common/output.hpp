@@ -45,6 +45,9 @@ class JsonObject {
 void add_memory_peaks(JsonObject& j, const MemoryPeaks& peaks, bool on_gpu);
 // The same for a run's last log line: "host 2052 MiB, GPU 1234 MiB in factorkit's buffers".
 std::string describe_memory_peaks(const MemoryPeaks& peaks, bool on_gpu);
+// For the kernels line, once data and plans are on the device: "; 2310 MiB on the GPU" (what
+// factorkit holds there now; the peak comes in training), "" on the CPU.
+std::string device_memory_note(DeviceKind device);
 
 // metrics.jsonl: one line per iteration, flushed after each line. Lines should begin with
 // "iter" (JsonObject().add("iter", n) first) so that resume() can cut the log at a checkpoint.

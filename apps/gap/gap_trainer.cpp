@@ -77,7 +77,8 @@ class Trainer {
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
                << fmt("%.3f", be_->prepare_seconds()) << " s"
                << app::precision_note(h.precision, be_->context().device())
-               << app::repeatability_note(be_->kernel_names()) << ")";
+               << app::repeatability_note(be_->kernel_names())
+               << app::device_memory_note(be_->context().device()) << ")";
     if (data.unigram_heldout_ll)
       log_info() << "unigram baseline: heldout_ll " << fmt("%.4f", *data.unigram_heldout_ll)
                  << ", train_ll " << fmt("%.4f", data.unigram_train_ll) << " per token";

@@ -195,7 +195,8 @@ class Trainer {
                << " held-out minibatches, plans prepared in " << be_->prepare_seconds()
                << " s (kernels: " << be_->kernel_names()
                << app::precision_note(h.precision, be_->context().device())
-               << app::repeatability_note(be_->kernel_names()) << ")";
+               << app::repeatability_note(be_->kernel_names())
+               << app::device_memory_note(be_->context().device()) << ")";
   }
 
   TrainResult run() {

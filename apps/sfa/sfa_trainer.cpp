@@ -78,7 +78,8 @@ class Trainer {
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
                << fmt("%.3f", be_->prepare_seconds()) << " s"
                << app::precision_note(hyper_.precision, ctx_->device())
-               << app::repeatability_note(be_->kernel_names()) << ")";
+               << app::repeatability_note(be_->kernel_names())
+               << app::device_memory_note(ctx_->device()) << ")";
   }
 
   TrainResult run() {
