@@ -164,7 +164,9 @@ class CpuOps : public app::HostOps {
           m.col(t) =
               Eigen::Map<const Eigen::VectorXf>(d + std::int64_t{s.col_idx[j0 + t]} * k, k) * scale;
         }
-        a.selfadjointView<Eigen::Lower>().rankUpdate(m);
+        // An implicit row without ratings (an item seen only in the test set) solves G x = 0;
+        // Eigen's product blocking divides by the update's depth, so none is made for it (SIGFPE).
+        if (len > 0) a.selfadjointView<Eigen::Lower>().rankUpdate(m);
         if (diag) a.diagonal().array() += diag[r];
         llt.compute(a);
         if (llt.info() != Eigen::Success) {

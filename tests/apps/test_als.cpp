@@ -154,6 +154,33 @@ TEST_P(AlsTinyExact, ItemHalfStepEqualsClosedFormRidgeOnRtAndOnR) {
     }
 }
 
+// A user and an item without training ratings (as a hold-out leaves them): implicit mode's exact
+// solve gives them zero factors, the others the closed form. 64 factors: Eigen's product blocking
+// (from 48 factors on) divided by the rank update's depth, 0 for such a row (SIGFPE).
+TEST(AlsTrain, ImplicitCholeskyGivesRowsWithoutRatingsZeroFactors) {
+  io::Ratings r = tiny_ratings();
+  r.user_ids.push_back("u3");
+  r.item_ids.push_back("i4");
+  const AlsData d = build_als_data(r, {});
+  const int k = 64;
+  const AlsHyper h = hyper_for(k, false, true, Solver::kCholesky, 1, 0.0);
+  auto be = make_cpu_als_backend(Context(DeviceKind::kCpu), h, d.train, d.train_t, d.test);
+  HostDense<float> items(d.items(), k, 0.0f);
+  Rng rng(5);
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (int c = 0; c < k; ++c) items(i, c) = static_cast<float>(0.1 * rng.normal());
+  be->set_factors(HostDense<float>(d.users(), k, 7.5f), items);
+  be->solve_users();
+  const HostDense<float> users = be->user_factors();
+  const HostDense<float> want = closed_form_users(d, items, k, false, true, h.lambda, h.alpha, 0.0);
+  EXPECT_LT(test::max_rel_error(flat(users), flat(want)), 1e-4);
+  for (int c = 0; c < k; ++c) EXPECT_EQ(users(3, c), 0.0f);
+  be->solve_items();
+  const HostDense<float> solved = be->item_factors();
+  for (int c = 0; c < k; ++c) EXPECT_EQ(solved(4, c), 0.0f);
+  EXPECT_NE(solved(0, 0), 0.0f);
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, AlsTinyExact,
                          ::testing::Values(TinyCase{false, false, Solver::kCg},
                                            TinyCase{true, false, Solver::kCg},
