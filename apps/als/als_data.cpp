@@ -266,14 +266,21 @@ AlsData prepare_als_data(const AlsOptions& opt, const std::string& input, io::In
                          std::uint64_t seed) {
   std::vector<float> truth;
   const bool generated = input.rfind("gen:", 0) == 0;
-  // Implicit mode's confidences 1 + alpha*r need r >= 0: checked as each file is read, so that
-  // the error names the file and the line.
+  // Implicit mode's confidences 1 + alpha*r need r >= 0 and alpha*r within what single precision
+  // can solve (kMaxConfidenceSlope): checked as each file is read, so that the error names the
+  // file and the line.
   io::RatingCheck check;
   if (opt.implicit)
-    check = [](float v) {
-      return v >= 0 ? std::string()
-                    : "implicit mode needs ratings >= 0 (confidence 1 + alpha*r), found " +
-                          app::format_double(v);
+    check = [alpha = opt.alpha](float v) {
+      if (!(v >= 0))
+        return "implicit mode needs ratings >= 0 (confidence 1 + alpha*r), found " +
+               app::format_double(v);
+      if (alpha * v > kMaxConfidenceSlope)
+        return "implicit mode needs alpha*r at most 1e5 (single precision loses the unobserved "
+               "pairs beside larger confidences), found r = " +
+               app::format_double(v) + " with --alpha " + app::format_double(alpha) +
+               ": lower --alpha or rescale the ratings, e.g. r = log(1 + count)";
+      return std::string();
     };
   io::Ratings r = load_ratings(input, format, generated ? &truth : nullptr, check);
   std::vector<char> is_test;

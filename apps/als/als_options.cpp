@@ -34,7 +34,8 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
      "implicit feedback: every rating r is an observed interaction with confidence 1 + alpha*r "
      "and preference 1; unobserved pairs have preference 0 (Hu, Koren & Volinsky 2008)")
     ("alpha", po::value<double>(&o.alpha)->default_value(o.alpha, app::format_double(o.alpha))->value_name("X"),
-     "implicit mode: confidence slope α in c = 1 + α r")
+     "implicit mode: confidence slope α in c = 1 + α r; α and α r for every rating at most 1e5 "
+     "(single precision; rescale large counts, e.g. r = log(1 + count))")
     ("biases", po::bool_switch(&o.biases),
      "explicit mode: learn a bias per user and per item (regularized like the factors); the "
      "global mean is always subtracted")
@@ -85,7 +86,10 @@ void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
   }
   // cholesky ignores --cg-steps, as its help says (a config file's cg-steps does not stop it).
   if (o.solver_kind == Solver::kCg) require_at_least("cg-steps", o.cg_steps, 1);
-  if (!(o.alpha > 0) || !std::isfinite(o.alpha)) usage_fail("alpha", "must be a finite number > 0");
+  if (!(o.alpha > 0) || !(o.alpha <= kMaxConfidenceSlope))
+    usage_fail("alpha",
+               "must be a number > 0 and at most 1e5 (past it single precision loses the "
+               "unobserved pairs beside the confidences; rescale the ratings instead)");
   // Each mode's own options: given on the command line in the other mode they are an error (they
   // would be ignored); a config file's are moot (every written config.ini has them).
   for (const char* name : {"alpha", "k", "eval-users"})

@@ -585,6 +585,8 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
       {"--lambda -1", "lambda"},
       {"--biases --implicit", "biases"},
       {"--alpha 3", "alpha"},
+      // Past single precision: the unobserved pairs fade beside the confidences.
+      {"--implicit --alpha 1e10", "--alpha: must be a number > 0 and at most 1e5"},
       {"--k 3", "--k: applies to --implicit only"},
       {"--eval-users 7", "--eval-users: applies to --implicit only"},
       {"--implicit --no-clip", "--no-clip: applies to explicit mode only"},
@@ -640,6 +642,13 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   EXPECT_NE(neg_test.err.find("negative.csv:3: implicit mode needs ratings >= 0"),
             std::string::npos)
       << neg_test.err;
+  // So is a rating whose confidence slope alpha*r passes what single precision can solve.
+  const Outcome steep = run_als(dir, "--input '" + good + "' --out '" + dir.file("o") +
+                                         "' --implicit --alpha 5e4 --holdout-frac 0");
+  EXPECT_EQ(steep.code, 1);
+  EXPECT_NE(steep.err.find("good.csv:4: implicit mode needs alpha*r at most 1e5"),
+            std::string::npos)
+      << steep.err;
 }
 
 // Ratings of 1e20 overflow the factors: the run ends with exit status 1 and a message that names
