@@ -587,6 +587,10 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
       {"--alpha 3", "alpha"},
       // Past single precision: the unobserved pairs fade beside the confidences.
       {"--implicit --alpha 1e10", "--alpha: must be a number > 0 and at most 1e5"},
+      // Factors that small stay at the global mean for many iterations (1e-30: for good); 1e20
+      // overflowed.
+      {"--init-scale 1e-30", "--init-scale: must be a number from 1e-6 to 1e10"},
+      {"--init-scale 1e20", "--init-scale: must be a number from 1e-6 to 1e10"},
       {"--k 3", "--k: applies to --implicit only"},
       {"--eval-users 7", "--eval-users: applies to --implicit only"},
       {"--implicit --no-clip", "--no-clip: applies to explicit mode only"},

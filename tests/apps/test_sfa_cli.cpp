@@ -372,7 +372,9 @@ TEST(SfaCli, BadInputExitsOneAndBadOptionsExitTwo) {
       // Past single precision: these overflowed in the first pass and blamed the ratings' scale.
       {"--lambda-u 1e300", "--lambda-u: must be a number > 0 and at most 1e30"},
       {"--lambda-m 1e31", "--lambda-m: must be a number > 0 and at most 1e30"},
-      {"--init-scale 1e20", "--init-scale: must be a number > 0 and at most 1e10"},
+      {"--init-scale 1e20", "--init-scale: must be a number from 1e-6 to 1e10"},
+      // Loadings that small stay at the item means for many passes (1e-30: for good).
+      {"--init-scale 1e-30", "--init-scale: must be a number from 1e-6 to 1e10"},
       {"--cg-steps 0", "cg-steps"},
       {"--holdout-frac 1.5", "holdout-frac"},
       {"--holdout-frac 0.1 --test '" + input + "'", "test"},
