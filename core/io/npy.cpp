@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string_view>
 
@@ -222,6 +223,20 @@ NpyHeader read_header(std::FILE* f, const std::string& path, std::int64_t file_s
   std::string text(len, '\0');
   if (std::fread(text.data(), 1, len, f) != len) throw InputError(path, 0, "truncated .npy header");
   NpyHeader parsed = DictParser(text, path).parse();
+  // A nonempty array's dimensions are bounded by the bytes the file holds (read_array checks
+  // them); an empty one's are not: (2^62, 0) read as 2^62 rows of nothing, for a caller to loop
+  // over or size by. Every empty array written here has dimensions below 2^31 (counts of users,
+  // items, words, topics, factors are 32-bit).
+  const std::vector<std::int64_t>& shape = parsed.shape;
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end() &&
+      *std::max_element(shape.begin(), shape.end()) > std::numeric_limits<std::int32_t>::max()) {
+    std::string dims;
+    for (const std::int64_t d : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    throw InputError(path, 0,
+                     "shape (" + dims +
+                         ") is empty but has a dimension above 2^31 - 1, more than any array "
+                         "here can have: the header is damaged; write the file again");
+  }
   parsed.major_version = h.major_version;
   parsed.data_offset = prefix + len;
   return parsed;

@@ -163,6 +163,12 @@ TEST(IoNpy, BadFilesAreInputErrorsNamingTheFile) {
                  "{'descr': '<f4', 'fortran_order': False, 'shape': (4000000000, 4000000000), }\n",
                  four),
        "needs more"},
+      // Empty, so no data to bound its rows: 2^62 rows of nothing.
+      {"empty with huge rows",
+       npy_bytes(1,
+                 "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 0), }\n",
+                 ""),
+       "shape (4611686018427387904, 0) is empty but has a dimension above 2^31 - 1"},
       {"missing key", npy_bytes(1, "{'descr': '<f4', 'shape': (2, 2), }\n", four), "must give"},
       {"garbage dict", npy_bytes(1, "{'descr': <f4}\n", four), "bad .npy header"},
       {"header longer than file", npy_bytes(1, ok_dict, "").substr(0, 20), "does not fit"},
@@ -172,6 +178,15 @@ TEST(IoNpy, BadFilesAreInputErrorsNamingTheFile) {
     test::write_bytes(p, c.bytes);
     EXPECT_TRUE(throws_input_error([&] { io::read_npy_f32(p); }, p, 0, {c.fragment}));
   }
+  // The header alone (as a checkpoint's shapes are checked) is refused too; (0, 2^31 - 1) is not.
+  test::write_bytes(
+      p,
+      npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 2147483648), }\n", ""));
+  EXPECT_TRUE(throws_input_error([&] { io::read_npy_header(p); }, p, 0, {"above 2^31 - 1"}));
+  test::write_bytes(
+      p,
+      npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 2147483647), }\n", ""));
+  EXPECT_EQ(io::read_npy_f32(p).cols(), 2147483647);
   EXPECT_TRUE(
       throws_input_error([&] { io::read_npy_f32(dir.path()); }, dir.path(), 0, {"directory"}));
   EXPECT_TRUE(throws_input_error([&] { io::read_npy_f32(dir.file("none.npy")); },
