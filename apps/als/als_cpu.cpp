@@ -15,6 +15,7 @@
 
 #include "apps/als/als_engine.hpp"
 #include "apps/common/host_ops.hpp"
+#include "apps/common/memory.hpp"
 
 namespace fk::als {
 namespace {
@@ -22,7 +23,6 @@ namespace {
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using Matrix = Eigen::MatrixXf;
 
-constexpr std::int64_t kGramRows = 4096;  // rows per partial Gram matrix
 constexpr std::int64_t kGemmRows = 256;   // rows per block of y += p·g
 
 // Memory, CSR and fill: app::HostOps.
@@ -109,11 +109,11 @@ class CpuOps : public app::HostOps {
   }
 
   void gram(const Context&, const float* d, std::int64_t n, int k, float lambda, float* g) const {
-    const std::int64_t chunks = (n + kGramRows - 1) / kGramRows;
+    const std::int64_t chunks = (n + app::kGramRows - 1) / app::kGramRows;
     std::vector<Matrix> part(static_cast<std::size_t>(chunks));
 #pragma omp parallel for schedule(static)
     for (std::int64_t c = 0; c < chunks; ++c) {
-      const std::int64_t r0 = c * kGramRows, r1 = std::min(n, r0 + kGramRows);
+      const std::int64_t r0 = c * app::kGramRows, r1 = std::min(n, r0 + app::kGramRows);
       Eigen::Map<const RowMatrix> block(d + r0 * k, r1 - r0, k);
       part[c] = Matrix::Zero(k, k);
       part[c].selfadjointView<Eigen::Lower>().rankUpdate(block.transpose());

@@ -79,9 +79,15 @@ class Trainer {
     device_ = ctx.describe();
     rounding_ = app::rounding_device(ctx);
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
-    // The factors (with the bias column) and the conjugate gradient's vectors, both sides.
+    // The factors (with the bias column) and the conjugate gradient's vectors, both sides; on the
+    // CPU also the engine's two K x K Gram matrices and, in implicit mode, the partials summed into
+    // them (the GPU's are in its own memory).
+    const std::int64_t squares =
+        ctx.is_gpu()
+            ? 0
+            : 2 + (opt.implicit ? app::cpu_gram_matrices(std::max(data.users(), data.items())) : 0);
     app::check_factors_fit(data.users(), data.items(), opt.factors, 7,
-                           "the ratings (" + data.source + ")", "--factors");
+                           "the ratings (" + data.source + ")", "--factors", squares);
     const HostCsr none;
     be_ = make_als_backend(std::move(ctx), hyper_, data.train, data.train_t,
                            opt.implicit ? none : data.test);

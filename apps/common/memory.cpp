@@ -4,9 +4,12 @@
 
 namespace fk::app {
 
+std::int64_t cpu_gram_matrices(std::int64_t rows) { return (rows + kGramRows - 1) / kGramRows + 1; }
+
 void check_factors_fit(std::int64_t rows, std::int64_t cols, std::int64_t k, int copies,
-                       const std::string& what, const std::string& k_option) {
-  const double bytes = 4.0 * copies * (double(rows) + double(cols)) * double(k);
+                       const std::string& what, const std::string& k_option, std::int64_t squares) {
+  const double bytes =
+      4.0 * (copies * (double(rows) + double(cols)) * double(k) + double(squares) * k * k);
   if (fits_in_memory(bytes)) return;
   throw Error(what + " with " + k_option + " " + std::to_string(k) + " needs about " +
               memory_shortfall(bytes) + ": ask for fewer with " + k_option +

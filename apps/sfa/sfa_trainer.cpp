@@ -71,8 +71,12 @@ class Trainer {
     device_ = ctx.describe();
     rounding_ = app::rounding_device(ctx);
     device_kind_ = ctx.is_gpu() ? "gpu" : "cpu";
+    // On the CPU also the engine's four K x K matrices (XᵀX, the preconditioner, the eigenvectors
+    // and their transpose) and the partials summed into XᵀX (the GPU's are in its own memory).
+    const std::int64_t squares =
+        ctx.is_gpu() ? 0 : 4 + app::cpu_gram_matrices(std::max(data.users(), data.items()));
     app::check_factors_fit(data.users(), data.items(), opt.factors, 7,
-                           "the ratings (" + data.source + ")", "--factors");
+                           "the ratings (" + data.source + ")", "--factors", squares);
     be_ = make_sfa_backend(std::move(ctx), hyper_, data.train, data.train_t, data.test, means_);
     ctx_ = &be_->context();
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "

@@ -3,13 +3,14 @@
 // Cholesky, recovery of a generated low-rank model, determinism, the splits, the ranking metrics,
 // recommend/similar, checkpoints, and GPU against CPU (skipped without a device).
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <Eigen/Dense>
 #include <algorithm>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "apps/als/als_model.hpp"
 #include "apps/als/als_trainer.hpp"
 #include "apps/common/checkpoint.hpp"
+#include "apps/common/memory.hpp"
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
 #include "core/random.hpp"
@@ -620,6 +622,35 @@ TEST(AlsTrain, TestPredictionsAreClippedToTheRatingRange) {
     const double want = clip ? sse_clipped : sse_raw;
     EXPECT_NEAR(be->test_errors().sse, want, 1e-5 * want);
   }
+}
+
+// The memory check before training counts the K x K Gram partials the CPU engines hold: 6000 rows
+// of 4096 factors, 7 copies, are 688 MB and fit 80% of 1 GiB, but not with the engine's two Gram
+// matrices, the two partials of 6000 rows and their total (335 MB more).
+TEST(AlsTrainer, FactorMemoryCheckCountsTheGramPartials) {
+  EXPECT_EQ(app::cpu_gram_matrices(app::kGramRows), 2);
+  EXPECT_EQ(app::cpu_gram_matrices(app::kGramRows + 1), 3);
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's shadow memory alone exceeds any small address-space limit";
+#endif
+  const double limit = 1 << 30;
+  if (host_memory_bytes() <= 2 * limit)
+    GTEST_SKIP() << "the 1 GiB limit would not lower the memory";
+  const int status = test::run_in_child([&] {
+    struct rlimit r {};
+    r.rlim_cur = r.rlim_max = static_cast<rlim_t>(limit);
+    if (::setrlimit(RLIMIT_AS, &r) != 0) ::_exit(3);
+    app::check_factors_fit(6000, 0, 4096, 7, "the ratings", "--factors");
+    try {
+      app::check_factors_fit(6000, 0, 4096, 7, "the ratings", "--factors",
+                             2 + app::cpu_gram_matrices(6000));
+    } catch (const Error&) {
+      ::_exit(0);
+    }
+    ::_exit(1);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the partials were not counted; 3: setrlimit failed";
 }
 
 TEST(AlsTrainer, ResumedRunEqualsUninterruptedRun) {
