@@ -398,6 +398,36 @@ TEST(GapCli, RatingsAreCounts) {
   }
 }
 
+// Counts far below whole tokens are fit by the prior's a - 1 pseudo-counts, not by themselves: a
+// warning names the scale and the prior; with --a 1 (no pseudo-counts) there is none.
+TEST(GapCli, CountsBelowThePriorsPseudoCountsAreWarnedAbout) {
+  test::TempDir dir;
+  {
+    std::ofstream m(dir.file("tiny.mtx"));
+    m << "%%MatrixMarket matrix coordinate real general\n20 10 60\n";
+    for (int d = 1; d <= 20; ++d)
+      for (int w = 0; w < 3; ++w) m << d << " " << 1 + (d + 3 * w) % 10 << " 1e-30\n";
+  }
+  const std::vector<std::string> args = {
+      "--input", dir.file("tiny.mtx"), "--factors", "2", "--iters", "1", "--device",
+      "cpu",     "--holdout-frac",     "0"};
+  auto with = [&](std::vector<std::string> extra, const std::string& out) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), extra.begin(), extra.end());
+    a.insert(a.end(), {"--out", dir.file(out)});
+    return run_gap(a);
+  };
+  const auto tiny = with({}, "o1");
+  ASSERT_EQ(tiny.status, 0) << tiny.err;
+  EXPECT_NE(tiny.err.find("tiny.mtx: the training counts average 3e-30 a document, fewer than the "
+                          "prior's 0.2 pseudo-counts (--factors 2 x (--a 1.1 - 1))"),
+            std::string::npos)
+      << tiny.err;
+  const auto flat = with({"--a", "1"}, "o2");
+  ASSERT_EQ(flat.status, 0) << flat.err;
+  EXPECT_EQ(flat.err.find("pseudo-counts"), std::string::npos) << flat.err;
+}
+
 // --compare without a GPU runs the CPU and says why; with one it prints per-iteration times of
 // both and the two runs agree.
 TEST(GapCli, CompareRunsBothDevicesOrSaysWhyNot) {
