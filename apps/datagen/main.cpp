@@ -183,7 +183,7 @@ int run_lda(int argc, char** argv) {
       ("preset", po::value<std::string>(&preset)->default_value(preset),
        ("shape and concentrations to start from: " + join(gen::lda_preset_names()) +
         " (default ~2,000 x 5,000; kos 3,430 x 6,906; nips 1,500 x 12,419; nytimes 300,000 x "
-        "102,660, ~70M nonzeros, about 8 s and 1.3 GB on 2 cores)").c_str())
+        "102,660, ~70M nonzeros, about 10 s and 0.8 GB on 2 cores)").c_str())
       ("docs", po::value<std::int64_t>(), "number of documents (>= 1)")
       ("words", po::value<std::int64_t>(), "vocabulary size (>= 1)")
       ("topics", po::value<int>(), "number of true topics K (>= 1)")

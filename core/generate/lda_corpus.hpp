@@ -38,7 +38,7 @@ void check_spec_values(const LdaCorpusSpec& spec);
 // Presets (shape and nonzeros of the real corpora; nonzeros tuned to within a few percent):
 // "default" (2,000 x 5,000, 20 topics, ~210K nonzeros: the embedded corpus the README's main
 // command trains on), "kos" (3,430 x 6,906, ~353K), "nips" (1,500 x 12,419, ~746K),
-// "nytimes" (300,000 x 102,660, ~69.7M; about 8 s and 1.3 GB on 2 cores).
+// "nytimes" (300,000 x 102,660, ~69.7M; about 10 s and 0.8 GB on 2 cores).
 // Throws fk::Error listing the names for an unknown preset.
 LdaCorpusSpec lda_preset(const std::string& name);
 std::vector<std::string> lda_preset_names();
