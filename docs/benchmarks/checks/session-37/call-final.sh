@@ -3,9 +3,10 @@
 # the apps' device memory goes at the four large configs (--verbose: what each GPU plan keeps,
 # what data and plans hold at the kernels line, the run's peak); and fk-sfa's CPU time per pass
 # before and after the shared ASpT order (CPU-only builds of de0897a and of this commit, carried in
-# .carry/ab, alternated on 16 threads: three rounds on a medium shape, two on netflix).
+# .carry/ab.tar.xz, alternated on 16 threads: three rounds on a medium shape, two on netflix).
 # Run with carry [".carry"]; returns summary.txt, memory.txt, ab.txt and the logs of what failed.
 cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh
+[[ -d .carry/ab ]] || tar xJf .carry/ab.tar.xz -C .carry
 o=${OUT:-/tmp/out}; mkdir -p "$o"
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; $bin/fk-als --version; } |
   tee "$o/summary.txt"
