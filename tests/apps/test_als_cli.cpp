@@ -549,7 +549,7 @@ TEST(AlsCli, Bf16TensorCoreKernelsTrainLikeFp32) {
   const std::string stc = slurp(dir.file("tc") + "/summary.json");
   EXPECT_EQ(test::json_string(stc, "kernels"), "cuda.sddmm.tc_v1, cuda.spmm.tc_v1") << stc;
   EXPECT_EQ(test::json_string(stc, "precision"), "bf16") << stc;
-  EXPECT_NE(tc.err.find("; precision bf16)"), std::string::npos) << tc.err;
+  EXPECT_NE(tc.err.find("; precision bf16;"), std::string::npos) << tc.err;  // then the GPU memory
   const double rmse32 = test::json_number_or_nan(s32, "test_rmse");
   const double rmse16 = test::json_number_or_nan(stc, "test_rmse");
   ASSERT_TRUE(std::isfinite(rmse32)) << s32;
