@@ -39,6 +39,14 @@ std::vector<AsptParams> parameter_sets() {
   return {forced(1, 1, 1), forced(3, 2, 2), forced(8, 2, 5), forced(16, 3, 64), forced(64, 2, 1 << 20), half_heavy};
 }
 
+// parameter_sets() and the resolved parameters of `prob` at K = 1, 32 and 1000 (two threads).
+std::vector<AsptParams> parameter_sets_for(const test::Problem& prob) {
+  std::vector<AsptParams> sets = parameter_sets();
+  for (int k : {1, 32, 1000})
+    sets.push_back(aspt::resolve_params({}, prob.s.rows, prob.s.cols, prob.s.nnz(), k, 2));
+  return sets;
+}
+
 // The awkward problems, each followed by a copy whose rows are sorted by column (values moved along).
 std::vector<test::Problem> problems_in_both_orders(std::uint64_t seed) {
   std::vector<test::Problem> out;
@@ -134,10 +142,7 @@ TEST(AsptTiling, InvariantsOnEveryProblemAndParameterSet) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("replay: FK_TEST_SEED=" + std::to_string(seed));
   for (const auto& prob : problems_in_both_orders(seed)) {
-    std::vector<AsptParams> sets = parameter_sets();
-    for (int k : {1, 32, 1000})
-      sets.push_back(aspt::resolve_params({}, prob.s.rows, prob.s.cols, prob.s.nnz(), k, 2));
-    for (const auto& p : sets) {
+    for (const auto& p : parameter_sets_for(prob)) {
       SCOPED_TRACE(prob.name + " panel_rows " + std::to_string(p.panel_rows) + " threshold " +
                    std::to_string(p.heavy_threshold) + " tile_cols " + std::to_string(p.tile_cols));
       const auto t = aspt::build_aspt_tiling(prob.s.view(), p);
@@ -192,10 +197,7 @@ TEST(AsptTiling, TilingsOnASharedOrderEqualTheirOwn) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE("replay: FK_TEST_SEED=" + std::to_string(seed));
   for (const auto& prob : problems_in_both_orders(seed)) {
-    std::vector<AsptParams> sets = parameter_sets();
-    for (int k : {1, 32, 1000})
-      sets.push_back(aspt::resolve_params({}, prob.s.rows, prob.s.cols, prob.s.nnz(), k, 2));
-    for (const auto& p : sets) {
+    for (const auto& p : parameter_sets_for(prob)) {
       const auto shared =
           std::make_shared<const aspt::AsptOrder>(aspt::build_aspt_order(prob.s.view(), p));
       for (std::int64_t tile_cols :
