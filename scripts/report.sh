@@ -389,9 +389,11 @@ if [[ $measure == 1 ]]; then
       # The models and data copies an app writes (hundreds of MB at nytimes/Netflix sizes) are not
       # part of the report and would not come back from a lent machine: keep only small files
       # (metrics.jsonl, config, summaries), not the arrays and id lists (2.5 MB even at the
-      # small sizes, in every committed report).
+      # small sizes, in every committed report), nor the input's own words, ids and held-out
+      # counts (vocab.txt, doc_ids.txt, heldout.mtx): real data sets stay in ../shared/data.
       ((keep_app_output)) || find "$out/apps/$id/run" -type f \( -size +256k -o -name '*.npy' \
-        -o -name '*_ids.csv' \) -delete 2>/dev/null
+        -o -name '*_ids.csv' -o -name vocab.txt -o -name doc_ids.txt -o -name heldout.mtx \) \
+        -delete 2>/dev/null
     done < <(selected_apps)
     ((n_apps > 0)) || fail "no app configuration selected (--apps '$apps_sel' in mode $mode; see --list)"
   fi
