@@ -38,6 +38,9 @@ void reset_memory_peaks();
 // Device memory held through hooks::device_allocate now.
 std::int64_t device_bytes_in_use() noexcept;
 
+// Bytes in MiB (2^20 bytes), the unit the runs report memory in.
+inline double mebibytes(std::int64_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
+
 // The device allocation hooks report each allocation (+bytes) and release (-bytes) here.
 void count_device_bytes(std::int64_t delta) noexcept;
 

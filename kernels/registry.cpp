@@ -179,7 +179,7 @@ class TransposedPattern {
   TransposedPattern(const Context& ctx, const CsrView& s)
       : on_gpu_(ctx.is_gpu()), nnz_(s.nnz), own_vals_(s.vals) {
     // The pattern only: every run gathers the values it is given into Sᵀ's order (gather), so
-    // values transposed here would be 4 bytes an entry that nothing reads (on the GPU 307 MiB of
+    // values transposed here would be 4 bytes an entry that nothing reads (on the GPU 380 MiB of
     // fk-als's netflix run, whose transposed plan held 1554).
     const CsrView pattern{s.rows, s.cols, s.nnz, s.row_ptr, s.col_idx, nullptr};
     if (ctx.is_gpu()) {
@@ -626,7 +626,7 @@ void log_plan_device_memory(const Context& ctx, const char* op, const char* name
                             std::int64_t bytes_before) {
   if (!ctx.is_gpu()) return;
   log_debug() << op << " plan " << name << " holds "
-              << double(device_bytes_in_use() - bytes_before) / (1024.0 * 1024.0)
+              << mebibytes(device_bytes_in_use() - bytes_before)
               << " MiB on the device";
 }
 }  // namespace

@@ -20,6 +20,11 @@ const char* to_string(Solver s);
 // Cholesky found rows not positive definite from 2.5e6.
 constexpr double kMaxConfidenceSlope = 1e5;
 
+// --init-scale's range for initial_factors, which fk-als and fk-sfa share: from 1e-6 to 1e10,
+// else a UsageError whose message says that from smaller scales `what_stays` ("factors stay at the
+// global mean for iterations").
+void check_init_scale(double init_scale, const std::string& what_stays);
+
 struct AlsOptions {
   int factors = 64;           // F
   double lambda = 0.1;        // weighted-λ (explicit: λ n_u per row), plain λ (implicit)

@@ -21,9 +21,9 @@
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 #include "core/random.hpp"
 #include "core/timer.hpp"
-#include "core/memory.hpp"
 
 namespace fk::als {
 namespace {

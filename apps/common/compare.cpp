@@ -87,7 +87,7 @@ void print_comparison(std::ostream& os, const RunRecord& gpu, const RunRecord& c
      << lpad(cpu.iter_seconds.empty() ? "-" : fmt("%.4f", mc), w)
      << lpad(mg > 0 && mc > 0 ? fmt("%.1fx", mc / mg) : std::string("-"), w) << "\n";
   auto mib = [](std::optional<std::int64_t> bytes) {
-    return bytes ? std::to_string(std::llround(double(*bytes) / (1024.0 * 1024.0))) : "-";
+    return bytes ? std::to_string(std::llround(mebibytes(*bytes))) : "-";
   };
   os << pad("peak host memory (MiB)", w0) << lpad(mib(gpu.memory.host_bytes), w)
      << lpad(mib(cpu.memory.host_bytes), w) << "\n";

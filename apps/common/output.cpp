@@ -76,16 +76,15 @@ JsonObject& JsonObject::add(const std::string& key, const std::optional<double>&
 JsonObject& JsonObject::add_null(const std::string& key) { return add_raw(key, "null"); }
 
 void add_memory_peaks(JsonObject& j, const MemoryPeaks& peaks, bool on_gpu) {
-  constexpr double kMiB = 1024.0 * 1024.0;
   std::optional<double> host, device;
-  if (peaks.host_bytes) host = std::round(double(*peaks.host_bytes) / kMiB);
-  if (on_gpu) device = std::round(double(peaks.device_bytes) / kMiB);
+  if (peaks.host_bytes) host = std::round(mebibytes(*peaks.host_bytes));
+  if (on_gpu) device = std::round(mebibytes(peaks.device_bytes));
   j.add("peak_host_mib", host).add("peak_device_mib", device);
 }
 
 namespace {
 std::string mib(std::int64_t bytes) {
-  return std::to_string(std::llround(double(bytes) / (1024.0 * 1024.0))) + " MiB";
+  return std::to_string(std::llround(mebibytes(bytes))) + " MiB";
 }
 }  // namespace
 

@@ -22,9 +22,9 @@
 #include "core/io/matrix_market.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 #include "core/random.hpp"
 #include "core/timer.hpp"
-#include "core/memory.hpp"
 
 namespace fk::gap {
 namespace {

@@ -24,10 +24,10 @@
 #include "core/io/csv.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
+#include "core/memory.hpp"
 #include "core/progress.hpp"
 #include "core/random.hpp"
 #include "core/timer.hpp"
-#include "core/memory.hpp"
 
 namespace fk::lda {
 namespace {

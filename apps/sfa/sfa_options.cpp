@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "apps/als/als_options.hpp"
 #include "apps/common/training_options.hpp"
 
 namespace fk::sfa {
@@ -102,15 +103,7 @@ void finalize_sfa_options(app::CommandLine& cli, SfaOptions& o) {
   }
   if (!(o.mean_prior >= 0) || !std::isfinite(o.mean_prior))
     usage_fail("mean-prior", "must be a finite number >= 0");
-  // Loadings near zero start near the fixed point Λ = 0 (the item means), which the passes leave
-  // by a roughly constant factor each: on MovieLens 100K the train RMSE left it at pass 1 from
-  // 0.1, 8 from 1e-6, about 12 from 1e-10, 25 from 1e-20 and never from 1e-30 (squares
-  // underflow). Above 1e10 their squares summed over the rows passed the float range in the first
-  // pass (1e20 did), and the run blamed the ratings' scale.
-  if (!(o.init_scale >= 1e-6) || !(o.init_scale <= 1e10))
-    usage_fail("init-scale",
-               "must be a number from 1e-6 to 1e10 (smaller starting loadings stay at the item "
-               "means for passes, or for good; larger ones overflow single precision)");
+  als::check_init_scale(o.init_scale, "loadings stay at the item means for passes");
   if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
   const std::string way = cli.one_of(
       {"holdout-frac", "test"}, "give one way of holding ratings out: --holdout-frac or --test");

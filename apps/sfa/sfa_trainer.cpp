@@ -19,8 +19,8 @@
 #include "core/io/atomic_file.hpp"
 #include "core/io/npy.hpp"
 #include "core/log.hpp"
-#include "core/timer.hpp"
 #include "core/memory.hpp"
+#include "core/timer.hpp"
 
 namespace fk::sfa {
 namespace {
