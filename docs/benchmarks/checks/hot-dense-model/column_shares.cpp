@@ -1,6 +1,7 @@
 // The share of the generated nytimes corpus's nonzeros in its H most frequent columns, and those
 // columns' densities (docs/benchmarks/checks/hot-dense-model/README.md). Built against a CPU build:
-//   g++ -O2 -fopenmp -std=c++20 -I. column_shares.cpp build/cpu/core/libfk_core.a -o /tmp/column_shares
+//   g++ -O2 -fopenmp -std=c++20 -I. docs/benchmarks/checks/hot-dense-model/column_shares.cpp \
+//       build/cpu/core/libfk_core.a -o /tmp/column_shares   (from the repository root)
 #include <algorithm>
 #include <cstdio>
 #include <vector>
