@@ -1,0 +1,121 @@
+// How much device memory each CUDA plan keeps once prepared (what --verbose logs per plan, and what
+// session 37 found too large: transposed plans holding a transposed copy of S's values that no run
+// read). For every applicable CUDA SpMM (S·B and Sᵀ·B), SDDMM and ratio SpMM variant on an
+// LDA-shaped matrix of 2.2M nonzeros, the device bytes that DeviceBuffer counts after the plan is
+// made and has run once, less those before, against what the plan needs by design (bytes a nonzero; per-row arrays
+// and cuSPARSE's buffers are small beside them here):
+//  * S·B: nothing per nonzero for the row kernels, which read S as given; one 4-byte array for
+//    nnz_vsr's and ASpT's own order: at most 4.5.
+//  * Sᵀ·B and the ratio SpMM over Sᵀ: Sᵀ's pattern (4) and the gather of S's values into its order
+//    (4): at most 8.5 where the kernels read S's values through it (row_csc, row_split, vdl: values
+//    within a quarter of L2, as here); 12.5 where they are gathered into Sᵀ's order on the first run
+//    (4 more: cuSPARSE on the transpose, the fused ratio SpMM) or the kernel keeps its own order
+//    (nnz_vsr); 16.5 for ASpT, which does both. Above twice the L2 the gather is windowed and holds
+//    4 more (not this matrix).
+//  * SDDMM: at most 12.5 (the shared-memory walker's, the largest: 12).
+// The tensor-core variants encode S in V x 1 vectors, whose padding on a general matrix like this
+// one sets their size (16-90 bytes a nonzero at V = 1-8 here): they are printed, not bounded.
+// The figures are printed (docs/benchmarks/memory.md keeps the H200's). GPU only.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "core/device_buffer.hpp"
+#include "core/memory.hpp"
+#include "core/random.hpp"
+#include "kernels/ratio_spmm.hpp"
+#include "kernels/registry.hpp"
+#include "kernels/sddmm.hpp"
+#include "kernels/spmm.hpp"
+#include "problems.hpp"
+#include "tests/test_util.hpp"
+
+#if FK_WITH_CUDA
+
+namespace fk {
+namespace {
+
+// 40000 documents x 20000 words, 10-89 words a document and every 500th 3000: 2M nonzeros.
+HostCsr lda_shaped() {
+  Rng rng(11);
+  return test::random_pattern(40000, 20000, rng, [&](std::int64_t r) {
+    return r % 500 == 7 ? std::int64_t(3000) : std::int64_t(10 + rng.below(80));
+  });
+}
+
+constexpr int kK = 64;
+
+// Prints what a plan keeps and checks it against `allowed` bytes a nonzero (none: < 0).
+void check_held(const std::string& what, std::int64_t bytes, const HostCsr& s, double allowed) {
+  const double per_nonzero = double(bytes) / double(s.nnz());
+  std::printf("%-48s %8.2f bytes a nonzero (%.1f MiB)\n", what.c_str(), per_nonzero, double(bytes) / 1048576.0);
+  if (allowed >= 0) EXPECT_LE(per_nonzero, allowed) << what;
+}
+
+bool tensor_core(const std::string& name) { return name.find(".tc_v") != std::string::npos; }
+
+TEST(CudaPlanMemory, WhatEachPlanKeeps) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  const HostCsr s = lda_shaped();
+  const DeviceCsr ds(s);
+  // Operands for one run of each plan (what a plan allocates on its first run counts: the gathered
+  // values of a transposed plan come then). Ones: positive dot products for the ratio forms.
+  const std::int64_t wide = std::max(s.rows, s.cols);
+  DeviceBuffer<float> a(std::vector<float>(wide * kK, 1.0f)), b(std::vector<float>(wide * kK, 1.0f)),
+      c(wide * kK), out(s.nnz());
+  for (const Op op : {Op::kNoTrans, Op::kTrans}) {
+    KernelProblem p{features(s.view()), kK};
+    if (op == Op::kTrans) std::swap(p.sparse.rows, p.sparse.cols), p.transposed = true;
+    const std::int64_t m = op == Op::kNoTrans ? s.rows : s.cols, n = op == Op::kNoTrans ? s.cols : s.rows;
+    const DenseView<const float> va{a.data(), m, kK}, vb{b.data(), n, kK};
+    const DenseView<float> vc{c.data(), m, kK};
+    for (const SpmmVariant* v : spmm_variants()) {
+      const std::string name = v->name();
+      p.precision = v->half_precision() ? Precision::kF16 : Precision::kF32;
+      if (name.rfind("cuda.", 0) != 0 || !v->why_not(p).empty()) continue;
+      const std::int64_t before = device_bytes_in_use();
+      PreparedSpmm plan = make_spmm_plan(ctx, ds.view(), kK, op, name, p.precision);
+      plan.run(ctx, nullptr, vb, vc);
+      ctx.synchronize();
+      const bool reads_through = name == "cuda.spmm.row_csc" || name == "cuda.spmm.row_split" || name == "cuda.spmm.vdl";
+      const double allowed = tensor_core(name)              ? -1
+                             : op == Op::kNoTrans           ? 4.5
+                             : reads_through                ? 8.5
+                             : name == "cuda.spmm.aspt"     ? 16.5
+                                                            : 12.5;
+      check_held("SpMM " + name + (op == Op::kTrans ? " S^T*B" : " S*B"), device_bytes_in_use() - before, s, allowed);
+    }
+    for (const RatioSpmmVariant* v : ratio_spmm_variants()) {
+      const std::string name = v->name();
+      if (name.rfind("cuda.", 0) != 0 || !v->why_not(p).empty()) continue;
+      const std::int64_t before = device_bytes_in_use();
+      PreparedRatioSpmm plan = make_ratio_spmm_plan(ctx, ds.view(), kK, name, op);
+      // Its three forms, as fk-lda (ratio) and fk-als and fk-sfa (product, residual) run them.
+      plan.run(ctx, nullptr, va, vb, 1e-6f, vc);
+      plan.run_product(ctx, nullptr, va, vb, vc);
+      plan.run_residual(ctx, nullptr, nullptr, va, vb, vc);
+      ctx.synchronize();
+      check_held("ratio " + name + (op == Op::kTrans ? " S^T" : " S"), device_bytes_in_use() - before, s,
+                 op == Op::kNoTrans ? 4.5 : 12.5);
+    }
+  }
+  KernelProblem p{features(s.view()), kK};
+  for (const SddmmVariant* v : sddmm_variants()) {
+    const std::string name = v->name();
+    p.precision = v->half_precision() ? Precision::kF16 : Precision::kF32;
+    if (name.rfind("cuda.", 0) != 0 || !v->why_not(p).empty()) continue;
+    const std::int64_t before = device_bytes_in_use();
+    PreparedSddmm plan = make_sddmm_plan(ctx, ds.view(), kK, name, p.precision);
+    plan.run(ctx, {a.data(), s.rows, kK}, {b.data(), s.cols, kK}, ds.vals.data(), out.data());
+    ctx.synchronize();
+    check_held("SDDMM " + name, device_bytes_in_use() - before, s, tensor_core(name) ? -1 : 12.5);
+  }
+}
+
+}  // namespace
+}  // namespace fk
+
+#endif  // FK_WITH_CUDA
