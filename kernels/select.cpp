@@ -431,14 +431,28 @@ bool row_split_small_pays(const KernelProblem& p) {
 // of 44 within 10% and from 1.33x to 1.98x cuSPARSE; its misses were two dense-ish matrices (24%
 // and 50%) at K >= 128, where dense ran 1.12-1.69x faster, so the rule keeps below 20% density and
 // leaves those to the dense rules (in sample after that run).
+// From 1025 to 2047 transposed rows the same holds at K = 64 and 128 for rows of mean >= 20 (H200,
+// 2026-11-28, docs/benchmarks/checks/transposed-2k-rows): on ten generated such matrices row_split
+// was within 10% of the best on 9 of 10 at K = 64 and 8 of 10 at K = 128, where `auto`'s vdl and
+// row_csc were on 5 and 4 (up to 1.39x and 1.62x slower), and bcsstk13's transpose (2003 rows of
+// 42, in both reports 1.23-1.24x slower on row_csc at K = 128) ran it fastest; at K = 256 and 512
+// row_csc stayed ahead (row_split up to 1.45x slower), as on 2500 and 4000 rows at K >= 128. Out
+// of sample (seven more, 14 problems) `auto` with this rule was within 10% on 12 (geometric mean
+// 1.02x the best), the picks before it on 8 (1.20x, worst 1.93x).
 constexpr double kGpuRowSplitSmallTransposedMaxRows = 1024.0;
 constexpr double kGpuRowSplitSmallTransposedMaxDensity = 0.2;
 constexpr double kGpuRowSplitSmallTransposedMinMean = 10.0;
 constexpr int kGpuRowSplitSmallTransposedMinK = 64;
+constexpr double kGpuRowSplitMidTransposedMaxRows = 2047.0;
+constexpr double kGpuRowSplitMidTransposedMinMean = 20.0;
+constexpr int kGpuRowSplitMidTransposedMaxK = 128;
 bool row_split_small_transpose_pays(const KernelProblem& p) {
+  const double rows = double(p.sparse.rows);
+  const bool few_rows = rows <= kGpuRowSplitSmallTransposedMaxRows;
+  const bool mid_rows = rows <= kGpuRowSplitMidTransposedMaxRows && p.k <= kGpuRowSplitMidTransposedMaxK &&
+                        p.sparse.row_mean >= kGpuRowSplitMidTransposedMinMean;
   return p.transposed && p.k >= kGpuRowSplitSmallTransposedMinK &&
-         double(p.sparse.nnz) <= kGpuSmallNnz &&
-         double(p.sparse.rows) <= kGpuRowSplitSmallTransposedMaxRows &&
+         double(p.sparse.nnz) <= kGpuSmallNnz && (few_rows || mid_rows) &&
          p.sparse.row_mean >= kGpuRowSplitSmallTransposedMinMean &&
          p.sparse.density < kGpuRowSplitSmallTransposedMaxDensity &&
          double(p.sparse.row_max) < kGpuVdlMaxRowOverMean * p.sparse.row_mean;

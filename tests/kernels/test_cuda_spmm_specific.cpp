@@ -482,8 +482,9 @@ TEST(CudaSpmmSpecific, AutoVendorOnLargeTransposesAtNarrowK) {
 
 // Sᵀ·B on small matrices whose transpose has at most 1024 rows of mean >= 10 (longest within 6
 // means, density under 20%) goes to row_split from K = 64 (H100, 2026-11-26: the 59 DLMC layers,
-// and out of sample 36 of 44 generated problems within 10% of the best against 11); not on 2048
-// rows, dense-ish matrices or below K = 64. Needs no device.
+// and out of sample 36 of 44 generated problems within 10% of the best against 11), and so do
+// those of up to 2047 rows of mean >= 20 at K = 64 and 128; not on 2048 rows, dense-ish matrices or
+// below K = 64. Needs no device.
 TEST(CudaSpmmSpecific, AutoRowSplitOnSmallTransposesOfFewRows) {
   auto pick = [](int k, std::int64_t t_rows, double t_mean, std::int64_t s_rows, double longest) {
     return std::string(
@@ -511,6 +512,15 @@ TEST(CudaSpmmSpecific, AutoRowSplitOnSmallTransposesOfFewRows) {
     EXPECT_EQ(pick(k, 700, 429, 1500, 1.2), "cuda.spmm.dense") << k;
     EXPECT_EQ(pick(k, 1000, 700, 3000, 1.3), "cuda.spmm.dense") << k;
   }
+  // 1025-2047 transposed rows of mean >= 20: at K = 64 and 128 only (H200, 2026-11-28): bcsstk13's
+  // transpose (2003 rows of 42, 2003 columns) and a generated 2000-row one; not rows of 14, not
+  // K = 256.
+  for (int k : {64, 128}) {
+    EXPECT_EQ(pick(k, 2003, 41.9, 2003, 2.3), "cuda.spmm.row_split") << k;
+    EXPECT_EQ(pick(k, 2000, 100, 2000, 1.3), "cuda.spmm.row_split") << k;
+    EXPECT_NE(pick(k, 1800, 14, 1200, 2), "cuda.spmm.row_split") << k;
+  }
+  EXPECT_NE(pick(256, 2003, 41.9, 2003, 2.3), "cuda.spmm.row_split");
 }
 
 // S·B on small uneven rows of mean >= 40 (cv >= 0.5) from 100K to 500K nonzeros goes to nnz_vsr at
