@@ -3,16 +3,9 @@
 # instruction and the pipes' use, V = 4, 70%, K = 64 and K = 256. Run with carry [".carry"].
 cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh
 o=${OUT:-/tmp/out}; mkdir -p "$o"
-s=smsp__average_warps_issue_stalled
-met=""
-for r in barrier long_scoreboard short_scoreboard mio_throttle math_pipe_throttle wait lg_throttle not_selected \
-         selected dispatch_stall no_instruction membar branch_resolving drain imc_miss tex_throttle sleeping misc; do
-  met="$met${met:+,}${s}_${r}_per_issue_active.ratio"
-done
-met="$met,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"
-met="$met,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum,gpu__time_duration.sum"
-timeout 300 ncu --kernel-name regex:tiles_kernel --launch-skip 0 --launch-count 4 --metrics "$met" \
-  $bin/tc_bench --ops spmm --matrices vector:rows=4096,cols=4096,nnz=5033164,param=4,seed=1 --k 64,256 --runs 1 --warmup 0 \
-  > "$o/ncu-stalls.txt" 2>&1
-echo "ncu: rc=$?"
+source docs/benchmarks/checks/tc-tiles/common.sh
+tiles_ncu_stalls "barrier long_scoreboard short_scoreboard mio_throttle math_pipe_throttle wait lg_throttle not_selected
+  selected dispatch_stall no_instruction membar branch_resolving drain imc_miss tex_throttle sleeping misc" \
+  sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum,gpu__time_duration.sum \
+  "$o/ncu-stalls.txt"
 true
