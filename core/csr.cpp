@@ -32,6 +32,8 @@ HostCsr coo_to_csr(const HostCoo& coo) {
 }
 
 HostCoo csr_to_coo(const HostCsr& csr) {
+  FK_CHECK(csr.rows <= INT32_MAX,
+           "csr_to_coo: " << csr.rows << " rows would not fit the COO's 32-bit row indices");
   HostCoo out;
   out.rows = csr.rows;
   out.cols = csr.cols;
@@ -39,7 +41,8 @@ HostCoo csr_to_coo(const HostCsr& csr) {
   out.col = csr.col_idx;
   out.val = csr.vals;
   for (std::int64_t r = 0; r < csr.rows; ++r)
-    std::fill(out.row.begin() + csr.row_ptr[r], out.row.begin() + csr.row_ptr[r + 1], r);
+    std::fill(out.row.begin() + csr.row_ptr[r], out.row.begin() + csr.row_ptr[r + 1],
+              static_cast<std::int32_t>(r));
   return out;
 }
 

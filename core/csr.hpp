@@ -34,11 +34,13 @@ struct HostCsr {
   }
 };
 
-// Owning host COO triplets (what file readers produce before conversion).
+// Owning host COO triplets (what file readers produce before conversion). Rows are 32-bit
+// indices like the columns (every reader caps dimensions below 2^31), so a file's triplets become
+// a HostCoo by moving, not by widening each row to 8 bytes beside them.
 struct HostCoo {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
-  std::vector<std::int64_t> row;
+  std::vector<std::int32_t> row;
   std::vector<std::int32_t> col;
   std::vector<float> val;
 
@@ -79,7 +81,7 @@ inline constexpr auto kEveryEntry = [](std::int64_t) { return true; };
 // Duplicate (row, col) pairs are kept as separate entries; readers reject them earlier.
 HostCsr coo_to_csr(const HostCoo& coo);
 
-// CSR -> COO (row-major order).
+// CSR -> COO (row-major order). The CSR must have fewer than 2^31 rows (checked).
 HostCoo csr_to_coo(const HostCsr& csr);
 
 // Transpose. If `perm` is not null it receives nnz entries: perm[j] is the position in `csr` of

@@ -61,18 +61,14 @@ gen::RatingsSpec parse_gen_spec(const std::string& text) {
   return s;
 }
 
-// Takes the file's COO: its columns and values become the ratings' (moved, not copied).
+// Takes the file's COO: its rows, columns and values become the ratings' (moved, not copied).
 io::Ratings ratings_from_coo(HostCoo&& coo) {
   io::Ratings r;
   r.user_ids.reserve(static_cast<std::size_t>(coo.rows));
   r.item_ids.reserve(static_cast<std::size_t>(coo.cols));
   for (std::int64_t u = 0; u < coo.rows; ++u) r.user_ids.push_back(std::to_string(u + 1));
   for (std::int64_t i = 0; i < coo.cols; ++i) r.item_ids.push_back(std::to_string(i + 1));
-  FK_CHECK(coo.rows <= INT32_MAX, "too many users for 32-bit indices");
-  r.user.resize(coo.row.size());
-  for (std::size_t j = 0; j < coo.row.size(); ++j)
-    r.user[j] = static_cast<std::int32_t>(coo.row[j]);
-  std::vector<std::int64_t>().swap(coo.row);  // read: 8 bytes an entry that are not needed again
+  r.user = std::move(coo.row);
   r.item = std::move(coo.col);
   r.rating = std::move(coo.val);
   return r;

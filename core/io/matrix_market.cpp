@@ -256,8 +256,7 @@ HostCoo read_matrix_market_coo(const std::string& path) {
   std::int32_t c = 0;
   if (detail::find_duplicate_pair(coo.rows, coo.cols, t.row.data(), t.col.data(), t.size(), r, c))
     report_duplicate(path, r, c);
-  coo.row.assign(t.row.begin(), t.row.end());
-  t.row = std::vector<std::int32_t>();
+  coo.row = std::move(t.row);
   coo.col = std::move(t.col);
   coo.val = std::move(t.val);
   return coo;

@@ -10,7 +10,8 @@
 // file), or count that disagrees with the size line is one fk::InputError "file:line: what".
 // Values are stored as float (integer values above 2^24 are rounded). Blank lines and '%'
 // comment lines are skipped anywhere. Peak memory of a read: about 20 bytes per stored entry, 12
-// when the entries come in row order.
+// when the entries come in row order; read_matrix_market_coo: 12, or 16 out of order (its
+// duplicate search groups the columns by row).
 #include <string>
 
 #include "core/csr.hpp"

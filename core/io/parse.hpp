@@ -141,9 +141,9 @@ inline void flush_if_large(std::string& buf, std::ostream& os) {
 }
 
 // Entries as the readers collect them, with 32-bit rows (every reader caps dimensions at 2^31-1
-// through check_dimension): 12 bytes per entry, so reading then converting to CSR peaks at about
-// 20 bytes per entry instead of the 32 a HostCoo plus a HostCsr would take (12 when the rows
-// come in order: triplets_to_csr).
+// through check_dimension): 12 bytes per entry, the arrays of a HostCoo (read_matrix_market_coo
+// moves them into one). Reading then converting to CSR peaks at about 20 bytes per entry (12 when
+// the rows come in order: triplets_to_csr).
 struct Triplets {
   std::vector<std::int32_t> row, col;
   std::vector<float> val;

@@ -400,6 +400,29 @@ TEST(AlsData, MalformedRatingsNameTheLineNotTheFormat) {
                                        ratings, 0, {"--format uci is neither"}));
 }
 
+TEST(AlsData, MatrixMarketRatingsKeepFileOrderAndOneBasedIds) {
+  // Rows out of order: the ratings are the file's entries in file order (the reader's triplets,
+  // moved), users and items named by their 1-based row and column numbers, empty ones included.
+  test::TempDir dir;
+  const std::string path = dir.file("r.mtx");
+  test::write_bytes(path,
+                    "%%MatrixMarket matrix coordinate real general\n4 3 4\n3 2 4.5\n1 3 1\n"
+                    "3 1 -2\n2 2 0.25\n");
+  const io::Ratings r = load_ratings(path, io::InputFormat::kAuto);
+  EXPECT_EQ(r.user, (std::vector<std::int32_t>{2, 0, 2, 1}));
+  EXPECT_EQ(r.item, (std::vector<std::int32_t>{1, 2, 0, 1}));
+  EXPECT_EQ(r.rating, (std::vector<float>{4.5f, 1, -2, 0.25f}));
+  EXPECT_EQ(r.user_ids, (std::vector<std::string>{"1", "2", "3", "4"}));
+  EXPECT_EQ(r.item_ids, (std::vector<std::string>{"1", "2", "3"}));
+  // A rating the app refuses names the entry by its number and its row and column.
+  const io::RatingCheck no_negatives = [](float v) {
+    return v < 0 ? std::string("negative rating") : std::string();
+  };
+  EXPECT_TRUE(test::throws_input_error(
+      [&] { load_ratings(path, io::InputFormat::kMtx, nullptr, no_negatives); }, path, 0,
+      {"entry 3 (row 3, column 1): negative rating"}));
+}
+
 TEST(AlsData, LeaveKOutHoldsOutKPerUserWithMoreThanK) {
   const LowRank g = low_rank(15);
   const io::Ratings& r = g.ratings;

@@ -58,7 +58,7 @@ TEST(Csr, TransposeTwiceIsIdentityOnRandomPatterns) {
 TEST(Csr, CooRoundTrip) {
   HostCsr m = small();
   HostCoo coo = csr_to_coo(m);
-  EXPECT_EQ(coo.row, (std::vector<std::int64_t>{0, 0, 2}));
+  EXPECT_EQ(coo.row, (std::vector<std::int32_t>{0, 0, 2}));
   HostCsr back = coo_to_csr(coo);
   EXPECT_EQ(back.row_ptr, m.row_ptr);
   EXPECT_EQ(back.col_idx, m.col_idx);

@@ -43,7 +43,7 @@ TEST(IoMatrixMarket, ReadsSmallGeneralRealExactly) {
   EXPECT_EQ(m.col_idx, (std::vector<std::int32_t>{0, 2, 1, 3}));  // file order within a row
   EXPECT_EQ(m.vals, (std::vector<float>{1.5f, 0.25f, 7.0f, -2000.0f}));
   const HostCoo coo = io::read_matrix_market_coo(p);
-  EXPECT_EQ(coo.row, (std::vector<std::int64_t>{0, 2, 0, 1}));
+  EXPECT_EQ(coo.row, (std::vector<std::int32_t>{0, 2, 0, 1}));
   EXPECT_EQ(coo.col, (std::vector<std::int32_t>{0, 3, 2, 1}));
   EXPECT_EQ(coo.val, (std::vector<float>{1.5f, -2000.0f, 0.25f, 7.0f}));
 }
