@@ -9,9 +9,9 @@
 // or float-overflowing value, duplicate entry (also an (i, j) and (j, i) pair in a symmetric
 // file), or count that disagrees with the size line is one fk::InputError "file:line: what".
 // Values are stored as float (integer values above 2^24 are rounded). Blank lines and '%'
-// comment lines are skipped anywhere. Peak memory of a read: about 20 bytes per stored entry, 12
-// when the entries come in row order; read_matrix_market_coo: 12, or 16 out of order (its
-// duplicate search groups the columns by row).
+// comment lines are skipped anywhere. Peak memory of a read: about 12 bytes per stored entry when
+// the entries come in row order, 16 otherwise (read_matrix_market sorts them into the CSR one
+// array at a time, read_matrix_market_coo's duplicate search groups the columns by row).
 #include <string>
 
 #include "core/csr.hpp"

@@ -142,7 +142,7 @@ inline void flush_if_large(std::string& buf, std::ostream& os) {
 
 // Entries as the readers collect them, with 32-bit rows (every reader caps dimensions at 2^31-1
 // through check_dimension): 12 bytes per entry, the arrays of a HostCoo (read_matrix_market_coo
-// moves them into one). Reading then converting to CSR peaks at about 20 bytes per entry (12 when
+// moves them into one). Reading then converting to CSR peaks at about 16 bytes per entry (12 when
 // the rows come in order: triplets_to_csr).
 struct Triplets {
   std::vector<std::int32_t> row, col;
@@ -166,8 +166,9 @@ struct Triplets {
 // must be in range (the readers have checked them).
 HostCsr csr_from_arrays(std::int64_t rows, std::int64_t cols, const std::int32_t* row,
                         const std::int32_t* col, const float* val, std::size_t n);
-// The same from Triplets, which are emptied (their memory freed, or moved into the result when
-// the rows are in order) on return.
+// The same from Triplets, which are emptied on return: with the rows in order their columns and
+// values are moved into the result; else each of the two is freed once sorted into the result's,
+// so 4 bytes an entry are held beyond the triplets, not 8.
 HostCsr triplets_to_csr(std::int64_t rows, std::int64_t cols, Triplets& t);
 
 // Searches `m` for a (row, column) pair stored twice. Returns true and sets row/col when found.

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../kernels/problems.hpp"
@@ -61,6 +62,58 @@ TEST(IoMatrixMarket, RowsInOrderReadAsTheSameCsrAsShuffledOnes) {
     EXPECT_EQ(m.row_ptr, (std::vector<std::int64_t>{0, 0, 3, 3, 5, 5})) << body;
     EXPECT_EQ(m.col_idx, (std::vector<std::int32_t>{2, 0, 3, 1, 0})) << body;
     EXPECT_EQ(m.vals, (std::vector<float>{1, 2, 3, 4, 5})) << body;
+  }
+}
+
+TEST(IoMatrixMarket, ShuffledEntriesKeepFileOrderWithinEachRow) {
+  // Each awkward pattern's entries in a random order, which the CSR reader sorts by rows one array
+  // at a time. The value of an entry is its place in the file: each row of the CSR must hold its
+  // columns and values in file order, and the COO the entries exactly as written.
+  const std::uint64_t seed = test::fresh_io_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  Rng rng(seed);
+  test::TempDir dir;
+  for (const auto& prob : test::awkward_problems(seed)) {
+    const HostCsr& s = prob.s;
+    std::vector<std::int32_t> row, col;
+    for (std::int64_t r = 0; r < s.rows; ++r)
+      for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j) {
+        row.push_back(static_cast<std::int32_t>(r));
+        col.push_back(s.col_idx[j]);
+      }
+    for (std::size_t k = row.size(); k > 1; --k) {
+      const std::size_t other = rng.below(k);
+      std::swap(row[k - 1], row[other]);
+      std::swap(col[k - 1], col[other]);
+    }
+    std::string text = std::string(kBanner) + std::to_string(s.rows) + " " +
+                       std::to_string(s.cols) + " " + std::to_string(row.size()) + "\n";
+    std::vector<float> val;
+    std::vector<std::vector<std::pair<std::int32_t, float>>> by_row(s.rows);
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      text += std::to_string(row[k] + 1) + " " + std::to_string(col[k] + 1) + " " +
+              std::to_string(k) + "\n";
+      val.push_back(static_cast<float>(k));  // exact: every problem has fewer than 2^24 entries
+      by_row[row[k]].emplace_back(col[k], val.back());
+    }
+    const std::string p = mm_file(dir, text, prob.name + ".mtx");
+
+    const HostCsr m = io::read_matrix_market(p);
+    std::vector<std::int32_t> want_col;
+    std::vector<float> want_val;
+    for (const auto& entries : by_row)
+      for (const auto& [c, v] : entries) {
+        want_col.push_back(c);
+        want_val.push_back(v);
+      }
+    EXPECT_EQ(m.row_ptr, s.row_ptr) << prob.name;
+    EXPECT_EQ(m.col_idx, want_col) << prob.name;
+    EXPECT_EQ(m.vals, want_val) << prob.name;
+
+    const HostCoo coo = io::read_matrix_market_coo(p);
+    EXPECT_EQ(coo.row, row) << prob.name;
+    EXPECT_EQ(coo.col, col) << prob.name;
+    EXPECT_EQ(coo.val, val) << prob.name;
   }
 }
 
