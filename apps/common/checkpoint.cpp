@@ -271,6 +271,7 @@ std::string rounding_device(const Context& ctx) {
 
 std::optional<Checkpoint> start_training_output(const RunStart& s) {
   check_outputs_are_not_inputs(s.out, s.outputs, s.inputs);
+  check_no_directory_in_the_way(s.out, s.outputs);
   ensure_output_dir(s.out);
   const std::string dir = s.out + "/checkpoint";
   std::optional<Checkpoint> ck =

@@ -83,7 +83,8 @@ void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint,
 
 // How a training run takes over its --out folder, in an order that leaves an earlier run's results
 // as they were until this run can go on: the files it may write or remove there (`outputs`) are
-// checked against the files it reads (check_outputs_are_not_inputs), the folder is made, the
+// checked against the files it reads (check_outputs_are_not_inputs) and for a folder in the way
+// of one (check_no_directory_in_the_way), the folder is made, the
 // checkpoint at out/checkpoint is found and checked (resume_checkpoint; the checkpoint's `arrays`
 // against their shapes), then an earlier run's model and (when this run starts from the
 // beginning) checkpoint move to out/previous-run until this run finishes (keep_previous_run; the

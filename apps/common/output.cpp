@@ -183,6 +183,15 @@ void check_outputs_are_not_inputs(const std::string& dir, const std::vector<std:
     }
 }
 
+void check_no_directory_in_the_way(const std::string& dir, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    std::error_code ec;  // false, not an error, when it does not exist
+    if (fs::is_directory(fs::path(dir) / name, ec))
+      usage_fail("out", dir + "/" + name + " is a directory, where this run writes its " + name +
+                            " file: move or remove it, or choose another --out");
+  }
+}
+
 namespace {
 
 // The app a training run's config.ini names in its first line (write_resolved_config), or "".

@@ -135,6 +135,10 @@ class DeferredFinish {
 // `dir` changes.
 void check_outputs_are_not_inputs(const std::string& dir, const std::vector<std::string>& names,
                                   const std::vector<std::string>& inputs);
+// Throws UsageError naming --out when one of `names` in `dir` is a directory (or a link to one):
+// the run would fail only when it wrote that file, after training, and a folder named model.ini
+// would be taken for the mark of a complete model. Call before anything in `dir` changes.
+void check_no_directory_in_the_way(const std::string& dir, const std::vector<std::string>& names);
 // The model.ini key that names the app whose model the folder holds ("app = fk-als").
 inline constexpr const char* kModelAppKey = "app";
 // The fk app whose model or run `dir` holds: the `app` key of `dir`/model.ini, or for a model.ini

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "apps/common/output.hpp"
 #include "core/log.hpp"
@@ -36,9 +37,20 @@ RunRecord train_measured(const TrainOnce& train, Context ctx, const std::string&
 
 void check_training_out(const CommandLine& cli) {
   const CommonOptions& common = cli.common();
-  check_no_other_app_model(common.out, cli.app());
-  if (common.compare)
-    for (const char* sub : {"/gpu", "/cpu"}) check_no_other_app_model(common.out + sub, cli.app());
+  // Every app's run writes these: a folder in the way of one is refused here, before the data load
+  // and before --compare's GPU run; the app's own files are checked as its run starts.
+  const std::vector<std::string> every_run_writes = {"model.ini", "summary.json", "config.ini",
+                                                     "config.json", "metrics.jsonl"};
+  std::vector<std::string> runs = {common.out};  // the folders a run writes a model in
+  if (common.compare) {
+    runs = {common.out + "/gpu", common.out + "/cpu"};
+    check_no_directory_in_the_way(common.out, {"compare.json", "compare.ini"});
+    check_no_other_app_model(common.out, cli.app());
+  }
+  for (const std::string& dir : runs) {
+    check_no_directory_in_the_way(dir, every_run_writes);
+    check_no_other_app_model(dir, cli.app());
+  }
 }
 
 bool run_training(const CommandLine& cli, const std::string& iter_name, const TrainOnce& train) {

@@ -963,6 +963,46 @@ TEST(LdaErrors, BadInputAndOptions) {
   }
 }
 
+// A folder in --out named as one of the run's files (model.ini made a directory) is refused before
+// training, naming the path, with --out left as it was: the run used to train, fail as it renamed
+// its model.ini into place, and first take the folder for an earlier complete model ("moved to
+// previous-run"). The files every app writes are refused before the corpus is read, fk-lda's own
+// (topics.npy) as the run starts; with --compare, before the GPU run.
+TEST(LdaErrors, FolderInTheWayOfAnOutputFileIsRefusedBeforeTraining) {
+  namespace fs = std::filesystem;
+  test::TempDir dir;
+  const std::vector<std::string> base{"--input", kSmall, "--topics", "2",
+                                      "--iters", "1",    "--device", "cpu"};
+  for (const std::string name : {"model.ini", "metrics.jsonl", "topics.npy"}) {
+    SCOPED_TRACE(name);
+    const std::string out = dir.file("o-" + name);
+    fs::create_directories(out + "/" + name);
+    test::write_bytes(out + "/" + name + "/mine.txt", "not fk-lda's");
+    const auto before = test::folder_files(out);
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--out", out});
+    const test::LdaRun r = run_lda(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("--out: " + out + "/" + name +
+                         " is a directory, where this run writes its " + name + " file"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("pass 1"), std::string::npos) << "refused before training: " << r.err;
+    EXPECT_EQ(r.err.find("data: ") == std::string::npos, name != "topics.npy") << r.err;
+    EXPECT_EQ(r.err.find("previous-run"), std::string::npos) << r.err;
+    EXPECT_EQ(test::folder_files(out), before);
+    EXPECT_EQ(test::list_dir(out), std::vector<std::string>{name}) << "nothing written";
+  }
+  const std::string cmp = dir.file("cmp");
+  fs::create_directories(cmp + "/cpu/model.ini");
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--compare", "--out", cmp});
+  const test::LdaRun c = run_lda(args);
+  EXPECT_EQ(c.status, 2) << c.err;
+  EXPECT_NE(c.err.find(cmp + "/cpu/model.ini is a directory"), std::string::npos) << c.err;
+  EXPECT_EQ(test::list_dir(cmp), std::vector<std::string>{"cpu"}) << "no GPU run, no compare.json";
+}
+
 // The executable itself: exit statuses and the error line as a user sees them.
 using Exe = test::AppRun;  // status, out, err
 Exe run_exe(const test::TempDir& dir, const std::string& args) {
