@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -275,68 +276,146 @@ std::vector<KeptRun>& unfinished_runs() {
 }
 int g_deferring = 0;  // open DeferredFinish scopes
 
+// rename(2): a file replaces a file at `to`, never a folder that holds something. Throws fk::Error
+// naming both when it cannot.
 void move_entry(const fs::path& from, const fs::path& to) {
   std::error_code ec;
-  if (fs::is_directory(to, ec)) fs::remove_all(to, ec);
   fs::rename(from, to, ec);
   if (ec) throw Error("cannot move " + from.string() + " to " + to.string() + ": " + ec.message());
 }
 
+// `names` with model.ini first: it marks a complete model, so it is the first to leave a folder
+// (and the last to come back, move_back).
+std::vector<std::string> model_ini_first(std::vector<std::string> names) {
+  std::stable_partition(names.begin(), names.end(),
+                        [](const std::string& name) { return name == "model.ini"; });
+  return names;
+}
+
+// Removes `p` (a folder, or a file of that name) with what it holds, model.ini first: a removal
+// cut short leaves no folder that looks like a complete model. Throws fk::Error when it cannot.
+void remove_run_folder(const fs::path& p) {
+  std::error_code ec, type_ec;
+  if (fs::is_directory(p, type_ec)) fs::remove_all(p / "model.ini", ec);
+  if (!ec) fs::remove_all(p, ec);
+  if (ec) throw Error("cannot remove " + p.string() + ": " + ec.message());
+}
+
 void remove_kept(const std::string& dir) {
+  try {
+    remove_run_folder(fs::path(dir) / kPreviousRunDir);
+  } catch (const Error& e) {
+    log_warn() << "the earlier run's files stay: " << e.what();
+  }
+}
+
+// Undoes a move into `dir`/previous-run.moving however far it got (keep_previous_run's, or
+// restore_previous_runs' way back): every entry goes back into `dir`, model.ini last so that
+// `dir` looks complete only once it is, and a stopped-run (kept beside a model in previous-run,
+// and carried along) back into previous-run; then the folder goes. A metrics.jsonl that `dir`
+// still holds stays: the one in the folder is a resumed run's copy, perhaps cut short. Returns
+// what it moved back, in order. Throws (naming the entry) where a move fails: what is left stays
+// in the folder for the next try.
+std::vector<std::string> move_back(const fs::path& dir) {
+  const fs::path moving = dir / kMovingDir;
+  std::vector<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(moving))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  std::stable_partition(names.begin(), names.end(),
+                        [](const std::string& name) { return name != "model.ini"; });
+  std::vector<std::string> moved;
+  for (const std::string& name : names) {
+    std::error_code ec;
+    if (name == "metrics.jsonl" && fs::exists(dir / name, ec)) {
+      fs::remove(moving / name, ec);
+      continue;
+    }
+    if (name == kStoppedRunDir) {
+      fs::create_directories(dir / kPreviousRunDir, ec);
+      move_entry(moving / name, dir / kPreviousRunDir / name);
+      moved.push_back(std::string(kPreviousRunDir) + "/" + name);
+    } else {
+      move_entry(moving / name, dir / name);
+      moved.push_back(name);
+    }
+  }
   std::error_code ec;
-  fs::remove_all(fs::path(dir) / kPreviousRunDir, ec);
-  if (ec)
-    log_warn() << "cannot remove the earlier run's files in " << dir << "/" << kPreviousRunDir
-               << ": " << ec.message();
+  fs::remove(moving, ec);
+  if (ec) throw Error("cannot remove " + moving.string() + ": " + ec.message());
+  return moved;
 }
 }  // namespace
 
+void recover_interrupted_move(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(dir) / kMovingDir, ec)) return;
+  const std::vector<std::string> moved = move_back(dir);
+  std::string list;
+  for (const std::string& name : moved) list += (list.empty() ? "" : ", ") + name;
+  log_warn() << dir << "/" << kMovingDir << " was left by a run stopped while it moved an earlier "
+             << "run's files; put back in " << dir << ": "
+             << (list.empty() ? std::string("nothing to put back") : list);
+}
+
 void keep_previous_run(const std::string& dir, const std::vector<std::string>& names,
                        bool keep_checkpoint) {
-  const fs::path out(dir), kept = out / kPreviousRunDir;
+  recover_interrupted_move(dir);  // an app's check_training_out did, before its data load
+  const fs::path out(dir), kept = out / kPreviousRunDir, moving = out / kMovingDir;
   std::error_code ec;
   const bool complete = fs::exists(out / "model.ini", ec);
   const bool checkpoint = !keep_checkpoint && fs::exists(out / "checkpoint", ec);
+  if (!complete && !checkpoint) {
+    remove_completion_markers(dir);  // a summary.json without model.ini
+    unfinished_runs().push_back({dir, names, fs::is_directory(kept, ec)});
+    return;
+  }
   // What goes where: a complete model in `dir` is newer than anything kept, and replaces it. A
   // stopped run's checkpoint (with its configuration and log) replaces a kept stopped run, but
   // never a kept complete model: it goes beside that, into previous-run/stopped-run.
-  auto move_run = [&](const fs::path& to) {
-    // What `to` held goes, but a stopped run kept beside a model there stays until a run finishes.
-    if (fs::is_directory(to, ec)) {
-      std::vector<fs::path> old;
-      for (const fs::directory_entry& e : fs::directory_iterator(to, ec))
-        if (e.path().filename() != kStoppedRunDir) old.push_back(e.path());
-      for (const fs::path& p : old) fs::remove_all(p, ec);
-    } else {
-      fs::remove_all(to, ec);  // a file of that name
-    }
-    if (ec) throw Error("cannot remove " + to.string() + ": " + ec.message());
-    fs::create_directories(to, ec);
-    if (ec) throw Error("cannot create " + to.string() + ": " + ec.message());
-    for (const std::string& name : names) {
+  const fs::path to =
+      complete || !fs::exists(kept / "model.ini", ec) ? kept : kept / kStoppedRunDir;
+  // Each rename is atomic, a set of them is not: the files go into previous-run.moving (model.ini
+  // first), which then replaces `to` whole, so that a kill on the way leaves a folder that says
+  // a move was cut short and holds what it moved (recover_interrupted_move moves it back). A
+  // stopped run kept beside a model in `to` stays: it goes along in the folder.
+  try {
+    fs::create_directory(moving, ec);
+    if (ec) throw Error("cannot create " + moving.string() + ": " + ec.message());
+    for (const std::string& name : model_ini_first(names)) {
       if (!fs::is_regular_file(out / name, ec)) continue;
       if (keep_checkpoint && name == "metrics.jsonl") {  // a resumed run goes on writing it
-        fs::copy_file(out / name, to / name, ec);
+        fs::copy_file(out / name, moving / name, ec);
         if (ec) throw Error("cannot copy " + (out / name).string() + ": " + ec.message());
       } else {
-        move_entry(out / name, to / name);
+        move_entry(out / name, moving / name);
       }
     }
-    if (checkpoint) move_entry(out / "checkpoint", to / "checkpoint");
-    log_info() << "the earlier run's "
-               << (complete && checkpoint ? "model and checkpoint"
-                   : complete             ? "model"
-                                          : "checkpoint")
-               << " in " << dir << " moved to " << to.string()
-               << " until this run completes; put back if it fails, left there if it is killed";
-  };
-  if (complete)
-    move_run(kept);
-  else if (checkpoint)
-    move_run(fs::exists(kept / "model.ini", ec) ? kept / kStoppedRunDir : kept);
-  else
-    remove_completion_markers(dir);  // a summary.json without model.ini
-  unfinished_runs().push_back({dir, names, fs::is_directory(kept, ec)});
+    if (checkpoint) move_entry(out / "checkpoint", moving / "checkpoint");
+    if (fs::is_directory(to / kStoppedRunDir, ec))
+      move_entry(to / kStoppedRunDir, moving / kStoppedRunDir);
+    remove_run_folder(to);
+    move_entry(moving, to);
+  } catch (const std::exception&) {
+    std::error_code exists_ec;
+    if (fs::exists(moving, exists_ec)) {
+      try {
+        move_back(out);
+      } catch (const std::exception& e) {
+        log_warn() << "the earlier run's files could not all be put back (" << e.what()
+                   << "): they are in " << moving.string() << ", which the next run into " << dir
+                   << " puts back";
+      }
+    }
+    throw;
+  }
+  log_info() << "the earlier run's "
+             << (complete && checkpoint ? "model and checkpoint"
+                 : complete             ? "model"
+                                        : "checkpoint")
+             << " in " << dir << " moved to " << to.string()
+             << " until this run completes; put back if it fails, left there if it is killed";
+  unfinished_runs().push_back({dir, names, true});
 }
 
 void finish_run(const std::string& dir) {
@@ -378,6 +457,12 @@ std::string missing_model_hint(const std::string& dir) {
   if (fs::exists(kept / "model.ini", ec))
     return "; " + kept.string() +
            " holds an earlier run's model (a later run over it has not finished): give that folder";
+  const fs::path moving = fs::path(dir) / kMovingDir;
+  if (fs::exists(moving / "model.ini", ec))
+    return "; " + moving.string() +
+           " holds an earlier run's model, left by a run stopped while it moved it: move its "
+           "files back into " +
+           dir + " (a training run into it does so first)";
   std::vector<std::string> models;  // a --compare run without a GPU has only cpu/
   for (const char* side : {"gpu", "cpu"})
     if (fs::exists(fs::path(dir) / side / "model.ini", ec))
@@ -409,16 +494,18 @@ void restore_previous_runs() noexcept {
                    << "; config.ini, config.json and metrics.jsonl stay";
         continue;
       }
-      // The failed run's files go: those the earlier run had are replaced, the others removed,
-      // so that no mix of the two runs' files is left. Its checkpoint stays (it can be resumed)
-      // unless the earlier run's is put back.
-      for (const std::string& name : run.names)
-        if (!fs::exists(kept / name, ec)) fs::remove(out / name, ec);
-      std::vector<fs::path> entries;  // collected first: moving them changes the folder
-      for (const fs::directory_entry& e : fs::directory_iterator(kept))
-        if (e.path().filename() != kStoppedRunDir) entries.push_back(e.path());
-      for (const fs::path& e : entries) move_entry(e, out / e.filename());
-      fs::remove(kept, ec);  // stays when it holds a stopped run kept beside the model
+      // The failed run's files go (model.ini first), so that no mix of the two runs' files is
+      // left; its checkpoint too where the earlier run's comes back, else it stays (it can be
+      // resumed). previous-run then comes back as a cut-short keep_previous_run would: renamed to
+      // previous-run.moving and moved back from there, so that a kill on the way leaves what the
+      // next run puts back. A stopped run kept beside a model returns to previous-run.
+      for (const std::string& name : model_ini_first(run.names)) {
+        fs::remove(out / name, ec);
+        if (ec) throw Error("cannot remove " + (out / name).string() + ": " + ec.message());
+      }
+      if (fs::exists(kept / "checkpoint", ec)) remove_run_folder(out / "checkpoint");
+      move_entry(kept, out / kMovingDir);
+      move_back(out);
       log_warn() << "this run failed: the earlier run's files are back in " << run.dir
                  << (fs::exists(kept / kStoppedRunDir, ec)
                          ? " (a stopped run's checkpoint stays in " +
@@ -426,7 +513,9 @@ void restore_previous_runs() noexcept {
                          : std::string());
     } catch (const std::exception& e) {
       log_warn() << "this run failed, and the earlier run's files could not all be put back in "
-                 << run.dir << " (" << e.what() << "): see " << run.dir << "/" << kPreviousRunDir;
+                 << run.dir << " (" << e.what() << "): see " << run.dir << "/" << kPreviousRunDir
+                 << " and " << run.dir << "/" << kMovingDir
+                 << " (the next run into it puts that back first)";
     }
   }
   unfinished_runs().clear();

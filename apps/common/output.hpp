@@ -107,16 +107,29 @@ void write_config_ini(const std::string& path, const ResolvedConfig& config,
 // in previous-run), and where nothing was kept removes the failed run's model files (all of
 // `names` but config.ini, config.json and metrics.jsonl); a run that is killed leaves them for
 // the user, as the log says.
+// Each file's rename is atomic, a set of them is not: both moves go through one folder,
+// `dir`/previous-run.moving (kMovingDir). keep_previous_run moves the files into it, model.ini
+// first, then renames it into place whole (with a stopped-run kept beside a model);
+// restore_previous_runs renames previous-run to it, then moves its files back, model.ini last. So
+// a kill on the way (kill -9, the OOM killer; a power cut where the file system keeps renames in
+// order, as journalling ones do: nothing is synced) leaves that folder, and while files are split
+// between it and `dir`, model.ini is in the folder: `dir` never looks like a complete model.
+// recover_interrupted_move puts such a folder's files back (model.ini last, a stopped-run into
+// previous-run) with a warning naming them: check_training_out calls it before the folder is
+// read, keep_previous_run before it moves anything; with no such folder it does nothing.
 inline constexpr const char* kPreviousRunDir = "previous-run";
 inline constexpr const char* kStoppedRunDir = "stopped-run";  // inside previous-run
+inline constexpr const char* kMovingDir = "previous-run.moving";
+void recover_interrupted_move(const std::string& dir);
 void keep_previous_run(const std::string& dir, const std::vector<std::string>& names,
                        bool keep_checkpoint);
 void finish_run(const std::string& dir);
 void restore_previous_runs() noexcept;
 // Where the model is when DIR has none, for the messages of commands that read a model: "; DIR/
 // previous-run holds an earlier run's model (a later run over it has not finished)" where it
-// does, "; DIR is a --compare run's folder: its models are in DIR/gpu and DIR/cpu" where those
-// hold one (naming only those that do), else "".
+// does, the same of DIR/previous-run.moving (a run stopped while it moved the model), "; DIR is a
+// --compare run's folder: its models are in DIR/gpu and DIR/cpu" where those hold one (naming
+// only those that do), else "".
 std::string missing_model_hint(const std::string& dir);
 class DeferredFinish {
  public:

@@ -41,9 +41,12 @@ void check_training_out(const CommandLine& cli) {
   // and before --compare's GPU run; the app's own files are checked as its run starts.
   const std::vector<std::string> every_run_writes = {"model.ini", "summary.json", "config.ini",
                                                      "config.json", "metrics.jsonl"};
+  // An earlier model a killed run left split is whole again before anything reads the folders.
+  recover_interrupted_move(common.out);
   std::vector<std::string> runs = {common.out};  // the folders a run writes a model in
   if (common.compare) {
     runs = {common.out + "/gpu", common.out + "/cpu"};
+    for (const std::string& dir : runs) recover_interrupted_move(dir);
     check_no_directory_in_the_way(common.out, {"compare.json", "compare.ini"});
     check_no_other_app_model(common.out, cli.app());
   }

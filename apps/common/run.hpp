@@ -24,11 +24,13 @@ enum class RunRole {
 using TrainOnce = std::function<RunRecord(Context ctx, const std::string& out_dir, RunRole role)>;
 
 // The folders a training run of `cli.app()` writes its model in (--out; with --compare also
-// --out/gpu and --out/cpu, beside the --out/compare.json it writes) must not hold another app's
-// model (check_no_other_app_model: UsageError naming --out), nor a folder in the way of a file
-// every run writes there (model.ini, summary.json, config.ini, config.json, metrics.jsonl; with
-// --compare compare.json and compare.ini in --out: check_no_directory_in_the_way). run_training
-// checks first; an app calls this right after parsing as well, to refuse before a long data load.
+// --out/gpu and --out/cpu, beside the --out/compare.json it writes): an earlier model that a run
+// killed while moving it left split there is put back first (recover_interrupted_move); then they
+// must not hold another app's model (check_no_other_app_model: UsageError naming --out), nor a
+// folder in the way of a file every run writes there (model.ini, summary.json, config.ini,
+// config.json, metrics.jsonl; with --compare compare.json and compare.ini in --out:
+// check_no_directory_in_the_way). run_training checks first; an app calls this right after
+// parsing as well, to refuse before a long data load.
 void check_training_out(const CommandLine& cli);
 
 // check_training_out(cli); then without --compare: train(Context::create(--device, --threads),

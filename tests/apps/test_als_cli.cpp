@@ -775,6 +775,158 @@ TEST(AlsCli, DivergedTrainingFailsInsteadOfSavingNaNs) {
   EXPECT_FALSE(std::filesystem::exists(out + "/checkpoint")) << "went with previous-run";
 }
 
+// An earlier model goes into previous-run by way of previous-run.moving (model.ini first, the
+// folder renamed into place at the end), and a failed run's model comes back the same way
+// (model.ini last): each rename is atomic, the set is not. A kill -9 on the way leaves the model
+// split between --out and that folder; the next run puts it back before anything else, with a
+// warning naming what, and goes on as over the whole model. Each state a kill can leave is made
+// here by hand; a run that then fails (its ratings overflow) puts the earlier model back, so the
+// folder must end exactly as it was: nothing lost, nothing left over.
+TEST(AlsCli, ModelSplitByAKilledMoveIsPutBackByTheNextRun) {
+  namespace fs = std::filesystem;
+  test::TempDir dir;
+  io::Ratings r;
+  const std::string good = write_small_csv(dir, 6, &r);
+  for (float& v : r.rating) v *= 1e20f;
+  const std::string huge = dir.file("huge.csv");
+  io::write_ratings_csv(huge, r);
+  const std::string model = dir.file("model");
+  ASSERT_EQ(
+      run_als(dir, "--input '" + good + "' --iters 2 --checkpoint-every 1 --out '" + model + "'")
+          .code,
+      0);
+  const auto files = test::folder_files(model);
+  const std::vector<std::string> entries = test::list_dir(model);
+  // What a keep moves, in its order: model.ini first, the checkpoint folder last.
+  std::vector<std::string> order = {"model.ini"};
+  for (const std::string& e : entries)
+    if (e != "model.ini" && e != "checkpoint") order.push_back(e);
+  order.push_back("checkpoint");
+  ASSERT_EQ(order.size(), entries.size());
+  // A copy of the model with its first `moved` entries in previous-run.moving.
+  auto split = [&](const std::string& name, std::size_t moved) {
+    const std::string out = dir.file(name);
+    fs::copy(model, out, fs::copy_options::recursive);
+    fs::create_directory(out + "/previous-run.moving");
+    for (std::size_t i = 0; i < moved; ++i)
+      fs::rename(out + "/" + order[i], out + "/previous-run.moving/" + order[i]);
+    return out;
+  };
+  const std::string failing = "--input '" + huge + "' --iters 2 --out '";
+
+  // Cut short after 0, 1, 2, half and all of the entries, the last also as a restore cut short
+  // before its first move back. The warning lists what it put back, model.ini last.
+  for (const std::size_t moved :
+       {std::size_t{0}, std::size_t{1}, std::size_t{2}, order.size() / 2, order.size()}) {
+    SCOPED_TRACE("moved " + std::to_string(moved));
+    const std::string out = split("split-" + std::to_string(moved), moved);
+    std::vector<std::string> back(order.begin() + std::min<std::size_t>(moved, 1),
+                                  order.begin() + moved);
+    std::sort(back.begin(), back.end());
+    if (moved > 0) back.push_back("model.ini");
+    std::string list;
+    for (const std::string& name : back) list += (list.empty() ? "" : ", ") + name;
+    const Outcome o = run_als(dir, failing + out + "'");
+    EXPECT_EQ(o.code, 1) << o.err;
+    EXPECT_NE(o.err.find("warning: " + out +
+                         "/previous-run.moving was left by a run stopped while it moved an "
+                         "earlier run's files; put back in " +
+                         out + ": " + (list.empty() ? "nothing to put back" : list) + "\n"),
+              std::string::npos)
+        << o.err;
+    EXPECT_NE(o.err.find("this run failed: the earlier run's files are back in " + out),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(test::folder_files(out), files);
+    EXPECT_EQ(test::list_dir(out), entries) << "no previous-run, no previous-run.moving";
+  }
+
+  // Cut short at the end: the stopped run kept beside an older model went into the folder too,
+  // and that older model (which the newer one replaces) was half removed, model.ini first.
+  {
+    const std::string out = split("late", order.size());
+    fs::create_directories(out + "/previous-run");
+    test::write_bytes(out + "/previous-run/user_factors.npy", "an older model, half removed");
+    fs::create_directories(out + "/previous-run.moving/stopped-run/checkpoint");
+    test::write_bytes(out + "/previous-run.moving/stopped-run/checkpoint/state.ini", "iter = 1\n");
+    test::write_bytes(out + "/previous-run.moving/stopped-run/config.ini", "# a stopped run\n");
+    const Outcome o = run_als(dir, failing + out + "'");
+    EXPECT_EQ(o.code, 1) << o.err;
+    EXPECT_NE(o.err.find(", previous-run/stopped-run, "), std::string::npos) << o.err;
+    auto expected = files;
+    expected["previous-run/stopped-run/checkpoint/state.ini"] = "iter = 1\n";
+    expected["previous-run/stopped-run/config.ini"] = "# a stopped run\n";
+    EXPECT_EQ(test::folder_files(out), expected) << "the stopped run stays kept beside the model";
+  }
+
+  // A stopped run (checkpoint, configuration, log) cut short on its way beside a kept model, into
+  // previous-run/stopped-run: it comes back into --out, and the failed run keeps it there.
+  {
+    const std::string out = dir.file("beside");
+    fs::create_directories(out);
+    fs::copy(model, out + "/previous-run", fs::copy_options::recursive);
+    fs::create_directory(out + "/previous-run.moving");
+    for (const char* name : {"checkpoint", "config.ini", "metrics.jsonl"})
+      fs::copy(model + "/" + name, out + "/previous-run.moving/" + name,
+               fs::copy_options::recursive);
+    const Outcome o = run_als(dir, failing + out + "'");
+    EXPECT_EQ(o.code, 1) << o.err;
+    EXPECT_NE(o.err.find("put back in " + out + ": checkpoint, config.ini, metrics.jsonl\n"),
+              std::string::npos)
+        << o.err;
+    auto expected = files;  // the kept model comes back into --out, the stopped run beside it
+    for (const auto& [path, bytes] : files)
+      if (path.rfind("checkpoint/", 0) == 0 || path == "config.ini" || path == "metrics.jsonl")
+        expected["previous-run/stopped-run/" + path] = bytes;
+    EXPECT_EQ(test::folder_files(out), expected);
+  }
+
+  // A resumed run copies metrics.jsonl, which it goes on writing: a copy cut short stays behind
+  // the whole log in --out.
+  {
+    const std::string out = split("copy", 2);
+    const std::string log = slurp(model + "/metrics.jsonl");
+    test::write_bytes(out + "/previous-run.moving/metrics.jsonl", log.substr(0, log.size() / 2));
+    const Outcome o = run_als(dir, failing + out + "'");
+    EXPECT_EQ(o.code, 1) << o.err;
+    EXPECT_EQ(test::folder_files(out), files);
+  }
+
+  // --resume finds the checkpoint that went into the folder, and a --compare run puts back its
+  // folders (--out/gpu, --out/cpu) before either run starts.
+  {
+    const std::string out = split("resume", order.size());
+    const Outcome o = run_als(dir, "--input '" + good + "' --iters 3 --resume --out '" + out + "'");
+    EXPECT_EQ(o.code, 0) << o.err;
+    EXPECT_NE(o.err.find("was left by a run stopped"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("resumed from " + out + "/checkpoint after iteration 2"),
+              std::string::npos)
+        << o.err;
+    EXPECT_FALSE(fs::exists(out + "/previous-run.moving"));
+    EXPECT_FALSE(fs::exists(out + "/previous-run")) << "the run completed";
+  }
+  {
+    const std::string cmp = dir.file("cmp");
+    fs::create_directories(cmp);
+    fs::rename(split("cmp-cpu", 1), cmp + "/cpu");
+    EXPECT_EQ(run_als(dir, failing + cmp + "' --compare").code, 1);
+    EXPECT_EQ(test::folder_files(cmp + "/cpu"), files);
+  }
+
+  // A command that reads the model names the folder that holds it, and leaves it there.
+  {
+    const std::string out = split("read", 3);
+    const auto before = test::folder_files(out);
+    const Outcome o = run_als(
+        dir, "recommend --model '" + out + "' --users 1 -q --out '" + dir.file("rec") + "'");
+    EXPECT_NE(o.code, 0);
+    EXPECT_NE(o.err.find(out + "/previous-run.moving holds an earlier run's model"),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(test::folder_files(out), before);
+  }
+}
+
 // Every ALS half-step lowers the objective, so a run whose objective grows tenfold has solves that
 // broke down in single precision (a --lambda of 1e-20 is all but none): it says so, where it ran
 // to the end with train_rmse in the hundreds on 1..5 ratings and no word before.
