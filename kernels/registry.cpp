@@ -184,9 +184,15 @@ class TransposedPattern {
     const CsrView pattern{s.rows, s.cols, s.nnz, s.row_ptr, s.col_idx, nullptr};
     if (ctx.is_gpu()) {
 #if FK_WITH_CUDA
+      const std::int64_t before = device_bytes_in_use();
       DeviceBuffer<std::int64_t> perm;
       dev_t_ = device_transpose(ctx, pattern, &perm);
+      const std::int64_t pattern_bytes = device_bytes_in_use() - perm.bytes() - before;
       dev_gather_ = ValueGather(ctx, std::move(perm));
+      log_debug() << "transposed pattern of " << s.nnz << " nonzeros holds " << mebibytes(pattern_bytes)
+                  << " MiB on the device, the gather of values into its order "
+                  << mebibytes(device_bytes_in_use() - before - pattern_bytes) << " MiB ("
+                  << (dev_gather_.windowed() ? "windowed" : "plain") << ")";
 #else
       throw Error("a GPU context in a build without CUDA");
 #endif

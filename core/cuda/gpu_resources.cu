@@ -47,6 +47,15 @@ void GpuResources::flush_l2() {
       cudaMemsetAsync(flush_buffer_, byte, static_cast<std::size_t>(flush_l2_bytes()), stream));
 }
 
+float* GpuResources::run_scratch(std::int64_t floats) {
+  if (run_scratch_.size() < floats) {
+    FK_CUDA_CHECK(cudaStreamSynchronize(stream));  // runs queued earlier may use the old buffer
+    run_scratch_ = DeviceBuffer<float>();           // freed first: not both held at once
+    run_scratch_ = DeviceBuffer<float>(floats);
+  }
+  return run_scratch_.data();
+}
+
 cusparseHandle_t GpuResources::cusparse() {
   if (!cusparse_) {
     FK_CUSPARSE_CHECK(cusparseCreate(&cusparse_));

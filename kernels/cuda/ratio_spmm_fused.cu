@@ -36,6 +36,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/log.hpp"
+#include "core/memory.hpp"
 #include "kernels/cuda/cuda_variants.hpp"
 #include "kernels/cuda/spmm_common.cuh"
 #include "kernels/ratio_segments.hpp"
@@ -474,7 +476,9 @@ struct LongRowSplit {
   DeviceBuffer<std::int64_t> chunk_row;           // per chunk: its row's index in `rows`
   DeviceBuffer<std::int64_t> row_first_chunk;     // per row of `rows`: its first chunk (+ 1)
   DeviceBuffer<int> chunk_arrivals, row_arrivals;  // zero between runs
-  DeviceBuffer<float> scratch, chunk_sums;        // partial segments x k, chunks x k
+  // A run's scratch: the partial segments' rows (partial x k floats), then the chunks' sums
+  // (chunks x k), in the context's run scratch (GpuResources::run_scratch), not held by the plan.
+  std::int64_t scratch_floats = 0, chunk_sum_floats = 0;
 
   LongRowSplit(const CsrView& s, int k, std::int64_t threshold_, std::int64_t segment_)
       : threshold(threshold_), segment(segment_) {
@@ -495,8 +499,15 @@ struct LongRowSplit {
     row_first_chunk = DeviceBuffer<std::int64_t>(p.row_first_chunk);
     chunk_arrivals = DeviceBuffer<int>(std::vector<int>(p.chunk_row.size(), 0));
     row_arrivals = DeviceBuffer<int>(std::vector<int>(p.rows.size(), 0));
-    scratch = DeviceBuffer<float>(partial * k);
-    chunk_sums = DeviceBuffer<float>(static_cast<std::int64_t>(p.chunk_row.size()) * k);
+    scratch_floats = partial * k;
+    chunk_sum_floats = static_cast<std::int64_t>(p.chunk_row.size()) * k;
+    log_debug() << "fused ratio SpMM: " << seg_row.size() << " segments of up to " << segment
+                << " nonzeros (" << partial << " of rows of several), run scratch "
+                << mebibytes((scratch_floats + chunk_sum_floats) * std::int64_t(sizeof(float)))
+                << " MiB (shared by the context's plans), lists "
+                << mebibytes(seg_row.bytes() + seg_begin.bytes() + rows.bytes() + chunk_of.bytes() +
+                             chunk_first.bytes() + chunk_row.bytes() + row_first_chunk.bytes())
+                << " MiB";
   }
 };
 
@@ -513,6 +524,9 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
   using Row = LaneRow<G, NQ, W>;
   const cudaStream_t stream = stream_of(ctx);
   const int rows_per_block = parts == kGroupRows ? kWarps * (kWarpSize / G) : kWarps / parts;
+  float* scratch = split.scratch_floats + split.chunk_sum_floats > 0
+                       ? ctx.gpu().run_scratch(split.scratch_floats + split.chunk_sum_floats)
+                       : nullptr;
   const Segments seg{split.seg_row.size(),
                      split.segment,
                      split.partial,
@@ -525,8 +539,8 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
                      split.rows.data(),
                      split.chunk_arrivals.data(),
                      split.row_arrivals.data(),
-                     split.scratch.data(),
-                     split.chunk_sums.data(),
+                     scratch,
+                     scratch ? scratch + split.scratch_floats : nullptr,
                      static_cast<unsigned>(std::min<std::int64_t>(ceil_div(split.seg_row.size(), kWarps),
                                                                   cuda_spmm::kMaxBlocks / 2))};
   const std::int64_t row_blocks =

@@ -210,7 +210,7 @@ void LongRows::run(const Context& ctx, const std::int64_t* row_ptr, const std::i
                    const std::int32_t* val_perm) const {
   if (rows_.size() == 0 || k == 0) return;
   const std::int64_t segments = seg_row_.size();
-  if (partial_.size() < segments * k) partial_ = DeviceBuffer<float>(segments * k);
+  float* partial = ctx.gpu().run_scratch(segments * k);  // the context's, not held by the plan
   const unsigned grid = grid_for(segments, 1);
   auto launch = [&](auto values) {
     using Vals = decltype(values);
@@ -218,12 +218,12 @@ void LongRows::run(const Context& ctx, const std::int64_t* row_ptr, const std::i
       const int g = std::min(32, pow2_ceil(k / 4));
       long_rows_kernel<4, Vals><<<grid, kLongThreads, 0, stream_of(ctx)>>>(
           segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, values, b,
-          partial_.data(), k, g);
+          partial, k, g);
     } else {
       const int g = std::min(32, pow2_ceil(k));
       long_rows_kernel<1, Vals><<<grid, kLongThreads, 0, stream_of(ctx)>>>(
           segments, seg_row_.data(), seg_begin_.data(), segment_, row_ptr, col_idx, values, b,
-          partial_.data(), k, g);
+          partial, k, g);
     }
     FK_CUDA_CHECK_LAUNCH();
   };
@@ -233,7 +233,7 @@ void LongRows::run(const Context& ctx, const std::int64_t* row_ptr, const std::i
     launch(PlainValues{vals});
   const int threads = 256;
   sum_segments_kernel<<<grid_for(rows_.size() * k, threads), threads, 0, stream_of(ctx)>>>(
-      rows_.size(), rows_.data(), row_segs_.data(), partial_.data(), c, k);
+      rows_.size(), rows_.data(), row_segs_.data(), partial, c, k);
   FK_CUDA_CHECK_LAUNCH();
 }
 

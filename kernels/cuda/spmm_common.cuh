@@ -85,7 +85,6 @@ class LongRows {
   DeviceBuffer<std::int64_t> row_segs_;   // per long row: its first segment (count() + 1 offsets)
   DeviceBuffer<std::int64_t> seg_row_;    // per segment: its row
   DeviceBuffer<std::int64_t> seg_begin_;  // per segment: its first nonzero
-  mutable DeviceBuffer<float> partial_;   // per segment: its partial row (k floats), grown by run
 };
 
 // Zeroes rows rows[0..n) of the row-major M x k matrix c (device pointers) on ctx's stream.

@@ -15,7 +15,9 @@
 //  * SDDMM: at most 12.5 (the shared-memory walker's, the largest: 12).
 // The tensor-core variants encode S in V x 1 vectors, whose padding on a general matrix like this
 // one sets their size (16-90 bytes a nonzero at V = 1-8 here): they are printed, not bounded.
-// The figures are printed (docs/benchmarks/memory.md keeps the H200's). GPU only.
+// The figures are printed (docs/benchmarks/memory.md keeps the H200's). And what plans need only
+// while they run is the context's, not each plan's (PlansOfOneContextShareTheirRunScratch). GPU
+// only.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -51,7 +53,9 @@ constexpr int kK = 64;
 void check_held(const std::string& what, std::int64_t bytes, const HostCsr& s, double allowed) {
   const double per_nonzero = double(bytes) / double(s.nnz());
   std::printf("%-48s %8.2f bytes a nonzero (%.1f MiB)\n", what.c_str(), per_nonzero, double(bytes) / 1048576.0);
-  if (allowed >= 0) EXPECT_LE(per_nonzero, allowed) << what;
+  if (allowed >= 0) {
+    EXPECT_LE(per_nonzero, allowed) << what;
+  }
 }
 
 bool tensor_core(const std::string& name) { return name.find(".tc_v") != std::string::npos; }
@@ -113,6 +117,55 @@ TEST(CudaPlanMemory, WhatEachPlanKeeps) {
     ctx.synchronize();
     check_held("SDDMM " + name, device_bytes_in_use() - before, s, tensor_core(name) ? -1 : 12.5);
   }
+}
+
+// Plans of one context share the scratch their runs need (GpuResources::run_scratch): a second
+// fused ratio plan over a transpose with long rows adds no scratch of its own when it runs (only
+// its values gathered into the transpose's order), where the first one's run took it; and running
+// the two in turn leaves each one's result as it was (the same bits as its first run).
+TEST(CudaPlanMemory, PlansOfOneContextShareTheirRunScratch) {
+  FK_REQUIRE_GPU();
+  Context ctx(DeviceKind::kGpu);
+  Rng rng(12);
+  // 20000 rows, each with columns 0-31 and 5 more: Sᵀ has 32 rows of 20000, cut into segments.
+  const auto pattern = [&] {
+    HostCsr s = test::random_pattern(20000, 4000, rng, [](std::int64_t) { return std::int64_t(5); });
+    HostCsr out;
+    out.rows = s.rows;
+    out.cols = s.cols;
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+      for (std::int32_t c = 0; c < 32; ++c) out.col_idx.push_back(c);
+      for (std::int64_t j = s.row_ptr[r]; j < s.row_ptr[r + 1]; ++j)
+        if (s.col_idx[j] >= 32) out.col_idx.push_back(s.col_idx[j]);
+      out.row_ptr.push_back(static_cast<std::int64_t>(out.col_idx.size()));
+    }
+    for (std::size_t j = 0; j < out.col_idx.size(); ++j) out.vals.push_back(float(rng.uniform(0.5, 1.5)));
+    return out;
+  };
+  const HostCsr s1 = pattern(), s2 = pattern();
+  const DeviceCsr d1(s1), d2(s2);
+  constexpr int k = 256;
+  DeviceBuffer<float> a(std::vector<float>(s1.cols * k, 1.0f)), b(std::vector<float>(s1.rows * k, 1.0f)),
+      c(s1.cols * k);
+  const DenseView<const float> va{a.data(), s1.cols, k}, vb{b.data(), s1.rows, k};
+  const DenseView<float> vc{c.data(), s1.cols, k};
+  PreparedRatioSpmm p1 = make_ratio_spmm_plan(ctx, d1.view(), k, "cuda.ratio_spmm.fused", Op::kTrans);
+  const auto run = [&](PreparedRatioSpmm& p) {
+    p.run(ctx, nullptr, va, vb, 1e-6f, vc);
+    ctx.synchronize();
+    return c.to_host();
+  };
+  std::int64_t before = device_bytes_in_use();
+  const std::vector<float> first = run(p1);
+  const std::int64_t gathered = s1.nnz() * std::int64_t(sizeof(float));
+  EXPECT_GT(device_bytes_in_use() - before, gathered + (std::int64_t(4) << 20))
+      << "the first run takes its values' gather and the scratch of its long rows";
+  PreparedRatioSpmm p2 = make_ratio_spmm_plan(ctx, d2.view(), k, "cuda.ratio_spmm.fused", Op::kTrans);
+  before = device_bytes_in_use();
+  run(p2);
+  EXPECT_EQ(device_bytes_in_use() - before, s2.nnz() * std::int64_t(sizeof(float)))
+      << "the second plan's run gathers its values and shares the first's scratch";
+  EXPECT_EQ(run(p1), first);
 }
 
 }  // namespace
