@@ -72,7 +72,9 @@ Context::Context(Context&& other) noexcept
       share_plan_choices_(other.share_plan_choices_),
       repeatable_only_(other.repeatable_only_),
       transposed_slice_bytes_(other.transposed_slice_bytes_),
-      gpu_(std::exchange(other.gpu_, nullptr)) {}
+      gpu_(std::exchange(other.gpu_, nullptr)) {
+  for (int i = 0; i < kHostRunScratchSlots; ++i) host_run_scratch_[i] = std::move(other.host_run_scratch_[i]);
+}
 
 Context& Context::operator=(Context&& other) noexcept {
   if (this != &other) {
@@ -84,8 +86,19 @@ Context& Context::operator=(Context&& other) noexcept {
     repeatable_only_ = other.repeatable_only_;
     transposed_slice_bytes_ = other.transposed_slice_bytes_;
     gpu_ = std::exchange(other.gpu_, nullptr);
+    for (int i = 0; i < kHostRunScratchSlots; ++i) host_run_scratch_[i] = std::move(other.host_run_scratch_[i]);
   }
   return *this;
+}
+
+float* Context::host_run_scratch(int slot, std::int64_t floats) const {
+  FK_CHECK(slot >= 0 && slot < kHostRunScratchSlots, "host run scratch slot " << slot);
+  std::vector<float>& buffer = host_run_scratch_[slot];
+  if (std::int64_t(buffer.size()) < floats) {
+    buffer = std::vector<float>();  // freed first: not both held at once
+    buffer.resize(static_cast<std::size_t>(floats));
+  }
+  return buffer.data();
 }
 
 std::string Context::describe() const {

@@ -4,6 +4,7 @@
 // handles. This header is host-only: CUDA types live in core/cuda/gpu_resources.cuh.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fk {
 
@@ -74,6 +75,16 @@ class Context {
   void set_transposed_slice_bytes(std::int64_t bytes) { transposed_slice_bytes_ = bytes; }
   std::int64_t transposed_slice_bytes() const { return transposed_slice_bytes_; }
 
+  // At least `floats` floats of host memory for what a CPU plan needs only while one of its runs
+  // goes on (the values a cached transpose gathers into its order, which its inner plan then
+  // reads). A context's plans run one after another, so one buffer per slot, the size of the
+  // largest request, serves them all, where each plan held its own (fk-lda's CPU run on nytimes:
+  // one per minibatch, 4 bytes a nonzero of the corpus). Two slots, for a run that gathers two
+  // arrays at once. Valid until the next call for the same slot. (On the GPU:
+  // GpuResources::run_scratch.)
+  static constexpr int kHostRunScratchSlots = 2;
+  float* host_run_scratch(int slot, std::int64_t floats) const;
+
  private:
   DeviceKind kind_ = DeviceKind::kCpu;
   int threads_ = 1;
@@ -82,6 +93,7 @@ class Context {
   bool repeatable_only_ = false;
   std::int64_t transposed_slice_bytes_ = 0;
   GpuResources* gpu_ = nullptr;  // owned; created only for GPU contexts
+  mutable std::vector<float> host_run_scratch_[kHostRunScratchSlots];
 };
 
 }  // namespace fk

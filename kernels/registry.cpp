@@ -212,10 +212,11 @@ class TransposedPattern {
              what << " run without values: the pattern has none and none were given");
     return vals;
   }
-  // The values in Sᵀ's order, in a buffer of this object's (queued on ctx's stream); `second`
-  // uses another buffer, for a run that needs two arrays gathered. The buffers (never null, even
-  // for nnz = 0) are allocated on first use: Sᵀ·B plans whose kernels read the values through the
-  // permutation never gather, and so never hold nnz floats for it.
+  // The values in Sᵀ's order, on the GPU in a buffer of this object's (queued on ctx's stream), on
+  // the CPU in the context's host run scratch (valid for this run only; Context::host_run_scratch);
+  // `second` uses another buffer, for a run that needs two arrays gathered. The buffers (never
+  // null, even for nnz = 0) are allocated on first use: Sᵀ·B plans whose kernels read the values
+  // through the permutation never gather, and so never hold nnz floats for it.
   const float* gather(const Context& ctx, const float* vals, bool second = false) {
     if (ctx.is_gpu()) {
       DeviceBuffer<float>& out = second ? dev_vals2_ : dev_vals_;
@@ -225,8 +226,7 @@ class TransposedPattern {
 #endif
       return out.data();
     }
-    std::vector<float>& out = second ? host_vals2_ : host_vals_;
-    out.resize(std::max<std::int64_t>(nnz_, 1));
+    float* const out = ctx.host_run_scratch(second ? 1 : 0, std::max<std::int64_t>(nnz_, 1));
     const std::int64_t nnz = nnz_;
     if (perm_.empty()) {
       const std::int32_t* perm = perm32_.data();
@@ -236,7 +236,7 @@ class TransposedPattern {
 #pragma omp parallel for schedule(static)
       for (std::int64_t j = 0; j < nnz; ++j) out[j] = vals[perm_[j]];
     }
-    return out.data();
+    return out;
   }
   // GPU: Sᵀ's entries' positions in S's order, where reading through them pays (ValueGather).
   const std::int32_t* read_through_index() const {
@@ -255,7 +255,6 @@ class TransposedPattern {
   HostCsr transposed_;
   std::vector<std::int64_t> perm_;    // nnz above 2^31 - 1
   std::vector<std::int32_t> perm32_;  // otherwise
-  std::vector<float> host_vals_, host_vals2_;
   // GPU context: Sᵀ and the gather of values (from perm) on the device only.
   DeviceCsr dev_t_;
 #if FK_WITH_CUDA

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <utility>
+
 #include "core/context.hpp"
 #include "core/device_buffer.hpp"
 #include "core/error.hpp"
@@ -82,6 +84,24 @@ TEST(DeviceBuffer, CsrAndDenseRoundTrip) {
   copy.download(part.data(), 2, 2);
   EXPECT_EQ(part, (std::vector<float>{1.0f, 1.5f}));
   EXPECT_THROW(copy.download(part.data(), 2, 3), Error);
+}
+
+// The host run scratch (Context::host_run_scratch): one buffer per slot, kept while requests fit,
+// grown when they do not, moved with the context; a slot out of range is an error.
+TEST(Context, HostRunScratchIsOneBufferPerSlot) {
+  Context a(DeviceKind::kCpu);
+  float* p = a.host_run_scratch(0, 100);
+  EXPECT_EQ(a.host_run_scratch(0, 40), p);
+  float* q = a.host_run_scratch(1, 100);
+  EXPECT_NE(q, p);
+  p[99] = 5.0f;
+  EXPECT_EQ(a.host_run_scratch(0, 100)[99], 5.0f);
+  EXPECT_NE(a.host_run_scratch(0, 1000), nullptr);  // grown (the old contents need not stay)
+  p = a.host_run_scratch(0, 1000);
+  Context b(std::move(a));
+  EXPECT_EQ(b.host_run_scratch(0, 1000), p);
+  EXPECT_THROW(b.host_run_scratch(Context::kHostRunScratchSlots, 1), Error);
+  EXPECT_THROW(b.host_run_scratch(-1, 1), Error);
 }
 
 }  // namespace

@@ -318,5 +318,33 @@ TEST(SpmmConformanceSuite, SuiteCoversEveryWidth) {
   }
 }
 
+// CPU Sᵀ·B plans gather S's values into the transpose's order in the context's host run scratch
+// (Context::host_run_scratch), one buffer for all of a context's plans instead of one each: two
+// plans run in turn, each on its own values, give each one's result as when it ran alone.
+TEST(SpmmConformanceSuite, TransposedPlansOfOneContextShareTheirGatherBuffer) {
+  Context cpu(DeviceKind::kCpu);
+  Rng rng(21);
+  const HostCsr s1 = test::random_pattern(300, 200, rng, [](std::int64_t r) { return 5 + r % 30; });
+  const HostCsr s2 = test::random_pattern(300, 200, rng, [](std::int64_t r) { return 40 - r % 30; });
+  const int k = 16;
+  const HostDense<float> b = test::random_matrix(300, k, rng);
+  const auto run = [&](PreparedSpmm& plan, const HostCsr& s) {
+    HostDense<float> c(200, k);
+    plan.run(cpu, s.vals.data(), DenseView<const float>{b.data(), 300, k}, DenseView<float>{c.data(), 200, k});
+    return c.storage();
+  };
+  PreparedSpmm p1 = make_spmm_plan(cpu, s1.view(), k, Op::kTrans, "omp.spmm.rows");
+  PreparedSpmm p2 = make_spmm_plan(cpu, s2.view(), k, Op::kTrans, "omp.spmm.rows");
+  const auto first = run(p1, s1);
+  const auto second = run(p2, s2);
+  EXPECT_EQ(run(p1, s1), first);
+  EXPECT_NE(first, second);
+  Context alone(DeviceKind::kCpu);
+  PreparedSpmm p2_alone = make_spmm_plan(alone, s2.view(), k, Op::kTrans, "omp.spmm.rows");
+  HostDense<float> c(200, k);
+  p2_alone.run(alone, s2.vals.data(), DenseView<const float>{b.data(), 300, k}, DenseView<float>{c.data(), 200, k});
+  EXPECT_EQ(c.storage(), second);
+}
+
 }  // namespace
 }  // namespace fk
