@@ -5,14 +5,10 @@
 # before and after the shared ASpT order (CPU-only builds of de0897a and of this commit, carried in
 # .carry/ab.tar.xz, alternated on 16 threads: three rounds on a medium shape, two on netflix).
 # Run with carry [".carry"]; returns summary.txt, memory.txt, ab.txt and the logs of what failed.
-cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh
+cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
 [[ -d .carry/ab ]] || tar xJf .carry/ab.tar.xz -C .carry
-o=${OUT:-/tmp/out}; mkdir -p "$o"
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; $bin/fk-als --version; } |
-  tee "$o/summary.txt"
-OUT=/tmp/logs bash scripts/device_run.sh tests > /tmp/tests.txt 2>&1
-tee -a "$o/summary.txt" < /tmp/logs/tests-summary.txt
-grep -q "rc=[1-9]" /tmp/tests.txt && cp /tmp/logs/*.log "$o/"
+call_start $bin/fk-als --version
+call_tests
 for run in "fk-lda lda-nytimes" "fk-gap gap-nytimes" "fk-als als-netflix" "fk-sfa sfa-netflix"; do
   set -- $run
   timeout 200 $bin/$1 --config configs/$2.ini --device gpu --iters 1 --verbose --out "/tmp/run-$2" \

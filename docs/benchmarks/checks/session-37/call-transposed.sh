@@ -5,18 +5,11 @@
 # whose awkward problems run Sᵀ·B through the cached transpose); and the four large configs'
 # device memory again (the kernels line's note and the peak).
 # Run with carry [".carry"]; returns summary.txt, memory.txt and the logs of what failed.
-cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh
-o=${OUT:-/tmp/out}; mkdir -p "$o"
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; $bin/fk-als --version; } |
-  tee "$o/summary.txt"
-OUT=/tmp/logs bash scripts/device_run.sh tests > /tmp/tests.txt 2>&1
-tee -a "$o/summary.txt" < /tmp/logs/tests-summary.txt
-grep -q "rc=[1-9]" /tmp/tests.txt && cp /tmp/logs/*.log "$o/"
-timeout 240 compute-sanitizer --tool memcheck --error-exitcode 3 $bin/fk_kernel_tests --gtest_brief=1 \
-  --gtest_filter='Registered/RatioSpmmConformance.*cuda*:Registered/SpmmConformance.*cuda_spmm_row_split*:Registered/SpmmConformance.*cuda_spmm_cusparse*' \
-  > /tmp/kern-mem.txt 2>&1
-echo "memcheck transposed conformance: rc=$? $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED|SKIPPED)' /tmp/kern-mem.txt | tr '\n' ' ')" |
-  tee -a "$o/summary.txt"
+cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
+call_start $bin/fk-als --version
+call_tests
+call_memcheck "transposed conformance" 240 fk_kernel_tests \
+  'Registered/RatioSpmmConformance.*cuda*:Registered/SpmmConformance.*cuda_spmm_row_split*:Registered/SpmmConformance.*cuda_spmm_cusparse*'
 for run in "fk-lda lda-nytimes" "fk-gap gap-nytimes" "fk-als als-netflix" "fk-sfa sfa-netflix"; do
   set -- $run
   timeout 200 $bin/$1 --config configs/$2.ini --device gpu --iters 1 --out "/tmp/run-$2" \

@@ -6,17 +6,11 @@
 # context and the libraries' handles).
 # Run with carry [".carry"]; returns summary.txt, memory.txt, each app run's log and summary.json,
 # and the logs of what failed.
-cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh
-o=${OUT:-/tmp/out}; mkdir -p "$o"
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; $bin/fk-als --version; } |
-  tee "$o/summary.txt"
-OUT=/tmp/logs bash scripts/device_run.sh tests > /tmp/tests.txt 2>&1
-tee -a "$o/summary.txt" < /tmp/logs/tests-summary.txt
-grep -q "rc=[1-9]" /tmp/tests.txt && cp /tmp/logs/*.log "$o/"
-timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 $bin/fk_core_tests --gtest_brief=1 \
-  --gtest_filter='MemoryPeaks.*' > /tmp/core-mem.txt 2>&1
-echo "memcheck fk_core_tests MemoryPeaks.*: rc=$? $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED|SKIPPED)' /tmp/core-mem.txt | tr '\n' ' ')" |
-  tee -a "$o/summary.txt"
+cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
+call_start $bin/fk-als --version
+call_tests
+call_memcheck "fk_core_tests MemoryPeaks.*" 120 fk_core_tests \
+  'MemoryPeaks.*'
 for run in "fk-lda lda-nytimes" "fk-gap gap-nytimes" "fk-als als-netflix" "fk-sfa sfa-netflix"; do
   set -- $run
   nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits -lms 100 \

@@ -3,16 +3,11 @@
 # memory test (every CUDA plan prepared and run once); and the device memory each plan of the
 # lda-nytimes and gap-nytimes configs keeps (--verbose's "plan ... holds" lines) with the runs'
 # peaks. Run with carry [".carry"]; returns summary.txt, plans.txt.gz and the logs of what failed.
-cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh
-o=${OUT:-/tmp/out}; mkdir -p "$o"
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; cat .carry/commit; } | tee "$o/summary.txt"
-OUT=/tmp/logs timeout 330 bash scripts/device_run.sh tests > /tmp/tests.txt 2>&1
-tee -a "$o/summary.txt" < /tmp/logs/tests-summary.txt
-grep -q "rc=[1-9]" /tmp/tests.txt && cp /tmp/logs/*.log "$o/"
-timeout 120 compute-sanitizer --tool memcheck --error-exitcode 3 $bin/fk_kernel_tests --gtest_brief=1 \
-  --gtest_filter='CudaPlanMemory.*' > /tmp/mem.txt 2>&1
-echo "memcheck CudaPlanMemory: rc=$? $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED)' /tmp/mem.txt | tr '\n' ' ')" |
-  tee -a "$o/summary.txt"
+cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
+call_start
+call_tests 330
+call_memcheck "CudaPlanMemory" 120 fk_kernel_tests \
+  'CudaPlanMemory.*'
 for run in "fk-lda lda-nytimes" "fk-gap gap-nytimes"; do
   set -- $run
   timeout 100 $bin/$1 --config configs/$2.ini --device gpu --iters 1 --verbose --out "/tmp/run-$2" \

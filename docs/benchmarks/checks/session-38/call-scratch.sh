@@ -3,15 +3,10 @@
 # binary; memcheck on the fused ratio SpMM's conformance and the plan memory tests; the
 # lda-nytimes and gap-nytimes configs' peaks and plan lines (--verbose).
 # Run with carry [".carry"]; returns summary.txt and plans.txt.gz.
-cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh
-o=${OUT:-/tmp/out}; mkdir -p "$o"
-{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; cat .carry/commit; } | tee "$o/summary.txt"
-OUT=/tmp/logs timeout 260 bash scripts/device_run.sh tests > /tmp/tests.txt 2>&1
-tee -a "$o/summary.txt" < /tmp/logs/tests-summary.txt
-grep -q "rc=[1-9]" /tmp/tests.txt && cp /tmp/logs/*.log "$o/"
-timeout 100 compute-sanitizer --tool memcheck --error-exitcode 3 $bin/fk_kernel_tests --gtest_brief=1 \
-  --gtest_filter='CudaPlanMemory.PlansOfOne*:Registered/RatioSpmmConformance.*cuda*' > /tmp/mem.txt 2>&1
-echo "memcheck: rc=$? $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED)' /tmp/mem.txt | tr '\n' ' ')" | tee -a "$o/summary.txt"
+cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
+call_start
+call_tests 260
+call_memcheck "fused ratio conformance, shared run scratch" 100 fk_kernel_tests 'CudaPlanMemory.PlansOfOne*:Registered/RatioSpmmConformance.*cuda*'
 for run in "fk-lda lda-nytimes" "fk-gap gap-nytimes"; do
   set -- $run
   timeout 60 $bin/$1 --config configs/$2.ini --device gpu --iters 1 --verbose --out "/tmp/run-$2" \

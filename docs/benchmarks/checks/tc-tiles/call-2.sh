@@ -3,10 +3,9 @@
 # chunk ahead): its tests, tc_bench's SpMM on the generated matrices again, and an ncu profile of
 # the kernel on V = 4, 70%, K = 64 and 256 (occupancy, launch and warp-state sections).
 # Run with carry [".carry"]; returns summary.txt, tc_bench's files and ncu.txt.
-cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh
-o=${OUT:-/tmp/out}; mkdir -p "$o"
+cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
 source docs/benchmarks/checks/tc-tiles/common.sh
-tiles_header
+call_start
 tiles_tests
 tiles_bench 300
 timeout 200 ncu --kernel-name regex:tiles_kernel --launch-count 2 --section LaunchStats --section Occupancy \

@@ -4,10 +4,9 @@
 # shared memory instead of global scratch): tests, memcheck and racecheck on the raw-kernel test,
 # tc_bench's SpMM on the generated matrices, and ncu's stall reasons at V = 4, 70%, K = 64 and 256.
 # Run with carry [".carry"].
-cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh
-o=${OUT:-/tmp/out}; mkdir -p "$o"
+cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
 source docs/benchmarks/checks/tc-tiles/common.sh
-tiles_header
+call_start
 tiles_tests
 tiles_sanitize
 tiles_bench 300

@@ -2,10 +2,9 @@
 # The dense-tile SpMM with branch-free entry loads and B's pieces from running pointers: tests,
 # tc_bench's SpMM on the generated matrices, ncu's instruction count and stalls at V = 4, 70%.
 # Run with carry [".carry"].
-cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh
-o=${OUT:-/tmp/out}; mkdir -p "$o"
+cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
 source docs/benchmarks/checks/tc-tiles/common.sh
-tiles_header
+call_start
 tiles_tests
 tiles_bench 300
 tiles_ncu_stalls "barrier long_scoreboard short_scoreboard mio_throttle math_pipe_throttle wait not_selected" \

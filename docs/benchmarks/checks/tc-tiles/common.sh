@@ -1,10 +1,5 @@
-# What the dense-tile SpMM's GPU calls (call-N.sh beside this file) share; sourced by them, from the
-# repository root, after scripts/device_env.sh. Writes into $o.
-
-# The machine and the binaries' commit, into summary.txt.
-tiles_header() {
-  { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; cat .carry/commit; } | tee "$o/summary.txt"
-}
+# What the dense-tile SpMM's GPU calls (call-N.sh beside this file) share beyond
+# scripts/device_call.sh; sourced by them, from the repository root, after it. Writes into $o.
 
 # The tensor-core tests (with the dense-tile kernel's), into tests.txt.
 tiles_tests() {

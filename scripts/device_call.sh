@@ -1,0 +1,29 @@
+# Sourced by the one-off GPU call scripts kept under docs/benchmarks/checks/, from the repository
+# root after scripts/device_env.sh: the steps most of them share. Results go to $o (call_start sets
+# it from $OUT), in summary.txt a line each.
+
+# $o from $OUT (default /tmp/out); summary.txt begins with the GPU and what the binaries are: the
+# output of CMD... (default: the commit .carry/ records).
+call_start() {
+  o=${OUT:-/tmp/out}
+  mkdir -p "$o"
+  { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; if (($#)); then "$@"; else cat .carry/commit; fi; } |
+    tee "$o/summary.txt"
+}
+
+# Every test binary (device_run.sh's tests stage, within SECONDS when given): a line each in
+# summary.txt, and the logs of all of them kept when one failed.
+call_tests() {
+  OUT=/tmp/logs timeout "${1:-3000}" bash scripts/device_run.sh tests > /tmp/tests.txt 2>&1
+  tee -a "$o/summary.txt" < /tmp/logs/tests-summary.txt
+  if grep -q "rc=[1-9]" /tmp/tests.txt; then cp /tmp/logs/*.log "$o/"; fi
+}
+
+# call_memcheck LABEL SECONDS BINARY FILTER: compute-sanitizer's memcheck on the tests FILTER of
+# $bin/BINARY; its rc, the error summary and gtest's verdict go to summary.txt as "memcheck LABEL".
+call_memcheck() {
+  timeout "$2" compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/$3" --gtest_brief=1 \
+    --gtest_filter="$4" > /tmp/memcheck.txt 2>&1
+  echo "memcheck $1: rc=$? $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED|SKIPPED)' /tmp/memcheck.txt | tr '\n' ' ')" |
+    tee -a "$o/summary.txt"
+}
