@@ -73,7 +73,7 @@ Context::Context(Context&& other) noexcept
       repeatable_only_(other.repeatable_only_),
       transposed_slice_bytes_(other.transposed_slice_bytes_),
       gpu_(std::exchange(other.gpu_, nullptr)) {
-  for (int i = 0; i < kHostRunScratchSlots; ++i) host_run_scratch_[i] = std::move(other.host_run_scratch_[i]);
+  for (int i = 0; i < kRunScratchSlots; ++i) host_run_scratch_[i] = std::move(other.host_run_scratch_[i]);
 }
 
 Context& Context::operator=(Context&& other) noexcept {
@@ -86,13 +86,14 @@ Context& Context::operator=(Context&& other) noexcept {
     repeatable_only_ = other.repeatable_only_;
     transposed_slice_bytes_ = other.transposed_slice_bytes_;
     gpu_ = std::exchange(other.gpu_, nullptr);
-    for (int i = 0; i < kHostRunScratchSlots; ++i) host_run_scratch_[i] = std::move(other.host_run_scratch_[i]);
+    for (int i = 0; i < kRunScratchSlots; ++i) host_run_scratch_[i] = std::move(other.host_run_scratch_[i]);
   }
   return *this;
 }
 
-float* Context::host_run_scratch(int slot, std::int64_t floats) const {
-  FK_CHECK(slot >= 0 && slot < kHostRunScratchSlots, "host run scratch slot " << slot);
+float* Context::run_scratch(RunScratchSlot slot, std::int64_t floats) const {
+  FK_CHECK(slot >= 0 && slot < kRunScratchSlots, "run scratch slot " << int(slot));
+  if (gpu_) return hooks::gpu_run_scratch(*gpu_, slot, floats);
   std::vector<float>& buffer = host_run_scratch_[slot];
   if (std::int64_t(buffer.size()) < floats) {
     buffer = std::vector<float>();  // freed first: not both held at once

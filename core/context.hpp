@@ -75,15 +75,22 @@ class Context {
   void set_transposed_slice_bytes(std::int64_t bytes) { transposed_slice_bytes_ = bytes; }
   std::int64_t transposed_slice_bytes() const { return transposed_slice_bytes_; }
 
-  // At least `floats` floats of host memory for what a CPU plan needs only while one of its runs
-  // goes on (the values a cached transpose gathers into its order, which its inner plan then
-  // reads). A context's plans run one after another, so one buffer per slot, the size of the
-  // largest request, serves them all, where each plan held its own (fk-lda's CPU run on nytimes:
-  // one per minibatch, 4 bytes a nonzero of the corpus). Two slots, for a run that gathers two
-  // arrays at once. Valid until the next call for the same slot. (On the GPU:
-  // GpuResources::run_scratch.)
-  static constexpr int kHostRunScratchSlots = 2;
-  float* host_run_scratch(int slot, std::int64_t floats) const;
+  // At least `floats` floats of the context's memory (host memory on a CPU context, device memory
+  // on a GPU one) for what a plan needs only while one of its runs goes on: the values a cached
+  // transpose gathers into its order, which its inner plan then reads, and the partial sums of
+  // long rows that a kernel adds before its run ends. A context's plans run one after another (on
+  // the GPU on its one stream), so one buffer per slot, the size of the largest request, serves
+  // them all, where each plan held its own (fk-lda on nytimes: one plan per minibatch, 4 bytes a
+  // nonzero of the corpus each for its gather; fk-gap: 14 row slices x 69 MiB of long-row sums).
+  // Valid until the next call for the same slot; on the GPU a larger request waits for the
+  // stream's queued work before it replaces the buffer.
+  enum RunScratchSlot : int {
+    kGatheredValues = 0,
+    kSecondGatheredValues = 1,  // for a run that gathers two arrays at once
+    kKernelScratch = 2,         // a kernel's own (long rows' partial sums), taken in the same run
+    kRunScratchSlots = 3
+  };
+  float* run_scratch(RunScratchSlot slot, std::int64_t floats) const;
 
  private:
   DeviceKind kind_ = DeviceKind::kCpu;
@@ -93,7 +100,7 @@ class Context {
   bool repeatable_only_ = false;
   std::int64_t transposed_slice_bytes_ = 0;
   GpuResources* gpu_ = nullptr;  // owned; created only for GPU contexts
-  mutable std::vector<float> host_run_scratch_[kHostRunScratchSlots];
+  mutable std::vector<float> host_run_scratch_[kRunScratchSlots];  // CPU contexts
 };
 
 }  // namespace fk

@@ -21,6 +21,7 @@ void destroy_gpu_resources(GpuResources*) noexcept {}
 std::string gpu_name(const GpuResources&) { not_compiled(); }
 void synchronize(const GpuResources&) { not_compiled(); }
 std::string cuda_absence_reason() { return "CPU-only build"; }
+float* gpu_run_scratch(GpuResources&, int, std::int64_t) { not_compiled(); }
 void* device_allocate(std::size_t) { not_compiled(); }
 void device_free(void*, std::size_t) noexcept {}
 void copy_host_to_device(void*, const void*, std::size_t) { not_compiled(); }

@@ -3,6 +3,7 @@
 // core/cuda/*.cu; in CPU-only builds core/cpu_only_hooks.cpp implements them by throwing a clear
 // "not compiled with CUDA" error (or reporting zero devices), so every binary still links.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace fk {
@@ -14,6 +15,7 @@ void destroy_gpu_resources(GpuResources* res) noexcept;
 std::string gpu_name(const GpuResources& res);
 void synchronize(const GpuResources& res);
 std::string cuda_absence_reason();  // why cuda_device_count() is 0, for messages
+float* gpu_run_scratch(GpuResources& res, int slot, std::int64_t floats);  // Context::run_scratch
 
 // Device memory. Copies are synchronous with respect to the host. `bytes` of device_free is what
 // the pointer was allocated with: the two keep memory_peaks()'s count (core/memory.hpp).

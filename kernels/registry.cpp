@@ -212,21 +212,20 @@ class TransposedPattern {
              what << " run without values: the pattern has none and none were given");
     return vals;
   }
-  // The values in Sᵀ's order, on the GPU in a buffer of this object's (queued on ctx's stream), on
-  // the CPU in the context's host run scratch (valid for this run only; Context::host_run_scratch);
-  // `second` uses another buffer, for a run that needs two arrays gathered. The buffers (never
-  // null, even for nnz = 0) are allocated on first use: Sᵀ·B plans whose kernels read the values
-  // through the permutation never gather, and so never hold nnz floats for it.
+  // The values in Sᵀ's order, in the context's run scratch (valid for this run only; on the GPU
+  // queued on ctx's stream; Context::run_scratch): one buffer for all of a context's plans, where
+  // each plan kept its own (fk-lda: one per minibatch). `second` uses another slot, for a run that
+  // needs two arrays gathered. Never null, even for nnz = 0. Sᵀ·B plans whose kernels read the
+  // values through the permutation never gather.
   const float* gather(const Context& ctx, const float* vals, bool second = false) {
+    float* const out = ctx.run_scratch(second ? Context::kSecondGatheredValues : Context::kGatheredValues,
+                                       std::max<std::int64_t>(nnz_, 1));
     if (ctx.is_gpu()) {
-      DeviceBuffer<float>& out = second ? dev_vals2_ : dev_vals_;
-      if (out.size() == 0) out = DeviceBuffer<float>(std::max<std::int64_t>(nnz_, 1));
 #if FK_WITH_CUDA
-      dev_gather_.run(ctx, vals, out.data());
+      dev_gather_.run(ctx, vals, out);
 #endif
-      return out.data();
+      return out;
     }
-    float* const out = ctx.host_run_scratch(second ? 1 : 0, std::max<std::int64_t>(nnz_, 1));
     const std::int64_t nnz = nnz_;
     if (perm_.empty()) {
       const std::int32_t* perm = perm32_.data();
@@ -260,7 +259,6 @@ class TransposedPattern {
 #if FK_WITH_CUDA
   ValueGather dev_gather_;
 #endif
-  DeviceBuffer<float> dev_vals_, dev_vals2_;
 };
 
 // C = Sᵀ·B through a transposed copy of the pattern: the inner plan runs on Sᵀ (N x M), with the

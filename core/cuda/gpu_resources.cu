@@ -47,13 +47,14 @@ void GpuResources::flush_l2() {
       cudaMemsetAsync(flush_buffer_, byte, static_cast<std::size_t>(flush_l2_bytes()), stream));
 }
 
-float* GpuResources::run_scratch(std::int64_t floats) {
-  if (run_scratch_.size() < floats) {
+float* GpuResources::run_scratch(int slot, std::int64_t floats) {
+  DeviceBuffer<float>& buffer = run_scratch_[slot];
+  if (buffer.size() < floats) {
     FK_CUDA_CHECK(cudaStreamSynchronize(stream));  // runs queued earlier may use the old buffer
-    run_scratch_ = DeviceBuffer<float>();           // freed first: not both held at once
-    run_scratch_ = DeviceBuffer<float>(floats);
+    buffer = DeviceBuffer<float>();                 // freed first: not both held at once
+    buffer = DeviceBuffer<float>(floats);
   }
-  return run_scratch_.data();
+  return buffer.data();
 }
 
 cusparseHandle_t GpuResources::cusparse() {
@@ -86,6 +87,8 @@ GpuResources* create_gpu_resources(int gpu_id) { return new GpuResources(gpu_id)
 void destroy_gpu_resources(GpuResources* res) noexcept { delete res; }
 std::string gpu_name(const GpuResources& res) { return res.props.name; }
 void synchronize(const GpuResources& res) { FK_CUDA_CHECK(cudaStreamSynchronize(res.stream)); }
+
+float* gpu_run_scratch(GpuResources& res, int slot, std::int64_t floats) { return res.run_scratch(slot, floats); }
 
 std::string cuda_absence_reason() {
   int n = 0;

@@ -38,17 +38,13 @@ struct GpuResources {
   // Algorithm picks that plans share when the context allows it (Context::share_plan_choices),
   // keyed by the plan's own description of a shape class.
   std::map<std::string, int> plan_choices;
-  // At least `floats` floats of device memory for what a plan needs only while one of its runs is
-  // on `stream` (partial sums of long rows, added before the run ends). Every plan of this
-  // context runs on that one stream, one run after another, so one buffer, the size of the
-  // largest request, serves them all: the apps' plans of many minibatches or row slices each
-  // held their own (fk-gap on nytimes: 14 slices x 69 MiB). Valid until the next call, which may
-  // replace it with a larger one once the stream's queued work is done.
-  float* run_scratch(std::int64_t floats);
+  // Context::run_scratch on a GPU context: a device buffer per slot (Context::RunScratchSlot),
+  // kept until a larger request replaces it once `stream`'s queued work is done.
+  float* run_scratch(int slot, std::int64_t floats);
 
  private:
   void* flush_buffer_ = nullptr;
-  DeviceBuffer<float> run_scratch_;
+  DeviceBuffer<float> run_scratch_[Context::kRunScratchSlots];
   unsigned flush_generation_ = 0;
   cusparseHandle_t cusparse_ = nullptr;
   cublasHandle_t cublas_ = nullptr;

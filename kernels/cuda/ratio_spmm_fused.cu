@@ -477,7 +477,7 @@ struct LongRowSplit {
   DeviceBuffer<std::int64_t> row_first_chunk;     // per row of `rows`: its first chunk (+ 1)
   DeviceBuffer<int> chunk_arrivals, row_arrivals;  // zero between runs
   // A run's scratch: the partial segments' rows (partial x k floats), then the chunks' sums
-  // (chunks x k), in the context's run scratch (GpuResources::run_scratch), not held by the plan.
+  // (chunks x k), in the context's run scratch (Context::run_scratch), not held by the plan.
   std::int64_t scratch_floats = 0, chunk_sum_floats = 0;
 
   LongRowSplit(const CsrView& s, int k, std::int64_t threshold_, std::int64_t segment_)
@@ -525,7 +525,7 @@ void launch(const Context& ctx, const CsrView& s, int k, int parts, LongRowSplit
   const cudaStream_t stream = stream_of(ctx);
   const int rows_per_block = parts == kGroupRows ? kWarps * (kWarpSize / G) : kWarps / parts;
   float* scratch = split.scratch_floats + split.chunk_sum_floats > 0
-                       ? ctx.gpu().run_scratch(split.scratch_floats + split.chunk_sum_floats)
+                       ? ctx.run_scratch(Context::kKernelScratch, split.scratch_floats + split.chunk_sum_floats)
                        : nullptr;
   const Segments seg{split.seg_row.size(),
                      split.segment,

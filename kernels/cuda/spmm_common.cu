@@ -210,7 +210,7 @@ void LongRows::run(const Context& ctx, const std::int64_t* row_ptr, const std::i
                    const std::int32_t* val_perm) const {
   if (rows_.size() == 0 || k == 0) return;
   const std::int64_t segments = seg_row_.size();
-  float* partial = ctx.gpu().run_scratch(segments * k);  // the context's, not held by the plan
+  float* partial = ctx.run_scratch(Context::kKernelScratch, segments * k);  // the context's, not the plan's
   const unsigned grid = grid_for(segments, 1);
   auto launch = [&](auto values) {
     using Vals = decltype(values);

@@ -86,22 +86,24 @@ TEST(DeviceBuffer, CsrAndDenseRoundTrip) {
   EXPECT_THROW(copy.download(part.data(), 2, 3), Error);
 }
 
-// The host run scratch (Context::host_run_scratch): one buffer per slot, kept while requests fit,
-// grown when they do not, moved with the context; a slot out of range is an error.
-TEST(Context, HostRunScratchIsOneBufferPerSlot) {
+// The run scratch of a CPU context (Context::run_scratch): one buffer per slot, kept while requests
+// fit, grown when they do not, moved with the context; a slot out of range is an error.
+TEST(Context, RunScratchIsOneBufferPerSlot) {
   Context a(DeviceKind::kCpu);
-  float* p = a.host_run_scratch(0, 100);
-  EXPECT_EQ(a.host_run_scratch(0, 40), p);
-  float* q = a.host_run_scratch(1, 100);
+  float* p = a.run_scratch(Context::kGatheredValues, 100);
+  EXPECT_EQ(a.run_scratch(Context::kGatheredValues, 40), p);
+  float* q = a.run_scratch(Context::kSecondGatheredValues, 100);
   EXPECT_NE(q, p);
+  EXPECT_NE(a.run_scratch(Context::kKernelScratch, 100), p);
+  EXPECT_NE(a.run_scratch(Context::kKernelScratch, 100), q);
   p[99] = 5.0f;
-  EXPECT_EQ(a.host_run_scratch(0, 100)[99], 5.0f);
-  EXPECT_NE(a.host_run_scratch(0, 1000), nullptr);  // grown (the old contents need not stay)
-  p = a.host_run_scratch(0, 1000);
+  EXPECT_EQ(a.run_scratch(Context::kGatheredValues, 100)[99], 5.0f);
+  EXPECT_NE(a.run_scratch(Context::kGatheredValues, 1000), nullptr);  // grown (the old contents need not stay)
+  p = a.run_scratch(Context::kGatheredValues, 1000);
   Context b(std::move(a));
-  EXPECT_EQ(b.host_run_scratch(0, 1000), p);
-  EXPECT_THROW(b.host_run_scratch(Context::kHostRunScratchSlots, 1), Error);
-  EXPECT_THROW(b.host_run_scratch(-1, 1), Error);
+  EXPECT_EQ(b.run_scratch(Context::kGatheredValues, 1000), p);
+  EXPECT_THROW(b.run_scratch(Context::kRunScratchSlots, 1), Error);
+  EXPECT_THROW(b.run_scratch(static_cast<Context::RunScratchSlot>(-1), 1), Error);
 }
 
 }  // namespace

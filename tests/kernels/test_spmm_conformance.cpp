@@ -319,7 +319,7 @@ TEST(SpmmConformanceSuite, SuiteCoversEveryWidth) {
 }
 
 // CPU Sᵀ·B plans gather S's values into the transpose's order in the context's host run scratch
-// (Context::host_run_scratch), one buffer for all of a context's plans instead of one each: two
+// (Context::run_scratch), one buffer for all of a context's plans instead of one each: two
 // plans run in turn, each on its own values, give each one's result as when it ran alone.
 TEST(SpmmConformanceSuite, TransposedPlansOfOneContextShareTheirGatherBuffer) {
   Context cpu(DeviceKind::kCpu);
