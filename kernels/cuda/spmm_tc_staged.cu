@@ -457,7 +457,7 @@ StagedVectorCsr::StagedVectorCsr(const HostVectorCsr& e, Precision precision)
   step_ptr_ = DeviceBuffer<std::int64_t>(steps.step_ptr);
   step_rows_ = DeviceBuffer<std::uint16_t>(rows);
   step_vals_ = DeviceBuffer<HalfBits>(to_half(vals, precision));
-  source_ = DeviceBuffer<std::int64_t>(source);
+  source_ = tc::device_source_map(source);
 }
 
 StagedVectorCsrView StagedVectorCsr::view() const {

@@ -67,20 +67,20 @@ __global__ void round_kernel(const float* __restrict__ src, std::int64_t n, Half
 }
 
 template <class T>
-__global__ void gather_kernel(const float* __restrict__ src, const std::int64_t* __restrict__ source, std::int64_t n,
+__global__ void gather_kernel(const float* __restrict__ src, const std::int32_t* __restrict__ source, std::int64_t n,
                               HalfBits* __restrict__ dst) {
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t from = source[i];
+    const std::int32_t from = source[i];
     dst[i] = from >= 0 ? to_bits<T>(src[from]) : HalfBits(0);
   }
 }
 
-__global__ void scatter_kernel(const float* __restrict__ vec_out, const std::int64_t* __restrict__ source,
+__global__ void scatter_kernel(const float* __restrict__ vec_out, const std::int32_t* __restrict__ source,
                                std::int64_t n, const float* __restrict__ scale, float* __restrict__ out) {
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::int64_t to = source[i];
+    const std::int32_t to = source[i];
     if (to >= 0) out[to] = scale ? vec_out[i] * scale[to] : vec_out[i];
   }
 }
@@ -97,7 +97,17 @@ void round_to_half(const Context& ctx, Precision precision, const float* src, st
   });
 }
 
-void gather_to_half(const Context& ctx, Precision precision, const float* src, const std::int64_t* source,
+DeviceBuffer<std::int32_t> device_source_map(const std::vector<std::int64_t>& source) {
+  std::vector<std::int32_t> narrow(source.size());
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    FK_CHECK(source[i] <= INT32_MAX, "tensor-core variants index S's nonzeros in 32 bits; entry "
+                                         << source[i] << " does not fit");
+    narrow[i] = static_cast<std::int32_t>(source[i]);
+  }
+  return DeviceBuffer<std::int32_t>(narrow);
+}
+
+void gather_to_half(const Context& ctx, Precision precision, const float* src, const std::int32_t* source,
                     std::int64_t n, HalfBits* dst) {
   with_half_type(precision, "tensor-core rounding", [&](auto t) {
     if (n == 0) return;
@@ -106,7 +116,7 @@ void gather_to_half(const Context& ctx, Precision precision, const float* src, c
   });
 }
 
-void scatter_from_vectors(const Context& ctx, const float* vec_out, const std::int64_t* source, std::int64_t n,
+void scatter_from_vectors(const Context& ctx, const float* vec_out, const std::int32_t* source, std::int64_t n,
                           const float* scale, float* out) {
   if (n == 0) return;
   scatter_kernel<<<grid_for_items(n), kThreads, 0, stream_of(ctx)>>>(vec_out, source, n, scale, out);
@@ -127,7 +137,7 @@ HostVectorCsr encode_pattern(const Context& ctx, const CsrView& s, int v, Precis
 }
 
 EncodedPattern::EncodedPattern(const HostVectorCsr& host, Precision precision)
-    : precision_(precision), dev_(host, precision), source_(host.source) {}
+    : precision_(precision), dev_(host, precision), source_(device_source_map(host.source)) {}
 
 void EncodedPattern::load_values(const Context& ctx, const float* vals) {
   gather_to_half(ctx, precision_, vals, source_.data(), stored(), dev_.vals());

@@ -11,6 +11,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <vector>
 
 #include <memory>
 #include <string>
@@ -104,10 +105,10 @@ inline bool vec8_ok(int k, const void* p, const void* q) {
 // dst[i] = src[i] rounded to `precision`, n elements.
 void round_to_half(const Context& ctx, Precision precision, const float* src, std::int64_t n, HalfBits* dst);
 // dst[i] = src[source[i]] rounded to `precision`, or 0 where source[i] < 0 (padding).
-void gather_to_half(const Context& ctx, Precision precision, const float* src, const std::int64_t* source,
+void gather_to_half(const Context& ctx, Precision precision, const float* src, const std::int32_t* source,
                     std::int64_t n, HalfBits* dst);
 // out[source[i]] = vec_out[i] * (scale ? scale[source[i]] : 1) for every i with source[i] >= 0.
-void scatter_from_vectors(const Context& ctx, const float* vec_out, const std::int64_t* source, std::int64_t n,
+void scatter_from_vectors(const Context& ctx, const float* vec_out, const std::int32_t* source, std::int64_t n,
                           const float* scale, float* out);
 
 // A plan's copy of S's pattern in the column-vector encoding: the device encoding (its values
@@ -125,14 +126,14 @@ class EncodedPattern {
   // Lays out `vals` (S's order, device, fp32) as the encoding's 16-bit values.
   void load_values(const Context& ctx, const float* vals);
   VectorCsrDeviceView view() const { return dev_.view(); }
-  const std::int64_t* source() const { return source_.data(); }
+  const std::int32_t* source() const { return source_.data(); }
   std::int64_t stored() const { return source_.size(); }
   Precision precision() const { return precision_; }
 
  private:
   Precision precision_;
   DeviceVectorCsr dev_;
-  DeviceBuffer<std::int64_t> source_;
+  DeviceBuffer<std::int32_t> source_;
 };
 
 // The registered face of a tensor-core variant, cuda.<op>.tc_v<V>, for SpMM and SDDMM alike:
@@ -153,6 +154,7 @@ class TcVariant : public Base {
     if (p.gpu_major > 0 && p.gpu_major < 8)
       return "needs an sm_80 or newer GPU (mma.sync with fp16/bf16 operands); this one is sm_" +
              std::to_string(p.gpu_major) + "x";
+    if (p.sparse.nnz > INT32_MAX) return "indexes S's nonzeros in 32 bits; S has more than 2^31 - 1";
     return {};
   }
   std::unique_ptr<PlanBase> prepare(const Context& ctx, const CsrView& s, int k) const override {

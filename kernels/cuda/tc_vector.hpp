@@ -5,6 +5,7 @@
 // (cuda.spmm.tc_v*, cuda.sddmm.tc_v*) wrap them behind the fp32 plan interface, and the benchmark
 // (bench/tc_bench.cu) times them alone. Host-callable, no CUDA headers. CUDA builds only.
 #include <cstdint>
+#include <vector>
 
 #include "core/context.hpp"
 #include "core/dense.hpp"
@@ -62,6 +63,11 @@ struct StagedVectorCsrView {
   const HalfBits* step_vals = nullptr;       // steps x v x 16: the values of each slot, row by row
 };
 
+// The map from each stored value of an encoding to its entry of S (HostVectorCsr::source: -1 for
+// padding) on the device in 32 bits, 4 bytes a stored value less than the host's 64: the variants
+// refuse S of more nonzeros (TcVariant::why_not), and this throws fk::Error for them.
+DeviceBuffer<std::int32_t> device_source_map(const std::vector<std::int64_t>& source);
+
 class StagedVectorCsr {
  public:
   static constexpr std::int64_t kParts = 16384;  // more than any GPU's warps in the staged kernel
@@ -73,7 +79,7 @@ class StagedVectorCsr {
   HalfBits* vals() { return step_vals_.data(); }  // to load new values in place
   // Per value of step_vals: the position of that entry in the CSR matrix `host` was encoded from
   // (HostVectorCsr::source), or -1 for padding.
-  const std::int64_t* source() const { return source_.data(); }
+  const std::int32_t* source() const { return source_.data(); }
   std::int64_t stored() const { return source_.size(); }
 
  private:
@@ -83,7 +89,7 @@ class StagedVectorCsr {
   DeviceBuffer<std::int32_t> part_step_;
   DeviceBuffer<std::uint16_t> step_rows_;
   DeviceBuffer<HalfBits> step_vals_;
-  DeviceBuffer<std::int64_t> source_;
+  DeviceBuffer<std::int32_t> source_;  // 32-bit (tc::device_source_map)
 };
 
 // Whether ctx's GPU has the mma.sync fp16/bf16 instructions these kernels use (sm_80 or newer).

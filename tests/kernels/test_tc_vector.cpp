@@ -371,7 +371,7 @@ TEST(TcVector, AutoPicksTensorCoresOnlyForLowPrecisionAndStructure) {
 }
 
 // Runs in every CUDA build, with or without a device: fp32 problems are refused with the reason.
-TEST(TcVector, Fp32ProblemsAreRefused) {
+TEST(TcVector, Fp32AndHugeProblemsAreRefused) {
   KernelProblem p;
   p.k = 64;
   for (int v : kVs) {
@@ -380,6 +380,11 @@ TEST(TcVector, Fp32ProblemsAreRefused) {
   }
   p.precision = Precision::kBF16;
   EXPECT_EQ(find_spmm_variant("cuda.spmm.tc_v4").why_not(p), "");
+  // Their map from stored values to S's entries is 32-bit (tc::device_source_map).
+  p.sparse.nnz = std::int64_t(INT32_MAX) + 1;
+  EXPECT_NE(find_spmm_variant("cuda.spmm.tc_v4").why_not(p).find("32 bits"), std::string::npos);
+  EXPECT_NE(find_sddmm_variant("cuda.sddmm.tc_v8").why_not(p).find("32 bits"), std::string::npos);
+  EXPECT_THROW(tc::device_source_map({0, -1, std::int64_t(INT32_MAX) + 1}), Error);
 }
 
 }  // namespace
