@@ -188,7 +188,7 @@ class TransposedPattern {
       DeviceBuffer<std::int64_t> perm;
       dev_t_ = device_transpose(ctx, pattern, &perm);
       const std::int64_t pattern_bytes = device_bytes_in_use() - perm.bytes() - before;
-      dev_gather_ = ValueGather(ctx, std::move(perm));
+      dev_gather_ = ValueGather(ctx, std::move(perm), dev_t_.row_ptr.data(), dev_t_.rows);  // its rows: the segments
       log_debug() << "transposed pattern of " << s.nnz << " nonzeros holds " << mebibytes(pattern_bytes)
                   << " MiB on the device, the gather of values into its order "
                   << mebibytes(device_bytes_in_use() - before - pattern_bytes) << " MiB ("

@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/version.cuh>
 
 #include "core/cuda/cuda_check.cuh"
@@ -19,15 +21,28 @@ unsigned grid_for(std::int64_t n) {
   return static_cast<unsigned>(std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535LL * 16));
 }
 
-// dst[i] = src[src_idx[i]] (plain) or dst[dst_idx[i]] = src[src_idx[i]] (windowed).
+// dst[i] = src[src_idx[i]] for every i: the plain gather.
 template <typename I>
 __global__ void gather_kernel(const float* __restrict__ src, const I* __restrict__ src_idx,
-                              const I* __restrict__ dst_idx, std::int64_t n,
-                              float* __restrict__ dst) {
+                              std::int64_t n, float* __restrict__ dst) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    const float x = src[src_idx[i]];
-    dst[dst_idx ? static_cast<std::int64_t>(dst_idx[i]) : i] = x;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    dst[i] = src[src_idx[i]];
+}
+
+// The windowed gather: a warp per piece (grid-stride over the pieces, which come window by
+// window), dst[j] = src[src_idx[j]] for j in [piece_begin[p], piece_end[p]).
+template <typename I>
+__global__ void gather_pieces_kernel(const float* __restrict__ src, const I* __restrict__ src_idx,
+                                     const std::int64_t* __restrict__ piece_begin,
+                                     const std::int64_t* __restrict__ piece_end,
+                                     std::int64_t pieces, float* __restrict__ dst) {
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x >> 5);
+  for (std::int64_t p = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) >> 5; p < pieces;
+       p += warps) {
+    const std::int64_t end = piece_end[p];
+    for (std::int64_t j = piece_begin[p] + lane; j < end; j += 32) dst[j] = src[src_idx[j]];
   }
 }
 
@@ -40,78 +55,53 @@ __global__ void narrow_kernel(const std::int64_t* __restrict__ in, std::int64_t 
     out[i] = static_cast<I>(in[i]);
 }
 
-// key[j] = the source window of entry j, value[j] = j: the pairs a stable sort puts in window
-// order.
-template <typename I>
-__global__ void window_keys_kernel(const std::int64_t* __restrict__ perm, std::int64_t n,
-                                   int window_bits, std::uint32_t* __restrict__ key,
-                                   I* __restrict__ value) {
-  for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
-       j += std::int64_t(gridDim.x) * blockDim.x) {
-    key[j] = static_cast<std::uint32_t>(perm[j] >> window_bits);
-    value[j] = static_cast<I>(j);
+// The first j in [lo, hi) with perm[j] >= x (hi when none); perm increases on [lo, hi).
+__device__ std::int64_t first_at_or_above(const std::int64_t* __restrict__ perm, std::int64_t lo,
+                                          std::int64_t hi, std::int64_t x) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (perm[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// For run r = w * segments + s (window w, segment s): its entries are the j of segment s whose
+// source lies in window w, [run_begin[r], run_end[r]); pieces[r] = how many pieces of at most
+// piece_entries cover it.
+__global__ void runs_kernel(const std::int64_t* __restrict__ perm,
+                            const std::int64_t* __restrict__ segment_ptr, std::int64_t segments,
+                            std::int64_t windows, int window_bits, std::int64_t piece_entries,
+                            std::int64_t* __restrict__ run_begin, std::int64_t* __restrict__ run_end,
+                            std::int64_t* __restrict__ pieces) {
+  for (std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; r < windows * segments;
+       r += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t w = r / segments, s = r % segments;
+    const std::int64_t lo = segment_ptr[s], hi = segment_ptr[s + 1];
+    const std::int64_t begin = first_at_or_above(perm, lo, hi, w << window_bits);
+    const std::int64_t end = first_at_or_above(perm, begin, hi, (w + 1) << window_bits);
+    run_begin[r] = begin;
+    run_end[r] = end;
+    pieces[r] = (end - begin + piece_entries - 1) / piece_entries;
   }
 }
 
-// src_idx[i] = perm[dst_idx[i]]: the source of the i-th entry in window order.
-template <typename I>
-__global__ void compose_kernel(const std::int64_t* __restrict__ perm, const I* __restrict__ dst_idx,
-                               std::int64_t n, I* __restrict__ src_idx) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    src_idx[i] = static_cast<I>(perm[dst_idx[i]]);
-}
-
-// Builds the index arrays of a ValueGather in type I (see the class); returns whether they are
-// windowed. The windowed build sorts (window, position) pairs, about 8 + 2 * sizeof(I) bytes per
-// entry plus CUB's workspace on top of perm and the result; when the device has not that much
-// free it builds the plain gather instead (slower on a large S, but the plan still works).
-template <typename I>
-bool build_gather(cudaStream_t stream, const DeviceBuffer<std::int64_t>& perm, int window_bits,
-                  bool windowed, DeviceBuffer<I>* src_idx, DeviceBuffer<I>* dst_idx) {
-  const std::int64_t n = perm.size();
-  *src_idx = DeviceBuffer<I>(n);
-  int end_bit = 1;
-  while (end_bit < 32 && (((n - 1) >> window_bits) >> end_bit) != 0) ++end_bit;
-  std::size_t temp_bytes = 0;
-  if (windowed) {
-    cub::DoubleBuffer<std::uint32_t> no_keys(nullptr, nullptr);
-    cub::DoubleBuffer<I> no_order(nullptr, nullptr);
-    FK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, no_keys, no_order, n, 0,
-                                                  end_bit, stream));
-    const double need =
-        double(n) * double(2 * sizeof(std::uint32_t) + 2 * sizeof(I)) + double(temp_bytes);
-    std::size_t free_bytes = 0, total_bytes = 0;
-    FK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (need > 0.9 * double(free_bytes)) {
-      log_info() << "value gather of " << n << " entries: the windowed order needs " << need / 1e9
-                 << " GB of the " << double(free_bytes) / 1e9
-                 << " GB free; gathering in plain order";
-      windowed = false;
+// Run r's pieces from position first[r] on: consecutive spans of piece_entries, the last shorter.
+__global__ void pieces_kernel(const std::int64_t* __restrict__ run_begin,
+                              const std::int64_t* __restrict__ run_end,
+                              const std::int64_t* __restrict__ first, std::int64_t runs,
+                              std::int64_t piece_entries, std::int64_t* __restrict__ piece_begin,
+                              std::int64_t* __restrict__ piece_end) {
+  for (std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; r < runs;
+       r += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t at = first[r];
+    for (std::int64_t j = run_begin[r]; j < run_end[r]; j += piece_entries, ++at) {
+      piece_begin[at] = j;
+      piece_end[at] = min(j + piece_entries, run_end[r]);
     }
   }
-  if (!windowed) {
-    narrow_kernel<I><<<grid_for(n), kThreads, 0, stream>>>(perm.data(), n, src_idx->data());
-    FK_CUDA_CHECK_LAUNCH();
-    return false;
-  }
-  DeviceBuffer<std::uint32_t> keys_a(n), keys_b(n);
-  DeviceBuffer<I> order_a(n), order_b(n);
-  window_keys_kernel<I><<<grid_for(n), kThreads, 0, stream>>>(perm.data(), n, window_bits,
-                                                              keys_a.data(), order_a.data());
-  FK_CUDA_CHECK_LAUNCH();
-  cub::DoubleBuffer<std::uint32_t> keys(keys_a.data(), keys_b.data());
-  cub::DoubleBuffer<I> order(order_a.data(), order_b.data());
-  DeviceBuffer<char> temp(static_cast<std::int64_t>(std::max<std::size_t>(temp_bytes, 16)));
-  FK_CUDA_CHECK(
-      cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys, order, n, 0, end_bit, stream));
-  compose_kernel<I>
-      <<<grid_for(n), kThreads, 0, stream>>>(perm.data(), order.Current(), n, src_idx->data());
-  FK_CUDA_CHECK_LAUNCH();
-  *dst_idx = order.Current() == order_a.data() ? std::move(order_a) : std::move(order_b);
-  // The temporaries are freed at the end of this scope, after the work that reads them.
-  FK_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return true;
 }
 
 // out[j] = j for j in [0, n): the original positions the sort carries along with the columns.
@@ -249,38 +239,78 @@ int column_bits(std::int64_t cols) {
 
 }  // namespace
 
-ValueGather::ValueGather(const Context& ctx, DeviceBuffer<std::int64_t> perm, int window_bits,
+ValueGather::ValueGather(const Context& ctx, DeviceBuffer<std::int64_t> perm,
+                         const std::int64_t* segment_ptr, std::int64_t segments, int window_bits,
                          std::int64_t windowed_above_bytes)
     : n_(perm.size()) {
   FK_CHECK(ctx.is_gpu(), "ValueGather needs a GPU context, not " << ctx.describe());
   FK_CHECK(window_bits >= 0 && window_bits < 62,
            "ValueGather: window of 2^" << window_bits << " entries");
+  FK_CHECK(segments >= 0 && (segments == 0 || segment_ptr != nullptr),
+           "ValueGather: " << segments << " segments without their offsets");
   if (n_ == 0) return;
+  const cudaStream_t stream = stream_of(ctx);
+  if (n_ <= INT32_MAX) {
+    src32_ = DeviceBuffer<std::int32_t>(n_);
+    narrow_kernel<std::int32_t><<<grid_for(n_), kThreads, 0, stream>>>(perm.data(), n_, src32_.data());
+    FK_CUDA_CHECK_LAUNCH();
+  } else {
+    src64_ = std::move(perm);
+  }
+  const std::int64_t* const positions = src64_.size() > 0 ? src64_.data() : perm.data();
   if (windowed_above_bytes < 0)
     windowed_above_bytes = 2 * std::int64_t(ctx.gpu().props.l2CacheSize);
-  windowed_ =
-      (n_ - 1) >> window_bits != 0 && n_ * std::int64_t(sizeof(float)) > windowed_above_bytes;
-  FK_CHECK(((n_ - 1) >> window_bits) >> 32 == 0,
-           "ValueGather: " << n_ << " entries make more than 2^32 windows of 2^" << window_bits);
-  const cudaStream_t stream = stream_of(ctx);
-  if (n_ <= INT32_MAX)
-    windowed_ = build_gather<std::int32_t>(stream, perm, window_bits, windowed_, &src32_, &dst32_);
-  else
-    windowed_ = build_gather<std::int64_t>(stream, perm, window_bits, windowed_, &src64_, &dst64_);
+  const std::int64_t windows = ((n_ - 1) >> window_bits) + 1;
+  // Windows where the values outgrow the gate, there are two or more of them, and the runs are
+  // long enough on average that a warp per piece does not idle (a transpose's rows: runs of 75
+  // entries on the nytimes shape, 470 on Netflix's).
+  windowed_ = segments > 0 && windows > 1 && n_ * std::int64_t(sizeof(float)) > windowed_above_bytes &&
+              windows * segments <= n_ / kMinMeanRun;
   read_through_ = !windowed_ && src32_.size() > 0 &&
                   n_ * std::int64_t(sizeof(float)) <= std::int64_t(ctx.gpu().props.l2CacheSize) / 4;
-  FK_CUDA_CHECK(cudaStreamSynchronize(stream));  // perm is freed on return
+  if (windowed_) {
+    const std::int64_t runs = windows * segments;
+    DeviceBuffer<std::int64_t> run_begin(runs), run_end(runs), count(runs), first(runs);
+    runs_kernel<<<grid_for(runs), kThreads, 0, stream>>>(positions, segment_ptr, segments, windows,
+                                                          window_bits, kPieceEntries, run_begin.data(),
+                                                          run_end.data(), count.data());
+    FK_CUDA_CHECK_LAUNCH();
+    std::size_t temp_bytes = 0;
+    FK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, count.data(), first.data(), runs, stream));
+    DeviceBuffer<char> temp(static_cast<std::int64_t>(std::max<std::size_t>(temp_bytes, 16)));
+    FK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, count.data(), first.data(), runs, stream));
+    std::int64_t last_first = 0, last_count = 0;
+    FK_CUDA_CHECK(cudaMemcpyAsync(&last_first, first.data() + runs - 1, sizeof(std::int64_t),
+                                  cudaMemcpyDeviceToHost, stream));
+    FK_CUDA_CHECK(cudaMemcpyAsync(&last_count, count.data() + runs - 1, sizeof(std::int64_t),
+                                  cudaMemcpyDeviceToHost, stream));
+    FK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::int64_t pieces = last_first + last_count;
+    piece_begin_ = DeviceBuffer<std::int64_t>(pieces);
+    piece_end_ = DeviceBuffer<std::int64_t>(pieces);
+    pieces_kernel<<<grid_for(runs), kThreads, 0, stream>>>(run_begin.data(), run_end.data(), first.data(), runs,
+                                                           kPieceEntries, piece_begin_.data(), piece_end_.data());
+    FK_CUDA_CHECK_LAUNCH();
+  }
+  FK_CUDA_CHECK(cudaStreamSynchronize(stream));  // perm and the temporaries are freed on return
 }
 
 void ValueGather::run(const Context& ctx, const float* src, float* dst) const {
   if (n_ == 0) return;
   const cudaStream_t stream = stream_of(ctx);
+  const std::int64_t pieces = piece_begin_.size();
+  auto launch = [&](const auto* src_idx) {
+    using I = std::remove_const_t<std::remove_pointer_t<decltype(src_idx)>>;
+    if (pieces > 0)
+      gather_pieces_kernel<I><<<grid_for(pieces * 32), kThreads, 0, stream>>>(
+          src, src_idx, piece_begin_.data(), piece_end_.data(), pieces, dst);
+    else
+      gather_kernel<I><<<grid_for(n_), kThreads, 0, stream>>>(src, src_idx, n_, dst);
+  };
   if (src32_.size() > 0)
-    gather_kernel<std::int32_t>
-        <<<grid_for(n_), kThreads, 0, stream>>>(src, src32_.data(), dst32_.data(), n_, dst);
+    launch(src32_.data());
   else
-    gather_kernel<std::int64_t>
-        <<<grid_for(n_), kThreads, 0, stream>>>(src, src64_.data(), dst64_.data(), n_, dst);
+    launch(src64_.data());
   FK_CUDA_CHECK_LAUNCH();
 }
 

@@ -17,28 +17,39 @@ namespace fk {
 // destination order within a window: a window's reads then hit L2 after the first touch of each
 // sector, and its writes come in runs, one per row of Sᵀ that the window touches. Windows are used
 // when src is larger than `windowed_above_bytes` (by default twice the device's L2: below that the
-// plain gather's reads mostly hit L2 already, and the windowed one's extra index stream cost 3% on
-// an 80 MB source), and when the device has the memory to sort the order once (about 16 bytes
-// per entry for 32-bit indices; else it logs that and gathers plainly). Indices are 32-bit when n
-// allows.
+// plain gather's reads mostly hit L2 already, and the windowed one cost 3% on an 80 MB source).
+//
+// The windows need perm's segments: consecutive ranges of j on which perm increases (a
+// transpose's rows: Sᵀ keeps each row's entries in S's order), given as `segments` + 1 offsets on
+// the device. A segment's entries in one window are then one run of j, found by binary search,
+// and the windowed gather is a list of pieces of those runs, window by window: 16 bytes a piece
+// (about 0.2 bytes an entry on the nytimes and Netflix shapes) on top of perm itself, which the
+// plain gather reads too. Without segments, or where their runs would be short (fewer than
+// kMinMeanRun entries on average), the gather is plain. perm is kept in 32 bits when n allows.
 //
 // Measured (H200, nnz_vsr's Sᵀ·B at K = 1, docs/benchmarks/checks/value-gather): the gather took
 // 0.69 of 1.09 ms on the nytimes shape (69M entries, 102,660 rows of Sᵀ) and 1.29 of 1.92 ms on the
 // Netflix shape (100M, 17,770); with windows of 2^23 entries (32 MiB of src) the runs were 1.00 and
 // about 1.47 ms. Smaller windows gave shorter write runs (nytimes: 1.09 ms at 2^20, no gain) and
-// larger ones lost L2 hits (Netflix: 1.69 ms at 2^26).
+// larger ones lost L2 hits (Netflix: 1.69 ms at 2^26). Those windows were sorted (source window,
+// destination) pairs, 8 bytes an entry; the runs replaced them in session 39 (checks/session-39).
 class ValueGather {
  public:
   static constexpr int kDefaultWindowBits = 23;
+  static constexpr std::int64_t kMinMeanRun = 4;
+  static constexpr std::int64_t kPieceEntries = 128;  // a warp's 4 passes
   ValueGather() = default;
-  // Takes perm (on ctx's device); the work is finished when the constructor returns.
-  // windowed_above_bytes < 0: twice the device's L2.
+  // Takes perm (on ctx's device); the work is finished when the constructor returns. segment_ptr:
+  // null (segments = 0), or segments + 1 increasing offsets on the device from 0 to n, perm
+  // increasing within each segment. windowed_above_bytes < 0: twice the device's L2.
   ValueGather(const Context& ctx, DeviceBuffer<std::int64_t> perm,
+              const std::int64_t* segment_ptr = nullptr, std::int64_t segments = 0,
               int window_bits = kDefaultWindowBits, std::int64_t windowed_above_bytes = -1);
   // src and dst: n floats each on ctx's device, not overlapping. Queued on ctx's stream.
   void run(const Context& ctx, const float* src, float* dst) const;
   std::int64_t size() const { return n_; }
   bool windowed() const { return windowed_; }
+  std::int64_t pieces() const { return piece_begin_.size(); }
   // The source position of every entry (perm) in 32 bits, on the device, for a caller that reads
   // src through it instead of gathering (SpmmPlan::run_permuted); null where that does not pay:
   // unless src fits in a quarter of L2, its scattered reads go to DRAM in the reader's critical
@@ -52,9 +63,10 @@ class ValueGather {
   std::int64_t n_ = 0;
   bool windowed_ = false;
   bool read_through_ = false;  // read_through_index() is not null
-  // src_*[i] is read into dst position dst_*[i] (dst_* empty when not windowed: position i).
-  DeviceBuffer<std::int32_t> src32_, dst32_;
-  DeviceBuffer<std::int64_t> src64_, dst64_;
+  DeviceBuffer<std::int32_t> src32_;  // perm, n <= 2^31 - 1
+  DeviceBuffer<std::int64_t> src64_;  // perm, larger n
+  // Windowed: dst[j] = src[perm[j]] for j in [piece_begin_[p], piece_end_[p]), window by window.
+  DeviceBuffer<std::int64_t> piece_begin_, piece_end_;
 };
 
 // The device twin of transpose() (core/csr.hpp), with the same result element for element: Sᵀ's

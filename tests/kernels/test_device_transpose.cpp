@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -24,6 +25,7 @@
 
 #include "core/csr.hpp"
 #include "core/device_buffer.hpp"
+#include "core/memory.hpp"
 #include "core/random.hpp"
 #include "problems.hpp"
 #include "tests/test_util.hpp"
@@ -280,11 +282,12 @@ TEST(DeviceTranspose, MoreThanTwoBillionNonzeros) {
   }
 }
 
-// ValueGather against the plain gather on the host, bit for bit (it only moves floats): random
-// permutations and a transpose's perm (3000 x 50, 20 per row), with windows small enough that the
-// windowed path runs on small inputs, n at and around a window boundary (4096 = 2^12 is a single
-// window, 4097 two), one window of a single entry (window_bits = 0), and the default window just
-// exceeded.
+// ValueGather against the plain gather on the host, bit for bit (it only moves floats). Windowed
+// (the gate off, small windows): transposes' perms with their rows as the segments, at and around
+// window boundaries (2^12 entries are one window, 2^12 + 1 two), windows of a single entry
+// (window_bits = 0), rows longer than a piece and than a window, empty rows, the default window
+// just exceeded. Plain: random permutations (no segments), and segments whose runs would be too
+// short.
 TEST(ValueGather, SameAsPlainGather) {
   FK_REQUIRE_GPU();
   Context ctx(DeviceKind::kGpu);
@@ -293,35 +296,51 @@ TEST(ValueGather, SameAsPlainGather) {
   Rng rng(seed);
   struct Case {
     std::vector<std::int64_t> perm;
+    std::vector<std::int64_t> segment_ptr;  // empty: none
     int window_bits;
+    bool windowed;
     std::string name;
   };
   std::vector<Case> cases;
-  const std::vector<std::pair<std::int64_t, int>> shapes = {
-      {0, 20},
-      {1, 0},
-      {1, 20},
-      {17, 2},
-      {1000, 3},
-      {4096, 12},
-      {4097, 12},
-      {100003, 10},
-      {(std::int64_t(1) << ValueGather::kDefaultWindowBits) + 12345,
-       ValueGather::kDefaultWindowBits}};
-  for (const auto& [n, bits] : shapes) {
+  for (const auto& [n, bits] : std::vector<std::pair<std::int64_t, int>>{{0, 20}, {1, 0}, {17, 2}, {100003, 10}}) {
     std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
     for (std::int64_t j = 0; j < n; ++j) perm[j] = j;
     for (std::int64_t j = n - 1; j > 0; --j) std::swap(perm[j], perm[rng.below(j + 1)]);
-    cases.push_back({perm, bits, "random n=" + std::to_string(n)});
+    cases.push_back({perm, {}, bits, false, "random n=" + std::to_string(n)});
+  }
+  // S (rows x cols, `per_row(r)` entries in row r) and the gather into its transpose's order.
+  const auto transposed = [&](std::int64_t rows, std::int64_t cols, int bits, bool windowed,
+                              const std::function<std::int64_t(std::int64_t)>& per_row, const std::string& name) {
+    const HostCsr s = test::random_pattern(rows, cols, rng, per_row);
+    std::vector<std::int64_t> perm;
+    const HostCsr t = transpose(s.view(), &perm);
+    cases.push_back({perm, t.row_ptr, bits, windowed, name});
+  };
+  const auto eight = [](std::int64_t) { return std::int64_t(8); };
+  transposed(512, 50, 12, false, eight, "4096 entries: one window");
+  transposed(512, 50, 12, true, [](std::int64_t r) { return std::int64_t(r == 0 ? 9 : 8); }, "4097 entries: two");
+  transposed(3000, 50, 8, true, [](std::int64_t) { return std::int64_t(20); }, "50 rows of Sᵀ, windows of 256");
+  transposed(400, 1, 2, true, [](std::int64_t) { return std::int64_t(1); }, "one row of Sᵀ, windows of 4");
+  transposed(4000, 3, 10, true, [](std::int64_t) { return std::int64_t(2); }, "3 rows of Sᵀ: runs of 340, pieces of 128");
+  transposed(9000, 12000, 12, false, eight, "runs too short: 12000 rows of Sᵀ x 18 windows");
+  {
+    // Every other row of Sᵀ empty (S uses the even columns only): 1000 rows of 200.
+    const HostCsr s = test::regular_pattern(20000, 2000, 10, [](std::int64_t r, std::int64_t j) {
+      return 2 * ((r + 200 * j) % 1000);
+    });
+    std::vector<std::int64_t> perm;
+    const HostCsr t = transpose(s.view(), &perm);
+    cases.push_back({perm, t.row_ptr, 14, true, "empty rows of Sᵀ"});
   }
   {
-    // 50 columns of 3000 rows of 20: a window of 256 entries (13 rows) writes runs into each row of
-    // Sᵀ.
-    const HostCsr s =
-        test::random_pattern(3000, 50, rng, [](std::int64_t) { return std::int64_t(20); });
-    std::vector<std::int64_t> perm;
-    transpose(s.view(), &perm);
-    cases.push_back({perm, 8, "transpose of a power-law matrix"});
+    // Two increasing segments, one more entry than the default window: two windows. perm: the
+    // multiples of 3, then the rest.
+    const std::int64_t n = (std::int64_t(1) << ValueGather::kDefaultWindowBits) + 1;
+    std::vector<std::int64_t> perm, rest;
+    for (std::int64_t p = 0; p < n; ++p) (p % 3 == 0 ? perm : rest).push_back(p);
+    const std::int64_t cut = std::int64_t(perm.size());
+    perm.insert(perm.end(), rest.begin(), rest.end());
+    cases.push_back({perm, {0, cut, n}, ValueGather::kDefaultWindowBits, true, "the default window exceeded"});
   }
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name + ", window 2^" + std::to_string(c.window_bits));
@@ -329,10 +348,13 @@ TEST(ValueGather, SameAsPlainGather) {
     std::vector<float> src(c.perm.size()), want(c.perm.size());
     for (float& x : src) x = static_cast<float>(rng.uniform(-1, 1));
     for (std::int64_t j = 0; j < n; ++j) want[j] = src[c.perm[j]];
-    // Windows whenever n exceeds one (0 bytes: the L2 gate off).
-    const ValueGather gather(ctx, DeviceBuffer<std::int64_t>(c.perm), c.window_bits, 0);
+    const DeviceBuffer<std::int64_t> segment_ptr(c.segment_ptr);
+    const std::int64_t segments = c.segment_ptr.empty() ? 0 : std::int64_t(c.segment_ptr.size()) - 1;
+    // The L2 gate off (0 bytes): windows wherever the runs allow.
+    const ValueGather gather(ctx, DeviceBuffer<std::int64_t>(c.perm), segments ? segment_ptr.data() : nullptr,
+                             segments, c.window_bits, 0);
     EXPECT_EQ(gather.size(), n);
-    EXPECT_EQ(gather.windowed(), n > 0 && ((n - 1) >> c.window_bits) != 0);
+    EXPECT_EQ(gather.windowed(), c.windowed);
     const DeviceBuffer<float> dsrc(src);
     DeviceBuffer<float> ddst(n);
     ddst.fill_bytes(0xff);  // NaN everywhere: an entry left unwritten shows
@@ -341,16 +363,24 @@ TEST(ValueGather, SameAsPlainGather) {
   }
 }
 
-// With the default gate, a source below twice the L2 is gathered plainly.
+// With the default gate, a source below twice the L2 is gathered plainly; the windowed gather
+// holds its pieces beside perm (16 bytes a piece), not an index per entry.
 TEST(ValueGather, PlainBelowTwiceTheL2) {
   FK_REQUIRE_GPU();
   Context ctx(DeviceKind::kGpu);
-  const std::int64_t n = 100000;
-  std::vector<std::int64_t> perm(n);
-  for (std::int64_t j = 0; j < n; ++j)
-    perm[j] = (j * 7919) % n;  // 7919 is prime and does not divide n
-  EXPECT_FALSE(ValueGather(ctx, DeviceBuffer<std::int64_t>(perm), 4).windowed());
-  EXPECT_TRUE(ValueGather(ctx, DeviceBuffer<std::int64_t>(perm), 4, n * 4 - 1).windowed());
+  Rng rng(5);
+  const HostCsr s = test::random_pattern(20000, 40, rng, [](std::int64_t) { return std::int64_t(5); });
+  std::vector<std::int64_t> perm;
+  const HostCsr t = transpose(s.view(), &perm);
+  const std::int64_t n = s.nnz();
+  const DeviceBuffer<std::int64_t> ptr(t.row_ptr);
+  EXPECT_FALSE(ValueGather(ctx, DeviceBuffer<std::int64_t>(perm), ptr.data(), t.rows, 10).windowed());
+  const std::int64_t before = device_bytes_in_use();
+  const ValueGather windowed(ctx, DeviceBuffer<std::int64_t>(perm), ptr.data(), t.rows, 10, n * 4 - 1);
+  EXPECT_TRUE(windowed.windowed());
+  const std::int64_t windows = (n + 1023) / 1024;
+  EXPECT_LE(windowed.pieces(), windows * t.rows + n / ValueGather::kPieceEntries);
+  EXPECT_EQ(device_bytes_in_use() - before, n * 4 + windowed.pieces() * 16);
 }
 
 // The sampled row statistics of a device pattern (column span, neighbour share) equal the host
