@@ -11,7 +11,7 @@
 //    values within a quarter of L2, as here) or each run gathers them into Sᵀ's order (cuSPARSE on
 //    the transpose, the fused ratio SpMM), which it does in the context's run scratch; 12.5 where
 //    the kernel keeps its own order (nnz_vsr, ASpT). Above twice the L2 the gather is windowed and
-//    holds 4 more (not this matrix).
+//    holds its pieces too, 16 bytes each (not this matrix).
 //  * SDDMM: at most 12.5 (the shared-memory walker's, the largest: 12).
 // The tensor-core variants encode S in V x 1 vectors, whose padding on a general matrix like this
 // one sets their size (16-90 bytes a nonzero at V = 1-8 here): they are printed, not bounded.
