@@ -13,6 +13,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/csr.hpp"
@@ -184,6 +185,23 @@ inline std::vector<std::string> suitesparse_files() {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// A sample of ../shared/data/dlmc's ResNet-50 layers (pattern-only .smtx), as (layer, path): one
+// layer at every sparsity from 50% to 98%, and the widest 90% layer; those present only (empty when
+// the folder is absent).
+inline std::vector<std::pair<std::string, std::string>> dlmc_sample() {
+  std::vector<std::pair<std::string, std::string>> sample;
+  const std::string dir = shared_data("dlmc/rn50/magnitude_pruning");
+  if (dir.empty()) return sample;
+  for (const char* layer : {"0.5/bottleneck_2_block_group3_1_1", "0.7/bottleneck_2_block_group3_1_1",
+                            "0.8/bottleneck_2_block_group3_1_1", "0.9/bottleneck_2_block_group3_1_1",
+                            "0.95/bottleneck_2_block_group3_1_1", "0.98/bottleneck_2_block_group3_1_1",
+                            "0.9/bottleneck_2_block_group4_1_1"}) {
+    const std::string path = dir + "/" + layer + ".smtx";
+    if (std::filesystem::exists(path)) sample.emplace_back(layer, path);
+  }
+  return sample;
 }
 
 // A variant name as a test name: '.' and any other non-alphanumeric character become '_'.

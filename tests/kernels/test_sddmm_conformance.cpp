@@ -229,22 +229,11 @@ TEST_P(SddmmConformance, SuiteSparseFiles) {
   if (all_skipped()) GTEST_SKIP() << GetParam() << " applies to none of the files";
 }
 
-// A sample of ../shared/data/dlmc (pattern-only .smtx: the scales are random): one layer at every
-// sparsity from 50% to 98%, and the widest 90% layer.
+// The sample of ../shared/data/dlmc (test::dlmc_sample; pattern-only .smtx: the scales are random).
 TEST_P(SddmmConformance, DlmcSample) {
-  const std::string dir = test::shared_data("dlmc/rn50/magnitude_pruning");
-  if (dir.empty()) GTEST_SKIP() << "../shared/data/dlmc is absent";
-  int found = 0;
-  for (const char* f : {"0.5/bottleneck_2_block_group3_1_1", "0.7/bottleneck_2_block_group3_1_1",
-                        "0.8/bottleneck_2_block_group3_1_1", "0.9/bottleneck_2_block_group3_1_1",
-                        "0.95/bottleneck_2_block_group3_1_1", "0.98/bottleneck_2_block_group3_1_1",
-                        "0.9/bottleneck_2_block_group4_1_1"}) {
-    const std::string path = dir + "/" + f + ".smtx";
-    if (!std::filesystem::exists(path)) continue;
-    ++found;
-    check_problem(f, io::read_smtx(path), {33, 64});
-  }
-  if (found == 0) GTEST_SKIP() << "no sampled DLMC file present";
+  const auto sample = test::dlmc_sample();
+  if (sample.empty()) GTEST_SKIP() << "no sampled DLMC file in ../shared/data/dlmc";
+  for (const auto& [layer, path] : sample) check_problem(layer, io::read_smtx(path), {33, 64});
   if (all_skipped()) GTEST_SKIP() << GetParam() << " applies to none of the files";
 }
 
