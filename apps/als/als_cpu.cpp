@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/als/als_engine.hpp"
+#include "apps/common/cg.hpp"
 #include "apps/common/host_ops.hpp"
 #include "apps/common/memory.hpp"
 
@@ -79,7 +80,7 @@ class CpuOps : public app::HostOps {
         p[o + c] = v;
         acc += double(v) * v;
       }
-      rs[i] = static_cast<float>(acc);
+      rs[i] = app::cg_dot_or_converged(acc);
     }
   }
 
@@ -101,7 +102,7 @@ class CpuOps : public app::HostOps {
         r[o + c] = v;
         acc += double(v) * v;
       }
-      const float rs_new = static_cast<float>(acc);
+      const float rs_new = app::cg_dot_or_converged(acc);
       const float beta = rs_old > 0 ? rs_new / rs_old : 0.0f;
       for (int c = 0; c < k; ++c) p[o + c] = r[o + c] + beta * p[o + c];
       rs[i] = rs_new;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "apps/als/als_engine.hpp"
+#include "apps/common/cg.hpp"
 #include "apps/common/device_ops.cuh"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
@@ -82,7 +83,7 @@ __global__ void cg_init_kernel(std::int64_t rows, int k, const float* __restrict
     acc += v * v;
   }
   acc = warp_sum(acc);
-  if (lane == 0) rs[row] = acc;
+  if (lane == 0) rs[row] = app::cg_dot_or_converged(acc);
 }
 
 // One warp per row, one CG step with A·p = y + diag∘p:
@@ -109,7 +110,7 @@ __global__ void cg_step_kernel(std::int64_t rows, int k, float* __restrict__ x,
     r[o + c] = v;
     acc += v * v;
   }
-  const float rs_new = warp_sum(acc);
+  const float rs_new = app::cg_dot_or_converged(warp_sum(acc));
   const float beta = rs_old > 0.0f ? rs_new / rs_old : 0.0f;
   for (int c = lane; c < k; c += 32) p[o + c] = r[o + c] + beta * p[o + c];
   if (lane == 0) rs[row] = rs_new;

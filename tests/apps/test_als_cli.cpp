@@ -242,6 +242,30 @@ TEST(AlsCli, CommandLineTestWinsOverConfigHoldout) {
       << same.err;
 }
 
+// More CG steps than a solve needs leave its converged factors alone (apps/common/cg.hpp). Many
+// rows reach r·r below the smallest normal float within a few dozen steps; CG on that rounding
+// noise grew the residual until the objective was NaN and the run failed blaming the ratings'
+// scale (MovieLens 100K at --cg-steps 100, here 200).
+TEST(AlsCli, CgStepsPastConvergenceChangeNothing) {
+  test::TempDir dir;
+  const std::string input =
+      "gen:ml-100k:users=300,items=300,ratings=10000,min-user-ratings=2,noise=0.1,step=0,seed=3";
+  // The GPU's CG kernels take the same rule where a device is present.
+  std::vector<std::pair<std::string, std::string>> runs = {{"3", "cpu"}, {"200", "cpu"}};
+  if (test::gpu_available()) runs.emplace_back("200", "gpu");
+  std::vector<double> rmse;
+  for (const auto& [steps, device] : runs) {
+    const std::string out = dir.file("cg" + steps + device);
+    const Outcome o = run_als(dir, "--input " + input + " --factors 16 --iters 5 --solver cg --cg-steps " + steps +
+                                       " --device " + device + " --threads 1 --seed 9 --out '" + out + "'");
+    ASSERT_EQ(o.code, 0) << steps << " steps on the " << device << ": " << o.err;
+    rmse.push_back(test::json_number_or_nan(slurp(out + "/summary.json"), "test_rmse"));
+  }
+  for (std::size_t i = 1; i < rmse.size(); ++i)
+    EXPECT_NEAR(rmse[i], rmse[0], 0.01) << runs[i].first << " steps on the " << runs[i].second
+                                        << ": 3 steps already solve these small systems";
+}
+
 // --resume never hands back a model trained past --iters, and a run that starts from the
 // beginning removes an earlier run's checkpoint (a later --resume would join that model to this
 // run's metrics). summary.json counts the model's iterations, the checkpoint's included.
