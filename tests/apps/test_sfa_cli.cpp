@@ -259,6 +259,26 @@ TEST(SfaCli, DivergingGradMStepIsWarnedAbout) {
   EXPECT_EQ(fine.err.find("diverges"), std::string::npos) << fine.err;
 }
 
+// More CG steps than a user's solve needs leave its converged factors alone. Here many rows reach
+// r·z below the smallest normal float within a few dozen steps; CG on that rounding noise grew
+// the residual threefold a step, and --cg-steps 50 trained factors of 1e27 while 100 failed
+// blaming the ratings' scale.
+TEST(SfaCli, CgStepsPastConvergenceChangeNothing) {
+  test::TempDir dir;
+  const std::string input =
+      "gen:ml-100k:users=300,items=300,ratings=10000,min-user-ratings=2,noise=0.1,step=0,seed=3";
+  std::vector<double> rmse;
+  for (const char* steps : {"3", "200"}) {
+    const std::string out = dir.file(std::string("cg") + steps);
+    const Outcome o = run_sfa(dir, "--input " + input + " --factors 16 --iters 5 --cg-steps " +
+                                       steps + " --device cpu --threads 1 --seed 9 --out '" + out +
+                                       "'");
+    ASSERT_EQ(o.code, 0) << steps << ": " << o.err;
+    rmse.push_back(test::json_number_or_nan(slurp(out + "/summary.json"), "test_rmse"));
+  }
+  EXPECT_NEAR(rmse[1], rmse[0], 0.01) << "3 steps already solve these small systems";
+}
+
 // A step that overshoots without diverging (the objective rises from one pass to the next) is
 // warned about once, with what falls every pass; the default step and the em M-step fall here and
 // say nothing.
