@@ -42,9 +42,12 @@ std::string_view first_token(std::string_view line) {
   return detail::split_blanks(line, tok, 1) > 0 ? tok[0] : std::string_view();
 }
 
+// A number, also one no reader accepts (NaN, infinity, beyond a float): a ratings file with such a
+// rating among its first lines is still ratings, and its reader names the line, where plain text
+// ended in "no word is left after filtering".
 bool is_number(std::string_view t) {
   double v = 0;
-  return detail::parse_real(t, v) == detail::NumberStatus::kOk;
+  return detail::parse_real(t, v) != detail::NumberStatus::kNotANumber;
 }
 
 // Fields of a ratings line in the dialect `csv` (comma) or blank-separated; empty on bad quoting.

@@ -536,6 +536,15 @@ TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   EXPECT_NE(missing.err.find("nope.txt"), std::string::npos) << missing.err;
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << "one line";
   EXPECT_FALSE(std::filesystem::exists(out)) << "no half-written output";
+  // A ratings file with a rating that is no number of tokens among its first lines: the line
+  // and why, not "no word is left" from reading it as plain text.
+  const std::string inf = dir.file("inf.data");
+  test::write_bytes(inf, "1\t1\t5\t0\n1\t2\t3\t0\n2\t3\tinf\t0\n");
+  const Outcome inf_count = run_binary(dir, "--input '" + inf + "' --out '" + out + "'");
+  EXPECT_EQ(inf_count.code, 1);
+  EXPECT_NE(inf_count.err.find("inf.data:3: "), std::string::npos) << inf_count.err;
+  EXPECT_NE(inf_count.err.find("'inf'"), std::string::npos) << inf_count.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
   const Outcome missing_test = run_binary(
       dir, "--input gen:default --test '" + dir.file("gone.mtx") + "' --out '" + out + "'");
   EXPECT_EQ(missing_test.code, 1);

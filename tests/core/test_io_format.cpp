@@ -48,6 +48,12 @@ TEST(IoFormat, DetectsEachFormatFromContent) {
       {"headerless.csv", "1,31,2.5\n1,1029,3\n", InputFormat::kRatings},
       {"u.data", "17\t404\t3\t870000101\n52\t9\t5\t870000202\n", InputFormat::kRatings},
       {"names", "alice matrix 4.5\nbob alien 3\n", InputFormat::kRatings},
+      // A rating that is not finite or too large for a float is still a rating, so that the
+      // ratings reader names its line: fk-gap read these as plain text and ended in "no word
+      // is left after filtering".
+      {"nan.data", "17\t404\t3\t870000101\n52\t9\tnan\t870000202\n", InputFormat::kRatings},
+      {"inf.csv", "1,31,2.5\n1,1029,inf\n", InputFormat::kRatings},
+      {"huge.csv", "1,31,2.5\n1,1029,1e39\n", InputFormat::kRatings},
       {"docs.txt", "the cat sat on the mat\na dog barked twice at 3 cats\n", InputFormat::kText},
       {"words.txt", "one two 3\nfour five six\n",
        InputFormat::kText},  // third column not numeric on line 2
