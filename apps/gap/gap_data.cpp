@@ -74,6 +74,13 @@ lda::Corpus read_input(const GapOptions& opt, const std::string& input, io::Inpu
       if (!std::filesystem::exists(input, ec)) throw InputError(input, 0, "no such file");
       if (!std::filesystem::is_directory(input, ec)) f = io::detect_format(input);
     }
+    // --vocab names a count matrix's columns by position: ratings went on under their item ids
+    // with the file unread, and text's own words were renamed in the order they were kept.
+    if (!opt.vocab.empty() && (f == io::InputFormat::kRatings || f == io::InputFormat::kText))
+      app::usage_fail("vocab", std::string("applies to UCI, Matrix Market and gen: input; ") +
+                                   (f == io::InputFormat::kText
+                                        ? "plain text's words are its vocabulary"
+                                        : "a ratings file's items are named by their ids"));
     if (f == io::InputFormat::kRatings) {
       lda::Corpus c = read_ratings_counts(input);
       if (c.counts.rows == 0 || c.counts.nnz() == 0)

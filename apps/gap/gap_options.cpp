@@ -45,7 +45,9 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
     ("max-df", po::value<double>(&o.max_df)->default_value(o.max_df, app::format_double(o.max_df))->value_name("X"),
      "text input: drop words in more than this fraction of the documents")
     ("vocab", po::value<std::string>(&o.vocab)->value_name("FILE"),
-     "vocabulary file, one word per line (UCI input finds vocab.X.txt beside docword.X.txt)")
+     "vocabulary file, one word per line, the words of UCI, Matrix Market or gen: input in "
+     "column order (UCI input finds vocab.X.txt beside docword.X.txt; ratings and text input "
+     "name their own columns)")
     ("update", po::value<std::string>(&o.update)->default_value(o.update)->value_name("ORDER"),
      "order of the two factor updates in an iteration: joint (X and Λ both from the old model, one "
      "SDDMM serves both; the paper's) or alternating (X first, then Λ from the new X: two "

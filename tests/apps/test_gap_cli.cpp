@@ -567,6 +567,22 @@ TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   EXPECT_NE(inf_count.err.find("inf.data:3: "), std::string::npos) << inf_count.err;
   EXPECT_NE(inf_count.err.find("'inf'"), std::string::npos) << inf_count.err;
   EXPECT_FALSE(std::filesystem::exists(out));
+  // --vocab names the columns of a count matrix by position. A ratings file's items are named by
+  // their ids and text input's words are its own: it went unused (even with the wrong number of
+  // lines) for ratings, and renamed the words of text by position.
+  const std::string vocab = dir.file("vocab.lines");
+  test::write_bytes(vocab, "alpha\nbeta\ngamma\n");
+  const std::string ratings = dir.file("r.data");
+  test::write_bytes(ratings, "1\t1\t5\t0\n1\t2\t3\t0\n2\t1\t4\t0\n");
+  const std::string text = dir.file("docs.txt");
+  test::write_bytes(text, "apple pear plum\nplum pear apple\npear plum apple\n");
+  for (const std::string& input : {ratings, text}) {
+    const Outcome named = run_binary(dir, "--input '" + input + "' --vocab '" + vocab +
+                                              "' --min-count 0 --max-df 1 --out '" + out + "'");
+    EXPECT_EQ(named.code, 2) << input << ": " << named.err;
+    EXPECT_NE(named.err.find("--vocab"), std::string::npos) << named.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
   const Outcome missing_test = run_binary(
       dir, "--input gen:default --test '" + dir.file("gone.mtx") + "' --out '" + out + "'");
   EXPECT_EQ(missing_test.code, 1);
