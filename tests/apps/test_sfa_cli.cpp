@@ -409,6 +409,21 @@ TEST(SfaCli, BadInputExitsOneAndBadOptionsExitTwo) {
     EXPECT_EQ(o.code, 2) << b.args << ": " << o.err;
     EXPECT_NE(o.err.find(b.names), std::string::npos) << b.args << ": " << o.err;
   }
+  // An input that is one of the files the run writes in --out: refused before anything there
+  // changes (it was overwritten with the run's item ids, the ratings lost).
+  std::filesystem::create_directories(dir.file("data"));
+  for (const std::string& flag : {"--input", "--test"}) {
+    const std::string named = dir.file("data/item_ids.csv");
+    std::filesystem::copy_file(input, named, std::filesystem::copy_options::overwrite_existing);
+    const std::string before = slurp(named);
+    const std::string other =
+        (flag == "--input" ? " --test '" : " --input '") + input + "'";
+    const Outcome o =
+        run_sfa(dir, flag + " '" + named + "'" + other + " --out '" + dir.file("data") + "'");
+    EXPECT_EQ(o.code, 2) << flag << ": " << o.err;
+    EXPECT_NE(o.err.find("--out"), std::string::npos) << o.err;
+    EXPECT_EQ(slurp(named), before) << flag << ": the input is kept";
+  }
   const Outcome no_input = run_sfa(dir, "--out '" + dir.file("o") + "'");
   EXPECT_EQ(no_input.code, 2);
   EXPECT_NE(no_input.err.find("--input"), std::string::npos);
