@@ -127,6 +127,9 @@ int recommend_main(int argc, char** argv, bool similar) {
                       "is required: one or more raw user ids, comma-separated (or --users-file "
                       "FILE, one id per line)");
   }
+  const char* file = similar ? "similar.csv" : "recommendations.csv";
+  // A --users-file by that name in --out was replaced by the list it asked for.
+  if (!users_file.empty()) app::check_outputs_are_not_inputs(common.out, {file}, {users_file});
   const als::AlsModel model = als::load_als_model(model_dir);
   std::vector<als::ScoredList> lists;
   if (similar) {
@@ -134,7 +137,7 @@ int recommend_main(int argc, char** argv, bool similar) {
   } else {
     lists = als::recommend_for(model, users, model_dir, n);
   }
-  als::write_scored_lists(common.out, similar ? "similar.csv" : "recommendations.csv",
+  als::write_scored_lists(common.out, file,
                           similar
                               ? std::vector<std::string>{"item", "rank", "similar_item", "cosine"}
                               : std::vector<std::string>{"user", "rank", "item", "score"},

@@ -151,6 +151,15 @@ TEST(SfaCli, ModelNamesItsAppAndUsersFileTakesIdsWithCommas) {
   ASSERT_EQ(rows.size(), 3u) << rec.out;
   EXPECT_EQ(rows[1].rfind("bob,1,b,", 0), 0u) << rows[1];
   EXPECT_EQ(rows[2].rfind("\"Doe, Jane\",1,c,", 0), 0u) << rows[2];
+  // A --users-file that is the recommendations.csv the command writes in --out: refused, kept
+  // (it was replaced by the recommendations).
+  const std::string in_out = dir.file("rec") + "/recommendations.csv";
+  test::write_bytes(in_out, "bob\n");
+  const Outcome clash = run_sfa(dir, "recommend --model '" + own + "' --users-file '" + in_out +
+                                         "' --out '" + dir.file("rec") + "'");
+  EXPECT_EQ(clash.code, 2) << clash.err;
+  EXPECT_NE(clash.err.find("--out"), std::string::npos) << clash.err;
+  EXPECT_EQ(slurp(in_out), "bob\n");
 }
 
 TEST(SfaCli, SameSeedSameModelAndResumeEqualsUninterrupted) {
