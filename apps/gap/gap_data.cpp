@@ -66,14 +66,17 @@ lda::Corpus read_ratings_counts(const std::string& path) {
   return c;
 }
 
+// `format`, or for auto what a file's content says (a directory stays auto: the corpus reader's).
+io::InputFormat file_format(const std::string& path, io::InputFormat format) {
+  if (format != io::InputFormat::kAuto) return format;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path, 0, "no such file");
+  return std::filesystem::is_directory(path, ec) ? format : io::detect_format(path);
+}
+
 lda::Corpus read_input(const GapOptions& opt, const std::string& input, io::InputFormat format) {
   if (input.rfind("gen:", 0) != 0) {
-    io::InputFormat f = format;
-    if (f == io::InputFormat::kAuto) {
-      std::error_code ec;
-      if (!std::filesystem::exists(input, ec)) throw InputError(input, 0, "no such file");
-      if (!std::filesystem::is_directory(input, ec)) f = io::detect_format(input);
-    }
+    const io::InputFormat f = file_format(input, format);
     // --vocab names a count matrix's columns by position: ratings went on under their item ids
     // with the file unread, and text's own words were renamed in the order they were kept.
     if (!opt.vocab.empty() && (f == io::InputFormat::kRatings || f == io::InputFormat::kText))
@@ -222,6 +225,12 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
                              d.heldout_tokens;
     }
   } else if (!opt.test.empty()) {
+    // The shared corpus reader's message for ratings named fk-lda and not what to do instead.
+    if (file_format(opt.test, format) == io::InputFormat::kRatings)
+      throw InputError(opt.test, 0,
+                       "--test takes documents x words counts in the training vocabulary (UCI, "
+                       "Matrix Market or text), and this is ratings input; to score held-out "
+                       "ratings as counts, give --holdout-frac instead");
     const lda::Corpus test = lda::load_corpus_in_vocab(opt.test, format, corpus.vocab, words);
     d.input_files.insert(d.input_files.end(), test.files.begin(), test.files.end());
     HostCsr observed, scored;

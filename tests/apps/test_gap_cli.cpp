@@ -387,6 +387,15 @@ TEST(GapCli, RatingsAreCounts) {
   EXPECT_EQ(io::read_npy_f32(dir.file("out/lambda.npy")).rows(), 12);
   EXPECT_NE(slurp(dir.file("out/top_words.txt")).find(" m"), std::string::npos)
       << "factors list item ids";
+  // --test takes documents in the training vocabulary, not ratings: said by fk-gap, with what
+  // holds ratings out (the message named fk-lda).
+  const auto test_ratings =
+      run_gap({"--input", dir.file("ratings.csv"), "--test", dir.file("ratings.csv"), "--factors",
+               "2", "--iters", "1", "--device", "cpu", "--out", dir.file("out4"), "-q"});
+  EXPECT_EQ(test_ratings.status, 1) << test_ratings.err;
+  EXPECT_EQ(test_ratings.err.find("fk-lda"), std::string::npos) << test_ratings.err;
+  EXPECT_NE(test_ratings.err.find("--holdout-frac"), std::string::npos) << test_ratings.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out4")));
   // A negative count is refused with the file and its line.
   {
     std::ofstream f(dir.file("negative.csv"));
