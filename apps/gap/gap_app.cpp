@@ -106,7 +106,8 @@ int gap_main(int argc, char** argv) {
       "order), doc_ids.txt (a ratings file's user ids in x.npy's row order: the order users first "
       "appear; other inputs' rows are their documents in input order), heldout.mtx (with "
       "--holdout-frac: the thinned held-out tokens heldout_ll scores, documents x words; the input "
-      "less them was trained on), model.ini, metrics.jsonl "
+      "less them and summary.json's unscored_tokens, held out from words or documents left "
+      "without training tokens, was trained on), model.ini, metrics.jsonl "
       "(one line per iteration), "
       "summary.json (the final numbers and the run's peak memory), config.ini and config.json "
       "(the resolved configuration: run again with --config OUT/config.ini)";

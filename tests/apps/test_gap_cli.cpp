@@ -91,6 +91,15 @@ TEST(GapCli, TrainsAndWritesModelMetricsAndSummary) {
       held_tokens += held.vals[j];
     }
   EXPECT_EQ(json_number(summary, "heldout_tokens"), held_tokens);
+  // The input is the training tokens, heldout.mtx and the unscored tokens (held out, but of a
+  // word or document left without training tokens), as --help says; --help said the training
+  // counts were the input less heldout.mtx.
+  double input_tokens = 0;
+  for (float v : corpus.counts.vals) input_tokens += v;
+  EXPECT_EQ(input_tokens, *json_number(summary, "train_tokens") + held_tokens +
+                              *json_number(summary, "unscored_tokens"));
+  const Outcome help = run_binary(dir, "--help");
+  EXPECT_NE(help.out.find("unscored_tokens"), std::string::npos) << help.out;
   EXPECT_TRUE(json_number(summary, "heldout_ll"));
   EXPECT_NE(r.out.find("unigram baseline"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("unigram baseline"), std::string::npos) << "the log names the baseline";
