@@ -127,6 +127,10 @@ io::Ratings load_ratings(const std::string& path, io::InputFormat format,
       return io::read_ratings(path, check);
     case io::InputFormat::kMtx: {
       io::Ratings r = ratings_from_coo(io::read_matrix_market_coo(path));
+      // As the ratings reader says of a file without ratings (this ended in "no training ratings
+      // left after the split", without the file).
+      if (r.size() == 0)
+        throw InputError(path, 0, "no ratings (the Matrix Market file has no entries)");
       if (check)
         for (std::int64_t j = 0; j < r.size(); ++j)
           if (const std::string why = check(r.rating[j]); !why.empty())

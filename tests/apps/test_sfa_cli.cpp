@@ -418,6 +418,15 @@ TEST(SfaCli, BadInputExitsOneAndBadOptionsExitTwo) {
     EXPECT_EQ(o.code, 2) << b.args << ": " << o.err;
     EXPECT_NE(o.err.find(b.names), std::string::npos) << b.args << ": " << o.err;
   }
+  // A Matrix Market file without entries: named as such (it was "no training ratings left after
+  // the split", without the file).
+  const std::string no_entries = dir.file("empty.mtx");
+  test::write_bytes(no_entries, "%%MatrixMarket matrix coordinate real general\n3 4 0\n");
+  const Outcome empty =
+      run_sfa(dir, "--input '" + no_entries + "' --out '" + dir.file("o") + "'");
+  EXPECT_EQ(empty.code, 1);
+  EXPECT_NE(empty.err.find("empty.mtx: no ratings"), std::string::npos) << empty.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
   // An input that is one of the files the run writes in --out: refused before anything there
   // changes (it was overwritten with the run's item ids, the ratings lost).
   std::filesystem::create_directories(dir.file("data"));
