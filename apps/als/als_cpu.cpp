@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "apps/als/als_engine.hpp"
-#include "apps/common/cg.hpp"
+#include "apps/common/subnormal.hpp"
 #include "apps/common/host_ops.hpp"
 #include "apps/common/memory.hpp"
 

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "apps/als/als_engine.hpp"
-#include "apps/common/cg.hpp"
+#include "apps/common/subnormal.hpp"
 #include "apps/common/device_ops.cuh"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"

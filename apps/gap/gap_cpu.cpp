@@ -4,25 +4,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "apps/common/host_ops.hpp"
+#include "apps/common/subnormal.hpp"
 #include "apps/gap/gap_engine.hpp"
 
 namespace fk::gap {
 namespace {
 
 constexpr std::int64_t kColChunk = 1024;  // rows per partial column sum
-
-// The multiplicative updates shrink the entries the counts do not support towards 0, and below
-// the smallest normal float every product with them is many times slower on a CPU: on kos an
-// iteration went from 3 ms to 41 ms by iteration 100, a fifth of Λ subnormal. Such an entry is 0
-// for the model (below 1e-38 of a column of Λ, which sums to 1, or of a token in X), so it is
-// made 0 at once, as float arithmetic would make it some iterations later.
-inline float flushed(float v) {
-  return std::fabs(v) >= std::numeric_limits<float>::min() ? v : 0.0f;
-}
 
 // Memory, CSR and fill: app::HostOps.
 class CpuOps : public app::HostOps {
@@ -41,7 +32,7 @@ class CpuOps : public app::HostOps {
   void update_x(const Context&, float* x, const float* t, std::int64_t n, float am1,
                 float inv_den) const {
 #pragma omp parallel for schedule(static)
-    for (std::int64_t j = 0; j < n; ++j) x[j] = flushed((x[j] * t[j] + am1) * inv_den);
+    for (std::int64_t j = 0; j < n; ++j) x[j] = app::zero_if_subnormal((x[j] * t[j] + am1) * inv_den);
   }
 
   void multiply(const Context&, const float* a, float* b, std::int64_t n) const {
@@ -71,7 +62,7 @@ class CpuOps : public app::HostOps {
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < rows; ++r)
       for (int c = 0; c < k; ++c)
-        if (sums[c] > 0) lam[r * k + c] = flushed(t[r * k + c] * inv[c]);
+        if (sums[c] > 0) lam[r * k + c] = app::zero_if_subnormal(t[r * k + c] * inv[c]);
   }
 
   double sum_f_log(const Context&, const float* f, const float* r, std::int64_t n) const {

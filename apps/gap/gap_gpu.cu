@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "apps/common/device_ops.cuh"
+#include "apps/common/subnormal.hpp"
 #include "apps/gap/gap_engine.hpp"
 #include "core/cuda/cuda_check.cuh"
 #include "core/cuda/gpu_resources.cuh"
@@ -34,7 +35,7 @@ __global__ void update_x_kernel(float* __restrict__ x, const float* __restrict__
                                 float am1, float inv_den) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
        j += std::int64_t(gridDim.x) * blockDim.x)
-    x[j] = (x[j] * t[j] + am1) * inv_den;
+    x[j] = app::zero_if_subnormal((x[j] * t[j] + am1) * inv_den);  // as on the CPU
 }
 
 __global__ void multiply_kernel(const float* __restrict__ a, float* __restrict__ b,
@@ -73,7 +74,7 @@ __global__ void normalize_cols_kernel(const float* __restrict__ t, const double*
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < n;
        e += std::int64_t(gridDim.x) * blockDim.x) {
     const double s = sums[e % k];
-    if (s > 0) lam[e] = t[e] * static_cast<float>(1.0 / s);
+    if (s > 0) lam[e] = app::zero_if_subnormal(t[e] * static_cast<float>(1.0 / s));
   }
 }
 

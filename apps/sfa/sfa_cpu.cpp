@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <utility>
 #include <vector>
 
+#include "apps/common/subnormal.hpp"
 #include "apps/common/host_ops.hpp"
 #include "apps/common/memory.hpp"
 #include "apps/sfa/sfa_engine.hpp"
@@ -25,16 +25,6 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 using Matrix = Eigen::MatrixXf;
 
 constexpr std::int64_t kGemmRows = 256;   // rows per block of out = a·m
-
-// A row's r·z as the float the CG steps divide by, or 0 (converged: pcg_x leaves the row alone)
-// once it is below the smallest normal float. There it keeps a bit or two, while r and z are
-// still normal numbers of about 1e-22: the ratios α and β built from it were noise, and
-// --cg-steps past that point grew the residual threefold a step until the factors overflowed.
-// The residual is then about 1e-19, far below what the factors resolve in single precision.
-float converged_or(double rz) {
-  return rz >= static_cast<double>(std::numeric_limits<float>::min()) ? static_cast<float>(rz)
-                                                                       : 0.0f;
-}
 
 // Memory, CSR and fill: app::HostOps.
 class CpuOps : public app::HostOps {
@@ -97,7 +87,7 @@ class CpuOps : public app::HostOps {
         p[o + c] = z[o + c];
         acc += double(r[o + c]) * z[o + c];
       }
-      rz[i] = converged_or(acc);
+      rz[i] = app::cg_dot_or_converged(acc);
     }
   }
 
@@ -124,7 +114,7 @@ class CpuOps : public app::HostOps {
       const std::int64_t o = i * k;
       double acc = 0;
       for (int c = 0; c < k; ++c) acc += double(r[o + c]) * z[o + c];
-      const float rz_new = converged_or(acc);
+      const float rz_new = app::cg_dot_or_converged(acc);
       const float beta = rz[i] > 0 ? rz_new / rz[i] : 0.0f;
       for (int c = 0; c < k; ++c) p[o + c] = z[o + c] + beta * p[o + c];
       rz[i] = rz_new;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "apps/common/subnormal.hpp"
 #include "apps/common/device_ops.cuh"
 #include "apps/sfa/sfa_engine.hpp"
 #include "core/cuda/cuda_check.cuh"
@@ -63,7 +64,7 @@ __global__ void pcg_start_kernel(std::int64_t rows, int k, const float* __restri
     acc += r[o + c] * z[o + c];
   }
   acc = warp_sum(acc);
-  if (lane == 0) rz[row] = acc;
+  if (lane == 0) rz[row] = app::cg_dot_or_converged(acc);
 }
 
 // One warp per row: α = rz / p·(y + λp); x += αp; r −= α(y + λp).
@@ -96,7 +97,7 @@ __global__ void pcg_p_kernel(std::int64_t rows, int k, const float* __restrict__
   const std::int64_t o = row * k;
   float acc = 0;
   for (int c = lane; c < k; c += 32) acc += r[o + c] * z[o + c];
-  const float rz_new = warp_sum(acc);
+  const float rz_new = app::cg_dot_or_converged(warp_sum(acc));
   const float rz_old = rz[row];
   const float beta = rz_old > 0.0f ? rz_new / rz_old : 0.0f;
   for (int c = lane; c < k; c += 32) p[o + c] = z[o + c] + beta * p[o + c];

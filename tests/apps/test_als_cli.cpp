@@ -242,7 +242,7 @@ TEST(AlsCli, CommandLineTestWinsOverConfigHoldout) {
       << same.err;
 }
 
-// More CG steps than a solve needs leave its converged factors alone (apps/common/cg.hpp). Many
+// More CG steps than a solve needs leave its converged factors alone (apps/common/subnormal.hpp). Many
 // rows reach r·r below the smallest normal float within a few dozen steps; CG on that rounding
 // noise grew the residual until the objective was NaN and the run failed blaming the ratings'
 // scale (MovieLens 100K at --cg-steps 100, here 200).

@@ -430,7 +430,7 @@ TEST(SfaCli, BadInputExitsOneAndBadOptionsExitTwo) {
   // An input that is one of the files the run writes in --out: refused before anything there
   // changes (it was overwritten with the run's item ids, the ratings lost).
   std::filesystem::create_directories(dir.file("data"));
-  for (const std::string& flag : {"--input", "--test"}) {
+  for (const std::string flag : {"--input", "--test"}) {
     const std::string named = dir.file("data/item_ids.csv");
     std::filesystem::copy_file(input, named, std::filesystem::copy_options::overwrite_existing);
     const std::string before = slurp(named);
