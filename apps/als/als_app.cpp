@@ -123,6 +123,8 @@ int recommend_main(int argc, char** argv) {
                     "one id per line)");
   app::require_at_least("n", n, 1);
   cli.reject(app::kTrainingOnly, "recommend");
+  // A --users-file by that name in --out was replaced by the list it asked for.
+  if (!users_file.empty()) app::check_outputs_are_not_inputs(common.out, {"recommendations.csv"}, {users_file});
   const AlsModel model = load_als_model(model_dir);
   const std::vector<ScoredList> lists = recommend_for(model, users, model_dir, n);
   write_scored_lists(common.out, "recommendations.csv", {"user", "rank", "item", "score"}, lists,

@@ -116,7 +116,8 @@ class Trainer {
          "iteration",
          common_.iters,
          als_run_files(),
-         {},
+         // So that an input named as one of the run's files in --out is refused, not replaced.
+         {common_.input, opt_.test},
          rounding_,
          {{"users.npy", data_.users(), hyper_.k()}, {"items.npy", data_.items(), hyper_.k()}},
          "fk-als"});

@@ -584,6 +584,23 @@ TEST(AlsCli, Bf16TensorCoreKernelsTrainLikeFp32) {
 
 TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   test::TempDir dir;
+  // An input that is one of the files the run writes in --out: refused before anything there
+  // changes (it was overwritten with the run's item ids, the ratings lost).
+  {
+    const std::string ratings = dir.file("ratings.csv");
+    test::write_bytes(ratings, "user,item,rating\na,x,5\na,y,3\nb,x,4\nb,z,2\nc,y,1\nc,z,5\n");
+    std::filesystem::create_directories(dir.file("data"));
+    for (const std::string flag : {"--input", "--test"}) {
+      const std::string named = dir.file("data/item_ids.csv");
+      std::filesystem::copy_file(ratings, named, std::filesystem::copy_options::overwrite_existing);
+      const std::string other = (flag == "--input" ? " --test '" : " --input '") + ratings + "'";
+      const Outcome o = run_als(dir, flag + " '" + named + "'" + other + " --out '" + dir.file("data") +
+                                         "' --iters 1 --factors 2 --device cpu");
+      EXPECT_EQ(o.code, 2) << flag << ": " << o.err;
+      EXPECT_NE(o.err.find("--out"), std::string::npos) << o.err;
+      EXPECT_EQ(slurp(named), slurp(ratings)) << flag << ": the input is kept";
+    }
+  }
   // A generated input's value out of range is a bad --input, named with its key (as fk-datagen's).
   const Outcome range =
       run_als(dir, "--input gen:ml-100k:user-exponent=50 --out '" + dir.file("o") + "'");
@@ -1220,6 +1237,15 @@ TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
   const Outcome stdin_ids = run_als(dir, rec + "--users bob --users-file /dev/stdin <'" + users + "'");
   ASSERT_EQ(stdin_ids.code, 0) << stdin_ids.err;
   EXPECT_EQ(stdin_ids.out, o.out);
+  // A --users-file that is the recommendations.csv the command writes in --out: refused, kept
+  // (it was replaced by the recommendations).
+  const std::string in_out = dir.file("rec") + "/recommendations.csv";
+  test::write_bytes(in_out, "bob\n");
+  const Outcome clash = run_als(dir, "recommend --model '" + model + "' --users-file '" + in_out +
+                                         "' --out '" + dir.file("rec") + "'");
+  EXPECT_EQ(clash.code, 2) << clash.err;
+  EXPECT_NE(clash.err.find("--out"), std::string::npos) << clash.err;
+  EXPECT_EQ(slurp(in_out), "bob\n");
   const Outcome sim = run_als(
       dir, "similar --model '" + model + "' --item ' a ' --n 1 --out '" + dir.file("sim") + "'");
   ASSERT_EQ(sim.code, 0) << sim.err;
