@@ -424,6 +424,10 @@ Corpus load_corpus(const std::string& input, io::InputFormat format, const TextO
   } else {
     const io::InputFormat f = resolve_format(input, format);
     if (f == io::InputFormat::kText) {
+      // --vocab names a count matrix's columns by position: it renamed the text's own words in
+      // the order they were kept.
+      if (!vocab_path.empty())
+        app::usage_fail("vocab", "applies to UCI, Matrix Market and gen: input; plain text's words are its vocabulary");
       c = read_text(input, text, nullptr);
     } else {
       c = read_matrix_file(input, f);

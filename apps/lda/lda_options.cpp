@@ -66,7 +66,9 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
     ("max-df", real(&o.max_df, o.max_df)->value_name("X"),
      "text input: drop words found in more than this fraction of the documents")
     ("vocab", po::value<std::string>(&o.vocab)->value_name("FILE"),
-     "vocabulary, one word per line (UCI input finds vocab.X.txt beside docword.X.txt itself)")
+     "vocabulary, one word per line: the words of UCI, Matrix Market or gen: input in column "
+     "order (UCI input finds vocab.X.txt beside docword.X.txt itself; plain text names its own "
+     "words)")
     ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
      "write <out>/checkpoint every N passes (0: never)")
     ("resume", po::bool_switch(&o.resume),

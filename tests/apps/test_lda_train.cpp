@@ -839,6 +839,13 @@ TEST(LdaErrors, BadInputAndOptions) {
   };
   expect({"--input", dir.file("missing.txt")}, 1, "missing.txt");
   {
+    // --vocab names a count matrix's columns by position; it renamed plain text's own words.
+    std::ofstream(dir.file("words.txt")) << "stars and galaxies\nstars and planets\n";
+    std::ofstream(dir.file("vocab.txt")) << "a\nb\nc\nd\n";
+    expect({"--input", dir.file("words.txt"), "--vocab", dir.file("vocab.txt"), "--min-count", "1", "--max-df", "1"},
+           2, "--vocab: applies to UCI, Matrix Market and gen: input");
+  }
+  {
     // A skew-symmetric file mirrors each count with the opposite sign: named at its entry's line.
     std::ofstream f(dir.file("skew.mtx"));
     f << "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 1 2\n";
