@@ -21,6 +21,16 @@ int cuda_device_count();  // usable CUDA devices; 0 in a CPU-only build or witho
 // creating anything: the apps call it while reading their options, before loading data.
 void check_device_request(DeviceRequest request, int gpu_id = 0);
 
+// CPU arithmetic on this thread and OpenMP's takes subnormal floats (below about 1.2e-38) as zero,
+// inputs and results: x86's flush-to-zero and denormals-are-zero modes (no effect elsewhere). A
+// CPU core takes one to two orders of magnitude longer over an operation on them, and the
+// factor models make them as they train: fk-lda's expectations of unsupported words times small
+// topic weights, which on kos slowed its CPU iterations to an eighth of their first speed by the
+// fourth (docs/benchmarks/lda.md). Every Context sets it when it is made, for the process (the
+// modes are per thread, and OpenMP's threads made later copy the making thread's). The GPU
+// kernels keep subnormals, at full speed there; the two sides' results differ only in that band.
+void flush_subnormals_on_cpu_threads();
+
 struct GpuResources;  // stream + cuSPARSE/cuBLAS/cuSOLVER handles; see core/cuda/gpu_resources.cuh
 
 class Context {
