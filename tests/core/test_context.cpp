@@ -1,4 +1,7 @@
 #include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
 #include <omp.h>
 
 #include <utility>
@@ -104,6 +107,27 @@ TEST(Context, RunScratchIsOneBufferPerSlot) {
   EXPECT_EQ(b.run_scratch(Context::kGatheredValues, 1000), p);
   EXPECT_THROW(b.run_scratch(Context::kRunScratchSlots, 1), Error);
   EXPECT_THROW(b.run_scratch(static_cast<Context::RunScratchSlot>(-1), 1), Error);
+}
+
+// CPU math takes subnormal floats as zero once a Context is made (flush_subnormals_on_cpu_threads),
+// on the calling thread and on every OpenMP thread: 1e-20 squared (1e-40, a subnormal) is 0, and a
+// subnormal input counts as 0. x86 only, where the modes exist.
+TEST(Context, CpuMathTakesSubnormalsAsZero) {
+#if defined(__x86_64__) || defined(__SSE2__)
+  Context ctx(DeviceKind::kCpu, 3);
+  volatile float tiny = 1e-20f;
+  EXPECT_EQ(tiny * tiny, 0.0f);
+  volatile float subnormal = 0;
+  const std::uint32_t bits = 1;  // the smallest subnormal float
+  std::memcpy(const_cast<float*>(&subnormal), &bits, sizeof bits);
+  EXPECT_EQ(subnormal * 2.0f, 0.0f);
+  int nonzero = 0;
+#pragma omp parallel reduction(+ : nonzero) num_threads(3)
+  nonzero += tiny * tiny != 0.0f;
+  EXPECT_EQ(nonzero, 0);
+#else
+  GTEST_SKIP() << "flush-to-zero is set on x86 only";
+#endif
 }
 
 }  // namespace
