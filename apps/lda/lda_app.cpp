@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "apps/common/compare.hpp"
 #include "apps/common/options.hpp"
@@ -150,6 +151,14 @@ int infer_main(int argc, char** argv) {
     if (!holder.empty())
       app::usage_fail("out", common.out + " holds an " + holder + " training run (" + source +
                                  "), whose config.ini infer would replace; choose another --out");
+  }
+  {
+    // Before any work: an --input in --out under one of these names was replaced by infer's file
+    // (exit 0, the documents lost), and a folder by one of them failed the command only after
+    // theta.npy was written.
+    const std::vector<std::string> files = {"theta.npy", "config.ini", "config.json"};
+    app::check_outputs_are_not_inputs(common.out, files, {common.input});
+    app::check_no_directory_in_the_way(common.out, files);
   }
   app::check_kernel_variants(sddmm, spmm);
   app::check_fused_option("ratio-spmm", ratio_spmm, spmm);

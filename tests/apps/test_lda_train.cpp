@@ -437,6 +437,27 @@ TEST(LdaTrain, InferFromSavedModel) {
   EXPECT_EQ(over.status, 2) << over.err;
   EXPECT_NE(over.err.find("training run"), std::string::npos) << over.err;
   EXPECT_EQ(test::folder_files(model.path()), before);
+  // An input in --out under the name of one of infer's files was replaced by it (config.ini: the
+  // documents became the resolved configuration, exit 0); a folder there left theta.npy written
+  // and failed on config.ini (exit 1). Both are refused before anything is written (exit 2).
+  const Sub named(dir, "named");
+  std::filesystem::copy_file(docs.file("docword.new.txt"), named.file("config.ini"));
+  const std::string docs_text = test::slurp(named.file("config.ini"));
+  const auto replaced = run_lda({"infer", "--model", model.path(), "--input",
+                                 named.file("config.ini"), "--format", "uci", "--out",
+                                 named.path(), "--device", "cpu"});
+  EXPECT_EQ(replaced.status, 2) << replaced.err;
+  EXPECT_NE(replaced.err.find("config.ini would be replaced"), std::string::npos) << replaced.err;
+  EXPECT_EQ(test::slurp(named.file("config.ini")), docs_text);
+  EXPECT_FALSE(std::filesystem::exists(named.file("theta.npy")));
+  const Sub folder(dir, "folder");
+  std::filesystem::create_directories(folder.file("config.ini"));
+  const auto in_the_way = run_lda({"infer", "--model", model.path(), "--input",
+                                   docs.file("docword.new.txt"), "--out", folder.path(),
+                                   "--device", "cpu"});
+  EXPECT_EQ(in_the_way.status, 2) << in_the_way.err;
+  EXPECT_NE(in_the_way.err.find("is a directory"), std::string::npos) << in_the_way.err;
+  EXPECT_FALSE(std::filesystem::exists(folder.file("theta.npy")));
   // A damaged model is refused naming the file and what is wrong, not turned into NaN θ.
   auto damaged = [&](const std::string& name, const std::function<void(const Sub&)>& damage) {
     const Sub copy(dir, name);
