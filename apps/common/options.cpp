@@ -200,7 +200,12 @@ std::vector<GivenId> id_list_and_file(const std::string& option, const std::stri
   if (file.empty()) return ids;
   std::set<std::string> seen;
   for (const GivenId& given : ids) seen.insert(given.id);
-  for (GivenId& given : read_id_file(option + "-file", file)) {
+  std::vector<GivenId> from_file = read_id_file(option + "-file", file);
+  // An empty file (or the wrong one, of blank lines) was reported as a missing --<option>, or
+  // with --<option> given too, passed over in silence.
+  if (from_file.empty())
+    usage_fail(option + "-file", file + " holds no id (one per line; blank lines name none)");
+  for (GivenId& given : from_file) {
     if (!seen.insert(given.id).second)
       usage_fail(given.option, given.place + "'" + given.id + "' is also given with --" + option);
     ids.push_back(std::move(given));

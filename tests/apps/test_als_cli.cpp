@@ -1258,7 +1258,13 @@ TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
   test::write_bytes(dir.file("bob.txt"), "bob\n");
   test::write_bytes(dir.file("nobody.txt"), "bob\nnobody\n");
   test::write_bytes(dir.file("bob2.txt"), "bob \n");
+  // A users file without ids (empty, or blank lines) was reported as a missing --users.
+  test::write_bytes(dir.file("blank.txt"), "\n  \n");
   const std::vector<Bad> bad = {
+      {"--users-file '" + dir.file("blank.txt") + "'",
+       "--users-file: " + dir.file("blank.txt") + " holds no id"},
+      {"--users bob --users-file '" + dir.file("blank.txt") + "'",
+       "--users-file: " + dir.file("blank.txt") + " holds no id"},
       {"--users-file '" + dir.file("none.txt") + "'", "--users-file: cannot open"},
       {"--users 'Doe, Jane' --users-file '" + users + "'",
        "--users: user 'Doe' is not in the model"},
