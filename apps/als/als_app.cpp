@@ -125,6 +125,7 @@ int recommend_main(int argc, char** argv) {
   cli.reject(app::kTrainingOnly, "recommend");
   // A --users-file by that name in --out was replaced by the list it asked for.
   if (!users_file.empty()) app::check_outputs_are_not_inputs(common.out, {"recommendations.csv"}, {users_file});
+  app::check_no_directory_in_the_way(common.out, {"recommendations.csv"});  // before the work
   const AlsModel model = load_als_model(model_dir);
   const std::vector<ScoredList> lists = recommend_for(model, users, model_dir, n);
   write_scored_lists(common.out, "recommendations.csv", {"user", "rank", "item", "score"}, lists,
@@ -154,6 +155,7 @@ int similar_main(int argc, char** argv) {
   if (item.empty()) app::usage_fail("item", "is required: a raw item id");
   app::require_at_least("n", n, 1);
   cli.reject(app::kTrainingOnly, "similar");
+  app::check_no_directory_in_the_way(common.out, {"similar.csv"});  // before the work
   const AlsModel model = load_als_model(model_dir);
   write_scored_lists(common.out, "similar.csv", {"item", "rank", "similar_item", "cosine"},
                      {similar_for(model, item, model_dir, n)}, model, common.quiet);

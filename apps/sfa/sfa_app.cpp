@@ -130,6 +130,7 @@ int recommend_main(int argc, char** argv, bool similar) {
   const char* file = similar ? "similar.csv" : "recommendations.csv";
   // A --users-file by that name in --out was replaced by the list it asked for.
   if (!users_file.empty()) app::check_outputs_are_not_inputs(common.out, {file}, {users_file});
+  app::check_no_directory_in_the_way(common.out, {file});  // before the work
   const als::AlsModel model = als::load_als_model(model_dir);
   std::vector<als::ScoredList> lists;
   if (similar) {

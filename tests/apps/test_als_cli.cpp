@@ -1246,6 +1246,16 @@ TEST(AlsCli, RecommendTakesUserIdsWithCommasFromAFile) {
   EXPECT_EQ(clash.code, 2) << clash.err;
   EXPECT_NE(clash.err.find("--out"), std::string::npos) << clash.err;
   EXPECT_EQ(slurp(in_out), "bob\n");
+  // A folder named like the list the command writes: refused before the work (exit 2, naming it),
+  // as training refuses one named like its files; it failed at the end with exit 1.
+  for (const char* command : {"recommend --users bob", "similar --item a"}) {
+    const std::string out = dir.file(std::string("in-the-way-") + command[0]);
+    const std::string list = command[0] == 'r' ? "recommendations.csv" : "similar.csv";
+    std::filesystem::create_directories(out + "/" + list);
+    const Outcome o = run_als(dir, std::string(command) + " --model '" + model + "' --out '" + out + "'");
+    EXPECT_EQ(o.code, 2) << command << ": " << o.err;
+    EXPECT_NE(o.err.find(list), std::string::npos) << o.err;
+  }
   const Outcome sim = run_als(
       dir, "similar --model '" + model + "' --item ' a ' --n 1 --out '" + dir.file("sim") + "'");
   ASSERT_EQ(sim.code, 0) << sim.err;
