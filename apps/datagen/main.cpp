@@ -234,8 +234,9 @@ int run_lda(int argc, char** argv) {
     std::error_code ec;
     if (std::filesystem::exists(std::filesystem::symlink_status(target, ec)) &&
         !std::filesystem::is_regular_file(std::filesystem::symlink_status(target, ec)))
-      throw Error("cannot write " + target.string() +
-                  ": it is not a regular file (a folder, a link or a device); nothing was written");
+      // A usage error, as the training apps' check of a folder in the way of one of their files.
+      usage_fail("out", "cannot write " + target.string() +
+                            ": it is not a regular file (a folder, a link or a device); nothing was written");
   }
   log_info() << "lda: " << spec.docs << " docs x " << spec.words << " words, " << spec.topics
              << " topics, mean length " << spec.mean_doc_length << ", seed " << spec.seed;

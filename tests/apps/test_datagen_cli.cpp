@@ -125,6 +125,13 @@ TEST(DatagenCli, LdaAndSparseWriteTheGeneratorsOutput) {
   const Outcome bad = run_datagen(dir, "lda --preset nytimes -q --out '" + dir.file("plain/c") + "'");
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.err.find("is not a directory"), std::string::npos) << bad.err;
+  // A folder in --out named like one of the files: a usage error naming --out (exit 2, as the
+  // training apps give), before anything is generated.
+  std::filesystem::create_directories(dir.file("in-the-way/docword.txt"));
+  const Outcome in_the_way = run_datagen(dir, "lda --preset nytimes -q --out '" + dir.file("in-the-way") + "'");
+  EXPECT_EQ(in_the_way.code, 2) << in_the_way.err;
+  EXPECT_NE(in_the_way.err.find("--out"), std::string::npos) << in_the_way.err;
+  EXPECT_NE(in_the_way.err.find("docword.txt"), std::string::npos) << in_the_way.err;
 }
 
 // A run killed outright (kill -9) leaves its staging folder in --out, with up to a whole data set
