@@ -26,9 +26,9 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
     ("tol", real(&o.tol, o.tol)->value_name("X"),
      "E-step stops when the mean absolute change of γ over the minibatch is below X")
     ("alpha", po::value<double>(&o.alpha)->default_value(0, "1/K")->value_name("X"),
-     "symmetric document-topic Dirichlet prior α")
+     "symmetric document-topic Dirichlet prior α, from 1e-30 to 1e6")
     ("eta", po::value<double>(&o.eta)->default_value(0, "1/K")->value_name("X"),
-     "symmetric topic-word Dirichlet prior η")
+     "symmetric topic-word Dirichlet prior η, from 1e-30 to 1e6")
     ("tau0", real(&o.tau0, o.tau0)->value_name("X"),
      "learning-rate offset τ0: ρ_t = (τ0 + t)^-κ after t minibatch updates (capped at 1)")
     ("kappa", real(&o.kappa, o.kappa)->value_name("X"),
