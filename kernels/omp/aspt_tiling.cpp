@@ -35,6 +35,13 @@ constexpr std::int64_t kDefaultL1Bytes = 32 * 1024, kDefaultL2Bytes = 512 * 1024
 // as the limit at every K, the DLMC layers gained 1.1-2.1x at K = 128 and 256 but lost up to 1.7x
 // at K = 32 (B of 590 KB) and 0-24% at K = 64.
 constexpr std::int64_t kFullReuseRowBytes = 512;
+// The L2 bytes that count as cached, at most (AsptParams::cached_b_bytes). The row split's B rows
+// from L2 come at one load per FMA, slower than from L1: on a 2-core Intel Xeon with 2 MiB of L2
+// per core (2026-11-28), where B of the DLMC layers at K = 128 and 256 fits the L2 and the L2
+// bound tiled nothing, tiling at reuse distances above 256-512 KiB ran them 1.0-1.4x faster
+// (bench/omp_quick --sweep; docs/benchmarks/cpu-notes.md). The machine the rule was set on had
+// 512 KiB of L2.
+constexpr std::int64_t kMaxCachedL2Bytes = 512 * 1024;
 // Heavy entries per (row, tile) of a tiled panel, on average: a synthetic clustered matrix and a
 // uniform one (2-4 per pair) ran 10-17% slower tiled; DLMC layers at K = 256 (about 40) gain 1.8x.
 constexpr std::int64_t kMinTileRowNnz = 8;
@@ -119,7 +126,8 @@ AsptParams resolve_params(AsptParams p, std::int64_t rows, std::int64_t cols, st
   }
   if (p.heavy_threshold <= 0) p.heavy_threshold = kHeavyThreshold;
   if (p.b_row_bytes <= 0) p.b_row_bytes = row_bytes;
-  if (p.cached_b_bytes <= 0) p.cached_b_bytes = l2 * std::max<std::int64_t>(1, kFullReuseRowBytes / row_bytes);
+  if (p.cached_b_bytes <= 0)
+    p.cached_b_bytes = std::min(l2, kMaxCachedL2Bytes) * std::max<std::int64_t>(1, kFullReuseRowBytes / row_bytes);
   if (p.min_tile_row_nnz == 0) p.min_tile_row_nnz = kMinTileRowNnz;
   if (p.min_heavy_share == 0) p.min_heavy_share = kMinHeavyShare;
   return p;

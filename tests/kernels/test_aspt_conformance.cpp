@@ -252,11 +252,13 @@ TEST(AsptTiling, DefaultsFollowTheCaches) {
   // 20% dense at K = 256: 80 columns of 1 KiB; 10%: 160, capped at 128 KiB of B.
   EXPECT_EQ(aspt::resolve_params({}, 256, 2304, 117965, 256, 2, caches).tile_cols, 80);
   EXPECT_EQ(aspt::resolve_params({}, 512, 4608, 235929, 256, 2, caches).tile_cols, 128);
-  // A larger L2 keeps more B rows cached and allows larger tiles.
+  // A larger L2 allows larger tiles, but counts as cached only up to 512 KiB: B rows from L2 come
+  // slower than the FMAs need, and tiles paid beyond that on a 2 MiB L2 (kMaxCachedL2Bytes).
   const aspt::CoreCaches big{48 * 1024, 2048 * 1024};
   p = aspt::resolve_params({}, 512, 4608, 235929, 256, 2, big);
-  EXPECT_EQ(p.cached_b_bytes, 2048 * 1024);
+  EXPECT_EQ(p.cached_b_bytes, 512 * 1024);
   EXPECT_EQ(p.tile_cols, 160);
+  EXPECT_EQ(aspt::resolve_params({}, 512, 4608, 235929, 32, 2, big).cached_b_bytes, 2048 * 1024);
   // The largest tiles (the SDDMM's): a quarter of the L2 whatever the density, 128 KiB of 512-byte
   // rows, or of 1 KiB rows with the larger L2.
   const AsptParams largest = aspt::sddmm_request({});
