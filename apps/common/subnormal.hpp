@@ -21,11 +21,12 @@ namespace fk::app {
 // fk-als's objective NaN in the first iteration, fk-sfa's eigendecomposition failing).
 FK_SUBNORMAL_HD float cg_dot_or_converged(double dot) { return dot >= double(FLT_MIN) ? float(dot) : 0.0f; }
 
-// v, or 0 below FLT_MIN in magnitude. fk-gap's multiplicative updates shrink the entries the counts
-// do not support towards 0, and below FLT_MIN every product with them is many times slower on a
-// CPU (configs/gap-kos.ini: 3 ms an iteration at first, 41 ms by iteration 100, a fifth of Λ
-// subnormal). Such an entry is 0 for the model (below 1e-38 of a column of Λ, which sums to 1, or
-// of a token in X), as float arithmetic would make it some iterations later.
+// v, or 0 below FLT_MIN in magnitude: fk-gap's GPU updates, so that they make the model the CPU
+// makes. Its multiplicative updates shrink the entries the counts do not support towards 0; the
+// CPU takes the subnormal ones as zero (flush_subnormals_on_cpu_threads, core/context.hpp: on a
+// CPU they made configs/gap-kos.ini's iterations 3 ms at first, 41 ms by iteration 100), and the
+// GPU, which keeps subnormals at full speed, does so here. Such an entry is 0 for the model
+// (below 1e-38 of a column of Λ, which sums to 1, or of a token in X).
 FK_SUBNORMAL_HD float zero_if_subnormal(float v) { return fabsf(v) >= FLT_MIN ? v : 0.0f; }
 
 }  // namespace fk::app

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "apps/common/host_ops.hpp"
-#include "apps/common/subnormal.hpp"
 #include "apps/gap/gap_engine.hpp"
 
 namespace fk::gap {
@@ -32,7 +31,7 @@ class CpuOps : public app::HostOps {
   void update_x(const Context&, float* x, const float* t, std::int64_t n, float am1,
                 float inv_den) const {
 #pragma omp parallel for schedule(static)
-    for (std::int64_t j = 0; j < n; ++j) x[j] = app::zero_if_subnormal((x[j] * t[j] + am1) * inv_den);
+    for (std::int64_t j = 0; j < n; ++j) x[j] = (x[j] * t[j] + am1) * inv_den;
   }
 
   void multiply(const Context&, const float* a, float* b, std::int64_t n) const {
@@ -62,7 +61,7 @@ class CpuOps : public app::HostOps {
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < rows; ++r)
       for (int c = 0; c < k; ++c)
-        if (sums[c] > 0) lam[r * k + c] = app::zero_if_subnormal(t[r * k + c] * inv[c]);
+        if (sums[c] > 0) lam[r * k + c] = t[r * k + c] * inv[c];
   }
 
   double sum_f_log(const Context&, const float* f, const float* r, std::int64_t n) const {

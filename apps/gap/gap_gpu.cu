@@ -35,7 +35,7 @@ __global__ void update_x_kernel(float* __restrict__ x, const float* __restrict__
                                 float am1, float inv_den) {
   for (std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; j < n;
        j += std::int64_t(gridDim.x) * blockDim.x)
-    x[j] = app::zero_if_subnormal((x[j] * t[j] + am1) * inv_den);  // as on the CPU
+    x[j] = app::zero_if_subnormal((x[j] * t[j] + am1) * inv_den);  // as the CPU flushes them
 }
 
 __global__ void multiply_kernel(const float* __restrict__ a, float* __restrict__ b,
