@@ -122,7 +122,12 @@ constexpr double kGpuSpmmShortRows = 32.0;
 // docs/benchmarks/checks/vdl-fill-h200): vdl now runs hep-th at K = 4 1.21x and a uniform
 // 100000 x 100000 matrix of rows of 3 at 2.9x cuSPARSE, so below K = 16 such rows take the vdl
 // rule below. Not for Sᵀ·B: on hep-th's transpose row_csc is 1.5x faster than cuSPARSE's
-// transposed SpMM.
+// transposed SpMM. Nor for local patterns (column span below kGpuLocalColumnSpan), whose B rows
+// neighbouring rows share: on four generated banded matrices of 40K-99K nonzeros, 10000-60000 rows
+// of mean 1.65-4, row_csc was the fastest at K = 32 on all four (cuSPARSE 1.28-1.55x slower) and at
+// K = 64 within 1.01x of the best on three and 1.18x on the fourth (60000 rows of 1.65: nnz_vsr
+// led), cuSPARSE 1.41-1.90x (H200, 2026-11-28, docs/benchmarks/checks/session-40: sweep-small.csv.gz
+// and sweep-2-banded.csv.gz).
 constexpr double kGpuSpmmTinyRows = 5.0;
 constexpr int kGpuSpmmTinyRowsMaxK = 64;
 // ... and large matrices (over kGpuSmallNnz) of rows of mean <= 8 go to nnz_vsr at 64 < K <= 128,
@@ -282,11 +287,15 @@ constexpr double kGpuUnevenTransposedMaxNnz = 500e3;
 constexpr int kGpuSmallUnevenMaxK = 128;
 constexpr double kGpuSmallUnevenMinCv = 0.5;
 constexpr double kGpuSmallUnevenMinMean = 40.0;
-// * Skewed rows (cv > 4) of a small matrix: cuSPARSE, not nnz_vsr, whose segment reduction, atomics
-//   and zeroing of C cost 20-80 us whatever the size (it never won a DLMC layer). A generated
-//   power-law matrix of 200K nonzeros (longest row 18372), which no rule had seen, ran cuSPARSE
-//   1.4-3.6x faster than nnz_vsr at every K for S·B and Sᵀ·B (H200, 6c99a83); the 2M- and
-//   20M-nonzero ones keep nnz_vsr.
+// * Skewed rows (cv > 4) of a small matrix: nnz_vsr, S·B and Sᵀ·B, every K. It went to cuSPARSE
+//   from 7cceb19 (H200, 6c99a83: a 200K-nonzero power-law matrix ran cuSPARSE 1.4-3.6x faster, when
+//   nnz_vsr's segment reduction, atomics and zeroing of C cost 20-80 us whatever the size); since
+//   nnz_vsr's chunks shrink until its warps fill the GPU (7ab95a8) it has no such fixed cost, and
+//   uneven_nnz_vsr_pays already gives it the matrices from 100K nonzeros. Below that, H200,
+//   2026-11-28 (docs/benchmarks/checks/session-40, sweep-2-skewed.csv.gz: eight generated
+//   power-law matrices of 12K-99K nonzeros, 1000-60000 rows, row cv 4-22, none seen by a rule
+//   before, K = 1-256): nnz_vsr was the fastest variant on 111 of 112 problems (the other: 1.02x
+//   behind cuSPARSE), cuSPARSE 0.98-3.7x its time, 1.81x in geometric mean.
 constexpr double kGpuUnevenTransposedCv = 1.0;
 constexpr double kGpuUnevenTransposedMinMean = 20.0;
 constexpr double kGpuSmallTransposedMinMean = 20.0;
@@ -733,7 +742,7 @@ const SpmmVariant* choose_small_gpu_spmm(const std::vector<const SpmmVariant*>& 
       double(p.sparse.row_max) <= kGpuVdlSpmvEvenMaxRowOverMean * f.mean)
     return first_applicable(all, {"cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
   if (f.skewed && f.small)
-    return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.nnz_vsr"}, p);
+    return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
   if (!p.transposed) {
     if (p.k > kGpuVdlMaxK && p.k <= kGpuSmallUnevenMaxK &&
         double(p.sparse.nnz) >= kGpuSpmmShortRowsMinNnz &&
@@ -1004,7 +1013,8 @@ const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*
        (p.sparse.col_span >= kGpuLocalColumnSpan && (p.k > kGpuVdlWideMaxK || !f.small))))
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.row_csc"}, p);
   if (!p.transposed && nnz < kGpuSpmmShortRowsMinNnz && p.k > kGpuVdlMaxK &&
-      p.k <= kGpuSpmmTinyRowsMaxK && mean < kGpuSpmmTinyRows)
+      p.k <= kGpuSpmmTinyRowsMaxK && mean < kGpuSpmmTinyRows &&
+      p.sparse.col_span >= kGpuLocalColumnSpan)
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
   if (p.transposed) {
     const bool even = p.sparse.row_cv <= kGpuTransposedEvenCv;

@@ -382,6 +382,12 @@ TEST(CudaSpmmSpecific, AutoOnMediumMatricesOfVeryShortRows) {
   for (int k : {32, 64})
     EXPECT_EQ(pick(k, 100000, 4, 0.00007), "cuda.spmm.row_csc") << k;  // banded
   EXPECT_EQ(pick(32, 8361, 3.8, 0.3), "cuda.spmm.cusparse");  // hep-th size: the tiny-row rule
+  // ... which leaves local patterns of tiny rows under 100K nonzeros to row_csc (banded 1.28-1.9x).
+  for (int k : {32, 64}) {
+    EXPECT_EQ(pick(k, 25000, 3.96, 0.0003), "cuda.spmm.row_csc") << k;
+    EXPECT_EQ(pick(k, 60000, 1.65, 0.00004), "cuda.spmm.row_csc") << k;
+    EXPECT_EQ(pick(k, 20000, 4, 0.5), "cuda.spmm.cusparse") << k;  // spread: still cuSPARSE
+  }
   for (int k : {64, 128}) EXPECT_EQ(pick(k, 300000, 4, 1, true), "cuda.spmm.nnz_vsr") << k;
   for (int k : {32, 256}) EXPECT_EQ(pick(k, 300000, 4, 1, true), "cuda.spmm.row_csc") << k;
   EXPECT_EQ(pick(128, 1500000, 4, 1, true), "cuda.spmm.nnz_vsr");  // 6M nonzeros: 1.42x row_csc
@@ -950,14 +956,22 @@ TEST(CudaSpmmSpecific, AutoOnFewLongRows) {
   for (int k : {128, 512}) EXPECT_EQ(pick(k, 1500, 300, 0.1, true), "cuda.spmm.row_csc") << k;
 }
 
-// Skewed rows (cv > 4) go to nnz_vsr on large matrices but to cuSPARSE on small ones, where
-// nnz_vsr's fixed costs dominate (a 200K-nonzero power-law matrix: 1.4-3.6x). Needs no device.
+// Skewed rows (cv > 4) go to nnz_vsr on small matrices as on large ones: since its chunks shrink
+// to fill the GPU it has no fixed cost that made cuSPARSE the pick below 250K nonzeros (H200,
+// session 40: power-law matrices of 12K-99K nonzeros, nnz_vsr fastest on 111 of 112 problems, K =
+// 1-256). The small case's longest row (4 means) keeps the medium-matrix rule (6 means) out of it.
+// Needs no device.
 TEST(CudaSpmmSpecific, AutoOnSkewedRowsBySize) {
   for (bool transposed : {false, true}) {
-    for (int k : {4, 32, 128}) {
+    for (int k : {1, 4, 32, 128, 256}) {
       KernelProblem small = test::rule_problem(k, 30000, 6.7, 20);
       small.transposed = transposed;
-      EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, small).name(), "cuda.spmm.cusparse") << k;
+      EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, small).name(), "cuda.spmm.nnz_vsr") << k;
+      KernelProblem smaller = test::rule_problem(k, 8000, 3.75, 12);
+      smaller.transposed = transposed;
+      EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, smaller).name(), "cuda.spmm.nnz_vsr") << k;
+    }
+    for (int k : {4, 32, 128}) {  // K = 1: AutoForSpmvOnSkewedRows
       KernelProblem large = test::rule_problem(k, 1000000, 20, 76);
       large.transposed = transposed;
       EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, large).name(), "cuda.spmm.nnz_vsr") << k;
