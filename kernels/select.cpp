@@ -127,7 +127,14 @@ constexpr double kGpuSpmmShortRows = 32.0;
 // of mean 1.65-4, row_csc was the fastest at K = 32 on all four (cuSPARSE 1.28-1.55x slower) and at
 // K = 64 within 1.01x of the best on three and 1.18x on the fourth (60000 rows of 1.65: nnz_vsr
 // led), cuSPARSE 1.41-1.90x (H200, 2026-11-28, docs/benchmarks/checks/session-40: sweep-small.csv.gz
-// and sweep-2-banded.csv.gz).
+// and sweep-2-banded.csv.gz). And above K = 32 only for rows whose longest is more than
+// kGpuVdlMaxRowOverMean means (hep-th: 13 means, cuSPARSE 1.10-1.15x faster than row_csc at
+// K = 64): with bounded rows row_csc leads at 32 < K <= 64. Same H200 sweeps (sweep-small and
+// sweep-3-tiny, the second taken to test this bound after the first suggested it): on 17
+// generated matrices of 16K-99K nonzeros, 4000-45000 rows of mean 2-4.5 (uniform, clustered)
+// whose longest row is within 6 means, row_csc was within 1.05x of the best at K = 48-64 on all
+// but one (1.14x) and cuSPARSE 0.96-1.32x its time; at K = 32 cuSPARSE was the fastest or within
+// 1.06x on all 17.
 constexpr double kGpuSpmmTinyRows = 5.0;
 constexpr int kGpuSpmmTinyRowsMaxK = 64;
 // ... and large matrices (over kGpuSmallNnz) of rows of mean <= 8 go to nnz_vsr at 64 < K <= 128,
@@ -1014,8 +1021,11 @@ const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*
     return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.row_csc"}, p);
   if (!p.transposed && nnz < kGpuSpmmShortRowsMinNnz && p.k > kGpuVdlMaxK &&
       p.k <= kGpuSpmmTinyRowsMaxK && mean < kGpuSpmmTinyRows &&
-      p.sparse.col_span >= kGpuLocalColumnSpan)
+      p.sparse.col_span >= kGpuLocalColumnSpan) {
+    if (p.k > kGpuVdlWideMaxK && f.bounded_longest)
+      return first_applicable(all, {"cuda.spmm.row_csc", "cuda.spmm.cusparse"}, p);
     return first_applicable(all, {"cuda.spmm.cusparse", "cuda.spmm.row_csc"}, p);
+  }
   if (p.transposed) {
     const bool even = p.sparse.row_cv <= kGpuTransposedEvenCv;
     if (p.k <= kGpuVdlMaxK)

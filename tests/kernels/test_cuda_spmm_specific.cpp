@@ -386,7 +386,16 @@ TEST(CudaSpmmSpecific, AutoOnMediumMatricesOfVeryShortRows) {
   for (int k : {32, 64}) {
     EXPECT_EQ(pick(k, 25000, 3.96, 0.0003), "cuda.spmm.row_csc") << k;
     EXPECT_EQ(pick(k, 60000, 1.65, 0.00004), "cuda.spmm.row_csc") << k;
-    EXPECT_EQ(pick(k, 20000, 4, 0.5), "cuda.spmm.cusparse") << k;  // spread: still cuSPARSE
+  }
+  // Spread tiny rows: cuSPARSE at K = 32; above it row_csc when the longest row is within 6 means
+  // (rule_problem: 4 means), cuSPARSE for hep-th's 13.
+  EXPECT_EQ(pick(32, 20000, 4, 0.5), "cuda.spmm.cusparse");
+  for (int k : {48, 64}) {
+    EXPECT_EQ(pick(k, 20000, 4, 0.5), "cuda.spmm.row_csc") << k;
+    KernelProblem hep_th = test::rule_problem(k, 8361, 3.8, 1.1);
+    hep_th.sparse.col_span = 0.32;
+    hep_th.sparse.row_max = 50;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, hep_th).name(), "cuda.spmm.cusparse") << k;
   }
   for (int k : {64, 128}) EXPECT_EQ(pick(k, 300000, 4, 1, true), "cuda.spmm.nnz_vsr") << k;
   for (int k : {32, 256}) EXPECT_EQ(pick(k, 300000, 4, 1, true), "cuda.spmm.row_csc") << k;
@@ -633,8 +642,9 @@ TEST(CudaSpmmSpecific, AutoKeepsVdlOffUnevenTransposes) {
 
 // S·B on rows of under 5 nonzeros: vdl up to K = 16, where its lane groups widen on small grids
 // (hep-th 1.21x, a uniform 100000 x 100000 matrix of rows of 3 2.9x cuSPARSE at K = 4, H200),
-// cuSPARSE at 16 < K <= 64 below 100K nonzeros (hep-th 1.27x and 1.09x at K = 32 and 64;
-// AutoOnMediumMatricesOfVeryShortRows for larger ones). Needs no device.
+// cuSPARSE at 16 < K <= 64 below 100K nonzeros (hep-th, whose longest row is 13 means: 1.27x and
+// 1.09x at K = 32 and 64; above K = 32 rows within 6 means go to row_csc, and larger matrices are
+// AutoOnMediumMatricesOfVeryShortRows's). Needs no device.
 TEST(CudaSpmmSpecific, AutoOnRowsOfUnderFiveNonzeros) {
   for (int k : {2, 4, 8, 16}) {
     EXPECT_STREQ(
@@ -646,11 +656,12 @@ TEST(CudaSpmmSpecific, AutoOnRowsOfUnderFiveNonzeros) {
         "cuda.spmm.vdl")
         << "uniform, K=" << k;
   }
-  for (int k : {32, 64})
-    EXPECT_STREQ(
-        choose_spmm_variant(DeviceKind::kGpu, test::rule_problem(k, 8361, 3.8, 1.14)).name(),
-        "cuda.spmm.cusparse")
+  for (int k : {32, 64}) {
+    KernelProblem hep_th = test::rule_problem(k, 8361, 3.8, 1.14);
+    hep_th.sparse.row_max = 50;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, hep_th).name(), "cuda.spmm.cusparse")
         << "hep-th, K=" << k;
+  }
 }
 
 // S·x (K = 1) goes to vdl on up to 1M nonzeros and 200K rows whose longest row is within 16 means
