@@ -44,13 +44,21 @@ namespace po = boost::program_options;
 using app::usage_fail;
 using app::UsageError;
 
-// --out's problems (a directory in the way, no writable folder) before the data is generated,
-// which can take a while, rather than at the end.
+// --out's problems before the data is generated, which can take a while, rather than at the end.
+// With the exit statuses of lda and of the training apps (apps/common/output.hpp): a folder where
+// the file is to be written is a usage error naming --out (2, as check_no_directory_in_the_way);
+// a place that cannot be written (a file where a folder should be, a folder that cannot be
+// written or created in) is a runtime failure (1, as check_output_dir).
 void check_out_file(const std::string& out) {
+  if (out.empty()) usage_fail("out", "must not be empty");  // as the training apps
+  std::error_code ec;
+  if (std::filesystem::is_directory(out, ec))
+    usage_fail("out", "cannot write " + out +
+                          ": it is a directory (give a file name, or move the folder away)");
   try {
     io::check_output_file(out);
   } catch (const Error& e) {
-    usage_fail("out", e.what());
+    throw Error(std::string("--out: ") + e.what());
   }
 }
 
@@ -227,6 +235,7 @@ int run_lda(int argc, char** argv) {
   take<double>(vm, "zipf", spec.zipf_exponent);
   if (vm.count("seed")) spec.seed = static_cast<std::uint64_t>(common.seed);
 
+  if (out.empty()) usage_fail("out", "must not be empty");  // as the training apps
   app::check_output_dir(out);  // before generating, which may take seconds and gigabytes
   const std::vector<std::string> names = {"docword.txt", "vocab.txt", "true_topics.npy"};
   for (const std::string& name : names) {

@@ -134,6 +134,45 @@ TEST(DatagenCli, LdaAndSparseWriteTheGeneratorsOutput) {
   EXPECT_NE(in_the_way.err.find("docword.txt"), std::string::npos) << in_the_way.err;
 }
 
+// Every subcommand gives an unusable --out the exit status lda and the training apps give it
+// (apps/common/app_main.hpp): a place that cannot be written (below a plain file) is a runtime
+// failure, 1, naming the path; a folder where the output is to be written, or an empty name, is a
+// usage error naming --out and the folder, 2. ratings and sparse had given 2 for all of them. Nothing is written.
+TEST(DatagenCli, UnusableOutExitsAsInEverySubcommandAndApp) {
+  test::TempDir dir;
+  test::write_bytes(dir.file("plain"), "x");
+  std::filesystem::create_directories(dir.file("folder.csv"));
+  std::filesystem::create_directories(dir.file("folder.mtx"));
+  std::filesystem::create_directories(dir.file("corpus/docword.txt"));
+  struct Case {
+    std::string command, below_a_file, folder_in_the_way;
+  };
+  const std::vector<Case> cases = {
+      {"lda --docs 20 --words 30 --topics 2 --mean-length 10 -q", "plain/corpus", "corpus"},
+      {"ratings --users 50 --items 40 --ratings 500 -q", "plain/r.csv", "folder.csv"},
+      {"sparse --spec uniform:rows=20,cols=20,nnz=50 -q", "plain/s.mtx", "folder.mtx"},
+  };
+  for (const Case& c : cases) {
+    const Outcome below = run_datagen(dir, c.command + " --out '" + dir.file(c.below_a_file) + "'");
+    EXPECT_EQ(below.code, 1) << c.command << ": " << below.err;
+    EXPECT_NE(below.err.find(dir.file("plain")), std::string::npos) << c.command << ": " << below.err;
+    EXPECT_NE(below.err.find("is not a directory"), std::string::npos)
+        << c.command << ": " << below.err;
+    const Outcome folder =
+        run_datagen(dir, c.command + " --out '" + dir.file(c.folder_in_the_way) + "'");
+    EXPECT_EQ(folder.code, 2) << c.command << ": " << folder.err;
+    EXPECT_NE(folder.err.find("--out"), std::string::npos) << c.command << ": " << folder.err;
+    EXPECT_NE(folder.err.find(dir.file(c.folder_in_the_way)), std::string::npos)
+        << c.command << ": " << folder.err;
+    const Outcome empty = run_datagen(dir, c.command + " --out ''");
+    EXPECT_EQ(empty.code, 2) << c.command << ": " << empty.err;
+    EXPECT_NE(empty.err.find("--out: "), std::string::npos) << c.command << ": " << empty.err;
+  }
+  EXPECT_EQ(test::list_dir(dir.path()),
+            (std::vector<std::string>{"corpus", "folder.csv", "folder.mtx", "plain", "stderr.txt",
+                                      "stdout.txt"}));
+}
+
 // A run killed outright (kill -9) leaves its staging folder in --out, with up to a whole data set
 // in it; the next lda run into that folder removes it. A running one's (here this test's parent's
 // pid) stays.
