@@ -140,8 +140,9 @@ io::Ratings load_ratings(const std::string& path, io::InputFormat format,
       return r;
     }
     case io::InputFormat::kText:
-      // Detection calls a ratings file with a bad line among its first few "text". No other text
-      // is ours to read here, so read it as ratings: the error then names the line that is wrong.
+      // Detection calls a ratings file "text" when most of its first lines are not ratings-shaped
+      // (one bad line among them no longer does). No other text is ours to read here, so read it
+      // as ratings: the error then names the line that is wrong.
       if (detected) return io::read_ratings(path, check);
       [[fallthrough]];
     default:

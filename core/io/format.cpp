@@ -1,5 +1,6 @@
 #include "core/io/format.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
@@ -62,18 +63,28 @@ std::vector<std::string> ratings_fields(std::string_view line, bool csv) {
   return out;
 }
 
+// Ratings when most of the lines looked at are well-formed ratings lines of one dialect (comma or
+// blanks) and one width (3 or 4 fields, the third a number, a fourth an integer); a CSV may open
+// with a header line, which is not counted. A majority rather than every line: a ratings file with
+// one short or badly quoted line among its first ones was read as plain text and trained on, where
+// the ratings reader names the line (as fk-als does for the same file). Plain text rarely has most
+// lines of 3-4 words whose third is a number; a tie ("one two 3" then "four five six") stays text.
 bool looks_like_ratings(const std::vector<std::string>& lines) {
-  const bool csv = lines[0].find(',') != std::string::npos;
-  std::size_t width = 0;
-  for (std::size_t k = 0; k < lines.size(); ++k) {
-    const auto f = ratings_fields(lines[k], csv);
-    if (f.size() < 3 || f.size() > 4) return false;
-    if (width == 0) width = f.size();
-    if (f.size() != width) return false;
-    const bool data = is_number(f[2]) && (f.size() == 3 || count_ints(f[3], false) == 1);
-    if (!data && !(csv && k == 0)) return false;  // only a CSV may open with a header line
+  for (const bool csv : {true, false}) {
+    std::size_t data[5] = {};  // well-formed lines by width
+    std::size_t counted = 0;   // lines that must be data: all but a CSV's header
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      const auto f = ratings_fields(lines[k], csv);
+      const bool width_ok = f.size() >= 3 && f.size() <= 4;
+      const bool is_data = width_ok && is_number(f[2]) &&
+                           (f.size() == 3 || count_ints(f[3], false) == 1);
+      if (csv && k == 0 && width_ok && !is_data) continue;  // the header line
+      ++counted;
+      if (is_data) ++data[f.size()];
+    }
+    if (std::max(data[3], data[4]) * 2 > counted) return true;
   }
-  return true;
+  return false;
 }
 
 }  // namespace
@@ -162,7 +173,12 @@ InputFormat detect_format(const std::string& path) {
   if (lines.size() >= 3 && count_ints(lines[0], false) == 1 && count_ints(lines[1], false) == 1 &&
       count_ints(lines[2], false) == 1 && (lines.size() == 3 || count_ints(lines[3], false) == 3))
     return InputFormat::kUci;
-  if (l0.find("::") != std::string::npos) return InputFormat::kRatings;
+  // MovieLens .dat: "::" on the first line, or on most of them (the first may be the damaged one).
+  const auto colons = std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("::") != std::string::npos;
+  });
+  if (l0.find("::") != std::string::npos || static_cast<std::size_t>(colons) * 2 > lines.size())
+    return InputFormat::kRatings;
   if (looks_like_ratings(lines)) return InputFormat::kRatings;
   // A UCI file (docword.NAME.txt) whose header is broken: its reader says which line and why,
   // where plain text would end in a puzzling "no word is left" after filtering numbers.

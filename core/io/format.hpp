@@ -21,9 +21,11 @@ const char* to_string(InputFormat f);
 // Looks at the first lines (gzip or plain; at most 4 KiB of each of the first 8 non-blank lines):
 // "%%MatrixMarket" -> kMtx; "r, c, nnz" followed by a line of integers starting with 0 -> kSmtx;
 // three lines holding one integer each, then (if any) a line of three integers -> kUci; "::"
-// separators, or 3-4 comma- or blank-separated columns whose third is a number on every data line
-// looked at (a CSV may start with a header) -> kRatings; anything else -> kText. Throws InputError
-// for a missing/empty file, a directory, or a pipe or device (it could not be read again).
+// separators (on the first line or most lines), or 3-4 comma- or blank-separated columns whose
+// third is a number on most lines looked at (a CSV may start with a header; a damaged line among
+// them goes to the ratings reader, which names it) -> kRatings; anything else -> kText. Throws
+// InputError for a missing/empty file, a directory, or a pipe or device (it could not be read
+// again).
 InputFormat detect_format(const std::string& path);
 
 }  // namespace fk::io

@@ -19,6 +19,7 @@
 #include "core/generate/lda_corpus.hpp"
 #include "core/io/matrix_market.hpp"
 #include "core/io/npy.hpp"
+#include "core/io/ratings.hpp"
 #include "tests/apps/test_gap_util.hpp"
 #include "tests/core/test_io_util.hpp"
 
@@ -438,6 +439,38 @@ TEST(GapCli, RatingsAreCounts) {
                             "cpu", "--out", dir.file("out3"), "-q"});
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  }
+}
+
+// A ratings file with one damaged line among its first eight was read as a plain-text corpus
+// (format detection wanted every line well-formed) and trained on its words. It is a ratings
+// file: the run fails with the ratings reader's error naming the file and the line, as fk-als
+// reports the same file (both read it with io::read_ratings), and writes nothing.
+TEST(GapCli, RatingsWithADamagedEarlyLineNameTheLine) {
+  test::TempDir dir;
+  std::string tail;
+  for (int u = 2; u < 30; ++u) tail += std::to_string(u) + "," + std::to_string(u % 7) + ",3\n";
+  const std::pair<const char*, std::string> cases[] = {
+      {"short.csv", "user,item,rating\n1,1,5\n1,2\n" + tail},
+      {"quoting.csv", "1,1,5\n1,\"2,5\n" + tail},
+      {"first_short.data", "1 1\n1 2 5\n2 1 4\n2 2 3\n3 1 5\n3 3 2\n"},
+  };
+  const char* lines[] = {":3: ", ":2: ", ":1: "};
+  for (std::size_t k = 0; k < 3; ++k) {
+    const std::string path = dir.file(cases[k].first), out = dir.file("out");
+    test::write_bytes(path, cases[k].second);
+    std::string want;
+    try {
+      io::read_ratings(path);
+    } catch (const InputError& e) {
+      want = e.what();
+    }
+    ASSERT_NE(want.find(path + lines[k]), std::string::npos) << want;
+    const Outcome r = run_binary(dir, "--input '" + path + "' --iters 1 --device cpu --out '" +
+                                          out + "' -q");
+    EXPECT_EQ(r.code, 1) << cases[k].first << ": " << r.err;
+    EXPECT_EQ(r.err, "fk-gap: error: " + want + "\n") << cases[k].first;
+    EXPECT_FALSE(std::filesystem::exists(out)) << cases[k].first;
   }
 }
 

@@ -69,6 +69,40 @@ TEST(IoFormat, DetectsEachFormatFromContent) {
   }
 }
 
+// A ratings file with one damaged line among its first (short, long, badly quoted, a word for a
+// rating; first or later) is still ratings, so that the ratings reader names the line: every
+// line looked at had to be well-formed, and fk-gap read such a file as plain text and trained on
+// it. Text whose lines are mostly not ratings-shaped stays text.
+TEST(IoFormat, RatingsWithOneDamagedLineAreStillRatings) {
+  test::TempDir dir;
+  const std::string tail = "2,1,4\n2,2,3\n3,1,5\n3,3,2\n";
+  const std::pair<const char*, std::string> ratings[] = {
+      {"short.csv", "user,item,rating\n1,1,5\n1,2\n" + tail},
+      {"quoting.csv", "1,1,5\n1,\"2,5\n" + tail},
+      {"first_short.csv", "1,1\n1,2,5\n" + tail},
+      {"long.csv", "1,1,5\n1,2,5,7,9\n" + tail},
+      {"word.data", "1 1 5\n1 2 five\n2 1 4\n2 2 3\n"},
+      {"first_short.data", "1 1\n1 2 5\n2 1 4\n2 2 3\n"},
+      {"stamps.data", "1\t1\t5\t10\n1\t2\t3\n2\t1\t4\t12\n2\t2\t3\t13\n"},
+      {"colons.dat", "1 2 5\n1::3::4::10\n2::1::4::11\n2::2::3::12\n"},
+  };
+  for (const auto& [name, text] : ratings) {
+    const std::string p = dir.file(name);
+    test::write_bytes(p, text);
+    EXPECT_EQ(io::to_string(io::detect_format(p)), std::string("ratings")) << name;
+  }
+  const std::pair<const char*, std::string> texts[] = {
+      {"tie.txt", "one two 3\nfour five six\n"},
+      {"some_numbers.txt", "we ate 3\nthe cat sat\non the mat 7\nthree dogs barked\nat 2 cats\n"},
+      {"commas.txt", "red, green, 5\nblue and yellow\nno commas here at all\n"},
+  };
+  for (const auto& [name, text] : texts) {
+    const std::string p = dir.file(name);
+    test::write_bytes(p, text);
+    EXPECT_EQ(io::to_string(io::detect_format(p)), std::string("text")) << name;
+  }
+}
+
 TEST(IoFormat, DetectOnEmptyMissingOrDirectoryIsAnInputError) {
   test::TempDir dir;
   const std::string empty = dir.file("empty"), blank = dir.file("blank"),
