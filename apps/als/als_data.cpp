@@ -303,7 +303,22 @@ AlsData prepare_als_data(const AlsOptions& opt, const std::string& input, io::In
     is_test = leave_k_out_mask(r, opt.leave_k_out, seed);
     split = "leave-" + std::to_string(opt.leave_k_out) + "-out per user";
   } else if (opt.holdout_frac > 0) {
-    is_test = holdout_mask(r.size(), opt.holdout_frac, seed);
+    // The mask holds out round(frac * n) ratings: all of them from 1 - 0.5/n on, which had ended
+    // in "no training ratings left after the split", without the option; none below 0.5/n, a
+    // run without test_rmse that looked like any other.
+    const std::int64_t n = r.size();
+    const double all_from = 1.0 - 0.5 / static_cast<double>(n);
+    if (opt.holdout_frac >= all_from)
+      app::usage_fail("holdout-frac",
+                      app::format_double(opt.holdout_frac) + " of the " + std::to_string(n) +
+                          " ratings of " + input +
+                          " holds out all of them: none would be left to train on (give less than " +
+                          app::format_double(all_from) + ")");
+    if (std::llround(opt.holdout_frac * static_cast<double>(n)) == 0)
+      log_warn() << "--holdout-frac " << app::format_double(opt.holdout_frac) << " of the " << n
+                 << " ratings of " << input << " holds out none of them: no test_rmse (give at least "
+                 << app::format_double(0.5 / static_cast<double>(n)) << ", or 0 for no test set)";
+    is_test = holdout_mask(n, opt.holdout_frac, seed);
     split = "random hold-out " + app::format_double(opt.holdout_frac);
   } else {
     split = "no test set";

@@ -50,7 +50,8 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
     ("eval-users", po::value<std::int64_t>(&o.eval_users)->default_value(o.eval_users)->value_name("N"),
      "implicit mode: test users (a seeded sample) the ranking metrics are computed on; 0: all")
     ("holdout-frac", po::value<double>(&o.holdout_frac)->default_value(o.holdout_frac, app::format_double(o.holdout_frac))->value_name("X"),
-     "fraction of the ratings held out for testing (a seeded random choice); 0: no test set")
+     "fraction of the ratings held out for testing (a seeded random choice), in [0, 1) and "
+     "leaving at least one rating to train on; 0: no test set")
     ("leave-k-out", po::value<int>(&o.leave_k_out)->default_value(o.leave_k_out)->value_name("N"),
      "hold out N random ratings of every user who has more than N (instead of --holdout-frac)")
     ("test", po::value<std::string>(&o.test)->value_name("FILE"),
@@ -125,7 +126,7 @@ void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
   check_init_scale(o.init_scale, "factors stay at the global mean for iterations");
   require_at_least("k", o.k, 1);
   require_at_least("eval-users", o.eval_users, std::int64_t{0});
-  if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
+  app::check_holdout_frac(o.holdout_frac, "ratings");
   require_at_least("leave-k-out", o.leave_k_out, 0);
   const std::string way =
       cli.one_of({"holdout-frac", "leave-k-out", "test"},

@@ -95,6 +95,19 @@ inline Precision check_precision(const std::string& text) {
   }
 }
 
+// --holdout-frac, the fraction of the data (`what`: "ratings", "tokens") held out for testing:
+// UsageError naming the option, its range and why for a value outside [0, 1) or NaN. 1 and more
+// had failed after the data load with "no training ratings left after the split", without the
+// option. (Values below 1 that still leave nothing to train on depend on the data: the data
+// loaders refuse them, naming the option too.)
+inline void check_holdout_frac(double frac, const std::string& what) {
+  if (frac >= 0 && frac < 1) return;
+  usage_fail("holdout-frac", "must be in [0, 1), got " + format_double(frac) +
+                                 ": the fraction of the " + what +
+                                 " held out for testing (0: no test set); from 1 on, no " + what +
+                                 " would be left to train on");
+}
+
 // The resolved-config entry of a double option whose final value the app derived (e.g.
 // holdout-frac set to 0 by --test): the same text as INI and JSON.
 inline ConfigEntry derived_double(const std::string& key, double value) {

@@ -192,6 +192,8 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
   d.true_topics = std::move(corpus.true_topics);
   d.holdout_frac = opt.test.empty() ? opt.holdout_frac : 0.0;
   HostCsr held_all;
+  double all_tokens = 0;  // before the thinning, for the messages about --holdout-frac
+  for (float v : corpus.counts.vals) all_tokens += v;
   if (d.holdout_frac > 0) {
     thin_counts(corpus.counts, d.holdout_frac, seed, d.train, held_all);
   } else {
@@ -205,6 +207,12 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
       word_count[d.train.col_idx[j]] += d.train.vals[j];
   }
   for (double l : len) d.train_tokens += l;
+  // A thinning near 1 can hold every token out: said with the option (it was "no training
+  // tokens", as of an empty input).
+  if (d.train_tokens <= 0 && d.holdout_frac > 0 && all_tokens > 0)
+    app::usage_fail("holdout-frac", app::format_double(d.holdout_frac) + " held out all " +
+                                        app::format_double(all_tokens) + " tokens of " + input +
+                                        ": none is left to train on (give a smaller fraction)");
   if (d.train_tokens <= 0) throw InputError(input, 0, "no training tokens");
   d.train_log_fact = log_factorial_sum(d.train);
   const double total = d.train_tokens;
@@ -214,6 +222,10 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
   if (d.holdout_frac > 0) {
     std::vector<char> keep(static_cast<std::size_t>(d.train.rows));
     for (std::int64_t r = 0; r < d.train.rows; ++r) keep[r] = len[r] > 0;
+    if (held_all.nnz() == 0)
+      log_warn() << "--holdout-frac " << app::format_double(d.holdout_frac) << " held out none of the "
+                 << app::format_double(all_tokens) << " tokens of " << input
+                 << ": no heldout_ll (give a larger fraction, or 0 for no held-out set)";
     d.heldout = scorable(held_all, word_count, keep, d.unscored_tokens);
     d.heldout_tokens = 0;
     for (float v : d.heldout.vals) d.heldout_tokens += v;

@@ -22,8 +22,8 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
     ("holdout-frac", po::value<double>(&o.holdout_frac)->default_value(o.holdout_frac, app::format_double(o.holdout_frac))->value_name("P"),
      "binomial thinning: every token goes to the held-out set with probability P (seeded; a "
      "count above 1024 draws its held-out share at once, by the normal approximation where "
-     "that share's mean passes 64); heldout_ll scores those tokens at the rates P/(1-P)·ΛX; 0: "
-     "no held-out set")
+     "that share's mean passes 64); heldout_ll scores those tokens at the rates P/(1-P)·ΛX; in "
+     "[0, 1), leaving some tokens to train on; 0: no held-out set")
     ("test", po::value<std::string>(&o.test)->value_name("FILE"),
      "separate test documents in the training vocabulary (instead of thinning): X of each is "
      "fitted with Λ fixed on half of its tokens, the other half is scored")
@@ -82,7 +82,7 @@ void finalize_gap_options(app::CommandLine& cli, GapOptions& o) {
   if (!(o.a >= 1) || !(o.a <= 1e30))
     usage_fail("a", "must be a number from 1 to 1e30 (below 1 the MAP objective has no maximum)");
   if (!(o.b >= 1e-30) || !std::isfinite(o.b)) usage_fail("b", "must be a finite number >= 1e-30");
-  if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
+  app::check_holdout_frac(o.holdout_frac, "tokens");
   const std::string way = cli.one_of(
       {"holdout-frac", "test"}, "give one way of holding tokens out: --holdout-frac or --test");
   if (way == "test") o.holdout_frac = 0;

@@ -48,7 +48,8 @@ void add_sfa_options(app::CommandLine& cli, SfaOptions& o) {
      "report test errors of unclipped predictions (by default predictions are clipped to the "
      "range of the training ratings, e.g. 1..5)")
     ("holdout-frac", po::value<double>(&o.holdout_frac)->default_value(o.holdout_frac, format_double(o.holdout_frac))->value_name("X"),
-     "fraction of the ratings held out for testing (a seeded random choice); 0: no test set")
+     "fraction of the ratings held out for testing (a seeded random choice), in [0, 1) and "
+     "leaving at least one rating to train on; 0: no test set")
     ("test", po::value<std::string>(&o.test)->value_name("FILE"),
      "test ratings file (same formats as --input) instead of a split; ids are matched by raw id")
     ("sddmm", po::value<std::string>(&o.sddmm)->default_value(o.sddmm)->value_name("NAME"),
@@ -104,7 +105,7 @@ void finalize_sfa_options(app::CommandLine& cli, SfaOptions& o) {
   if (!(o.mean_prior >= 0) || !std::isfinite(o.mean_prior))
     usage_fail("mean-prior", "must be a finite number >= 0");
   als::check_init_scale(o.init_scale, "loadings stay at the item means for passes");
-  if (!(o.holdout_frac >= 0 && o.holdout_frac < 1)) usage_fail("holdout-frac", "must be in [0, 1)");
+  app::check_holdout_frac(o.holdout_frac, "ratings");
   const std::string way = cli.one_of(
       {"holdout-frac", "test"}, "give one way of holding ratings out: --holdout-frac or --test");
   if (way == "test") o.holdout_frac = 0;

@@ -442,6 +442,34 @@ TEST(GapCli, RatingsAreCounts) {
   }
 }
 
+// --holdout-frac near 1: 1 (and above) is refused before the data is read, with the option's
+// range and why; a thinning below 1 that holds out every token is refused once it is drawn,
+// naming the option (it was exit 1, "no training tokens", as of an empty input); nothing is
+// written. One that holds out none warns that there is no heldout_ll; 0 runs without a warning.
+TEST(GapCli, HoldoutFracNearOneNamesTheOption) {
+  test::TempDir dir;
+  const std::string base = "--input " + kGen + " --iters 1 --factors 2 --a 1 --device cpu -q ";
+  for (const char* frac : {"1", "1.0", "2"}) {
+    const Outcome o = run_binary(dir, base + "--holdout-frac " + frac + " --out '" + dir.file("o") + "'");
+    EXPECT_EQ(o.code, 2) << frac << ": " << o.err;
+    EXPECT_NE(o.err.find("--holdout-frac: must be in [0, 1), got "), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("no tokens would be left to train on"), std::string::npos) << o.err;
+  }
+  const Outcome all =
+      run_binary(dir, base + "--holdout-frac 0.9999999 --out '" + dir.file("o") + "'");
+  EXPECT_EQ(all.code, 2) << all.err;
+  EXPECT_NE(all.err.find("--holdout-frac: 0.9999999 held out all "), std::string::npos) << all.err;
+  EXPECT_NE(all.err.find("none is left to train on"), std::string::npos) << all.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
+  const Outcome none = run_binary(dir, base + "--holdout-frac 1e-9 --out '" + dir.file("none") + "'");
+  EXPECT_EQ(none.code, 0) << none.err;
+  EXPECT_NE(none.err.find("--holdout-frac 1e-09 held out none of the "), std::string::npos)
+      << none.err;
+  const Outcome zero = run_binary(dir, base + "--holdout-frac 0 --out '" + dir.file("zero") + "'");
+  EXPECT_EQ(zero.code, 0) << zero.err;
+  EXPECT_EQ(zero.err, "");
+}
+
 // A ratings file with one damaged line among its first eight was read as a plain-text corpus
 // (format detection wanted every line well-formed) and trained on its words. It is a ratings
 // file: the run fails with the ratings reader's error naming the file and the line, as fk-als
