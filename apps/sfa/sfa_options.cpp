@@ -16,11 +16,11 @@ void add_sfa_options(app::CommandLine& cli, SfaOptions& o) {
     ("factors", po::value<int>(&o.factors)->default_value(o.factors)->value_name("F"),
      "latent factors per user (the columns of the loading matrix Λ)")
     ("lambda-u", po::value<double>(&o.lambda_u)->default_value(o.lambda_u, format_double(o.lambda_u))->value_name("X"),
-     "λ_u: prior precision of the user factors; every user solves "
-     "(λ_u I + Λᵀ T_u Λ) x_u = Λᵀ T_u y_u (E-step)")
+     "λ_u: prior precision of the user factors, > 0 and at most 1e30 (larger overflows single "
+     "precision); every user solves (λ_u I + Λᵀ T_u Λ) x_u = Λᵀ T_u y_u (E-step)")
     ("lambda-m", po::value<double>(&o.lambda_m)->default_value(o.lambda_m, format_double(o.lambda_m))->value_name("X"),
-     "λ_m: prior precision of the loadings Λ (the model); the M-step's gradient is "
-     "X·Rᵀ − λ_m Λ with R the residual")
+     "λ_m: prior precision of the loadings Λ (the model), > 0 and at most 1e30; the M-step's "
+     "gradient is X·Rᵀ − λ_m Λ with R the residual")
     ("cg-steps", po::value<int>(&o.cg_steps)->default_value(o.cg_steps)->value_name("N"),
      "preconditioned conjugate-gradient steps per E-step (warm-started from the previous pass; "
      "also per M-step with --mstep em)")

@@ -52,6 +52,14 @@ TEST(SfaCli, HelpNamesThePaperHyperParameters) {
                           "--factors", "--holdout-frac", "--test", "--checkpoint-every", "--resume",
                           "--sddmm", "--spmm", "--precision", "--compare", "--device"})
     EXPECT_NE(o.out.find(opt), std::string::npos) << opt;
+  // The ranges the errors give (--lambda-u 1e31 is a usage error) are in the help too, which
+  // had none. The help wraps its lines: compare with the blanks collapsed.
+  std::string flat;
+  for (const char c : o.out)
+    if (!(c == ' ' || c == '\n') || (!flat.empty() && flat.back() != ' '))
+      flat += c == '\n' ? ' ' : c;
+  for (const char* range : {"user factors, > 0 and at most 1e30", "(the model), > 0 and at most 1e30"})
+    EXPECT_NE(flat.find(range), std::string::npos) << range << " in: " << flat;
 }
 
 TEST(SfaCli, TrainsAndWritesModelMetricsAndSummary) {
