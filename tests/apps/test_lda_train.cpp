@@ -680,6 +680,35 @@ TEST(LdaTrain, DocwordTxtUsesVocabTxtAndOutMayNotReplaceIt) {
   EXPECT_FALSE(std::filesystem::exists(data.file("config.ini"))) << "nothing written there";
 }
 
+// --vocab follows the rules of a UCI vocab.X.txt: a blank line before a word was taken as the
+// word "" (exit 0, top_words.txt listing nothing for it), and a file ending in a blank line was
+// refused as one word too many, though the same file beside a docword file is read.
+TEST(LdaTrain, VocabFileReadAsAUciVocabulary) {
+  test::TempDir dir;
+  {
+    std::ofstream f(dir.file("counts.mtx"));  // 3 documents over 4 words
+    f << "%%MatrixMarket matrix coordinate integer general\n3 4 4\n1 1 2\n2 2 1\n3 4 1\n3 3 2\n";
+    std::ofstream(dir.file("trailing.txt")) << "apple\nbanana\ncherry\ndate\n\n\n";
+    std::ofstream(dir.file("gap.txt")) << "apple\nbanana\n\ndate\n";
+  }
+  const std::vector<std::string> base{"--input", dir.file("counts.mtx"), "--topics", "2",
+                                      "--iters", "1", "--holdout-frac", "0", "--device", "cpu",
+                                      "-q"};
+  auto run = [&](const std::string& vocab, const std::string& out) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--vocab", dir.file(vocab), "--out", dir.file(out)});
+    return run_lda(args);
+  };
+  const auto trailing = run("trailing.txt", "o");
+  ASSERT_EQ(trailing.status, 0) << trailing.err;
+  EXPECT_EQ(read_lines(dir.file("o/vocab.txt")),
+            (std::vector<std::string>{"apple", "banana", "cherry", "date"}));
+  const auto gap = run("gap.txt", "o2");
+  EXPECT_EQ(gap.status, 1) << gap.err;
+  EXPECT_NE(gap.err.find("gap.txt:3: blank line in the vocabulary"), std::string::npos) << gap.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o2"))) << "refused before --out is made";
+}
+
 TEST(LdaTrain, TextInputWithVocabularyAndInfer) {
   test::TempDir dir;
   const Sub model(dir, "model"), out(dir, "out");
