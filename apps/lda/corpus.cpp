@@ -418,6 +418,11 @@ std::string implied_vocab(const std::string& input, io::InputFormat format) {
   return resolve_format(input, format) == io::InputFormat::kUci ? uci_vocab_beside(input) : "";
 }
 
+bool is_text_input(const std::string& input, io::InputFormat format) {
+  if (input.empty() || input.rfind("gen:", 0) == 0) return false;
+  return resolve_format(input, format) == io::InputFormat::kText;
+}
+
 Corpus load_corpus(const std::string& input, io::InputFormat format, const TextOptions& text,
                    const std::string& vocab_path) {
   if (input.empty()) throw Error("no input: give --input FILE or --input gen:default");

@@ -51,6 +51,10 @@ inline const std::vector<std::string> kCorpusFormats = {"uci", "mtx", "text"};
 // vocab.X.txt beside it, else "" (other formats, generated corpora, no such file).
 std::string implied_vocab(const std::string& input, io::InputFormat format);
 
+// Whether load_corpus reads `input` as plain text (the format given, or detected from the
+// content; never for gen:). Throws InputError for a missing file or a directory.
+bool is_text_input(const std::string& input, io::InputFormat format);
+
 // A corpus in an existing model's vocabulary (--test FILE, `fk-lda infer --input FILE`). Text
 // is mapped onto `vocab` by tokenize_in_vocab (unknown words dropped, no filtering; `vocab` must
 // then be known); other formats must not have more than `words` columns and are widened to `words`.

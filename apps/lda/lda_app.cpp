@@ -12,6 +12,7 @@
 #include "apps/common/output.hpp"
 #include "apps/common/run.hpp"
 #include "apps/common/training_options.hpp"
+#include "apps/lda/corpus.hpp"
 #include "apps/lda/lda_options.hpp"
 #include "apps/lda/lda_trainer.hpp"
 #include "core/io/npy.hpp"
@@ -220,6 +221,13 @@ int lda_main(int argc, char** argv) {
   finalize_lda_options(cli, opt);
   const app::CommonOptions& common = cli.common();
   if (common.input.empty()) app::usage_fail("input", "is required (a corpus file, or gen:default)");
+  // The text filters were ignored without a word for other input (UCI, Matrix Market, gen:),
+  // whose columns are the vocabulary as given. A config file's value is moot (config.ini
+  // records them for every run).
+  for (const char* name : {"min-count", "max-df"})
+    if (cli.given_on_command_line(name) && !is_text_input(common.input, common.format))
+      app::usage_fail(name, "applies to plain-text input (one document per line), which " +
+                                common.input + " is not; its words are kept as they are");
   const app::ResolvedConfig config = cli.resolved(lda_overrides(opt));
   app::check_training_out(cli);  // before the data load (run_training checks again)
 

@@ -901,6 +901,10 @@ TEST(LdaErrors, BadInputAndOptions) {
     f << "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 1 2\n";
   }
   expect({"--input", dir.file("skew.mtx")}, 1, "skew.mtx:3: a skew-symmetric matrix");
+  // The text filters do not apply to count matrices or generated corpora: they were ignored.
+  expect({"--input", dir.file("skew.mtx"), "--max-df", "0.9"}, 2,
+         "--max-df: applies to plain-text input (one document per line), which ");
+  expect({"--input", "gen:default", "--min-count", "2"}, 2, "--min-count: applies to plain-text");
   {
     // Binary bytes past the lines format detection reads are not taken for words.
     std::ofstream f(dir.file("late-binary.txt"), std::ios::binary);
