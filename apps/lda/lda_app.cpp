@@ -137,6 +137,12 @@ int infer_main(int argc, char** argv) {
     app::usage_fail("model", "is required: the --out directory of a training run");
   if (common.input.empty())
     app::usage_fail("input", "is required: the documents to infer topics for");
+  // A bad value of --input, as training's bad gen: specs are (exit 2), found before the model is
+  // read: it was exit 1 without naming the option, after the model was loaded.
+  if (common.input.rfind("gen:", 0) == 0)
+    app::usage_fail("input", "'" + common.input +
+                                 "': a generated corpus has its own words, not the model's; give "
+                                 "a file of documents");
   if (common.compare) app::usage_fail("compare", "does not apply to infer");
   if (cli.given("iters"))
     app::usage_fail("iters", "does not apply to infer (the E-step uses --inner-iters)");

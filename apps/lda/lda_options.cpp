@@ -116,6 +116,13 @@ void finalize_lda_options(app::CommandLine& cli, LdaOptions& o) {
       cli.one_of({"holdout-frac", "test"}, "give one way of holding documents out");
   if (way == "test") o.holdout_frac = 0;
   if (way != "test") o.test.clear();
+  // A generated corpus has its own vocabulary, not the training corpus's: refused while the
+  // options are read (exit 2, naming --test), not after the training corpus is (exit 1).
+  if (o.test.rfind("gen:", 0) == 0)
+    usage_fail("test", "'" + o.test +
+                           "': a generated corpus cannot be a held-out set (its words are not the "
+                           "training corpus's); give a file, or hold documents out with "
+                           "--holdout-frac");
   require_at_least("eval-every", o.eval_every, 0);
   require_at_least("top-words", o.top_words, 0);
   require_at_least("min-count", o.min_count, std::int64_t{0});

@@ -413,6 +413,13 @@ TEST(LdaTrain, InferFromSavedModel) {
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("docword.big.txt"), std::string::npos) << bad.err;
   EXPECT_EQ(run_lda({"infer", "--input", docs.file("docword.new.txt")}).status, 2);  // no --model
+  // A generated corpus is a bad --input (exit 2, named before the model is read), not exit 1
+  // without the option.
+  const auto generated = run_lda({"infer", "--model", dir.file("none"), "--input", "gen:default",
+                                  "--out", out.path(), "--device", "cpu"});
+  EXPECT_EQ(generated.status, 2) << generated.err;
+  EXPECT_NE(generated.err.find("--input: 'gen:default': a generated corpus"), std::string::npos)
+      << generated.err;
   // Another app's model is named as such (it said "missing 'topics'").
   const Sub als(dir, "als");
   std::ofstream(als.file("model.ini"))
@@ -905,6 +912,10 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", dir.file("skew.mtx"), "--max-df", "0.9"}, 2,
          "--max-df: applies to plain-text input (one document per line), which ");
   expect({"--input", "gen:default", "--min-count", "2"}, 2, "--min-count: applies to plain-text");
+  // A generated corpus is not in the training vocabulary: a bad --test (exit 2), not exit 1 after
+  // the training corpus was read.
+  expect({"--input", "gen:default", "--test", "gen:default:docs=10"}, 2,
+         "--test: 'gen:default:docs=10': a generated corpus cannot be a held-out set");
   {
     // Binary bytes past the lines format detection reads are not taken for words.
     std::ofstream f(dir.file("late-binary.txt"), std::ios::binary);
