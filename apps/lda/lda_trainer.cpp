@@ -544,6 +544,15 @@ LdaData prepare_lda_data(const LdaOptions& opt, const app::CommonOptions& common
   d.vocab = std::move(corpus.vocab);
   d.train_docs = train.rows;
   d.train_tokens = total_tokens(train);
+  // The corpus has tokens (load_corpus), but the seeded split may hold out every document that
+  // has any: the run then trained on nothing, saved its random initial topics and exited 0.
+  if (d.train_tokens == 0)
+    throw InputError(common.input, 0,
+                     "the held-out split (--holdout-frac " + app::format_double(opt.holdout_frac) +
+                         ", --seed " + std::to_string(common.seed) + ") left the " +
+                         std::to_string(train.rows) +
+                         " training documents without a word: every document with words was "
+                         "held out; lower --holdout-frac or choose another --seed");
   const std::int64_t batch = opt.batch ? std::max<std::int64_t>(train.rows, 1) : opt.batch_size;
   d.train_batches = make_batches(train, batch);
   d.heldout_docs = heldout.rows;

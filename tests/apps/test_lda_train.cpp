@@ -880,6 +880,25 @@ TEST(LdaErrors, EmptyDocumentsAreWarnedAbout) {
   EXPECT_NE(r.err.find("3 of 5 documents have no words"), std::string::npos) << r.err;
 }
 
+// The seeded split can hold out every document with words (here the three of six, the rest
+// empty): the run trained on nothing and saved its random initial topics with exit 0.
+TEST(LdaErrors, SplitLeavingNoTrainingTokensIsRefused) {
+  test::TempDir dir;
+  {
+    std::ofstream f(dir.file("docword.six.txt"));
+    f << "6\n4\n3\n1 1 2\n2 3 1\n6 2 4\n";
+  }
+  const auto r = run_lda({"--input", dir.file("docword.six.txt"), "--holdout-frac", "0.5",
+                          "--seed", "1", "--topics", "2", "--iters", "1", "--device", "cpu",
+                          "--out", dir.file("o")});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("docword.six.txt: the held-out split (--holdout-frac 0.5, --seed 1) left "
+                       "the 3 training documents without a word"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o"))) << "nothing written";
+}
+
 TEST(LdaErrors, BadInputAndOptions) {
   test::TempDir dir;
   auto expect = [&](std::vector<std::string> args, int status, const std::string& needle) {
