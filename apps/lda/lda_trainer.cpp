@@ -751,7 +751,8 @@ LdaModel load_lda_model(const std::string& dir) {
 HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Context ctx,
                               std::int64_t batch_size, std::uint64_t seed, int inner_iters,
                               double tol, const std::string& sddmm, const std::string& spmm,
-                              Precision precision, const std::string& ratio_spmm) {
+                              Precision precision, const std::string& ratio_spmm,
+                              double progress_seconds) {
   LdaHyper h;
   h.topics = static_cast<int>(model.lambda.cols());
   h.words = model.lambda.rows();
@@ -775,7 +776,13 @@ HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Contex
              << app::precision_note(precision, be->context().device())
              << app::repeatability_note(be->kernel_names()) << ")";
   const std::uint64_t key = key_for(seed, kInferGammaStream);
-  for (int id : ids) be->e_step(id, key, 0);
+  // Documents of a nytimes-sized corpus take minutes on a few CPU cores, which passed without a
+  // line: one every progress_seconds, as a training pass gives.
+  Progress progress("infer: minibatches", static_cast<std::int64_t>(ids.size()), progress_seconds);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    progress.update(static_cast<std::int64_t>(i));  // silent under -q (log level)
+    be->e_step(ids[i], key, 0);
+  }
   return stacked_gamma(*be, ids, docs.rows, h.topics, true);
 }
 

@@ -94,12 +94,14 @@ LdaModel load_lda_model(const std::string& dir);
 
 // θ (docs x K, rows sum to 1) of each row of `docs` under a fixed model, by the same E-step.
 // `precision` is --precision: the E-step's plans take it as training's do (BatchRole::kInfer).
-// Logs one line with the kernels (and the precision when not fp32), as training does.
+// Logs one line with the kernels (and the precision when not fp32), as training does, and a
+// progress line every `progress_seconds` while the minibatches run (a pass of training does too).
 HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Context ctx,
                               std::int64_t batch_size, std::uint64_t seed, int inner_iters,
                               double tol, const std::string& sddmm = "auto",
                               const std::string& spmm = "auto",
                               Precision precision = Precision::kF32,
-                              const std::string& ratio_spmm = "auto");
+                              const std::string& ratio_spmm = "auto",
+                              double progress_seconds = 10.0);
 
 }  // namespace fk::lda

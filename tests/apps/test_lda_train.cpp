@@ -543,6 +543,26 @@ struct InferSetup {
   std::string docs;
 };
 
+// infer's E-step over many documents gives progress lines as a training pass does (there was no
+// line between the kernel line and the result, minutes on a large corpus): here every minibatch,
+// through the interval the app sets to 10 s.
+TEST(LdaTrain, InferReportsProgress) {
+  test::TempDir dir;
+  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "3", "--iters", "1", "--device", "cpu", "-q",
+                     "--out", dir.path()})
+                .status,
+            0);
+  const LdaModel model = load_lda_model(dir.path());
+  const Corpus docs = load_corpus(kSmall, io::InputFormat::kAuto, TextOptions{});
+  ::testing::internal::CaptureStderr();
+  const HostDense<float> theta =
+      infer_topics(model, docs.counts, Context::create(DeviceRequest::kCpu, 1), 100, 1,
+                   model.inner_iters, model.tol, "auto", "auto", Precision::kF32, "auto", 0.0);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(theta.rows(), 300);
+  EXPECT_NE(err.find("infer: minibatches: 2/3"), std::string::npos) << err;
+}
+
 // infer --precision, as the training side's CLI tests check it (AlsCli, SfaCli): bf16 on the CPU
 // is accepted and recorded (config.ini, config.json, the kernels' log line; a config file's
 // `precision =` too) and gives the same θ as fp32, since the CPU kernels are fp32 ones. A bad value
