@@ -268,7 +268,7 @@ Corpus read_text(const std::string& path, const TextOptions& opt,
       throw InputError(path, 0,
                        "no word is left after filtering " + std::to_string(words.size()) +
                            " distinct words (--min-count " + std::to_string(opt.min_count) +
-                           ", --max-df " + std::to_string(opt.max_df) +
+                           ", --max-df " + app::format_double(opt.max_df) +
                            "); lower --min-count or raise --max-df, or, if this is not plain "
                            "text (one document per line), name its format with --format");
   }

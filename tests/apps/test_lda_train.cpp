@@ -1040,6 +1040,10 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", dir.file("ratings.csv")}, 1, "ratings");
   { std::ofstream f(dir.file("empty.txt")); }
   expect({"--input", dir.file("empty.txt"), "--format", "text"}, 1, "empty.txt");
+  // The filters as the user gives them ("--max-df 0.500000" before).
+  std::ofstream(dir.file("rare.txt")) << "stars and galaxies\nplanets orbiting\n";
+  expect({"--input", dir.file("rare.txt")}, 1,
+         "rare.txt: no word is left after filtering 4 distinct words (--min-count 5, --max-df 0.5)");
   {
     // A word more than 2^24 times in one line (gzip keeps the file at 50 KB): refused as the UCI
     // reader refuses such a count, not silently capped where a float stops counting.
