@@ -298,7 +298,19 @@ io::InputFormat resolve_format(const std::string& path, io::InputFormat format) 
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(path, 0, "no such file");
   if (fs::is_directory(path, ec)) throw InputError(path, 0, "is a directory, expected a file");
-  return format == io::InputFormat::kAuto ? io::detect_format(path) : format;
+  if (format != io::InputFormat::kAuto) return format;
+  // io::detect_format refuses a pipe or device too (detection would consume what the reader needs),
+  // but asks for any format of any app, ratings and smtx among them, which --format refuses here.
+  if (!fs::is_regular_file(path, ec)) {
+    std::string names;
+    for (std::size_t i = 0; i < kCorpusFormats.size(); ++i)
+      names += (i == 0 ? "" : i + 1 == kCorpusFormats.size() ? " or " : ", ") + kCorpusFormats[i];
+    throw InputError(path, 0,
+                     "is a pipe or a device, which can be read only once: name its format with "
+                     "--format (" +
+                         names + ") so that it is read only once");
+  }
+  return io::detect_format(path);
 }
 
 Corpus read_matrix_file(const std::string& path, io::InputFormat format) {

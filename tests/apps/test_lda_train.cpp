@@ -4,6 +4,7 @@
 // inference from a saved model, text input, and bad input / bad options give the promised errors
 // and exit statuses. The real kos corpus is used when ../shared/data has it.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -972,6 +973,12 @@ TEST(LdaErrors, BadInputAndOptions) {
          "with --topics 100000 needs about");
   expect({"--input", "gen:default:docs=1e12"}, 1, "1000000000000 documents of mean length");
   expect({"--input", dir.path()}, 1, "directory");
+  // A pipe is read once, so its format must be given: one of those --format takes here (the
+  // message listed every app's, ratings and smtx too).
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  expect({"--input", dir.file("fifo")}, 1,
+         "fifo: is a pipe or a device, which can be read only once: name its format with --format "
+         "(uci, mtx or text) so that");
   expect({"--input", "gen:default", "--topics", "0"}, 2, "--topics");
   expect({"--input", "gen:default", "--topics", "many"}, 2, "--topics");
   expect({"--input", "gen:default", "--no-such-option", "3"}, 2, "--no-such-option");
