@@ -264,6 +264,14 @@ Corpus read_text(const std::string& path, const TextOptions& opt,
         remap[w] = -1;
       }
     }
+    // No word at all (blank lines, stop words, one-letter words): the filters removed nothing,
+    // and the advice below to loosen them was wrong.
+    if (words.empty())
+      throw InputError(path, 0,
+                       "no words in its " + std::to_string(D) +
+                           " lines (words are runs of two or more letters that are not English "
+                           "stop words); if it is not plain text (one document per line), name "
+                           "its format with --format");
     if (kept.empty())
       throw InputError(path, 0,
                        "no word is left after filtering " + std::to_string(words.size()) +

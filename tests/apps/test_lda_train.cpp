@@ -1047,6 +1047,12 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", dir.file("ratings.csv")}, 1, "ratings");
   { std::ofstream f(dir.file("empty.txt")); }
   expect({"--input", dir.file("empty.txt"), "--format", "text"}, 1, "empty.txt");
+  // Text without a word: the filters did not remove any, so loosening them does not help (the
+  // error said 'no word is left after filtering 0 distinct words; lower --min-count ...').
+  std::ofstream(dir.file("stop.txt")) << "the and of\n\nit is a\n";
+  expect({"--input", dir.file("stop.txt")}, 1,
+         "stop.txt: no words in its 3 lines (words are runs of two or more letters that are not "
+         "English stop words)");
   // The filters as the user gives them ("--max-df 0.500000" before).
   std::ofstream(dir.file("rare.txt")) << "stars and galaxies\nplanets orbiting\n";
   expect({"--input", dir.file("rare.txt")}, 1,
