@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -144,6 +145,47 @@ inline AppRun run_app_main(const std::string& name, int (*main_fn)(int, char**),
   r.err = ::testing::internal::GetCapturedStderr();
   set_log_level(LogLevel::kInfo);  // a --quiet run must not silence the next test
   return r;
+}
+
+// --holdout-frac near 1 in a ratings app (fk-als, fk-sfa: one loader and split): 1 and above are
+// refused before the data is read, with the option's range and why; a fraction below 1 that still
+// holds out every rating of the file (from 1 - 0.5/n on) is refused once the file is read, naming
+// the option (it was exit 1, "no training ratings left after the split"), and nothing is written.
+// 0.999 leaves a few to train on and runs; one that holds out none warns that there is no
+// test_rmse; 0 is no test set, no warning. `input` holds `ratings` ratings.
+inline void expect_holdout_frac_near_one_named(const TempDir& dir, const std::string& exe,
+                                               const std::string& input, int ratings) {
+  const std::string base = "--input '" + input + "' --iters 1 --factors 2 --device cpu -q ";
+  auto run = [&](const std::string& frac, const std::string& out) {
+    return run_executable(dir, exe, base + "--holdout-frac " + frac + " --out '" + dir.file(out) + "'");
+  };
+  for (const char* frac : {"1", "1.0", "2"}) {
+    const ExeOutcome o = run(frac, "o");
+    EXPECT_EQ(o.code, 2) << frac << ": " << o.err;
+    EXPECT_NE(o.err.find("--holdout-frac: must be in [0, 1), got "), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("no ratings would be left to train on"), std::string::npos) << o.err;
+  }
+  const std::string n = std::to_string(ratings);
+  const ExeOutcome all = run("0.99999", "o");
+  EXPECT_EQ(all.code, 2) << all.err;
+  EXPECT_NE(all.err.find("--holdout-frac: 0.99999 of the " + n + " ratings of " + input +
+                         " holds out all of them: none would be left to train on (give less than "
+                         "0.99"),
+            std::string::npos)
+      << all.err;
+  EXPECT_EQ(std::count(all.err.begin(), all.err.end(), '\n'), 1) << "one line";
+  EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
+  const ExeOutcome most = run("0.999", "most");
+  EXPECT_EQ(most.code, 0) << most.err;
+  const ExeOutcome none = run("1e-5", "none");
+  EXPECT_EQ(none.code, 0) << none.err;
+  EXPECT_NE(none.err.find("--holdout-frac 1e-05 of the " + n + " ratings of " + input +
+                          " holds out none of them: no test_rmse"),
+            std::string::npos)
+      << none.err;
+  const ExeOutcome zero = run("0", "zero");
+  EXPECT_EQ(zero.code, 0) << zero.err;
+  EXPECT_EQ(zero.err, "");
 }
 
 }  // namespace fk::test

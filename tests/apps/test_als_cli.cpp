@@ -57,41 +57,10 @@ std::string write_small_csv(const test::TempDir& dir, std::uint64_t seed,
   return path;
 }
 
-// --holdout-frac near 1: 1 (and above) is refused before the data is read, with the option's
-// range and why; a fraction below 1 that still holds out every rating of the file (from
-// 1 - 0.5/n on) is refused once the file is read, naming the option (it was exit 1, "no
-// training ratings left after the split"); nothing is written. 0.999 leaves a few to train on and
-// runs; one that holds out none warns that there is no test_rmse; 0 is no test set, no warning.
+// --holdout-frac near 1 (test::expect_holdout_frac_near_one_named says what each case expects).
 TEST(AlsCli, HoldoutFracNearOneNamesTheOption) {
   test::TempDir dir;
-  const std::string input = write_small_csv(dir, 3);  // 3000 ratings
-  const std::string base = "--input '" + input + "' --iters 1 --factors 2 --device cpu -q ";
-  for (const char* frac : {"1", "1.0", "2"}) {
-    const Outcome o = run_als(dir, base + "--holdout-frac " + frac + " --out '" + dir.file("o") + "'");
-    EXPECT_EQ(o.code, 2) << frac << ": " << o.err;
-    EXPECT_NE(o.err.find("--holdout-frac: must be in [0, 1), got "), std::string::npos) << o.err;
-    EXPECT_NE(o.err.find("no ratings would be left to train on"), std::string::npos) << o.err;
-  }
-  const Outcome all = run_als(dir, base + "--holdout-frac 0.99999 --out '" + dir.file("o") + "'");
-  EXPECT_EQ(all.code, 2) << all.err;
-  EXPECT_NE(all.err.find("--holdout-frac: 0.99999 of the 3000 ratings of " + input +
-                         " holds out all of them: none would be left to train on (give less than "
-                         "0.99"),
-            std::string::npos)
-      << all.err;
-  EXPECT_EQ(std::count(all.err.begin(), all.err.end(), '\n'), 1) << "one line";
-  EXPECT_FALSE(std::filesystem::exists(dir.file("o")));
-  const Outcome most = run_als(dir, base + "--holdout-frac 0.999 --out '" + dir.file("most") + "'");
-  EXPECT_EQ(most.code, 0) << most.err;
-  const Outcome none = run_als(dir, base + "--holdout-frac 1e-5 --out '" + dir.file("none") + "'");
-  EXPECT_EQ(none.code, 0) << none.err;
-  EXPECT_NE(none.err.find("--holdout-frac 1e-05 of the 3000 ratings of " + input +
-                          " holds out none of them: no test_rmse"),
-            std::string::npos)
-      << none.err;
-  const Outcome zero = run_als(dir, base + "--holdout-frac 0 --out '" + dir.file("zero") + "'");
-  EXPECT_EQ(zero.code, 0) << zero.err;
-  EXPECT_EQ(zero.err, "");
+  test::expect_holdout_frac_near_one_named(dir, FK_ALS_EXE, write_small_csv(dir, 3), 3000);
 }
 
 TEST(AlsCli, TrainsAndWritesModelMetricsAndSummary) {
