@@ -107,6 +107,9 @@ class Trainer {
   }
 
   TrainResult run() {
+    // The input files' content as the run starts (before any pass): the checkpoints record this,
+    // not what the file may hold when a checkpoint is written after an edit mid-run.
+    contents_ = app::input_contents(fingerprint(), opt_.resume || opt_.checkpoint_every > 0);
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_,
          opt_.resume,
@@ -120,7 +123,9 @@ class Trainer {
          {common_.input, opt_.test},
          rounding_,
          {{"users.npy", data_.users(), hyper_.k()}, {"items.npy", data_.items(), hyper_.k()}},
-         "fk-als"});
+         "fk-als",
+         {},
+         contents_});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));
@@ -302,7 +307,7 @@ class Trainer {
   }
 
   void write_checkpoint(int iter) {
-    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(), rounding_,
+    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(), contents_, rounding_,
                          {{"users.npy", be_->user_factors()}, {"items.npy", be_->item_factors()}});
   }
 
@@ -314,6 +319,7 @@ class Trainer {
   AlsHyper hyper_;
   std::string device_, device_kind_;
   std::string rounding_;  // app::rounding_device: what the checkpoint records and compares
+  app::InputContents contents_;  // the input files' content as the run started (checkpoints)
   std::unique_ptr<AlsBackend> be_;
   const Context* ctx_ = nullptr;
   std::vector<std::int64_t> eval_users_;

@@ -15,6 +15,41 @@
 
 namespace fk::app {
 
+// What a checkpoint records of the content of the files a run trains and scores on (--input,
+// --test), so that --resume can tell an edited file from the one the checkpoint's model was
+// trained on: the path alone (the fingerprint) does not change when a value in the file does.
+//
+// The content is identified by its size and a 64-bit hash of all its bytes (content_hash64).
+// Not the modification time: copying, touching or checking out the same bytes changes it (a
+// false refusal), and a tool that keeps it (rsync -t, cp -p of another version) would hide an
+// edit. Not a sample of the first and last MiB either: the case this guards against is one value
+// edited in the middle of the file, which keeps the size and every sampled byte. Reading the whole
+// file again costs one sequential pass at memory or disk speed, once per run (the identity is
+// taken as the run starts, not at each checkpoint), and far less than parsing it did; a run that
+// neither resumes nor writes checkpoints skips it.
+// Not recorded, and not checked: gen: inputs (no file; the spec in the fingerprint, seed= among
+// its keys, identifies what is generated) and pipes or devices (they cannot be read again).
+// --vocab is not among them: it only names the words (top_words.txt), no number the checkpoint
+// holds depends on it, and the resumed run writes its outputs with the vocabulary it reads.
+struct InputContent {
+  std::string key;         // the option: "input", "test"
+  std::string path;        // the file, as the fingerprint names it
+  std::uintmax_t bytes = 0;
+  std::string hash;        // content_hash64 as 16 hex digits
+};
+using InputContents = std::vector<InputContent>;
+
+// The 64-bit hash of the bytes of the regular file `path` as 16 hex digits (not cryptographic:
+// it tells accidental edits apart, every change of a single 8-byte word for certain), and the
+// number of bytes it read in `bytes` when given. Throws InputError naming the file when it cannot
+// be read.
+std::string content_hash64(const std::string& path, std::uintmax_t* bytes = nullptr);
+
+// The content of the input and test files `fingerprint` names (model_fingerprint's entries),
+// when `needed` (the run resumes or writes checkpoints); empty otherwise. Logs how long it took
+// when that was more than a second (a multi-GB input).
+InputContents input_contents(const ResolvedConfig& fingerprint, bool needed);
+
 class CheckpointWriter {
  public:
   explicit CheckpointWriter(std::string dir);  // starts a fresh DIR.tmp (removed unless committed)
@@ -27,6 +62,8 @@ class CheckpointWriter {
   void set(const std::string& key, const std::string& value);
   // Records the run's fingerprint (model_fingerprint()) as config.KEY = VALUE, one key each.
   void set_fingerprint(const ResolvedConfig& fingerprint);
+  // Records each file's content (input_contents()) as content.KEY.bytes and content.KEY.hash.
+  void set_input_contents(const InputContents& contents);
   // Writes state.ini and swaps the directory into place.
   void commit();
 
@@ -81,6 +118,15 @@ ResolvedConfig model_fingerprint(const ResolvedConfig& config,
 void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint,
                        const ResolvedConfig& implied = {});
 
+// --resume's check that the run's input and test files hold what the checkpoint's model was
+// trained on: UsageError (as the other refusals to resume) naming the file, its option and what
+// changed (its size, or its content at the same size), when a file's content differs from the one
+// the checkpoint recorded. A checkpoint that records no content (one written before checkpoints
+// did) or a file that cannot be checked (a pipe) resumes as before, with one warning line saying
+// which files could not be checked. `contents` is input_contents(fingerprint, true).
+void check_input_contents(const Checkpoint& ck, const ResolvedConfig& fingerprint,
+                          const InputContents& contents);
+
 // How a training run takes over its --out folder, in an order that leaves an earlier run's results
 // as they were until this run can go on: the files it may write or remove there (`outputs`) are
 // checked against the files it reads (check_outputs_are_not_inputs) and for a folder in the way
@@ -93,7 +139,8 @@ void check_fingerprint(const Checkpoint& ck, const ResolvedConfig& fingerprint,
 // run's own device and folder; and, for a --compare run, the whole comparison's in
 // <its --out>/compare.ini). Returns the checkpoint
 // to resume from, or nullopt. A checkpoint of another rounding_device (its kCheckpointDeviceKey)
-// is resumed with a warning: kernels may round differently there.
+// is resumed with a warning: kernels may round differently there. The checkpoint must have been
+// trained on the same input content (check_input_contents, right after check_fingerprint).
 struct RunStart {
   std::string out;                       // --out
   bool resume = false;                   // --resume
@@ -106,6 +153,7 @@ struct RunStart {
   std::vector<CheckpointShape> arrays;   // what a resumed run reads from the checkpoint
   std::string app;                       // "fk-lda" ...: named in config.ini (model_app)
   ResolvedConfig implied = {};           // model_fingerprint's implied files (check_fingerprint)
+  InputContents contents = {};           // input_contents(fingerprint, ...): what the files hold
 };
 std::optional<Checkpoint> start_training_output(const RunStart& start);
 
@@ -122,10 +170,10 @@ inline constexpr const char* kCheckpointDeviceKey = "run.device";
 std::string rounding_device(const Context& ctx);
 
 // Writes the checkpoint of the fk-als, fk-sfa and fk-gap trainers at `dir`: the arrays, iter =
-// `iter`, the fingerprint and `device`; then logs "checkpoint after ITER_NAME N written to DIR
-// in S s".
+// `iter`, the fingerprint, the input files' content (as the run started) and `device`; then
+// logs "checkpoint after ITER_NAME N written to DIR in S s".
 void save_checkpoint(const std::string& dir, int iter, const std::string& iter_name,
-                     const ResolvedConfig& fingerprint, const std::string& device,
-                     const std::vector<CheckpointArray>& arrays);
+                     const ResolvedConfig& fingerprint, const InputContents& contents,
+                     const std::string& device, const std::vector<CheckpointArray>& arrays);
 
 }  // namespace fk::app

@@ -68,7 +68,8 @@ void add_gap_options(app::CommandLine& cli, GapOptions& o) {
     ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
      "write <out>/checkpoint every N iterations (0: never)")
     ("resume", po::bool_switch(&o.resume),
-     "continue from <out>/checkpoint when there is one (same configuration required)");
+     "continue from <out>/checkpoint when there is one (same configuration and input file "
+     "content required)");
   // clang-format on
 }
 

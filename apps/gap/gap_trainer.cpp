@@ -85,13 +85,16 @@ class Trainer {
   }
 
   TrainResult run() {
+    // The input files' content as the run starts (before any pass): the checkpoints record this,
+    // not what the file may hold when a checkpoint is written after an edit mid-run.
+    contents_ = app::input_contents(fingerprint(), opt_.resume || opt_.checkpoint_every > 0);
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_, opt_.resume, fingerprint(), config_, "iter", "iteration", common_.iters,
          {"lambda.npy", "x.npy", "top_words.txt", "top_words.csv", "coherence.csv", "vocab.txt",
           "doc_ids.txt", "heldout.mtx", "model.ini", "summary.json", "metrics.jsonl", "config.ini", "config.json"},
          data_.input_files, rounding_,
          {{"lambda.npy", data_.words(), opt_.factors}, {"x.npy", data_.docs(), opt_.factors}},
-         "fk-gap", implied_});
+         "fk-gap", implied_, contents_});
     int start = 0;
     if (ck) {
       start = static_cast<int>(ck->get_count("iter", INT_MAX));
@@ -286,7 +289,7 @@ class Trainer {
   }
 
   void write_checkpoint(int iter) {
-    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(), rounding_,
+    app::save_checkpoint(checkpoint_dir(), iter, "iteration", fingerprint(), contents_, rounding_,
                          {{"lambda.npy", be_->lambda()}, {"x.npy", be_->x()}});
   }
 
@@ -300,6 +303,7 @@ class Trainer {
   app::StatsReducer* reducer_;
   std::string device_, device_kind_;
   std::string rounding_;  // app::rounding_device: what the checkpoint records and compares
+  app::InputContents contents_;  // the input files' content as the run started (checkpoints)
   std::unique_ptr<GapBackend> be_;
 };
 

@@ -72,9 +72,9 @@ void add_lda_options(app::CommandLine& cli, LdaOptions& o) {
     ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
      "write <out>/checkpoint every N passes (0: never)")
     ("resume", po::bool_switch(&o.resume),
-     "continue from <out>/checkpoint when there is one (same configuration required); a resumed "
-     "run reaches the same model as an uninterrupted one on the same device (another may round "
-     "differently, as --seed says)")
+     "continue from <out>/checkpoint when there is one (same configuration and input file "
+     "content required); a resumed run reaches the same model as an uninterrupted one on the "
+     "same device (another may round differently, as --seed says)")
     ("device-memory", real(&o.device_memory_mb, o.device_memory_mb)->value_name("MB"),
      "MiB of device memory for minibatches kept on the GPU (0: whatever is free). Minibatches "
      "beyond it stay in pinned host memory and are copied in for each use, the next one while "

@@ -200,6 +200,9 @@ class Trainer {
   }
 
   TrainResult run() {
+    // The input files' content as the run starts (before any pass): the checkpoints record this,
+    // not what the file may hold when a checkpoint is written after an edit mid-run.
+    contents_ = app::input_contents(fingerprint(), opt_.resume || opt_.checkpoint_every > 0);
     const std::optional<app::Checkpoint> ck = app::start_training_output(
         {out_, opt_.resume, fingerprint(), config_, "pass", "pass", common_.iters,
          {"topics.npy", "lambda.npy", "doc_topics.npy", "train_doc_ids.npy", "top_words.txt",
@@ -207,7 +210,7 @@ class Trainer {
           "metrics.jsonl", "config.ini", "config.json"},
          data_.input_files, rounding_,
          {{"lambda.npy", data_.words, opt_.topics}, {"gamma.npy", data_.train_docs, opt_.topics}},
-         "fk-lda", implied_});
+         "fk-lda", implied_, contents_});
     const int k = opt_.topics;
     int start_pass = 0;
     std::int64_t updates = 0;
@@ -391,6 +394,7 @@ class Trainer {
     w.set("updates", std::to_string(updates));
     w.set(app::kCheckpointDeviceKey, rounding_);
     w.set_fingerprint(fingerprint());
+    w.set_input_contents(contents_);
     w.commit();
     log_info() << "checkpoint after pass " << pass << " written to " << checkpoint_dir() << " in "
                << clock.seconds() << " s";
@@ -502,6 +506,7 @@ class Trainer {
   app::StatsReducer* reducer_;
   std::string device_, device_kind_;
   std::string rounding_;  // app::rounding_device: what the checkpoint records and compares
+  app::InputContents contents_;  // the input files' content as the run started (checkpoints)
   std::unique_ptr<LdaBackend> be_;
   std::vector<int> train_ids_, fit_ids_, score_ids_;
 };

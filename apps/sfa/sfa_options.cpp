@@ -67,9 +67,9 @@ void add_sfa_options(app::CommandLine& cli, SfaOptions& o) {
     ("checkpoint-every", po::value<int>(&o.checkpoint_every)->default_value(o.checkpoint_every)->value_name("N"),
      "write <out>/checkpoint every N passes (0: never)")
     ("resume", po::bool_switch(&o.resume),
-     "continue from <out>/checkpoint when there is one (same configuration required); the "
-     "result equals an uninterrupted run on the same device (another may round differently, as "
-     "--seed says)");
+     "continue from <out>/checkpoint when there is one (same configuration and input file "
+     "content required); the result equals an uninterrupted run on the same device (another "
+     "may round differently, as --seed says)");
   // clang-format on
 }
 

@@ -321,8 +321,8 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
   ASSERT_EQ(run_als(dir, common + "--iters 1").code, 0);
   EXPECT_FALSE(std::filesystem::exists(dir.file("o/checkpoint")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("o/checkpoint.tmp")));
-  // A checkpoint whose factors do not fit the data (the file changed under the same path) is
-  // refused before --out changes: the earlier run's model stays.
+  // A file cut short under the same path: the checkpoint records its content, and refuses it
+  // before --out changes (the earlier run's model stays).
   ASSERT_EQ(run_als(dir, common + "--iters 2 --checkpoint-every 1").code, 0);
   {
     std::ifstream in(input);
@@ -331,9 +331,24 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
     in.close();
     test::write_bytes(input, text);
   }
+  const Outcome cut = run_als(dir, common + "--iters 3 --resume");
+  EXPECT_EQ(cut.code, 2) << cut.err;
+  EXPECT_NE(cut.err.find("(--input) has changed since the checkpoint"), std::string::npos)
+      << cut.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("o/model.ini"))) << "refused before --out changed";
+  // A checkpoint of an older version records no content: one whose factors do not fit the data
+  // is still refused (exit 1, naming the array), also before --out changes.
+  {
+    const std::string state = dir.file("o/checkpoint/state.ini");
+    std::string kept;
+    for (const std::string& l : test::read_lines(state))
+      if (l.rfind("content.", 0) != 0) kept += l + "\n";
+    test::write_bytes(state, kept);
+  }
   const Outcome shape = run_als(dir, common + "--iters 3 --resume");
   EXPECT_EQ(shape.code, 1) << shape.err;
   EXPECT_NE(shape.err.find("users.npy"), std::string::npos) << shape.err;
+  EXPECT_NE(shape.err.find("warning: --resume: could not check"), std::string::npos) << shape.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("o/model.ini"))) << "refused before --out changed";
   // --iters 0 reports the initial model rather than nothing.
   const Outcome none = run_als(dir, common + "--iters 0");
@@ -342,6 +357,61 @@ TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
   // No iteration ran: no median time (it said 0 seconds).
   EXPECT_NE(slurp(dir.file("o/summary.json")).find("\"median_iter_seconds\":null"),
             std::string::npos);
+}
+
+// --resume checks the content of the ratings file, not only its path: one rating edited in place
+// (the same size) or a test file grown since the checkpoint was written is refused, exit 2 as a
+// changed option is, naming the file and what changed and how to start afresh; --out is left as
+// it was. The file put back resumes, and a run without --resume trains on the edited file.
+TEST(AlsCli, ResumeRefusesAnInputEditedInPlace) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 11);
+  const std::string test_file = dir.file("test.csv");
+  std::filesystem::copy_file(input, test_file);
+  const std::string original = slurp(input), test_original = slurp(test_file);
+  const std::string common = "--input '" + input + "' --test '" + test_file +
+                             "' --holdout-frac 0 --factors 3 --device cpu --out '" + dir.file("o") +
+                             "' ";
+  ASSERT_EQ(run_als(dir, common + "--iters 2 --checkpoint-every 1").code, 0);
+  // The last rating (a digit before the line end) becomes another.
+  std::string edited = original;
+  const std::size_t at = edited.find_last_not_of("\r\n");
+  ASSERT_TRUE(edited[at] >= '1' && edited[at] <= '5') << edited.substr(at);
+  edited[at] = edited[at] == '1' ? '2' : '1';
+  test::write_bytes(input, edited);
+  const std::string model_before = slurp(dir.file("o/user_factors.npy"));
+  const Outcome same_size = run_als(dir, common + "--iters 3 --resume");
+  EXPECT_EQ(same_size.code, 2) << same_size.err;
+  const std::string canonical_input = std::filesystem::weakly_canonical(input).string();
+  EXPECT_NE(same_size.err.find("fk-als: error: --resume: " + canonical_input +
+                               " (--input) has changed since the checkpoint in " + dir.file("o") +
+                               "/checkpoint was written: the same size (" +
+                               std::to_string(original.size()) + " bytes) but other content"),
+            std::string::npos)
+      << same_size.err;
+  EXPECT_NE(same_size.err.find("leave out --resume"), std::string::npos) << same_size.err;
+  EXPECT_EQ(slurp(dir.file("o/user_factors.npy")), model_before) << "refused before --out changed";
+  // Put back, it resumes; the test file grown by a line is refused with both sizes.
+  test::write_bytes(input, original);
+  const Outcome back = run_als(dir, common + "--iters 3 --resume");
+  ASSERT_EQ(back.code, 0) << back.err;
+  EXPECT_NE(back.err.find("resumed from"), std::string::npos) << back.err;
+  EXPECT_EQ(back.err.find("could not check"), std::string::npos) << back.err;
+  const std::string extra = "9999,9999,3\n";
+  test::write_bytes(test_file, test_original + extra);
+  const Outcome grown = run_als(dir, common + "--iters 3 --resume");
+  EXPECT_EQ(grown.code, 2) << grown.err;
+  EXPECT_NE(grown.err.find("test.csv (--test) has changed since the checkpoint in " +
+                           dir.file("o") + "/checkpoint was written: it was " +
+                           std::to_string(test_original.size()) + " bytes then, " +
+                           std::to_string(test_original.size() + extra.size()) + " now"),
+            std::string::npos)
+      << grown.err;
+  // Starting afresh, as the message says, trains on the files as they are.
+  test::write_bytes(input, edited);
+  const Outcome fresh = run_als(dir, common + "--iters 2 --checkpoint-every 1");
+  ASSERT_EQ(fresh.code, 0) << fresh.err;
+  EXPECT_EQ(run_als(dir, common + "--iters 3 --resume").code, 0);
 }
 
 // A metrics line that a failed write cut short (a full disk) is dropped when the run is resumed:

@@ -19,6 +19,8 @@
 #include "apps/lda/corpus.hpp"
 #include "apps/lda/lda_options.hpp"
 #include "apps/lda/lda_trainer.hpp"
+#include "core/generate/lda_corpus.hpp"
+#include "core/io/matrix_market.hpp"
 #include "core/io/npy.hpp"
 #include "tests/apps/test_lda_util.hpp"
 #include "tests/core/test_io_util.hpp"
@@ -239,6 +241,113 @@ TEST(LdaTrain, ResumedRunReachesTheUninterruptedModel) {
   // the model.
   const auto kernels = run(split.path(), {"--iters", "5", "--resume", "--ratio-spmm", "off"});
   EXPECT_EQ(kernels.status, 0) << kernels.err;
+  // A gen: input has no file to check: its spec (seed= among its keys) is the content.
+  EXPECT_EQ(kernels.err.find("could not check"), std::string::npos) << kernels.err;
+}
+
+// The last value of a Matrix Market file's last entry, edited in place: `grow` appends a digit
+// (the file is a byte longer), otherwise the digit becomes another one (the same size).
+void edit_last_count(const std::string& path, bool grow) {
+  std::string text = test::slurp(path);
+  const std::size_t at = text.find_last_not_of("\n");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_TRUE(text[at] >= '0' && text[at] <= '9') << text.substr(at);
+  if (grow)
+    text.insert(at + 1, "1");
+  else
+    text[at] = text[at] == '1' ? '2' : '1';
+  test::write_bytes(path, text);
+}
+
+// --resume checks the input files' content, not only their paths: an --input or --test edited in
+// place since the checkpoint was written is refused (exit 2, as a changed option is) naming the
+// file and what changed, and the run starts afresh without --resume. A checkpoint written before
+// checkpoints recorded the content resumes as before, with one warning line.
+TEST(LdaTrain, ResumeRefusesAnInputEditedInPlace) {
+  test::TempDir dir;
+  const Sub out(dir, "out");
+  const std::string train = dir.file("train.mtx"), held = dir.file("test.mtx");
+  io::write_matrix_market(train, gen::generate_lda_corpus(parse_gen_spec(kSmall.substr(4))).counts);
+  io::write_matrix_market(
+      held,
+      gen::generate_lda_corpus(parse_gen_spec("default:docs=40,words=200,topics=4,seed=8")).counts);
+  const std::string train_bytes = test::slurp(train), held_bytes = test::slurp(held);
+  auto run = [&](const std::string& iters, std::vector<std::string> extra) {
+    std::vector<std::string> args{"--input", train,      "--test", held,       "--holdout-frac",
+                                  "0",       "--topics", "3",      "--device", "cpu",
+                                  "--iters", iters,      "--out",  out.path()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_lda(args);
+  };
+  ASSERT_EQ(run("2", {"--checkpoint-every", "1"}).status, 0);
+  const std::string state = test::slurp(out.file("checkpoint/state.ini"));
+  EXPECT_NE(state.find("content.input.hash = "), std::string::npos) << state;
+  EXPECT_NE(state.find("content.test.bytes = " + std::to_string(held_bytes.size())),
+            std::string::npos)
+      << state;
+
+  // One count changed, the same size: refused before --out changes.
+  edit_last_count(train, false);
+  ASSERT_EQ(test::slurp(train).size(), train_bytes.size());
+  const auto edited = run("3", {"--resume"});
+  EXPECT_EQ(edited.status, 2) << edited.err;
+  EXPECT_NE(edited.err.find("fk-lda: error: --resume: "), std::string::npos) << edited.err;
+  EXPECT_NE(edited.err.find("train.mtx (--input) has changed since the checkpoint in " +
+                            out.file("checkpoint") + " was written: the same size (" +
+                            std::to_string(train_bytes.size()) + " bytes) but other content"),
+            std::string::npos)
+      << edited.err;
+  EXPECT_NE(edited.err.find("leave out --resume"), std::string::npos) << edited.err;
+  EXPECT_EQ(edited.err.find("resumed from"), std::string::npos) << edited.err;
+  EXPECT_EQ(read_lines(out.file("metrics.jsonl")).size(), 2u) << "refused before --out changed";
+
+  // The file put back resumes; the test file grown by a byte is refused with its sizes.
+  test::write_bytes(train, train_bytes);
+  const auto back = run("3", {"--resume"});
+  ASSERT_EQ(back.status, 0) << back.err;
+  EXPECT_NE(back.err.find("resumed from"), std::string::npos) << back.err;
+  EXPECT_EQ(back.err.find("could not check"), std::string::npos) << back.err;
+  edit_last_count(held, true);
+  const auto grown = run("3", {"--resume"});
+  EXPECT_EQ(grown.status, 2) << grown.err;
+  EXPECT_NE(grown.err.find("test.mtx (--test) has changed since the checkpoint in " +
+                           out.file("checkpoint") + " was written: it was " +
+                           std::to_string(held_bytes.size()) + " bytes then, " +
+                           std::to_string(held_bytes.size() + 1) + " now"),
+            std::string::npos)
+      << grown.err;
+
+  // A checkpoint that records no content (an older version's) resumes, warning once.
+  test::write_bytes(held, held_bytes);
+  std::string old_state;
+  for (const std::string& line : read_lines(out.file("checkpoint/state.ini")))
+    if (line.rfind("content.", 0) != 0) old_state += line + "\n";
+  test::write_bytes(out.file("checkpoint/state.ini"), old_state);
+  edit_last_count(train, false);  // not noticed: nothing to compare with
+  const auto old = run("3", {"--resume"});
+  ASSERT_EQ(old.status, 0) << old.err;
+  EXPECT_NE(old.err.find("resumed from"), std::string::npos) << old.err;
+  std::size_t warnings = 0;
+  for (std::size_t at = old.err.find("could not check"); at != std::string::npos;
+       at = old.err.find("could not check", at + 1))
+    ++warnings;
+  EXPECT_EQ(warnings, 1u) << old.err;
+  EXPECT_NE(old.err.find("warning: --resume: could not check that the content of "),
+            std::string::npos)
+      << old.err;
+  EXPECT_NE(
+      old.err.find("train.mtx (--input) and " + std::filesystem::weakly_canonical(held).string() +
+                   " (--test) (the checkpoint, written by an older version, records no "
+                   "input content) is what the checkpoint was trained on; resuming as "
+                   "before"),
+      std::string::npos)
+      << old.err;
+
+  // Starting afresh (no --resume) trains on the edited file and records it: resumable again.
+  ASSERT_EQ(run("2", {"--checkpoint-every", "1"}).status, 0);
+  const auto again = run("3", {"--resume"});
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.err.find("could not check"), std::string::npos) << again.err;
 }
 
 // --vocab naming the vocab.X.txt a UCI input reads anyway is the same configuration as no --vocab
