@@ -243,7 +243,8 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
                        "--test takes documents x words counts in the training vocabulary (UCI, "
                        "Matrix Market or text), and this is ratings input; to score held-out "
                        "ratings as counts, give --holdout-frac instead");
-    const lda::Corpus test = lda::load_corpus_in_vocab(opt.test, format, corpus.vocab, words);
+    const lda::Corpus test = lda::load_corpus_in_vocab(opt.test, format, corpus.vocab, words,
+                                                       lda::VocabOf::kTrainingCorpus);
     d.input_files.insert(d.input_files.end(), test.files.begin(), test.files.end());
     HostCsr observed, scored;
     lda::completion_halves(test.counts, observed, scored);

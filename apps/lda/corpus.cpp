@@ -491,15 +491,27 @@ Corpus load_corpus(const std::string& input, io::InputFormat format, const TextO
 }
 
 Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
-                            const std::vector<std::string>& vocab, std::int64_t words) {
+                            const std::vector<std::string>& vocab, std::int64_t words,
+                            VocabOf of) {
   if (input.rfind("gen:", 0) == 0)
     throw Error("'" + input + "': a generated corpus cannot be used here; give a file");
+  const bool training = of == VocabOf::kTrainingCorpus;
+  // Whose words these are, in the messages: while training there is no model yet.
+  const std::string owner = training ? "the training corpus" : "the model";
+  const std::string owners = owner + "'s";
   const io::InputFormat f = resolve_format(input, format);
   Corpus c;
   if (f == io::InputFormat::kText) {
     if (static_cast<std::int64_t>(vocab.size()) != words)
-      throw InputError(input, 0,
-                       "text input needs the model's vocabulary, and this model has none");
+      throw InputError(
+          input, 0,
+          training ? "text needs the training corpus's vocabulary to map its words to ids, and "
+                     "the training corpus (--input) has none (a UCI file without vocab.X.txt "
+                     "beside it, or Matrix Market without --vocab): give these documents as "
+                     "word ids (uci or mtx), or give --vocab"
+                   : "text input needs the model's vocabulary, and this model has none (it was "
+                     "trained on word ids without names): give these documents as word ids "
+                     "(uci or mtx)");
     c = read_text(input, TextOptions{}, &vocab);
   } else {
     c = read_matrix_file(input, f);
@@ -552,31 +564,33 @@ Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
         merged.row_ptr[d + 1] = merged.nnz();
       }
       m = std::move(merged);
-      log_info() << input << ": its vocabulary differs from the model's; counts matched to the "
-                 << "model's words by name (" << static_cast<std::int64_t>(dropped)
-                 << " tokens of words the model does not have dropped)";
+      log_info() << input << ": its vocabulary differs from " << owners
+                 << "; counts matched to " << owners << " words by name ("
+                 << static_cast<std::int64_t>(dropped) << " tokens of words " << owner
+                 << " does not have dropped)";
       c.counts = std::move(m);
     } else {
       if (c.counts.cols > words)
         throw InputError(input, 0,
-                         "has " + std::to_string(c.counts.cols) + " words but the model has " +
-                             std::to_string(words));
+                         "has " + std::to_string(c.counts.cols) + " words but " + owner +
+                             " has " + std::to_string(words));
       if (!c.vocab.empty() && vocab.empty())
-        log_warn() << input << ": the model has no vocabulary to match this file's against; its "
-                   << "word ids are taken as the model's";
+        log_warn() << input << ": " << owner
+                   << " has no vocabulary to match this file's against; its word ids are taken "
+                   << "as " << owners;
       else if (c.vocab.empty() && c.counts.cols < words)
         // Word ids without names: fine when the file is a part of the training corpus (a header
         // that counts only the words it uses), wrong when it comes from another vocabulary.
-        log_info() << input << ": " << c.counts.cols << " words, the model " << words
-                   << "; its word ids are taken as the model's first " << c.counts.cols;
+        log_info() << input << ": " << c.counts.cols << " words, " << owner << " " << words
+                   << "; its word ids are taken as " << owners << " first " << c.counts.cols;
       c.counts.cols = words;
     }
     c.vocab = vocab;
   }
   if (const std::int64_t empty = empty_rows(c.counts); empty > 0)
-    log_warn() << input << ": " << empty << " of " << c.counts.rows
-               << " documents have no word of the model's vocabulary (or none at all): there is "
-                  "nothing in them to fit or score";
+    log_warn() << input << ": " << empty << " of " << c.counts.rows << " documents have no word of "
+               << owners << " vocabulary (or none at all): there is nothing in them to fit or "
+               << "score";
   return c;
 }
 

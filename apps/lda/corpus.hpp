@@ -55,11 +55,19 @@ std::string implied_vocab(const std::string& input, io::InputFormat format);
 // content; never for gen:). Throws InputError for a missing file or a directory.
 bool is_text_input(const std::string& input, io::InputFormat format);
 
-// A corpus in an existing model's vocabulary (--test FILE, `fk-lda infer --input FILE`). Text
-// is mapped onto `vocab` by tokenize_in_vocab (unknown words dropped, no filtering; `vocab` must
-// then be known); other formats must not have more than `words` columns and are widened to `words`.
+// Whose vocabulary load_corpus_in_vocab maps a file onto, for its messages: a saved model's
+// (`fk-lda infer`), or, for a held-out --test file read while training (fk-lda, fk-gap), the
+// training corpus's (--input), which is what the user can change there: no model exists yet.
+enum class VocabOf { kModel, kTrainingCorpus };
+
+// A corpus in an existing vocabulary (`of`: a model's for `fk-lda infer --input FILE`, the
+// training corpus's for --test FILE). Text is mapped onto `vocab` by tokenize_in_vocab (unknown
+// words dropped, no filtering; `vocab` must then be known); other formats must not have more than
+// `words` columns and are widened to `words`. Errors and log lines name the vocabulary's owner as
+// `of` says ("the model has 200", "the training corpus has 200").
 Corpus load_corpus_in_vocab(const std::string& input, io::InputFormat format,
-                            const std::vector<std::string>& vocab, std::int64_t words);
+                            const std::vector<std::string>& vocab, std::int64_t words,
+                            VocabOf of);
 
 // The tokenizer for text input: lowercase ASCII letters, split on every byte that is not a letter
 // (bytes >= 0x80 count as letters so UTF-8 words stay whole), drop one-letter tokens and English

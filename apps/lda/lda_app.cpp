@@ -173,7 +173,8 @@ int infer_main(int argc, char** argv) {
 
   const LdaModel model = load_lda_model(model_dir);
   const Corpus docs =
-      load_corpus_in_vocab(common.input, common.format, model.vocab, model.lambda.rows());
+      load_corpus_in_vocab(common.input, common.format, model.vocab, model.lambda.rows(),
+                           VocabOf::kModel);
   log_info() << "infer: " << docs.source;
   Context ctx = Context::create(common.device, common.threads);
   ctx.set_repeatable_only(common.repeatable);

@@ -530,7 +530,8 @@ LdaData prepare_lda_data(const LdaOptions& opt, const app::CommonOptions& common
   d.input_files = corpus.files;
   HostCsr train, heldout;
   if (!opt.test.empty()) {
-    Corpus test = load_corpus_in_vocab(opt.test, common.format, corpus.vocab, d.words);
+    Corpus test = load_corpus_in_vocab(opt.test, common.format, corpus.vocab, d.words,
+                                       VocabOf::kTrainingCorpus);
     d.input_files.insert(d.input_files.end(), test.files.begin(), test.files.end());
     heldout = std::move(test.counts);
     train = std::move(corpus.counts);

@@ -409,6 +409,17 @@ TEST(GapCli, RatingsAreCounts) {
   EXPECT_EQ(test_ratings.err.find("fk-lda"), std::string::npos) << test_ratings.err;
   EXPECT_NE(test_ratings.err.find("--holdout-frac"), std::string::npos) << test_ratings.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("out4")));
+  // A --test file of more words than the training corpus: said of the training corpus (the
+  // shared reader said "the model has 12", and there is no model yet).
+  std::ofstream(dir.file("wide.mtx"))
+      << "%%MatrixMarket matrix coordinate real general\n1 13 1\n1 13 2\n";
+  const auto wide =
+      run_gap({"--input", dir.file("ratings.csv"), "--test", dir.file("wide.mtx"), "--factors",
+               "2", "--iters", "1", "--device", "cpu", "--out", dir.file("out4"), "-q"});
+  EXPECT_EQ(wide.status, 1) << wide.err;
+  EXPECT_NE(wide.err.find("wide.mtx: has 13 words but the training corpus has 12"),
+            std::string::npos)
+      << wide.err;
   // A negative count is refused with the file and its line.
   {
     std::ofstream f(dir.file("negative.csv"));

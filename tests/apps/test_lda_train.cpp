@@ -1066,6 +1066,20 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", "gen:default", "--test", "gen:default:docs=10"}, 2,
          "--test: 'gen:default:docs=10': a generated corpus cannot be a held-out set");
   {
+    // A --test file checked against the training corpus, not a model (there is none yet): the
+    // messages said "the model has 3" and "this model has none".
+    std::ofstream(dir.file("three.mtx"))
+        << "%%MatrixMarket matrix coordinate real general\n2 3 3\n1 1 2\n1 3 1\n2 2 4\n";
+    std::ofstream(dir.file("four.mtx"))
+        << "%%MatrixMarket matrix coordinate real general\n1 4 1\n1 4 2\n";
+    std::ofstream(dir.file("held.txt")) << "stars and galaxies\n";
+  }
+  expect({"--input", dir.file("three.mtx"), "--test", dir.file("four.mtx"), "--topics", "2"}, 1,
+         "four.mtx: has 4 words but the training corpus has 3");
+  expect({"--input", dir.file("three.mtx"), "--test", dir.file("held.txt"), "--topics", "2"}, 1,
+         "held.txt: text needs the training corpus's vocabulary to map its words to ids, and the "
+         "training corpus (--input) has none");
+  {
     // Binary bytes past the lines format detection reads are not taken for words.
     std::ofstream f(dir.file("late-binary.txt"), std::ios::binary);
     for (int i = 0; i < 10; ++i) f << "stars and galaxies in the telescope\n";
