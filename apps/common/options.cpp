@@ -287,6 +287,16 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
   for (const std::string& f : formats_) format_list_ += (format_list_.empty() ? "" : ", ") + f;
   const std::string format_help =
       "input format: auto (detect from the content) or one of " + format_list_;
+  const std::string seed_help =
+      "random seed, 0 to 2^63 - 1; the same seed gives the same result on the same device (on "
+      "the CPU with any --threads: work splits that order sums follow the processors the process "
+      "may use and their caches, so another machine or CPU affinity may round differently), bit "
+      "for bit unless the log's kernel line says 'not bitwise repeatable' (a GPU kernel that "
+      "adds partial sums in the order the hardware runs them: then up to rounding). " +
+      (defaults.seed_use.empty()
+           ? std::string("It seeds what the run draws (initial values, the held-out split), not "
+                         "generated gen: input, whose spec's seed= does (1 unless given)")
+           : defaults.seed_use);
   // clang-format off
   common_desc_.add_options()
     ("help,h", "print this help and exit")
@@ -308,13 +318,7 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
      "CPU threads (0: OpenMP's default, usually all cores)")
     // Read signed and checked below: Boost reads "-1" into an unsigned value as 2^64 - 1.
     ("seed", po::value<std::int64_t>(&seed_)->default_value(std::int64_t(defaults.seed))->value_name("N"),
-     "random seed, 0 to 2^63 - 1; the same seed gives the same result on the same device (on the CPU with any "
-     "--threads: work splits that order sums follow the processors the process may use and "
-     "their caches, so another machine or CPU affinity may round differently), bit for bit "
-     "unless the log's kernel line says 'not bitwise repeatable' (a GPU kernel that "
-     "adds partial sums in the order the hardware runs them: then up to rounding). It seeds what the "
-     "run draws (initial values, the held-out split), not generated gen: input, whose spec's "
-     "seed= does (1 unless given)")
+     seed_help.c_str())
     ("iters", po::value<int>(&common_.iters)->default_value(defaults.iters)->value_name("N"),
      "iterations (passes over the data)")
     ("compare", po::bool_switch(&common_.compare),

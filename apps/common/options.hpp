@@ -64,6 +64,10 @@ struct CommonDefaults {
   // rejects are left out of its --help, and --out's help says what it writes there.
   std::vector<std::string> not_applicable;
   std::string out_help;  // empty: a training run's text
+  // What --seed seeds in this command, in place of the training text's "It seeds what the run
+  // draws (initial values, the held-out split), not generated gen: input..." (fk-lda infer has
+  // neither a split nor gen: input). Empty: that text.
+  std::string seed_use;
   // The --format values (besides auto) the command reads, in its --help's order; another is a
   // usage error. Empty: every format.
   std::vector<std::string> formats;

@@ -108,6 +108,12 @@ int infer_main(int argc, char** argv) {
   defaults.out_help =
       "output directory (created when missing); theta.npy and the resolved configuration are "
       "written there";
+  // infer draws only the starting γ of each document (kInferGammaStream): no split, no gen:.
+  defaults.seed_use =
+      "Here it seeds only each document's starting point for the E-step (γ drawn from "
+      "Gamma(100, 1/100), as training does): θ depends on it as far as the E-step stops short "
+      "of converging (--tol, --inner-iters), so another seed gives a slightly different θ, the "
+      "less so the smaller --tol";
   app::CommandLine cli("fk-lda infer",
                        "θ (documents x topics) of new documents under a saved fk-lda model",
                        "fk-lda infer --model DIR --input FILE [--out DIR] [options]", defaults);

@@ -736,6 +736,40 @@ TEST(LdaTrain, InferPrecisionIsRecordedAndCpuKernelsStayFp32) {
   EXPECT_NE(help.out.find("bf16"), std::string::npos) << help.out;
 }
 
+// infer --help's --seed says what the seed does there: it draws each document's starting γ (no
+// held-out split, no gen: input, which the training text named). The option stays accepted and
+// does what the help says: the same seed, the same θ; another, a slightly different one. Training
+// keeps its text.
+TEST(LdaTrain, InferSeedHelpSaysWhatItSeeds) {
+  const auto help = run_lda({"infer", "--help"});
+  ASSERT_EQ(help.status, 0) << help.err;
+  const std::size_t seed = help.out.find("--seed N");
+  ASSERT_NE(seed, std::string::npos) << help.out;
+  const std::string text = help.out.substr(seed, help.out.find("\n  --", seed) - seed);
+  EXPECT_EQ(text.find("held-out"), std::string::npos) << text;
+  EXPECT_EQ(text.find("gen:"), std::string::npos) << text;
+  std::string flat;  // the help wrapped at its width, joined again
+  for (std::istringstream in(text); in;) {
+    std::string word;
+    if (in >> word) flat += (flat.empty() ? "" : " ") + word;
+  }
+  EXPECT_NE(flat.find("Here it seeds only each document's starting point for the E-step"),
+            std::string::npos)
+      << flat;
+  const auto train_help = run_lda({"--help"});
+  EXPECT_NE(train_help.out.find("the held-out split"), std::string::npos) << train_help.out;
+
+  test::TempDir dir;
+  const InferSetup setup(dir);
+  const Sub a(dir, "a"), b(dir, "b"), c(dir, "c");
+  ASSERT_EQ(setup.run(a, "cpu", {"--seed", "5", "--inner-iters", "2"}).status, 0);
+  ASSERT_EQ(setup.run(b, "cpu", {"--seed", "5", "--inner-iters", "2"}).status, 0);
+  ASSERT_EQ(setup.run(c, "cpu", {"--seed", "6", "--inner-iters", "2"}).status, 0);
+  const HostDense<float> ta = io::read_npy_f32(a.file("theta.npy"));
+  EXPECT_EQ(ta.storage(), io::read_npy_f32(b.file("theta.npy")).storage());
+  EXPECT_NE(ta.storage(), io::read_npy_f32(c.file("theta.npy")).storage());
+}
+
 // infer --precision bf16 on a GPU (sm_80 or newer): with the tensor-core variants named, every
 // SDDMM and SpMM of the E-step rounds Eθ, Eβ and the counts to bf16 (accumulating in fp32), and θ
 // stays close to the fp32 one; with `auto`, these documents are not V x 1 structured, so bf16
