@@ -97,13 +97,14 @@ int gap_main(int argc, char** argv) {
   app::CommonDefaults defaults;
   defaults.out = "out/gap";
   defaults.out_help =
-      "output directory (created when missing): lambda.npy (words x factors, each column a "
-      "distribution over the words), x.npy (documents x factors, the MAP X), top_words.txt (each "
-      "factor's most probable words, "
-      "to read) and top_words.csv (the same with their probabilities, one row per word: for "
-      "programs), coherence.csv, vocab.txt (the words, or a ratings file's item ids, in "
-      "lambda.npy's row "
-      "order), doc_ids.txt (a ratings file's user ids in x.npy's row order: the order users first "
+      std::string(
+          "output directory (created when missing): lambda.npy (words x factors, each column a "
+          "distribution over the words), x.npy (documents x factors, the MAP X), top_words.txt "
+          "(each factor's most probable words, to read) and top_words.csv (the same with their "
+          "probabilities, one row per word: for programs), coherence.csv, vocab.txt (the words, "
+          "or a ratings file's item ids, in lambda.npy's row order; ") +
+      lda::kUnnamedWordsHelp +
+      "), doc_ids.txt (a ratings file's user ids in x.npy's row order: the order users first "
       "appear; other inputs' rows are their documents in input order), heldout.mtx (with "
       "--holdout-frac: the thinned held-out tokens heldout_ll scores, documents x words; the input "
       "less them and summary.json's unscored_tokens, held out from words or documents left "

@@ -214,13 +214,15 @@ int lda_main(int argc, char** argv) {
   app::CommonDefaults defaults;
   defaults.out = "out/lda";
   defaults.out_help =
-      "output directory (created when missing): lambda.npy (topics x words, the variational "
-      "Dirichlet parameters λ), topics.npy (λ's rows normalised: each topic's word "
-      "probabilities), doc_topics.npy (training documents x topics, normalised γ; rows in the "
-      "order of train_doc_ids.npy, the documents' rows in the input, written when some are held "
-      "out), top_words.txt (each topic's most probable words, to read) and top_words.csv (the same "
-      "with their probabilities, one row per word: for programs), coherence.csv, vocab.txt, "
-      "model.ini (what infer reads), "
+      std::string(
+          "output directory (created when missing): lambda.npy (topics x words, the variational "
+          "Dirichlet parameters λ), topics.npy (λ's rows normalised: each topic's word "
+          "probabilities), doc_topics.npy (training documents x topics, normalised γ; rows in "
+          "the order of train_doc_ids.npy, the documents' rows in the input, written when some "
+          "are held out), top_words.txt (each topic's most probable words, to read) and "
+          "top_words.csv (the same with their probabilities, one row per word: for programs), "
+          "coherence.csv, vocab.txt (the words in lambda.npy's column order; ") +
+      kUnnamedWordsHelp + "), model.ini (what infer reads), "
       "metrics.jsonl (one line per pass: seconds, tokens/s, GFLOP/s, mean E-step iterations, rho "
       "of the pass's last update, held-out log-likelihood and perplexity, training bound), "
       "summary.json (the final numbers and the run's peak memory), config.ini and config.json "

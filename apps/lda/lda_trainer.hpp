@@ -64,10 +64,21 @@ TrainResult train_lda(const LdaOptions& opt, const app::CommonOptions& common, c
                       Context ctx, const std::string& out_dir, const app::ResolvedConfig& config,
                       app::StatsReducer* reducer = nullptr);
 
+// How top_words.txt, top_words.csv and coherence.csv name words without a vocabulary, for the
+// apps' --help (fk-lda, fk-gap), after what vocab.txt holds.
+inline constexpr const char* kUnnamedWordsHelp =
+    "none without a vocabulary (UCI without vocab.X.txt beside it, Matrix Market without "
+    "--vocab): then top_words.txt, top_words.csv and coherence.csv name a word w and its index "
+    "from 0 among the input's words: w0 is UCI/Matrix Market word id 1, wN is id N+1, as "
+    "fk-datagen's vocab.txt names generated words";
+
 // The ids of the `words` most probable words of every topic (by λ, W x K), most probable first
 // (ties: the lower id first); one pass over λ.
 std::vector<std::vector<std::int64_t>> top_word_ids(const HostDense<float>& lambda, int words);
-// Word ids as text: vocab[id] when `vocab` has all `words` words, else "w123".
+// Word ids as text: vocab[id] when `vocab` has all `words` words, else "w" and the 0-based id
+// ("w0" is the first word: UCI and Matrix Market word id 1; "wN" is id N+1). The same
+// names fk-datagen's vocab.txt gives generated words, so a generated corpus read with or without
+// its vocab.txt lists the same names; --help and the README say so (kUnnamedWordsHelp).
 std::vector<std::vector<std::string>> word_names(const std::vector<std::vector<std::int64_t>>& ids,
                                                  const std::vector<std::string>& vocab,
                                                  std::int64_t words);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -343,6 +344,24 @@ TEST(GapCli, ResumeTakesTheImpliedVocabularyGivenExplicitly) {
   const auto same = run("2", {"--resume", "--vocab", dir.file("vocab.x.txt")});
   EXPECT_EQ(same.status, 0) << same.err;
   EXPECT_NE(same.err.find("resumed from"), std::string::npos) << same.err;
+}
+
+// --help says how top_words and coherence.csv name words without a vocabulary: w0 is UCI/Matrix
+// Market word id 1, as in fk-lda (LdaTrain.UnnamedWordsAreZeroBasedIds), which shares the names.
+TEST(GapCli, HelpSaysHowWordsWithoutAVocabularyAreNamed) {
+  const auto help = run_gap({"--help"});
+  ASSERT_EQ(help.status, 0) << help.err;
+  std::string flat;  // wrapped at the help's width, joined again
+  std::istringstream in(help.out);
+  for (std::string word; in >> word;) flat += (flat.empty() ? "" : " ") + word;
+  EXPECT_NE(flat.find("vocab.txt (the words, or a ratings file's item ids, in lambda.npy's row "
+                      "order; none without a vocabulary (UCI "
+                      "without vocab.X.txt beside it, Matrix Market without --vocab): then "
+                      "top_words.txt, top_words.csv and coherence.csv name a word w and its index "
+                      "from 0 among the input's words: w0 is UCI/Matrix Market word id 1, wN is "
+                      "id N+1, as fk-datagen's vocab.txt names generated words)"),
+            std::string::npos)
+      << flat;
 }
 
 // --test: documents of the same model fitted with Λ fixed on one half, scored on the other.

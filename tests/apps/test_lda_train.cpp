@@ -944,6 +944,43 @@ TEST(LdaTrain, TextInputWithVocabularyAndInfer) {
       << unk.err;
 }
 
+// Without a vocabulary, top_words.txt/.csv and coherence.csv name words "w" and their 0-based id,
+// so w0 is UCI word id 1: here the one word every document is made of is id 3 in the UCI file,
+// listed as w2. fk-datagen's vocab.txt names generated words the same way; --help says so (it was
+// said nowhere; fk-gap's: GapCli.HelpSaysHowWordsWithoutAVocabularyAreNamed).
+TEST(LdaTrain, UnnamedWordsAreZeroBasedIds) {
+  test::TempDir dir;
+  const Sub data(dir, "data"), out(dir, "out");
+  {
+    std::ofstream d(data.file("docword.nameless.txt"));  // no vocab.nameless.txt beside it
+    d << "4\n5\n8\n";
+    for (int doc = 1; doc <= 4; ++doc)
+      d << doc << " 3 50\n" << doc << " " << (doc % 2 ? 1 : 5) << " 1\n";
+  }
+  const auto r = run_lda({"--input", data.file("docword.nameless.txt"), "--topics", "2", "--iters",
+                          "2", "--holdout-frac", "0", "--top-words", "2", "--device", "cpu", "-q",
+                          "--out", out.path()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> txt = read_lines(out.file("top_words.txt"));
+  ASSERT_EQ(txt.size(), 2u);
+  for (const std::string& line : txt) EXPECT_NE(line.find(": w2 "), std::string::npos) << line;
+  const std::string csv = test::slurp(out.file("top_words.csv"));
+  EXPECT_NE(csv.find("\n0,1,w2,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,1,w2,"), std::string::npos) << csv;
+  EXPECT_FALSE(std::filesystem::exists(out.file("vocab.txt")));
+  std::string flat;  // --help wrapped at its width, joined again
+  std::istringstream in(run_lda({"--help"}).out);
+  for (std::string word; in >> word;) flat += (flat.empty() ? "" : " ") + word;
+  EXPECT_NE(flat.find("vocab.txt (the words in lambda.npy's column order; none without a "
+                      "vocabulary (UCI without vocab.X.txt beside it, Matrix Market without "
+                      "--vocab): then "
+                      "top_words.txt, top_words.csv and coherence.csv name a word w and its index "
+                      "from 0 among the input's words: w0 is UCI/Matrix Market word id 1, wN is "
+                      "id N+1, as fk-datagen's vocab.txt names generated words)"),
+            std::string::npos)
+      << flat;
+}
+
 // --top-words 0 asks for no top-word list, as in fk-gap: no top_words.txt of empty lines, and an
 // earlier run's list goes.
 TEST(LdaTrain, TopWordsZeroWritesNoList) {
