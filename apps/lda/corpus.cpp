@@ -67,28 +67,6 @@ bool is_letter(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
 }
 
-// A --vocab file, by the rules of a UCI vocab.X.txt (io::read_uci): line i holds word i, so a
-// blank line before a word is an error (it was read as the word "", which top_words.txt then
-// listed as nothing), and blank lines at the end are dropped (a file ending in "\n\n" was
-// refused as one word too many, the same file beside a docword file read).
-std::vector<std::string> read_vocab_lines(const std::string& path) {
-  io::LineReader in(path);
-  std::vector<std::string> lines;
-  std::string line;
-  std::int64_t blank_at = 0;  // the first blank line seen; an error only if a word follows it
-  while (in.next(line)) {
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.pop_back();
-    if (line.empty()) {
-      if (blank_at == 0) blank_at = in.line_number();
-      continue;
-    }
-    if (blank_at != 0)
-      throw InputError(path, blank_at, "blank line in the vocabulary (line i must hold word i)");
-    lines.push_back(line);
-  }
-  return lines;
-}
-
 // The vocabulary beside a UCI docword file, when it exists: vocab.X.txt beside docword.X.txt or
 // docword.X.txt.gz (the UCI naming), vocab.txt beside docword.txt[.gz] (fk-datagen's).
 std::string uci_vocab_beside(const std::string& docword) {
@@ -470,7 +448,7 @@ Corpus load_corpus(const std::string& input, io::InputFormat format, const TextO
     }
   }
   if (!vocab_path.empty()) {
-    c.vocab = read_vocab_lines(vocab_path);
+    c.vocab = io::read_vocabulary(vocab_path);  // a UCI vocab.X.txt's rules
     c.files.push_back(vocab_path);
     if (static_cast<std::int64_t>(c.vocab.size()) != c.counts.cols)
       throw InputError(vocab_path, 0,

@@ -127,24 +127,38 @@ void for_each_entry(LineReader& in, const Header& h, std::string& line, Emit&& e
 }
 
 std::vector<std::string> read_vocab(const std::string& path, std::int64_t words) {
+  std::vector<std::string> vocab = read_vocabulary(path, words);
+  if (vocab.empty() && words > 0) {
+    throw InputError(path, 0, "empty vocabulary, expected W = " + std::to_string(words) + " words");
+  }
+  if (static_cast<std::int64_t>(vocab.size()) < words) {  // no blank line before a word: line = id
+    throw InputError(path, static_cast<std::int64_t>(vocab.size()),
+                     "the vocabulary has " + std::to_string(vocab.size()) +
+                         " words, but the docword file says W = " + std::to_string(words));
+  }
+  return vocab;
+}
+
+}  // namespace
+
+std::vector<std::string> read_vocabulary(const std::string& path, std::int64_t max_words) {
   LineReader in(path);
   std::vector<std::string> vocab;
-  vocab.reserve(detail::reserve_cap(in, words, 2));
+  if (max_words >= 0) vocab.reserve(detail::reserve_cap(in, max_words, 2));
   std::string line;
   std::int64_t blank_at = 0;  // first blank line seen; an error only if a word follows it
   while (in.next(line)) {
-    if (detail::blank_line(line)) {
+    while (!line.empty() && detail::is_blank(line.back())) line.pop_back();
+    if (line.empty()) {
       if (blank_at == 0) blank_at = in.line_number();
       continue;
     }
     if (blank_at != 0)
       throw InputError(path, blank_at, "blank line in the vocabulary (line i must hold word i)");
-    if (static_cast<std::int64_t>(vocab.size()) == words)
-      in.fail("more words than W = " + std::to_string(words) + " declared by the docword file");
+    if (max_words >= 0 && static_cast<std::int64_t>(vocab.size()) == max_words)
+      in.fail("more words than W = " + std::to_string(max_words) + " declared by the docword file");
     vocab.push_back(line);
   }
-  // A word listed twice is legal (word ids stay distinct) but names two columns alike: topics may
-  // list it twice, and a vocabulary matched by word (infer) adds its counts together.
   std::unordered_map<std::string_view, std::size_t> first;
   std::size_t repeated = 0, example = 0;
   for (std::size_t w = 0; w < vocab.size(); ++w)
@@ -153,17 +167,8 @@ std::vector<std::string> read_vocab(const std::string& path, std::int64_t words)
     log_warn() << path << ": " << repeated << (repeated == 1 ? " line repeats" : " lines repeat")
                << " a word of an earlier line (first: '" << vocab[example] << "' at line "
                << example + 1 << ", as at line " << first[vocab[example]] + 1 << ")";
-  if (vocab.empty() && words > 0) {
-    throw InputError(path, 0, "empty vocabulary, expected W = " + std::to_string(words) + " words");
-  }
-  if (static_cast<std::int64_t>(vocab.size()) < words) {
-    in.fail("the vocabulary has " + std::to_string(vocab.size()) +
-            " words, but the docword file says W = " + std::to_string(words));
-  }
   return vocab;
 }
-
-}  // namespace
 
 Corpus read_uci(const std::string& docword_path, const std::string& vocab_path) {
   Corpus corpus;

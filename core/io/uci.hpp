@@ -26,6 +26,12 @@ struct Corpus {
 
 // vocab_path may be empty; if not empty its line count must equal W.
 Corpus read_uci(const std::string& docword_path, const std::string& vocab_path = "");
+// A vocabulary file by the rules of a UCI vocab.X.txt, for read_uci and for the apps' --vocab:
+// line i holds word i (trailing blanks dropped); a blank line before a word is an error, blank
+// lines at the end are dropped; a word on two lines is read (the ids stay distinct) and warned
+// about, since topics would list both alike. With `max_words` >= 0 a line past that many words
+// is an error naming it.
+std::vector<std::string> read_vocabulary(const std::string& path, std::int64_t max_words = -1);
 // Writes docword (plain text) and, when corpus.vocab is not empty, the vocabulary (atomically).
 void write_uci(const std::string& docword_path, const std::string& vocab_path,
                const Corpus& corpus);

@@ -861,6 +861,7 @@ TEST(LdaTrain, VocabFileReadAsAUciVocabulary) {
     f << "%%MatrixMarket matrix coordinate integer general\n3 4 4\n1 1 2\n2 2 1\n3 4 1\n3 3 2\n";
     std::ofstream(dir.file("trailing.txt")) << "apple\nbanana\ncherry\ndate\n\n\n";
     std::ofstream(dir.file("gap.txt")) << "apple\nbanana\n\ndate\n";
+    std::ofstream(dir.file("twice.txt")) << "apple\nbanana\napple \ndate\n";
   }
   const std::vector<std::string> base{"--input", dir.file("counts.mtx"), "--topics", "2",
                                       "--iters", "1", "--holdout-frac", "0", "--device", "cpu",
@@ -878,6 +879,14 @@ TEST(LdaTrain, VocabFileReadAsAUciVocabulary) {
   EXPECT_EQ(gap.status, 1) << gap.err;
   EXPECT_NE(gap.err.find("gap.txt:3: blank line in the vocabulary"), std::string::npos) << gap.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("o2"))) << "refused before --out is made";
+  // A word on two lines (trailing blanks dropped) is read, as a UCI vocabulary is, and warned
+  // about: its topics would list both columns alike.
+  const auto twice = run("twice.txt", "o3");
+  ASSERT_EQ(twice.status, 0) << twice.err;
+  EXPECT_NE(twice.err.find("twice.txt: 1 line repeats a word of an earlier line (first: 'apple' "
+                           "at line 3, as at line 1)"),
+            std::string::npos)
+      << twice.err;
 }
 
 TEST(LdaTrain, TextInputWithVocabularyAndInfer) {
