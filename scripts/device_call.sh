@@ -19,6 +19,23 @@ call_tests() {
   if grep -q "rc=[1-9]" /tmp/tests.txt; then cp /tmp/logs/*.log "$o/"; fi
 }
 
+# call_binaries "BINARY SECONDS"...: some test binaries, each within its own limit (a binary cut
+# short shows rc=124 and no PASSED line); a line each in summary.txt, the log of each that failed.
+call_binaries() {
+  local run name secs rc
+  for run in "$@"; do
+    read -r name secs <<< "$run"
+    timeout "$secs" "$bin/$name" --gtest_brief=1 > "/tmp/$name.log" 2>&1
+    rc=$?
+    echo "$name rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "/tmp/$name.log" | tr '\n' ' ')" |
+      tee -a "$o/summary.txt"
+    if ((rc != 0)); then
+      grep -E '^\[  FAILED  \]' "/tmp/$name.log" | head -20 | tee -a "$o/summary.txt"
+      cp "/tmp/$name.log" "$o/"
+    fi
+  done
+}
+
 # call_memcheck LABEL SECONDS BINARY FILTER: compute-sanitizer's memcheck on the tests FILTER of
 # $bin/BINARY; its rc, the error summary and gtest's verdict go to summary.txt as "memcheck LABEL".
 call_memcheck() {

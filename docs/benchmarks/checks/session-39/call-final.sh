@@ -6,11 +6,5 @@
 # Run with carry [".carry"]; returns summary.txt and the logs of binaries that failed.
 cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
 call_start
-for run in "fk_sfa_tests 30" "fk_gap_tests 30" "fk_core_tests 20" "fk_app_tests 150"; do
-  set -- $run
-  timeout $2 $bin/$1 --gtest_brief=1 > /tmp/$1.log 2>&1
-  rc=$?
-  echo "$1 rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' /tmp/$1.log | tr '\n' ' ')" | tee -a "$o/summary.txt"
-  if ((rc != 0)); then grep -E '^\[  FAILED  \]' /tmp/$1.log | head -20 | tee -a "$o/summary.txt"; cp /tmp/$1.log "$o/"; fi
-done
+call_binaries "fk_sfa_tests 30" "fk_gap_tests 30" "fk_core_tests 20" "fk_app_tests 150"
 true
