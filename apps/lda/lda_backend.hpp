@@ -23,6 +23,7 @@
 // scalars inside an iteration (the γ change for the stopping test) and downloads γ and λ only when
 // asked (evaluation, checkpoints, output).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -92,6 +93,11 @@ class LdaBackend {
   // first_doc + row, k). For kTrain batches the statistics are added into stats(). γ stays with
   // the batch (gamma(id)).
   virtual EStepResult e_step(int id, std::uint64_t init_key, std::uint64_t stream) = 0;
+  // While set, e_step calls it after each of its iterations with the iteration's number and the
+  // mean absolute change of γ (what the stopping test compares with tol): progress lines inside
+  // an E-step that runs long, as one minibatch of a whole corpus does (--batch). Empty: none.
+  using IterationObserver = std::function<void(int iteration, double mean_change)>;
+  virtual void set_iteration_observer(IterationObserver observer) = 0;
 
   // The W x K statistics accumulated since the last update_lambda, on the backend's side. A
   // backend may hold the last E-step's statistics back until this is called or update_lambda

@@ -173,6 +173,7 @@ class LdaEngine final : public LdaBackend {
       if (!fused) ratio(b, et_view, eb_view);
       r.inner_iters = it;
       r.mean_change = change / static_cast<double>(b.rows * k);
+      if (observer_) observer_(it, r.mean_change);
       if (r.mean_change < h_.tol) break;
     }
     if (b.role == BatchRole::kTrain) {
@@ -191,6 +192,10 @@ class LdaEngine final : public LdaBackend {
       if (!b.resident) flush_pending_stats();  // a streamed batch's words do not stay put
     }
     return r;
+  }
+
+  void set_iteration_observer(IterationObserver observer) override {
+    observer_ = std::move(observer);
   }
 
   float* stats() override {
@@ -452,6 +457,7 @@ class LdaEngine final : public LdaBackend {
   LdaHyper h_;
   Ops ops_;
   Buf<float> lambda_, stats_;               // W x K
+  IterationObserver observer_;               // set_iteration_observer
   const Batch* pending_stats_ = nullptr;     // see e_step and update_lambda
   bool stats_zero_ = true;                   // stats_ holds no statistics
   Buf<double> colsum_, psi_colsum_;         // K: Σ_w λ_wk and ψ of it

@@ -49,6 +49,45 @@ double log_gamma(double x) {
   return lgamma_r(x, &sign);
 }
 
+// Progress lines during a training pass: one every so many seconds at most.
+constexpr double kProgressSeconds = 10.0;
+
+// Lines from inside an E-step, at most one every `interval` seconds, where the minibatch line
+// cannot come: a pass of one minibatch (--batch, or a corpus under --batch-size) is one E-step,
+// minutes long on a large corpus on a few cores, and printed nothing until it ended. On while
+// the object lives and `on` holds; silent under -q (log level), as Progress is.
+class EStepProgress {
+ public:
+  EStepProgress(LdaBackend& be, bool on, std::string what, int max_inner, double tol,
+                double interval)
+      : be_(be), what_(std::move(what)), max_inner_(max_inner), tol_(tol), interval_(interval) {
+    if (!on) return;
+    be_.set_iteration_observer([this](int it, double change) { report(it, change); });
+  }
+  ~EStepProgress() { be_.set_iteration_observer({}); }
+  EStepProgress(const EStepProgress&) = delete;
+  EStepProgress& operator=(const EStepProgress&) = delete;
+
+ private:
+  void report(int it, double change) {
+    const double t = clock_.seconds();
+    if (t - last_ < interval_) return;
+    last_ = t;
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  ": E-step iteration %d (at most %d), mean change of gamma %.3g (stops below "
+                  "%.3g), %.3g s an iteration",
+                  it, max_inner_, change, tol_, t / it);
+    log_info() << what_ << buf;
+  }
+
+  LdaBackend& be_;
+  std::string what_;
+  int max_inner_;
+  double tol_, interval_, last_ = 0;
+  Stopwatch clock_;
+};
+
 constexpr std::int64_t kBoundChunk = 1024;
 
 // Σ_d [ Σ_k (α − γ_dk) E[log θ_dk] + log Γ(γ_dk) − log Γ(α) ] + log Γ(Kα) − log Γ(Σ_k γ_dk)
@@ -247,26 +286,34 @@ class Trainer {
       const KernelCounters before = be_->counters();
       Stopwatch clock;
       double inner = 0, rho = 1;
-      // A pass over a large corpus on a few CPU cores takes minutes: a line every 10 s inside it.
-      Progress progress("pass " + std::to_string(pass) + ": minibatches",
-                        static_cast<std::int64_t>(train_ids_.size()), 10.0);
-      for (std::size_t i = 0; i < train_ids_.size(); ++i) {
-        progress.update(static_cast<std::int64_t>(i));  // silent under -q (log level)
-        const EStepResult r =
-            be_->e_step(train_ids_[i], train_key, static_cast<std::uint64_t>(pass));
-        inner += r.inner_iters;
-        // The minibatch statistics are a plain sum over workers. With one worker nothing is
-        // summed, and the backend may add them to λ without writing them out (LdaEngine).
-        if (reducer_->workers() > 1) reducer_->sum(ctx, be_->stats(), wk);
-        double batch_docs = static_cast<double>(data_.train_batches[i].counts.rows);
-        reducer_->sum_host(&batch_docs, 1);
-        const double scale =
-            batch_docs > 0 ? static_cast<double>(data_.train_docs) / batch_docs : 0.0;
-        rho = opt_.batch
+      {
+        // A pass over a large corpus on a few CPU cores takes minutes: a line every 10 s inside it,
+        // from inside the E-step where the pass is one minibatch. For the minibatches only: the
+        // held-out fits after the pass are E-steps too.
+        const std::string what = "pass " + std::to_string(pass);
+        Progress progress(what + ": minibatches", static_cast<std::int64_t>(train_ids_.size()),
+                          kProgressSeconds);
+        const EStepProgress estep_lines(*be_, train_ids_.size() == 1, what, opt_.inner_iters,
+                                        opt_.tol, kProgressSeconds);
+        for (std::size_t i = 0; i < train_ids_.size(); ++i) {
+          progress.update(static_cast<std::int64_t>(i));  // silent under -q (log level)
+          const EStepResult r =
+              be_->e_step(train_ids_[i], train_key, static_cast<std::uint64_t>(pass));
+          inner += r.inner_iters;
+          // The minibatch statistics are a plain sum over workers. With one worker nothing is
+          // summed, and the backend may add them to λ without writing them out (LdaEngine).
+          if (reducer_->workers() > 1) reducer_->sum(ctx, be_->stats(), wk);
+          double batch_docs = static_cast<double>(data_.train_batches[i].counts.rows);
+          reducer_->sum_host(&batch_docs, 1);
+          const double scale =
+              batch_docs > 0 ? static_cast<double>(data_.train_docs) / batch_docs : 0.0;
+          rho =
+              opt_.batch
                   ? 1.0
                   : std::min(1.0, std::pow(opt_.tau0 + static_cast<double>(updates), -opt_.kappa));
-        be_->update_lambda(rho, scale);
-        ++updates;
+          be_->update_lambda(rho, scale);
+          ++updates;
+        }
       }
       ctx.synchronize();
       have_gamma = true;
@@ -785,6 +832,8 @@ HostDense<float> infer_topics(const LdaModel& model, const HostCsr& docs, Contex
   // Documents of a nytimes-sized corpus take minutes on a few CPU cores, which passed without a
   // line: one every progress_seconds, as a training pass gives.
   Progress progress("infer: minibatches", static_cast<std::int64_t>(ids.size()), progress_seconds);
+  const EStepProgress estep_lines(*be, ids.size() == 1, "infer", inner_iters, tol,
+                                  progress_seconds);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     progress.update(static_cast<std::int64_t>(i));  // silent under -q (log level)
     be->e_step(ids[i], key, 0);

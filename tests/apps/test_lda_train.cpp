@@ -673,6 +673,27 @@ TEST(LdaTrain, InferReportsProgress) {
   EXPECT_NE(err.find("infer: minibatches: 2/3"), std::string::npos) << err;
 }
 
+// One minibatch is one E-step: the minibatch line never came inside it, so a --batch pass or an
+// infer run of a whole large corpus printed nothing for minutes. Lines now come from inside the
+// E-step (here every iteration, through an interval of 0), numbered, with γ's change and the tol.
+TEST(LdaTrain, InferOfOneMinibatchReportsEStepIterations) {
+  test::TempDir dir;
+  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "3", "--iters", "1", "--device", "cpu", "-q",
+                     "--out", dir.path()})
+                .status,
+            0);
+  const LdaModel model = load_lda_model(dir.path());
+  const Corpus docs = load_corpus(kSmall, io::InputFormat::kAuto, TextOptions{});
+  ::testing::internal::CaptureStderr();
+  infer_topics(model, docs.counts, Context::create(DeviceRequest::kCpu, 1), 1000, 1, 3, 0.0, "auto",
+               "auto", Precision::kF32, "auto", 0.0);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  for (const char* line : {"infer: E-step iteration 1 (at most 3), mean change of gamma ",
+                           "infer: E-step iteration 3 (at most 3)", "(stops below 0)"})
+    EXPECT_NE(err.find(line), std::string::npos) << line << " in\n" << err;
+  EXPECT_EQ(err.find("E-step iteration 4"), std::string::npos) << err;
+}
+
 // infer --precision, as the training side's CLI tests check it (AlsCli, SfaCli): bf16 on the CPU
 // is accepted and recorded (config.ini, config.json, the kernels' log line; a config file's
 // `precision =` too) and gives the same θ as fp32, since the CPU kernels are fp32 ones. A bad value
