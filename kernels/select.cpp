@@ -319,6 +319,10 @@ bool small_transpose_of_few_rows(const KernelProblem& p) {
 // an H100 or H200), as far as measured (docs/benchmarks/checks/permuted-values: up to 942K).
 constexpr double kGpuTransposedNarrowMaxNnz = 1e6;
 
+// Under 100K nonzeros a longest row of this many means makes nnz_vsr pay at every K, S·B and Sᵀ·B
+// (uneven_nnz_vsr_pays and choose_transposed_narrow, where the evidence is).
+constexpr double kGpuUnevenSmallLongestOverMean = 15.0;
+
 // Dense-ish S: cuBLAS SGEMM on a dense copy (cuda.spmm.dense), measured on an H200 against auto's
 // earlier picks and cuSPARSE over the DLMC layers at every sparsity on file (0.5-0.98) and
 // generated uniform matrices of 1-30% density (docs/benchmarks/checks/dense-spmm, sweep 1):
@@ -714,7 +718,9 @@ const SpmmVariant* choose_transposed_narrow(const std::vector<const SpmmVariant*
                                     : kGpuTransposedNarrowLongOverMean;
   const bool waits_on_long_rows =
       p.sparse.row_cv > kGpuTransposedNarrowSkewCv ||
-      (longest >= kGpuTransposedNarrowLongRow && longest >= long_over_mean * p.sparse.row_mean);
+      (longest >= kGpuTransposedNarrowLongRow && longest >= long_over_mean * p.sparse.row_mean) ||
+      (double(p.sparse.nnz) < kGpuSpmmShortRowsMinNnz &&
+       longest >= kGpuUnevenSmallLongestOverMean * p.sparse.row_mean);
   return first_applicable(
       all, {waits_on_long_rows ? "cuda.spmm.nnz_vsr" : "cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
 }
@@ -875,12 +881,23 @@ bool row_csc_local_rows_pays(const KernelProblem& p) {
 //   Its misses: S·B of many rows of mean 30 (power-law 50K and 100K rows, 1.5-3M nonzeros) at
 //   K = 16-64, where cuSPARSE ran 1.2-1.7x faster (0.59x at worst), a DLMC layer at K = 256 (1.35x)
 //   and a clustered transpose of longest 6.6 means at K <= 32, where vdl ran 1.2-1.25x faster.
+// Below 100K nonzeros, from a longest row of 15 means (H200, session 41,
+// docs/benchmarks/checks/session-41, uneven.csv.gz): fourteen generated power-law matrices of
+// 40K-99K nonzeros, rows of mean 1.65-12.5, row cv 0.5-2.8 (under the skewed rule's 4), longest row
+// 17-200 means, none seen by a rule before, ran nnz_vsr within 10% of the fastest variant on 192
+// of 210 problems (K = 1-256, S·B and Sᵀ·B); the rules gave S·B to cuSPARSE, row_csc and vdl, 0.83x
+// cuSPARSE in geometric mean and within 10% on 15 of 105, up to 8.5x behind nnz_vsr. hep-th
+// (longest 13 means) and session 40's 80K power law of longest 13.5 means keep their picks:
+// nnz_vsr ran 1.1-1.5x behind the best on hep-th, up to 1.23x on the other.
 constexpr double kGpuNnzVsrWholeChunksNnz = 4.3e6;
 constexpr double kGpuUnevenLongestOverMean = 6.0;
 bool uneven_nnz_vsr_pays(const KernelProblem& p) {
   const double nnz = double(p.sparse.nnz);
-  return p.k > 1 && nnz >= kGpuSpmmShortRowsMinNnz && nnz < kGpuNnzVsrWholeChunksNnz &&
-         double(p.sparse.row_max) >= kGpuUnevenLongestOverMean * p.sparse.row_mean;
+  const double longest_over_mean = nnz >= kGpuSpmmShortRowsMinNnz
+                                       ? kGpuUnevenLongestOverMean
+                                       : kGpuUnevenSmallLongestOverMean;
+  return (p.k > 1 || nnz < kGpuSpmmShortRowsMinNnz) && nnz < kGpuNnzVsrWholeChunksNnz &&
+         double(p.sparse.row_max) >= longest_over_mean * p.sparse.row_mean;
 }
 
 // Sᵀ·B at K >= 256 that the rules give nnz_vsr, on 200K-5M nonzeros: cuSPARSE's non-transposed

@@ -990,6 +990,48 @@ TEST(CudaSpmmSpecific, AutoOnSkewedRowsBySize) {
   }
 }
 
+// Small matrices (under 100K nonzeros) whose longest row is 15 means or more go to nnz_vsr at
+// every K, S·B and Sᵀ·B, though their row cv stays under the skewed rule's 4 (H200, session 41:
+// fourteen generated power-law matrices of longest 17-200 means, nnz_vsr within 10% of the best
+// on 192 of 210 problems, the rules before 0.83x cuSPARSE on S·B). hep-th (longest 13 means) and an
+// 80K power law of 13.5 means keep their picks. Row statistics as fk-bench --explain-auto gives
+// them; needs no device.
+TEST(CudaSpmmSpecific, AutoOnSmallMatricesOfFarLongestRows) {
+  struct Shape {
+    const char* name;
+    std::int64_t rows;
+    double mean, cv;
+    std::int64_t longest;
+  };
+  const Shape far[] = {{"powerlaw 40000 rows, 99K, param 0.5", 40000, 2.475, 1.36, 248},
+                       {"powerlaw 10000 rows, 50K, param 0.5", 10000, 5, 1.22, 252},
+                       {"powerlaw 30000 rows, 90K, param 0.4", 30000, 3, 0.785, 112},
+                       {"powerlaw 40000 rows, 99K, param 0.3", 40000, 2.475, 0.486, 41}};
+  for (const Shape& m : far) {
+    for (bool transposed : {false, true}) {
+      for (int k : {1, 4, 16, 32, 64, 128, 256}) {
+        KernelProblem p = test::rule_problem(k, m.rows, m.mean, m.cv);
+        p.sparse.cols = m.rows;
+        p.sparse.row_max = m.longest;
+        p.transposed = transposed;
+        EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(), "cuda.spmm.nnz_vsr")
+            << m.name << (transposed ? " Sᵀ·B" : " S·B") << " K = " << k;
+      }
+    }
+  }
+  const Shape near[] = {{"hep-th", 8361, 3.768, 1.14, 49},
+                        {"powerlaw 20000 rows, 80K, param 0.3", 20000, 4, 0.467, 54}};
+  for (const Shape& m : near) {
+    for (int k : {16, 32, 64}) {
+      KernelProblem p = test::rule_problem(k, m.rows, m.mean, m.cv);
+      p.sparse.cols = m.rows;
+      p.sparse.row_max = m.longest;
+      EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, p).name(), "cuda.spmm.nnz_vsr")
+          << m.name << " K = " << k;
+    }
+  }
+}
+
 // GPU `auto` for S·B at K = 32 on the report's matrices' row statistics: vdl's one-row-per-warp
 // kernel on small matrices of long rows (but not below 1000 rows), cuSPARSE on the large ones,
 // row_csc on short rows.
