@@ -285,7 +285,24 @@ std::vector<ScoredList> recommend_for(const AlsModel& m, const std::vector<app::
     found.push_back(i);
   }
   std::vector<ScoredList> lists;
-  for (const std::int64_t i : found) lists.emplace_back(m.user_ids[i], recommend(m, i, n));
+  for (const std::int64_t i : found) {
+    // A user without training ratings (one known from a --test file, an empty Matrix Market row)
+    // has zero factors and bias, so every score is μ + b_i: the list ranks the items by their
+    // biases alone, and where the model has none (no --biases, implicit) every item scores alike
+    // and the "top" items were just the first ones of item_ids.csv, listed without a word.
+    if (m.rated.row_ptr[i + 1] == m.rated.row_ptr[i]) {
+      if (m.biases && !m.implicit) {
+        log_warn() << "user '" << m.user_ids[i]
+                   << "' has no training ratings: its list ranks the items by their biases alone";
+      } else {
+        log_warn() << "user '" << m.user_ids[i]
+                   << "' has no training ratings: no recommendations (every item scores alike)";
+        lists.emplace_back(m.user_ids[i], std::vector<Scored>{});
+        continue;
+      }
+    }
+    lists.emplace_back(m.user_ids[i], recommend(m, i, n));
+  }
   return lists;
 }
 

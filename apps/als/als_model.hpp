@@ -90,7 +90,9 @@ inline constexpr const char* kUsersFileHelp =
     "--users, both lists are used";
 
 // The recommend lists of the `users` a user gave (fk-als/fk-sfa recommend): a UsageError naming
-// the option and file line of an id that is not in the model (saved in `model_dir`).
+// the option and file line of an id that is not in the model (saved in `model_dir`). A user
+// without training ratings is warned about; its list ranks the items by their biases, or is empty
+// in a model without biases (where every item scores alike).
 std::vector<ScoredList> recommend_for(const AlsModel& m, const std::vector<app::GivenId>& users,
                                       const std::string& model_dir, int n);
 

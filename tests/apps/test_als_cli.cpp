@@ -185,6 +185,47 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
       << cut.err;
 }
 
+// A user without training ratings (here row 3 of a Matrix Market file) has zero factors: with
+// biases its list ranks the items by their biases, which recommend says; without them every item
+// scores alike, and the list was items 1..n in file order, given as recommendations in silence.
+TEST(AlsCli, RecommendForAUserWithoutTrainingRatingsSaysSo) {
+  test::TempDir dir;
+  const std::string input = dir.file("r.mtx");
+  test::write_bytes(input,
+                    "%%MatrixMarket matrix coordinate real general\n4 4 5\n1 1 5\n1 2 3\n2 2 4\n"
+                    "2 3 1\n4 1 2\n");
+  for (const char* biases : {"", "--biases"}) {
+    const std::string model = dir.file(std::string("model") + biases);
+    ASSERT_EQ(run_als(dir, "--input '" + input + "' --out '" + model + "' " + biases +
+                               " --iters 1 --factors 2 --holdout-frac 0 --device cpu -q")
+                  .code,
+              0);
+    const Outcome o =
+        run_als(dir, "recommend --model '" + model + "' --users 3,1 --n 2 --out '" + model + "/r'");
+    ASSERT_EQ(o.code, 0) << o.err;
+    const std::vector<std::string> rows = test::nonempty_lines(o.out);
+    const long for_3 = std::count_if(rows.begin(), rows.end(),
+                                     [](const std::string& r) { return r.rfind("3,", 0) == 0; });
+    EXPECT_EQ(std::count_if(rows.begin(), rows.end(),
+                            [](const std::string& r) { return r.rfind("1,", 0) == 0; }),
+              2)
+        << o.out;
+    if (*biases) {
+      EXPECT_EQ(for_3, 2) << o.out;
+      EXPECT_NE(o.err.find("user '3' has no training ratings: its list ranks the items by their "
+                           "biases alone"),
+                std::string::npos)
+          << o.err;
+    } else {
+      EXPECT_EQ(for_3, 0) << o.out;
+      EXPECT_NE(o.err.find("user '3' has no training ratings: no recommendations"),
+                std::string::npos)
+          << o.err;
+    }
+    EXPECT_EQ(o.err.find("user '1'"), std::string::npos) << o.err;
+  }
+}
+
 TEST(AlsCli, UnseenTestUsersAndItemsAreReported) {
   test::TempDir dir;
   const std::string input = write_small_csv(dir, 3);
