@@ -302,6 +302,12 @@ AlsData prepare_als_data(const AlsOptions& opt, const std::string& input, io::In
   } else if (opt.leave_k_out > 0) {
     is_test = leave_k_out_mask(r, opt.leave_k_out, seed);
     split = "leave-" + std::to_string(opt.leave_k_out) + "-out per user";
+    // Only users with more than k ratings give any: where none has, the run had no test_rmse (or
+    // ranking metrics) and said nothing, as --holdout-frac below 0.5/n used to.
+    if (std::find(is_test.begin(), is_test.end(), 1) == is_test.end())
+      log_warn() << "--leave-k-out " << opt.leave_k_out << " holds out none of the " << r.size()
+                 << " ratings of " << input << ": no user has more than " << opt.leave_k_out
+                 << " ratings, so there is no test set (give a smaller N)";
   } else if (opt.holdout_frac > 0) {
     // The mask holds out round(frac * n) ratings: all of them from 1 - 0.5/n on, which had ended
     // in "no training ratings left after the split", without the option; none below 0.5/n, a

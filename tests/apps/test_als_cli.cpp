@@ -226,6 +226,28 @@ TEST(AlsCli, RecommendForAUserWithoutTrainingRatingsSaysSo) {
   }
 }
 
+// --leave-k-out holds out ratings of the users with more than k only: where no user has that
+// many, the run had no test set and said nothing (--holdout-frac warns in the same case).
+TEST(AlsCli, LeaveKOutHoldingOutNothingIsWarnedAbout) {
+  test::TempDir dir;
+  const std::string input = dir.file("r.txt");
+  test::write_bytes(input, "1 1 5\n1 2 3\n2 2 4\n2 3 1\n3 1 2\n");  // at most 2 a user
+  auto run = [&](const char* k) {
+    return run_als(dir, "--input '" + input + "' --leave-k-out " + k +
+                            " --iters 1 --factors 2 --device cpu --out '" + dir.file(k) + "'");
+  };
+  const Outcome none = run("2");
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_NE(none.err.find("warning: --leave-k-out 2 holds out none of the 5 ratings of " + input +
+                          ": no user has more than 2 ratings"),
+            std::string::npos)
+      << none.err;
+  const Outcome some = run("1");
+  ASSERT_EQ(some.code, 0) << some.err;
+  EXPECT_EQ(some.err.find("warning"), std::string::npos) << some.err;
+  EXPECT_EQ(test::json_number_or_nan(slurp(dir.file("1") + "/summary.json"), "test_ratings"), 2);
+}
+
 TEST(AlsCli, UnseenTestUsersAndItemsAreReported) {
   test::TempDir dir;
   const std::string input = write_small_csv(dir, 3);
