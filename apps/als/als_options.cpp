@@ -89,6 +89,17 @@ void check_init_scale(double init_scale, const std::string& what_stays) {
                                       ", or for good; larger ones overflow single precision)");
 }
 
+void check_test_only_options(app::CommandLine& cli, const std::vector<std::string>& names,
+                             const std::string& no_test_set_by) {
+  if (no_test_set_by.empty()) return;
+  for (const std::string& name : names) {
+    if (cli.given_on_command_line(name))
+      app::usage_fail(name, "applies to the test set only, and " + no_test_set_by +
+                                " holds no ratings out");
+    cli.set_moot(name);
+  }
+}
+
 void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
   using app::require_at_least;
   using app::usage_fail;
@@ -135,6 +146,13 @@ void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
   if (way != "holdout-frac" && !way.empty()) o.holdout_frac = 0;
   if (way != "leave-k-out") o.leave_k_out = 0;
   if (way != "test") o.test.clear();
+  // Test errors and ranking metrics are all these options change: with no test set they would be
+  // ignored in silence.
+  check_test_only_options(
+      cli, o.implicit ? std::vector<std::string>{"k", "eval-users"} : std::vector<std::string>{"no-clip"},
+      !o.test.empty() || o.leave_k_out > 0 || o.holdout_frac > 0
+          ? ""
+          : way == "leave-k-out" ? "--leave-k-out 0" : "--holdout-frac 0");
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
   app::check_fused_option("product-spmm", o.product_spmm,
                           o.solver_kind == Solver::kCg ? o.spmm : std::string("auto"));

@@ -2,6 +2,7 @@
 // fk-als's own options (added to the common command line), their checks and resolution.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "apps/common/options.hpp"
 #include "core/half.hpp"
@@ -24,6 +25,13 @@ constexpr double kMaxConfidenceSlope = 1e5;
 // else a UsageError whose message says that from smaller scales `what_stays` ("factors stay at the
 // global mean for iterations").
 void check_init_scale(double init_scale, const std::string& what_stays);
+
+// Options that act on the test set only (fk-als: --no-clip, --k, --eval-users; fk-sfa: --no-clip)
+// when the split asked for none: `no_test_set_by` is what asked ("--holdout-frac 0"), "" when there
+// is a test set. One given on the command line is then a UsageError saying so (it would be
+// ignored); a config file's is moot.
+void check_test_only_options(app::CommandLine& cli, const std::vector<std::string>& names,
+                             const std::string& no_test_set_by);
 
 struct AlsOptions {
   int factors = 64;           // F

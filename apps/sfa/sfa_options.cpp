@@ -110,6 +110,8 @@ void finalize_sfa_options(app::CommandLine& cli, SfaOptions& o) {
       {"holdout-frac", "test"}, "give one way of holding ratings out: --holdout-frac or --test");
   if (way == "test") o.holdout_frac = 0;
   if (way != "test") o.test.clear();
+  // --no-clip changes the test errors only: with no test set it would be ignored in silence.
+  als::check_test_only_options(cli, {"no-clip"}, o.test.empty() && o.holdout_frac == 0 ? "--holdout-frac 0" : "");
   app::check_training_options(o.checkpoint_every, o.sddmm, o.spmm);
   app::check_fused_option("product-spmm", o.product_spmm, o.spmm);
   o.precision_kind = app::check_precision(o.precision);

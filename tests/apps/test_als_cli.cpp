@@ -774,6 +774,13 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
       {"--k 3", "--k: applies to --implicit only"},
       {"--eval-users 7", "--eval-users: applies to --implicit only"},
       {"--implicit --no-clip", "--no-clip: applies to explicit mode only"},
+      // The test-only options with no test set asked for: they were ignored in silence.
+      {"--holdout-frac 0 --no-clip",
+       "--no-clip: applies to the test set only, and --holdout-frac 0 holds no ratings out"},
+      {"--implicit --leave-k-out 0 --k 3",
+       "--k: applies to the test set only, and --leave-k-out 0 holds no ratings out"},
+      {"--implicit --holdout-frac 0 --eval-users 5",
+       "--eval-users: applies to the test set only, and --holdout-frac 0 holds no ratings out"},
       {"--holdout-frac 0.1 --leave-k-out 2", "leave-k-out"},
       {"--holdout-frac 1.5", "holdout-frac"},
       {"--cg-steps 0", "cg-steps"},

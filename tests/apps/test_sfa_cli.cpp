@@ -416,6 +416,9 @@ TEST(SfaCli, BadInputExitsOneAndBadOptionsExitTwo) {
       {"--cg-steps 0", "cg-steps"},
       {"--holdout-frac 1.5", "holdout-frac"},
       {"--holdout-frac 0.1 --test '" + input + "'", "test"},
+      // No test set asked for: --no-clip, which acts on the test errors only, was ignored.
+      {"--holdout-frac 0 --no-clip",
+       "--no-clip: applies to the test set only, and --holdout-frac 0 holds no ratings out"},
       {"--sddmm no.such.variant", "sddmm"},
       {"--precision fp8",
        "--precision: unknown precision 'fp8' (expected one of fp32, fp16, bf16)"},
