@@ -112,7 +112,12 @@ void finalize_als_options(app::CommandLine& cli, AlsOptions& o) {
     usage_fail("solver", "expected cg or cholesky, got '" + o.solver + "'");
   }
   // cholesky ignores --cg-steps, as its help says (a config file's cg-steps does not stop it).
-  if (o.solver_kind == Solver::kCg) require_at_least("cg-steps", o.cg_steps, 1);
+  // Moot there, so that neither the written config.ini nor a checkpoint holds it: --resume
+  // refused a cholesky checkpoint over a cg-steps value that never changed the model.
+  if (o.solver_kind == Solver::kCg)
+    require_at_least("cg-steps", o.cg_steps, 1);
+  else
+    cli.set_moot("cg-steps");
   if (!(o.alpha > 0) || !(o.alpha <= kMaxConfidenceSlope))
     usage_fail("alpha",
                "must be a number > 0 and at most 1e5 (past it single precision loses the "

@@ -338,6 +338,22 @@ TEST(AlsCli, CgStepsPastConvergenceChangeNothing) {
 // --resume never hands back a model trained past --iters, and a run that starts from the
 // beginning removes an earlier run's checkpoint (a later --resume would join that model to this
 // run's metrics). summary.json counts the model's iterations, the checkpoint's included.
+// --solver cholesky ignores --cg-steps (its help says so), so its checkpoint resumes whatever
+// --cg-steps says, and its config.ini does not carry the value. --resume refused it ("was made
+// with cg-steps = 3, this run has cg-steps = 5").
+TEST(AlsCli, CholeskyResumesWhateverCgSteps) {
+  test::TempDir dir;
+  const std::string input = dir.file("r.txt");
+  test::write_bytes(input, "1 1 5\n1 2 3\n2 2 4\n2 3 1\n3 1 2\n3 3 4\n");
+  const std::string common = "--input '" + input + "' --solver cholesky --factors 2 " +
+                             "--holdout-frac 0 --checkpoint-every 1 --device cpu -q --out '" +
+                             dir.file("o") + "' ";
+  ASSERT_EQ(run_als(dir, common + "--iters 1").code, 0);
+  EXPECT_EQ(slurp(dir.file("o/config.ini")).find("cg-steps"), std::string::npos);
+  const Outcome resumed = run_als(dir, common + "--iters 2 --resume --cg-steps 5");
+  EXPECT_EQ(resumed.code, 0) << resumed.err;
+}
+
 TEST(AlsCli, ResumeStaysWithinItersAndFreshRunsDropOldCheckpoints) {
   test::TempDir dir;
   const std::string input = write_small_csv(dir, 7);
