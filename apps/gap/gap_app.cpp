@@ -14,6 +14,7 @@
 #include "apps/gap/gap_data.hpp"
 #include "apps/gap/gap_options.hpp"
 #include "apps/gap/gap_trainer.hpp"
+#include "apps/lda/corpus.hpp"
 #include "apps/lda/lda_trainer.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
@@ -122,6 +123,13 @@ int gap_main(int argc, char** argv) {
   const app::CommonOptions& common = cli.common();
   if (common.input.empty())
     app::usage_fail("input", "is required (a count matrix file, or gen:default)");
+  // The text filters went unused without a word for a count matrix (UCI, Matrix Market, ratings,
+  // gen:), whose columns are kept as given: refused as fk-lda refuses them. A config file's value
+  // is moot (config.ini records both for every run).
+  for (const char* name : {"min-count", "max-df"})
+    if (cli.given_on_command_line(name) && !lda::is_text_input(common.input, common.format))
+      app::usage_fail(name, "applies to plain-text input (one document per line), which " +
+                                common.input + " is not; its columns are kept as they are");
   const app::ResolvedConfig config = cli.resolved(gap_overrides(opt));
   app::check_training_out(cli);  // before the data load (run_training checks again)
 

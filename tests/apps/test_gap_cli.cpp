@@ -623,6 +623,26 @@ TEST(GapCli, TextInputFiltersRareAndCommonWords) {
       << "'rare' (once) and the words of every document go";
 }
 
+// --min-count and --max-df filter plain text's words; for a count matrix (Matrix Market,
+// ratings, gen:) they were ignored without a word and every column was trained on.
+TEST(GapCli, TextFiltersAreRefusedForCountMatrices) {
+  test::TempDir dir;
+  test::write_bytes(dir.file("c.mtx"),
+                    "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 3\n2 2 4\n");
+  test::write_bytes(dir.file("r.data"), "1\t1\t5\t0\n2\t2\t3\t0\n");
+  const std::string out = dir.file("never");
+  for (const std::string& input : {dir.file("c.mtx"), dir.file("r.data"), std::string("gen:default")})
+    for (const char* opt : {"--min-count 3", "--max-df 0.3"}) {
+      const Outcome o = run_binary(dir, "--input '" + input + "' " + opt + " --out '" + out + "'");
+      EXPECT_EQ(o.code, 2) << input << " " << opt << ": " << o.err;
+      EXPECT_NE(o.err.find(std::string(opt).substr(0, std::string(opt).find(' ')) +
+                           ": applies to plain-text input"),
+                std::string::npos)
+          << o.err;
+      EXPECT_FALSE(std::filesystem::exists(out));
+    }
+}
+
 TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   test::TempDir dir;
   const Outcome help = run_binary(dir, "--help");
@@ -689,8 +709,10 @@ TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   const std::string text = dir.file("docs.txt");
   test::write_bytes(text, "apple pear plum\nplum pear apple\npear plum apple\n");
   for (const std::string& input : {ratings, text}) {
-    const Outcome named = run_binary(dir, "--input '" + input + "' --vocab '" + vocab +
-                                              "' --min-count 0 --max-df 1 --out '" + out + "'");
+    // (The text filters keep text's three words; ratings refuse them.)
+    const std::string filters = input == text ? "' --min-count 0 --max-df 1" : "'";
+    const Outcome named = run_binary(
+        dir, "--input '" + input + "' --vocab '" + vocab + filters + " --out '" + out + "'");
     EXPECT_EQ(named.code, 2) << input << ": " << named.err;
     EXPECT_NE(named.err.find("--vocab"), std::string::npos) << named.err;
     EXPECT_FALSE(std::filesystem::exists(out));
