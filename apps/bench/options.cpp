@@ -106,8 +106,9 @@ void add_option_groups(po::options_description& out) {
       ("list", "print every registered variant with its backend and summary, then exit")
       ("explain-auto",
        "print the variant 'auto' chooses for each K (and form or op) on --device (gpu when auto; cpu in a CPU-only build), with the "
-       "matrix features its rules read, then exit: nothing is prepared or run, so no GPU is needed. With "
-       "--csv, one row per choice (op, form, matrix, m, n, nnz, k, device, rows, row_mean, row_cv, row_max, "
+       "matrix features its rules read, then exit: nothing is prepared or run, so no GPU is needed (and "
+       "--warmup, --runs, --no-flush, --tolerance, --check-nnz, --seed, --threads and --gpu are "
+       "refused). With --csv, one row per choice (op, form, matrix, m, n, nnz, k, device, rows, row_mean, row_cv, row_max, "
        "col_span, neighbour_share, auto_pick)")
       ("help,h", "print this help, then exit")
       ("version", "print the commit this program was built from, then exit");
@@ -309,6 +310,14 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   if (vm.count("csv")) o.csv = vm["csv"].as<std::string>();
   o.explain_auto = vm.count("explain-auto") > 0;
   if (o.explain_auto && vm.count("variants")) throw UsageError("--explain-auto explains 'auto' only; drop --variants");
+  // It prepares and times nothing, and its rules read neither the operands' values nor the thread
+  // count: these went unused without a word, as if the picks depended on them.
+  if (o.explain_auto)
+    for (const char* option :
+         {"warmup", "runs", "no-flush", "tolerance", "check-nnz", "seed", "threads", "gpu"})
+      if (vm.count(option))
+        throw UsageError(std::string("--") + option +
+                         " applies to a timed run; --explain-auto runs nothing (drop one of them)");
   return o;
 }
 

@@ -654,6 +654,11 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"spmm --op x" + gen, "--op"},
       {"spmm --variants no.such.variant" + gen, "--variants"},
       {"spmm --explain-auto --variants auto" + gen, "--explain-auto"},
+      // --explain-auto times nothing: a timed run's options went unused without a word.
+      {"spmm --explain-auto --runs 3" + gen, "--runs applies to a timed run; --explain-auto"},
+      {"sddmm --explain-auto --no-flush" + gen, "--no-flush applies to a timed run"},
+      {"ratio-spmm --explain-auto --tolerance 0.1" + gen, "--tolerance applies to a timed run"},
+      {"spmm --explain-auto --threads 2" + gen, "--threads applies to a timed run"},
       {"sddmm --gen nonsense --device cpu", "--gen"},
       {"sddmm --preset no-such-preset --device cpu", "--preset"},
       {"sddmm --gen '' --k 4 --device cpu", "--gen: empty"},  // once blamed on --preset
