@@ -365,22 +365,36 @@ int run_ratings(int argc, char** argv) {
   take<std::int64_t>(vm, "min-user-ratings", spec.min_user_ratings);
   if (vm.count("seed")) spec.seed = static_cast<std::uint64_t>(common.seed);
   check_out_file(out);
-  // Checks that involve several options, named by the options.
+  // Checks that involve several options, named by the options. Each value is shown, marked as the
+  // preset's where the option was not given: "--min-user-ratings: must not exceed items (5)"
+  // after '--users 5 --items 5 --ratings 10' named an option the user never gave, and not its 20.
+  const auto shown = [&](const std::string& name, auto value) {
+    std::ostringstream os;
+    os << value;
+    if (!vm.count(name)) os << " (the " << preset << " preset's " << name << ")";
+    return os.str();
+  };
   if (!(spec.min_rating < spec.max_rating))
-    usage_fail("min-rating/--max-rating", "need min-rating < max-rating");
+    usage_fail("min-rating/--max-rating", "need min-rating < max-rating, got " +
+                                              shown("min-rating", spec.min_rating) + " and " +
+                                              shown("max-rating", spec.max_rating));
   if (spec.step > spec.max_rating - spec.min_rating)
-    usage_fail("step", "must not exceed max-rating - min-rating");
+    usage_fail("step", shown("step", spec.step) + " must not exceed max-rating - min-rating = " +
+                           shown("max-rating", spec.max_rating) + " - " +
+                           shown("min-rating", spec.min_rating));
   if (static_cast<double>(spec.ratings) >
       static_cast<double>(spec.users) * static_cast<double>(spec.items))
-    usage_fail("ratings", std::to_string(spec.ratings) + " do not fit in users x items = " +
-                              std::to_string(spec.users) + " x " + std::to_string(spec.items));
+    usage_fail("ratings", shown("ratings", spec.ratings) + " do not fit in users x items = " +
+                              shown("users", spec.users) + " x " + shown("items", spec.items));
   if (spec.min_user_ratings > spec.items)
-    usage_fail("min-user-ratings", "must not exceed items (" + std::to_string(spec.items) + ")");
+    usage_fail("min-user-ratings", shown("min-user-ratings", spec.min_user_ratings) +
+                                       " must not exceed items = " + shown("items", spec.items));
   if (static_cast<double>(spec.ratings) <
       static_cast<double>(spec.users) * static_cast<double>(spec.min_user_ratings))
-    usage_fail("ratings",
-               std::to_string(spec.ratings) + " are fewer than users x min-user-ratings = " +
-                   std::to_string(spec.users) + " x " + std::to_string(spec.min_user_ratings));
+    usage_fail("ratings", shown("ratings", spec.ratings) +
+                              " are fewer than users x min-user-ratings = " +
+                              shown("users", spec.users) + " x " +
+                              shown("min-user-ratings", spec.min_user_ratings));
 
   log_info() << "ratings: " << spec.users << " users x " << spec.items << " items, " << spec.ratings
              << " ratings, rank " << spec.rank << ", seed " << spec.seed;

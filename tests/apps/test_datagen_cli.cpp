@@ -206,6 +206,20 @@ TEST(DatagenCli, UsageErrorsNameTheOptionAndTheSubcommandsHelp) {
   const Outcome no_out = run_datagen(dir, "lda --docs 10");
   EXPECT_EQ(no_out.code, 2);
   EXPECT_NE(no_out.err.find("(see fk-datagen lda --help)"), std::string::npos) << no_out.err;
+  // A check across options that fails on a preset's value shows the value and says whose it is:
+  // it was "--min-user-ratings: must not exceed items (5)", an option the user never gave.
+  const Outcome small = run_datagen(dir, "ratings --users 5 --items 5 --ratings 10 --out '" +
+                                             dir.file("s.csv") + "'");
+  EXPECT_EQ(small.code, 2);
+  EXPECT_NE(small.err.find("--min-user-ratings: 20 (the ml-100k preset's min-user-ratings) must "
+                           "not exceed items = 5 ("),
+            std::string::npos)
+      << small.err;
+  const Outcome range = run_datagen(dir, "ratings --min-rating 6 --out '" + dir.file("s.csv") + "'");
+  EXPECT_EQ(range.code, 2);
+  EXPECT_NE(range.err.find("got 6 and 5 (the ml-100k preset's max-rating)"), std::string::npos)
+      << range.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("s.csv")));
 }
 
 }  // namespace
