@@ -107,8 +107,9 @@ int gap_main(int argc, char** argv) {
       lda::kUnnamedWordsHelp +
       "), doc_ids.txt (a ratings file's user ids in x.npy's row order: the order users first "
       "appear; other inputs' rows are their documents in input order), heldout.mtx (with "
-      "--holdout-frac: the thinned held-out tokens heldout_ll scores, documents x words; the input "
-      "less them and summary.json's unscored_tokens, held out from words or documents left "
+      "--holdout-frac: the thinned held-out tokens heldout_ll scores, documents x words in x.npy's "
+      "and lambda.npy's row orders: for ratings, row i and column j are line i of doc_ids.txt and "
+      "line j of vocab.txt, not the file's user and item ids; the input less them and summary.json's unscored_tokens, held out from words or documents left "
       "without training tokens, was trained on), model.ini, metrics.jsonl "
       "(one line per iteration), "
       "summary.json (the final numbers and the run's peak memory), config.ini and config.json "

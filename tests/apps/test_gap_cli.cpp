@@ -362,6 +362,13 @@ TEST(GapCli, HelpSaysHowWordsWithoutAVocabularyAreNamed) {
                       "id N+1, as fk-datagen's vocab.txt names generated words)"),
             std::string::npos)
       << flat;
+  // heldout.mtx's rows and columns are the model's, not a ratings file's ids (RatingsAreCounts).
+  EXPECT_NE(flat.find("heldout.mtx (with --holdout-frac: the thinned held-out tokens heldout_ll "
+                      "scores, documents x words in x.npy's and lambda.npy's row orders: for "
+                      "ratings, row i and column j are line i of doc_ids.txt and line j of "
+                      "vocab.txt, not the file's user and item ids;"),
+            std::string::npos)
+      << flat;
 }
 
 // --test: documents of the same model fitted with Λ fixed on one half, scored on the other.
@@ -419,6 +426,17 @@ TEST(GapCli, RatingsAreCounts) {
   EXPECT_EQ(io::read_npy_f32(dir.file("out/lambda.npy")).rows(), 12);
   EXPECT_NE(slurp(dir.file("out/top_words.txt")).find(" m"), std::string::npos)
       << "factors list item ids";
+  // heldout.mtx in the model's orders: entry (i, j) is a share of the rating of user doc_ids[i]
+  // for item vocab[j] (both in the order first seen), as --help says.
+  const std::vector<std::string> items = read_lines(dir.file("out/vocab.txt"));
+  const HostCsr held = io::read_matrix_market(dir.file("out/heldout.mtx"));
+  ASSERT_GT(held.nnz(), 0);
+  for (std::int64_t i = 0; i < held.rows; ++i)
+    for (std::int64_t e = held.row_ptr[i]; e < held.row_ptr[i + 1]; ++e) {
+      const int u = std::stoi(users[i].substr(1)), item = std::stoi(items[held.col_idx[e]].substr(1));
+      ASSERT_NE((u * 7 + item * 3) % 4, 0) << "u" << u << " did not rate m" << item;
+      EXPECT_LE(held.vals[e], 1 + (u + item) % 5);
+    }
   // --test takes documents in the training vocabulary, not ratings: said by fk-gap, with what
   // holds ratings out (the message named fk-lda).
   const auto test_ratings =
