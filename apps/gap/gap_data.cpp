@@ -301,7 +301,9 @@ GapData prepare_gap_data(const GapOptions& opt, const std::string& input, io::In
   // beyond. With a = 1 there is no such prior and the fit is the same at any scale.
   const double per_doc = d.train_tokens / static_cast<double>(d.train.rows);
   const double pseudo = opt.factors * (opt.a - 1);
-  if (per_doc < pseudo)
+  // Up to rounding: a - 1 carries a's binary error (1.1 - 1 is 0.10000000000000009), and counts
+  // equal to the pseudo-counts were said to be "fewer than" them.
+  if (per_doc < pseudo * (1 - 1e-12))
     log_warn() << input << ": the training counts average " << app::fmt("%.3g", per_doc)
                << " a document, fewer than the prior's " << app::fmt("%.3g", pseudo)
                << " pseudo-counts (--factors " << opt.factors << " x (--a "

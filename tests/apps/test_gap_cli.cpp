@@ -578,6 +578,17 @@ TEST(GapCli, CountsBelowThePriorsPseudoCountsAreWarnedAbout) {
   const auto flat = with({"--a", "1"}, "o2");
   ASSERT_EQ(flat.status, 0) << flat.err;
   EXPECT_EQ(flat.err.find("pseudo-counts"), std::string::npos) << flat.err;
+  // As many counts as pseudo-counts is not fewer: 10 x (1.1 - 1) is 1.0000000000000009 in double,
+  // and one token a document was warned about as "average 1 a document, fewer than the prior's 1".
+  {
+    std::ofstream m(dir.file("even.mtx"));
+    m << "%%MatrixMarket matrix coordinate real general\n20 10 20\n";
+    for (int d = 1; d <= 20; ++d) m << d << " " << 1 + d % 10 << " 1\n";
+  }
+  const auto even = run_gap({"--input", dir.file("even.mtx"), "--factors", "10", "--iters", "1",
+                             "--device", "cpu", "--holdout-frac", "0", "--out", dir.file("o3")});
+  ASSERT_EQ(even.status, 0) << even.err;
+  EXPECT_EQ(even.err.find("pseudo-counts"), std::string::npos) << even.err;
 }
 
 // --compare without a GPU runs the CPU and says why; with one it prints per-iteration times of
