@@ -54,9 +54,14 @@ BenchMatrix from_file(const BenchOptions& o) {
   io::InputFormat format = io::InputFormat::kAuto;
   try {
     format = io::parse_input_format(o.input_format);
-  } catch (const Error& e) {
-    throw UsageError(std::string("--format: ") + e.what());
+  } catch (const Error&) {
+    format = io::InputFormat::kText;  // refused below with fk-bench's own list
   }
+  // The shared parser's list of formats has text, which is no sparse matrix: a misspelt --format
+  // was told to give text, and --format text then refused.
+  if (format == io::InputFormat::kText)
+    throw UsageError("--format: expected auto, mtx, smtx, uci or ratings, got '" + o.input_format +
+                     "'");
   if (format == io::InputFormat::kAuto) format = io::detect_format(o.input);
 
   BenchMatrix m;

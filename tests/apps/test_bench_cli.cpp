@@ -660,6 +660,11 @@ TEST(BenchCli, BadOptionsFailWithOneLineNamingTheOption) {
       {"ratio-spmm --explain-auto --tolerance 0.1" + gen, "--tolerance applies to a timed run"},
       {"spmm --explain-auto --threads 2" + gen, "--threads applies to a timed run"},
       {"sddmm --gen nonsense --device cpu", "--gen"},
+      // fk-bench's formats, not the apps' list with text in it, then refused as no matrix.
+      {"spmm --input x.mtx --format mxt --device cpu",
+       "--format: expected auto, mtx, smtx, uci or ratings, got 'mxt'"},
+      {"spmm --input x.mtx --format text --device cpu",
+       "--format: expected auto, mtx, smtx, uci or ratings, got 'text'"},
       {"sddmm --preset no-such-preset --device cpu", "--preset"},
       {"sddmm --gen '' --k 4 --device cpu", "--gen: empty"},  // once blamed on --preset
       {"sddmm --input '' --k 4 --device cpu", "--input: empty"},
