@@ -888,7 +888,11 @@ bool row_csc_local_rows_pays(const KernelProblem& p) {
 // of 210 problems (K = 1-256, S·B and Sᵀ·B); the rules gave S·B to cuSPARSE, row_csc and vdl, 0.83x
 // cuSPARSE in geometric mean and within 10% on 15 of 105, up to 8.5x behind nnz_vsr. hep-th
 // (longest 13 means) and session 40's 80K power law of longest 13.5 means keep their picks:
-// nnz_vsr ran 1.1-1.5x behind the best on hep-th, up to 1.23x on the other.
+// nnz_vsr ran 1.1-1.5x behind the best on hep-th, up to 1.23x on the other. Out of sample (ten
+// more, oos.csv.gz, `auto` measured): S·B 0.94x -> 1.41x cuSPARSE, within 10% of the best on 23 ->
+// 60 of 70; Sᵀ·B 1.49x -> 1.72x, 36 -> 61. Its misses: vdl 1.1-1.3x ahead at K <= 16 on rows of
+// 15.4 means, cuSPARSE 1.05-1.21x ahead at K >= 128 on 5000 rows of 6, and nnz_vsr 1.1-1.4x ahead at
+// K >= 64 on two matrices under the bound (10.3 and 14.7 means).
 constexpr double kGpuNnzVsrWholeChunksNnz = 4.3e6;
 constexpr double kGpuUnevenLongestOverMean = 6.0;
 bool uneven_nnz_vsr_pays(const KernelProblem& p) {
