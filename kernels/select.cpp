@@ -596,7 +596,10 @@ bool row_split_pays(const KernelProblem& p) {
 //   four atomics: it won only on the longest transposed rows (netflix, uniform: Sᵀ's rows of
 //   3000-5654, 1.28-1.41x) and lost on ml-20m (748: 0.80x) and nytimes (8 panels: 0.75x). Out of
 //   sample (five generated matrices of 5-60M nonzeros where it applies): 1.16-4.5x the best other
-//   variant at K = 1 and 2, 2.2x at K = 4, slowest 0.94x.
+//   variant at K = 1 and 2, 2.2x at K = 4, slowest 0.94x. Short parts lose from a cv of 0.5 on
+//   (H200, session 41, docs/benchmarks/checks/session-41/medium.csv.gz: transposes of cv 0.62,
+//   1.09 and 1.24 with parts of 5-30 ran panel 0.29-0.60x cuSPARSE at K = 1; one of cv 0.26 and
+//   parts of 25 kept its lead), where the bound had been a cv of 2.
 // * S·B: at K = 2-4 with at most 2 panels and even rows it ran 0.95-1.32x the best (netflix 1.21x,
 //   uniform 2M x 20000 1.11-1.32x at K = 2 and 4; out of sample 1.04-1.07x at K = 2 and 0.94x at
 //   K = 4); with more panels or skewed rows (power-law) 0.3-0.9x. At K = 1 it beat cuSPARSE where x
@@ -613,7 +616,7 @@ constexpr double kGpuPanelFloats = 58112.0;
 constexpr double kGpuPanelMinNnz = 500e3;
 constexpr double kGpuPanelTransposedMaxPanels = 4.0;
 constexpr double kGpuPanelTransposedMinPart = 50.0;
-constexpr double kGpuPanelTransposedEvenCv = 2.0;
+constexpr double kGpuPanelTransposedEvenCv = 0.5;
 constexpr double kGpuPanelTransposedWideMinMean = 2000.0;
 constexpr double kGpuPanelMinNnzNoTrans = 2e6;
 constexpr double kGpuPanelMaxPanels = 2.0;
@@ -701,6 +704,10 @@ struct SpmmShape {
 // 1.07-1.35x slower) or 6 means on more rows (MovieLens 100K's items: 1.21-1.33x). Rules before
 // this one sent these problems to cuSPARSE or panel (0.44-1.0x cuSPARSE on the second set).
 // Skewed transposes past kGpuSkewRowCv (no such matrix in either set) keep the rules below.
+// A longest row of 15 means or more waits too, whatever its length (H200, session 41,
+// checks/session-41: on power-law transposes of 40K-500K nonzeros whose longest rows were 17-200
+// means and under 400 long, vdl ran 1.2-2.8x behind nnz_vsr at K = 4 and up to 3.4x behind
+// cuSPARSE at K = 1, where nnz_vsr was within 1.3x of it).
 constexpr int kGpuTransposedNarrowMaxK = 4;
 constexpr double kGpuTransposedNarrowSkewCv = 1.5;
 constexpr double kGpuTransposedNarrowLongRow = 400.0;
@@ -719,8 +726,7 @@ const SpmmVariant* choose_transposed_narrow(const std::vector<const SpmmVariant*
   const bool waits_on_long_rows =
       p.sparse.row_cv > kGpuTransposedNarrowSkewCv ||
       (longest >= kGpuTransposedNarrowLongRow && longest >= long_over_mean * p.sparse.row_mean) ||
-      (double(p.sparse.nnz) < kGpuSpmmShortRowsMinNnz &&
-       longest >= kGpuUnevenSmallLongestOverMean * p.sparse.row_mean);
+      longest >= kGpuUnevenSmallLongestOverMean * p.sparse.row_mean;
   return first_applicable(
       all, {waits_on_long_rows ? "cuda.spmm.nnz_vsr" : "cuda.spmm.vdl", "cuda.spmm.cusparse"}, p);
 }
@@ -895,6 +901,10 @@ bool row_csc_local_rows_pays(const KernelProblem& p) {
 // K >= 64 on two matrices under the bound (10.3 and 14.7 means).
 constexpr double kGpuNnzVsrWholeChunksNnz = 4.3e6;
 constexpr double kGpuUnevenLongestOverMean = 6.0;
+constexpr int kGpuUnevenVendorMinK = 16;
+constexpr int kGpuUnevenVendorMaxK = 64;
+constexpr double kGpuUnevenVendorMinNnz = 1e6;
+constexpr double kGpuUnevenVendorMinMean = 20.0;
 bool uneven_nnz_vsr_pays(const KernelProblem& p) {
   const double nnz = double(p.sparse.nnz);
   const double longest_over_mean = nnz >= kGpuSpmmShortRowsMinNnz
@@ -902,6 +912,18 @@ bool uneven_nnz_vsr_pays(const KernelProblem& p) {
                                        : kGpuUnevenSmallLongestOverMean;
   return (p.k > 1 || nnz < kGpuSpmmShortRowsMinNnz) && nnz < kGpuNnzVsrWholeChunksNnz &&
          double(p.sparse.row_max) >= longest_over_mean * p.sparse.row_mean;
+}
+// ... except S·B at K = 16-64 on a million nonzeros or more in rows of mean >= 20: cuSPARSE, whose
+// row split gains on such rows while nnz_vsr pays its segment sums. H200, session 41
+// (checks/session-41/medium.csv.gz): power-law 50K x 20K of 1.5M (mean 30) and 80K x 5K of 2M
+// (mean 25) ran cuSPARSE 1.4-1.8x faster than nnz_vsr at K = 16-64 (not at 128-256); the same
+// miss the H100 refit's held-out set recorded (short-rows-refit oos3: mean 30, 1.5-3M nonzeros,
+// 1.2-1.7x). Replayed: medium S·B 1.30x -> 1.33x cuSPARSE, 80 -> 85 of 98 within 10%; oos3 1.30x
+// -> 1.34x, 61 -> 66 of 72. A power law of 400K nonzeros in rows of 40 kept nnz_vsr (within 2%).
+bool uneven_vendor_pays(const KernelProblem& p) {
+  return !p.transposed && p.k >= kGpuUnevenVendorMinK && p.k <= kGpuUnevenVendorMaxK &&
+         double(p.sparse.nnz) >= kGpuUnevenVendorMinNnz &&
+         p.sparse.row_mean >= kGpuUnevenVendorMinMean;
 }
 
 // Sᵀ·B at K >= 256 that the rules give nnz_vsr, on 200K-5M nonzeros: cuSPARSE's non-transposed
@@ -993,7 +1015,10 @@ const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*
   // Likewise long transposed rows whose values the kernels read through the permutation.
   const bool read_through = double(p.sparse.nnz) <= kGpuTransposedNarrowMaxNnz;
   if ((uneven_nnz_vsr_pays(p) || (long_transposed_rows(p) && read_through)) && !panel_pays(p))
-    return first_applicable(all, {"cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"}, p);
+    return first_applicable(
+        all,
+        {uneven_vendor_pays(p) ? "cuda.spmm.cusparse" : "cuda.spmm.nnz_vsr", "cuda.spmm.cusparse"},
+        p);
   if (const SpmmVariant* v = choose_few_row_dense_ish_transpose(all, p)) return v;
   if (const SpmmVariant* v = choose_many_row_dense_transpose(all, p)) return v;
   if (dense_spmm_pays(p))

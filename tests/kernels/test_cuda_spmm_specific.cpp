@@ -423,7 +423,11 @@ TEST(CudaSpmmSpecific, AutoNnzVsrOnUnevenMediumMatrices) {
       // (Sᵀ·B from K = 256: cuSPARSE on the cached transpose, AutoVendorOnTransposeAtWideK.)
       const char* want = t && k >= 256 ? "cuda.spmm.cusparse_on_transpose" : "cuda.spmm.nnz_vsr";
       EXPECT_EQ(pick(k, 3000, 100, 2776, t), want) << "power-law 300K, K=" << k << " t=" << t;
-      EXPECT_EQ(pick(k, 50000, 30, 3365, t), want) << "power-law 1.5M, K=" << k << " t=" << t;
+      // S·B at K = 16-64 on a million nonzeros in rows of mean >= 20: cuSPARSE (session 41;
+      // short-rows-refit's oos3 had measured this very shape 1.4-1.7x faster there).
+      const bool vendor = !t && k >= 16 && k <= 64;
+      EXPECT_EQ(pick(k, 50000, 30, 3365, t), vendor ? "cuda.spmm.cusparse" : want)
+          << "power-law 1.5M, K=" << k << " t=" << t;
     }
   EXPECT_NE(pick(32, 8361, 3.8, 50, false), "cuda.spmm.nnz_vsr");  // hep-th: 31K nonzeros
   EXPECT_NE(pick(32, 8361, 3.8, 50, true), "cuda.spmm.nnz_vsr");
@@ -1029,6 +1033,33 @@ TEST(CudaSpmmSpecific, AutoOnSmallMatricesOfFarLongestRows) {
       EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, p).name(), "cuda.spmm.nnz_vsr")
           << m.name << " K = " << k;
     }
+  }
+}
+
+// Medium matrices, H200 session 41 (checks/session-41/medium.csv.gz), row statistics as
+// fk-bench --explain-auto gives them; needs no device:
+// * S·B of uneven rows of mean >= 20 on a million nonzeros or more: cuSPARSE at K = 16-64,
+//   nnz_vsr outside it (power-law 50K x 20K of 1.5M);
+// * Sᵀ·B at K = 1 on short rows of S (parts under 50) whose transpose has a cv over 0.5: not panel
+//   (the same matrix, Sᵀ cv 1.24), though an even transpose (cv 0.26) keeps it;
+// * Sᵀ·B at K <= 4 whose transposed longest row is 15 means or more, under 400: nnz_vsr, not vdl
+//   (power-law 100K x 100K of 500K, Sᵀ longest 338 of mean 5).
+TEST(CudaSpmmSpecific, AutoOnMediumUnevenMatrices) {
+  for (int k : {16, 32, 64, 128}) {
+    KernelProblem p = test::rule_problem(k, 50000, 30, 1.37);
+    p.sparse.cols = 20000;
+    p.sparse.row_max = 3365;
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, p).name(),
+                 k <= 64 ? "cuda.spmm.cusparse" : "cuda.spmm.nnz_vsr")
+        << k;
+  }
+  const KernelProblem uneven = test::transposed_rule_problem(1, 20000, 75, 50000, 64.3, 1.24);
+  EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, uneven).name(), "cuda.spmm.panel");
+  const KernelProblem even = test::transposed_rule_problem(1, 5000, 400, 80000, 4.4, 0.26);
+  EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, even).name(), "cuda.spmm.panel");
+  for (int k : {1, 4}) {
+    const KernelProblem far = test::transposed_rule_problem(k, 100000, 5, 100000, 67.6, 0.92);
+    EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, far).name(), "cuda.spmm.nnz_vsr") << k;
   }
 }
 
