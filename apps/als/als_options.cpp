@@ -23,7 +23,9 @@ void add_als_options(app::CommandLine& cli, AlsOptions& o) {
      "latent factors per user and item")
     ("lambda", po::value<double>(&o.lambda)->default_value(o.lambda, app::format_double(o.lambda))->value_name("X"),
      "regularization: explicit mode weights it by each row's rating count (λ n_u, Zhou et al. "
-     "2008); implicit mode uses it as is (Hu et al. 2008)")
+     "2008); implicit mode uses it as is (Hu et al. 2008); > 0 and small enough that the "
+     "single-precision solves do not overflow (a larger one is refused, with the bound for the "
+     "ratings)")
     ("solver", po::value<std::string>(&o.solver)->default_value(o.solver)->value_name("NAME"),
      "cg: batched conjugate gradient, matrix-free through SDDMM + SpMM, warm-started; "
      "cholesky: exact per-row normal equations (reference, small factors)")

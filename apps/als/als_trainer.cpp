@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <climits>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -55,11 +56,54 @@ std::vector<std::int64_t> ranking_users(const AlsData& d, std::int64_t cap, std:
   return pick;
 }
 
+// The most ratings of one user or item: explicit mode's heaviest weight is λ times it.
+std::int64_t most_ratings(const AlsData& d) {
+  std::int64_t most = 0;
+  for (const HostCsr* m : {&d.train, &d.train_t})
+    for (std::int64_t r = 0; r < m->rows; ++r)
+      most = std::max(most, m->row_ptr[r + 1] - m->row_ptr[r]);
+  return most;
+}
+
+// --lambda within what the single-precision solves hold for these ratings, or a UsageError naming
+// it. Its bound is not fk-sfa's fixed 1e30: a row's weight on its diagonal is λ n_r in explicit
+// mode (λ in implicit mode), and the conjugate gradient's first residual for the items,
+// warm-started from factors of about --init-scale, is about λ n_r · init-scale an entry; its
+// squares summed over the factors and its product with λ n_r again are floats. On MovieLens 100K
+// (n_r up to 575 in the training split, init-scale 0.1, 64 factors) --lambda 1e17 overflowed them
+// in the first iteration, which then failed as "the objective is NaN" (exit 1). Cholesky holds the
+// diagonal alone, up to about 1e36 there.
+void check_lambda_fits(const AlsOptions& opt, const AlsData& data) {
+  const double room = FLT_MAX / 10;  // a margin for the sums and the normal draws' tails
+  const double n =
+      opt.implicit ? 1.0 : static_cast<double>(std::max<std::int64_t>(most_ratings(data), 1));
+  const double k = opt.factors + (opt.biases ? 1 : 0);
+  const double s = opt.init_scale;
+  const bool cg = opt.solver_kind == Solver::kCg;
+  const double most_weight = cg ? std::min(std::sqrt(room / k) / s, std::sqrt(room / s)) : room;
+  if (opt.lambda * n <= most_weight) return;
+  std::string why;
+  if (!opt.implicit)
+    why = "λ times a user's or item's ratings, up to " +
+          std::to_string(static_cast<std::int64_t>(n)) + " in " + data.source;
+  if (cg)
+    why += (why.empty() ? "" : ", ") + std::string("from --init-scale ") + app::format_double(s) +
+           " with " + std::to_string(static_cast<int>(k)) + " factors";
+  // Two significant digits, rounded down so that the value the message gives is one that fits.
+  const double most = most_weight / n;
+  const double unit = std::pow(10.0, std::floor(std::log10(most)) - 1);
+  app::usage_fail("lambda", app::format_double(opt.lambda) + " overflows single precision in the " +
+                                (cg ? "conjugate-gradient" : "Cholesky") + " solves (" + why +
+                                "): at most about " + fmt("%.2g", std::floor(most / unit) * unit) +
+                                " here");
+}
+
 class Trainer {
  public:
   Trainer(const AlsOptions& opt, const app::CommonOptions& common, const AlsData& data, Context ctx,
           std::string out_dir, const app::ResolvedConfig& config)
       : opt_(opt), common_(common), data_(data), out_(std::move(out_dir)), config_(config) {
+    check_lambda_fits(opt, data);
     hyper_.factors = opt.factors;
     hyper_.biases = opt.biases;
     hyper_.implicit = opt.implicit;
