@@ -66,7 +66,10 @@ const Preset kPresets[] = {
 }  // namespace
 
 void check_spec_values(const LdaCorpusSpec& s) {
-  FK_REQUIRE(s.docs >= 0, "LDA corpus: docs must be >= 0, got " << s.docs);
+  // A corpus needs a document, as a ratings set needs a user (and fk-datagen lda's --docs is at
+  // least 1): docs=0 in an app's gen: input was refused only after generating, as a corpus file
+  // is, "the corpus has no documents" (exit 1), instead of as a bad spec value (exit 2).
+  FK_REQUIRE(s.docs >= 1, "LDA corpus: docs must be >= 1, got " << s.docs);
   FK_REQUIRE(s.words >= 1 && s.words <= std::numeric_limits<std::int32_t>::max(),
              "LDA corpus: words must be in [1, 2^31), got " << s.words);
   FK_REQUIRE(s.topics >= 1, "LDA corpus: topics must be >= 1, got " << s.topics);

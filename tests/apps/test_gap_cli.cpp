@@ -712,6 +712,13 @@ TEST(GapCli, HelpBadOptionsAndMissingFiles) {
   EXPECT_EQ(not_fused.code, 2);
   EXPECT_NE(not_fused.err.find("--ratio-spmm"), std::string::npos) << not_fused.err;
   EXPECT_EQ(run_binary(dir, "--iters 2").code, 2) << "--input is required";
+  // A gen: spec with no documents is out of range, as words=0 is: it was "the corpus has no
+  // documents" (exit 1).
+  const Outcome no_docs = run_binary(dir, "--input gen:kos:docs=0");
+  EXPECT_EQ(no_docs.code, 2) << no_docs.err;
+  EXPECT_NE(no_docs.err.find("--input: gen:kos:docs=0: LDA corpus: docs must be >= 1, got 0"),
+            std::string::npos)
+      << no_docs.err;
   const std::string out = dir.file("never");
   const Outcome missing =
       run_binary(dir, "--input '" + dir.file("nope.txt") + "' --out '" + out + "'");

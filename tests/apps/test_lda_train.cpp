@@ -1196,6 +1196,8 @@ TEST(LdaErrors, BadInputAndOptions) {
   expect({"--input", dir.file("docword.huge.txt"), "--topics", "100000"}, 1,
          "with --topics 100000 needs about");
   expect({"--input", "gen:default:docs=1e12"}, 1, "1000000000000 documents of mean length");
+  // No documents is a spec value out of range like words=0 (exit 2), not a corpus read (exit 1).
+  expect({"--input", "gen:kos:docs=0"}, 2, "--input: gen:kos:docs=0: LDA corpus: docs must be >= 1, got 0");
   expect({"--input", dir.path()}, 1, "directory");
   // A pipe is read once, so its format must be given: one of those --format takes here (the
   // message listed every app's, ratings and smtx too).

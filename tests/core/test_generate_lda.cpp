@@ -172,7 +172,8 @@ TEST(GenerateLda, BadSpecsAreErrors) {
   const std::vector<std::function<void(LdaCorpusSpec&)>> breaks = {
       [](LdaCorpusSpec& s) { s.words = 0; },           [](LdaCorpusSpec& s) { s.topics = 0; },
       [](LdaCorpusSpec& s) { s.doc_alpha = 0; },       [](LdaCorpusSpec& s) { s.topic_eta = -1; },
-      [](LdaCorpusSpec& s) { s.mean_doc_length = 0; }, [](LdaCorpusSpec& s) { s.docs = -1; }};
+      [](LdaCorpusSpec& s) { s.mean_doc_length = 0; }, [](LdaCorpusSpec& s) { s.docs = -1; },
+      [](LdaCorpusSpec& s) { s.docs = 0; }};
   for (const auto& b : breaks) {
     LdaCorpusSpec s = small_spec(1);
     b(s);
