@@ -35,6 +35,18 @@ void check_finite(const HostDense<float>& a, const std::string& path) {
                            "; a saved model holds finite numbers only");
 }
 
+// A factor matrix, rows x factors. The reader takes a 1-D array as n x 1, so a vector put in its
+// place (a copy of user_bias.npy) passed as a one-factor matrix, and the factor count check then
+// blamed the other, sound file: "item_factors.npy: has 64 factors but user_factors.npy has 1".
+HostDense<float> read_factors(const std::string& path) {
+  const io::NpyHeader h = io::read_npy_header(path);
+  if (h.shape.size() != 2)
+    throw InputError(path, 0,
+                     "is a " + std::to_string(h.shape.size()) +
+                         "-D array; a factor matrix is 2-D (rows x factors)");
+  return io::read_npy_f32(path);
+}
+
 std::vector<std::string> read_ids(const std::string& path, std::int64_t expected) {
   io::CsvReader in(path);
   if (in.header().size() != 2 || in.header()[0] != "index" || in.header()[1] != "id")
@@ -173,8 +185,8 @@ AlsModel load_als_model(const std::string& dir) {
     if (text.empty() || *end != '\0' || !std::isfinite(m.global_mean))
       throw InputError(ini, 0, "'global_mean' must be a finite number, found '" + text + "'");
   }
-  m.users = io::read_npy_f32(dir + "/user_factors.npy");
-  m.items = io::read_npy_f32(dir + "/item_factors.npy");
+  m.users = read_factors(dir + "/user_factors.npy");
+  m.items = read_factors(dir + "/item_factors.npy");
   // model.ini's counts (older models may lack them) name the file that disagrees, where the
   // checks below could only blame the second of two files that differ.
   auto expect_rows = [&](const char* key, const char* file, std::int64_t rows) {

@@ -172,6 +172,21 @@ TEST(AlsCli, RecommendExcludesRatedItemsAndSimilarListsOtherItems) {
   const Outcome other = run_als(dir, "recommend --model '" + dir.file("lda") + "' --users 1");
   EXPECT_EQ(other.code, 1);
   EXPECT_NE(other.err.find("this is an fk-lda model"), std::string::npos) << other.err;
+  // A vector in a factor matrix's place (here a copy of user_bias.npy) is named itself: it was
+  // read as one factor, and the error blamed the intact item_factors.npy ("has 4 factors but
+  // user_factors.npy has 1"). fk-sfa reads its model through the same loader.
+  const std::string users_npy = model + "/user_factors.npy";
+  std::filesystem::copy_file(users_npy, dir.file("user_factors.keep"));
+  std::filesystem::copy_file(model + "/user_bias.npy", users_npy,
+                             std::filesystem::copy_options::overwrite_existing);
+  const Outcome flat = run_als(dir, "recommend --model '" + model + "' --users 5");
+  EXPECT_EQ(flat.code, 1);
+  EXPECT_NE(flat.err.find(users_npy + ": is a 1-D array; a factor matrix is 2-D (rows x factors)"),
+            std::string::npos)
+      << flat.err;
+  EXPECT_EQ(flat.err.find("item_factors.npy"), std::string::npos) << flat.err;
+  std::filesystem::copy_file(dir.file("user_factors.keep"), users_npy,
+                             std::filesystem::copy_options::overwrite_existing);
   // A factor file cut short is named itself (the bias file beside it, intact, was blamed).
   const HostDense<float> items = io::read_npy_f32(model + "/item_factors.npy");
   HostDense<float> fewer(items.rows() - 1, items.cols());
