@@ -46,7 +46,7 @@ constexpr const char* kUsage =
 
 using app::fmt;
 
-void print_summary(const TrainResult& r, const als::AlsData& data) {
+void print_summary(const TrainResult& r, const SfaOptions& opt, const als::AlsData& data) {
   std::vector<double> secs;
   for (const PassReport& it : r.iters) secs.push_back(it.seconds);
   std::cout << "[" << r.device << "] ";
@@ -63,7 +63,14 @@ void print_summary(const TrainResult& r, const als::AlsData& data) {
   if (data.unseen_test_ratings > 0)
     std::cout << "  " << data.unseen_test_users << " test users and " << data.unseen_test_items
               << " test items had no training rating (" << data.unseen_test_ratings
-              << " test ratings; predicted from the global mean and the item means)\n";
+              << " test ratings; "
+              // The prediction is μ + m_i + x_u·Λ_i. A user without training ratings has x_u = 0:
+              // its item's (shrunk) mean. An item without them has m_i = 0 and Λ_i = 0 but for
+              // the offset column of ones: the global mean plus the user's offset, if any.
+              << "predicted as the item's mean for a user without training ratings, and as the "
+                 "global mean"
+              << (opt.no_user_offset ? "" : " plus the user's offset")
+              << " for an item without them)\n";
   std::cout.flush();
 }
 
@@ -181,7 +188,7 @@ int sfa_main(int argc, char** argv) {
 
   app::run_training(cli, "pass", [&](Context ctx, const std::string& out, app::RunRole) {
     const TrainResult r = train_sfa(opt, common, data, std::move(ctx), out, config);
-    if (!common.quiet) print_summary(r, data);
+    if (!common.quiet) print_summary(r, opt, data);
     return record(r);
   });
   return 0;

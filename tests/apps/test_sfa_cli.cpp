@@ -44,6 +44,28 @@ std::string write_small_csv(const test::TempDir& dir, std::uint64_t seed) {
   return path;
 }
 
+// Test ratings of a user or an item without training ratings: the summary says how they are
+// predicted. An item's has no item mean to use (its offset is 0): the global mean plus the user's
+// offset, which the line had called "the global mean and the item means".
+TEST(SfaCli, UnseenTestRatingsSayHowTheyArePredicted) {
+  test::TempDir dir;
+  const std::string input = write_small_csv(dir, 8);
+  const std::string test_file = dir.file("test.csv");
+  test::write_bytes(test_file, "user,item,rating\nnew-user,1,4\n1,new-item,3\n");
+  for (const char* offset : {"", "--no-user-offset"}) {
+    const Outcome o = run_sfa(dir, "--input '" + input + "' --test '" + test_file +
+                                       "' --iters 2 --device cpu " + offset + " --out '" +
+                                       dir.file("o") + "'");
+    ASSERT_EQ(o.code, 0) << o.err;
+    const std::string says =
+        "1 test users and 1 test items had no training rating (2 test ratings; predicted as the "
+        "item's mean for a user without training ratings, and as the global mean" +
+        std::string(*offset ? "" : " plus the user's offset") + " for an item without them)\n";
+    EXPECT_NE(o.out.find(says), std::string::npos) << offset << ": " << o.out;
+    std::filesystem::remove_all(dir.file("o"));
+  }
+}
+
 TEST(SfaCli, HelpNamesThePaperHyperParameters) {
   test::TempDir dir;
   const Outcome o = run_sfa(dir, "--help");
