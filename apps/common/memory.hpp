@@ -23,9 +23,12 @@ std::int64_t cpu_gram_matrices(std::int64_t rows);
 // a rows x cols problem and the work arrays that go with them, and `squares` k x k float32 arrays
 // (Gram matrices and their partials) need more than the machine's memory. The message names
 // `what` (the problem: "the corpus of FILE, 300000 documents x 102660 words") and the option that
-// sets k (`k_option`, e.g. "--topics").
+// sets k (`k_option`, e.g. "--topics"). `bytes_per_k`: memory held beside those arrays that also
+// grows with k (fk-gap's top-words and coherence output, lda::top_words_bytes_per_topic), set by
+// `also_option` as well, which the message then names beside k_option.
 void check_factors_fit(std::int64_t rows, std::int64_t cols, std::int64_t k, int copies,
                        const std::string& what, const std::string& k_option,
-                       std::int64_t squares = 0);
+                       std::int64_t squares = 0, double bytes_per_k = 0,
+                       const std::string& also_option = "");
 
 }  // namespace fk::app

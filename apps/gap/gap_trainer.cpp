@@ -16,6 +16,7 @@
 #include "apps/common/precision.hpp"
 #include "apps/common/repeatability.hpp"
 #include "apps/common/train_loop.hpp"
+#include "apps/lda/coherence.hpp"
 #include "apps/lda/lda_trainer.hpp"
 #include "core/build_info.hpp"
 #include "core/io/atomic_file.hpp"
@@ -70,9 +71,13 @@ class Trainer {
     m.test_observed = &data.test_observed;
     m.test_scored = &data.test_scored;
     // Λ, X and their statistics, and the copies the model files are written from (a CPU run of
-    // --factors 20000 on 300 documents peaked at 1.6x three arrays).
+    // --factors 20000 on 300 documents peaked at 1.6x three arrays); beside them the top-words
+    // files and the coherence, made at the end: --factors 100000000 on a 3 x 4 file trained for
+    // 8 minutes and was then killed for memory while writing them.
     app::check_factors_fit(data.docs(), data.words(), opt.factors, 6,
-                           "the data (" + data.source + ")", "--factors");
+                           "the data (" + data.source + ")", "--factors", 0,
+                           lda::top_words_bytes_per_topic(data.words(), opt.top_words),
+                           "--top-words");
     be_ = make_gap_backend(std::move(ctx), h, m);
     log_info() << "[" << device_ << "] kernels: " << be_->kernel_names() << " (plans prepared in "
                << fmt("%.3f", be_->prepare_seconds()) << " s"

@@ -148,6 +148,14 @@ void write_coherence_csv(const std::string& path, const TopicCoherence& coherenc
   csv.commit();
 }
 
+double top_words_bytes_per_topic(std::int64_t words, int top_words) {
+  const double n = static_cast<double>(std::min<std::int64_t>(std::max(top_words, 0), words));
+  const double c = std::min(n, double(kCoherenceMaxWords));
+  const double files = n > 0 ? 64 + 48 * n : 0;
+  const double coherence = c >= 2 ? 64 + 48 * c + 16 * (c * (c - 1) / 2) : 0;
+  return std::max(files, coherence);
+}
+
 std::string coherence_scores(const TopicCoherence& c) {
   if (std::isnan(c.mean_umass) || std::isnan(c.mean_npmi))
     return "undefined (no topic has two top words in the documents)";

@@ -49,6 +49,15 @@ std::string coherence_scores(const TopicCoherence& c);
 TopicCoherence topic_coherence(const std::vector<std::vector<std::int64_t>>& top_word_ids,
                                const std::vector<DocumentBlock>& docs);
 
+// The memory a topic's top-words files (write_top_words) or, whichever is more, its coherence
+// (score_topics) takes while they are made, for a model of `words` words and --top-words
+// `top_words`: the ranked ids, their heaps and names, and the coherence's word pairs (pair and
+// count, 16 bytes, in a vector that may have grown to twice its need). An upper estimate fitted to
+// fk-gap's peak resident memory at --factors 200000 to 1000000, which it exceeds by up to 1.7x.
+// They grow with the topics (fk-gap's --factors 10000000 on 4 words: 0.9 GB of top_words.csv,
+// 2.4 GB beside the model) and were outside the check made before training.
+double top_words_bytes_per_topic(std::int64_t words, int top_words);
+
 // The apps' coherence step (fk-lda, fk-gap): scores the first min(words, kCoherenceMaxWords)
 // words of each topic of `lambda` (W x K, ranked by top_word_ids) over `docs` and logs one line
 // naming `what`. With a `csv_path`, writes it (write_coherence_csv, the words named from `vocab`),

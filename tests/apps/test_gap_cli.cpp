@@ -3,6 +3,7 @@
 // model at any thread count, a resumed run equals an uninterrupted one, --test documents, ratings
 // as counts, --compare, and the built binary's exit statuses and error lines.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -21,6 +22,7 @@
 #include "core/io/matrix_market.hpp"
 #include "core/io/npy.hpp"
 #include "core/io/ratings.hpp"
+#include "core/memory.hpp"
 #include "tests/apps/test_gap_util.hpp"
 #include "tests/core/test_io_util.hpp"
 
@@ -670,6 +672,38 @@ TEST(GapCli, TextFiltersAreRefusedForCountMatrices) {
           << o.err;
       EXPECT_FALSE(std::filesystem::exists(out));
     }
+}
+
+// The memory check before training counts the top-words files and the coherence, which grow with
+// --factors beside the model: on a 3 x 4 file --factors 10000000 peaked at 4.1 GB (1.7 GB of model
+// arrays), and 100000000 trained every iteration, then was killed for memory making them. Under a
+// 2 GiB address-space limit (set in a child, which runs the binary) --factors 5000000, 0.8 GB of
+// model arrays, is refused before anything is allocated, naming both options to lower.
+TEST(GapCli, MemoryCheckCountsTheTopWordsOutput) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's shadow memory alone exceeds any small address-space limit";
+#endif
+  const double limit = 2.0 * (1 << 30);
+  if (host_memory_bytes() <= 2 * limit) GTEST_SKIP() << "the 2 GiB limit would not lower the memory";
+  test::TempDir dir;
+  const std::string input = dir.file("tiny.mtx");
+  test::write_bytes(input, "%%MatrixMarket matrix coordinate real general\n3 4 5\n1 1 2\n1 2 1\n"
+                           "2 3 3\n3 4 1\n3 1 2\n");
+  const std::string out = dir.file("o");
+  const int status = test::run_in_child([&] {
+    struct rlimit r {};
+    r.rlim_cur = r.rlim_max = static_cast<rlim_t>(limit);
+    if (::setrlimit(RLIMIT_AS, &r) != 0) ::_exit(3);
+    const Outcome o = run_binary(dir, "--input '" + input + "' --factors 5000000 --iters 1 "
+                                      "--threads 1 --device cpu -q --out '" + out + "'");
+    ::_exit(o.code);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  const std::string err = slurp(dir.file("stderr.txt"));
+  EXPECT_EQ(WEXITSTATUS(status), 1) << err;
+  EXPECT_NE(err.find("with --factors 5000000 needs about"), std::string::npos) << err;
+  EXPECT_NE(err.find("ask for fewer with --factors or --top-words"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(out + "/metrics.jsonl")) << "refused before training";
 }
 
 TEST(GapCli, HelpBadOptionsAndMissingFiles) {
