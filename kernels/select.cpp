@@ -967,13 +967,32 @@ constexpr double kGpuVendorOnLargeTransposeMinNnz = 4e6;
 constexpr double kGpuVendorOnLargeTransposeMinMean = 100.0;
 constexpr double kGpuVendorOnLargeTransposeMinCv = 0.1;
 constexpr double kGpuVendorOnLargeTransposeMaxDensity = 0.05;  // dense-ish ones: the dense rules
+// ... and on medium transposes (500K-4M nonzeros) of at least 10000 rows of mean >= 12. H200,
+// session 41 (checks/session-41, medium.csv.gz and oos2.csv.gz: 26 generated matrices; 17 such
+// transposes): cuSPARSE on the cached transpose within 1.01x of the fastest variant on 16 of 17 at
+// K = 32 and 14 of 17 at K = 64 (worst 1.10x), where the rules' picks (nnz_vsr, row_csc) ran up
+// to 2.2x behind. Not at K = 16 or 128 (1.0-1.4x behind there), nor on the few long rows of a
+// 5000-row transpose (1.3-1.5x behind row_split and vdl), nor on banded transposes (cv 0.11: the
+// H100's checks/vendor-on-transpose measured a banded 50K x 50K of 2M 1.31-1.67x behind row_csc),
+// hence a cv of 0.15. nips (749K nonzeros, 12419 words of 60) falls in it: 1.00-1.08x faster
+// than nnz_vsr at K = 32-64 in the bf43c74 report and on the H100.
+constexpr double kGpuVendorOnMediumTransposeMinCv = 0.15;
+constexpr double kGpuVendorOnMediumTransposeMinNnz = 5e5;
+constexpr double kGpuVendorOnMediumTransposeMinMean = 12.0;
+constexpr double kGpuVendorOnMediumTransposeMinRows = 10000.0;
 bool vendor_on_large_transpose_pays(const KernelProblem& p) {
-  return p.transposed && p.k >= kGpuVendorOnLargeTransposeMinK &&
-         p.k <= kGpuVendorOnLargeTransposeMaxK &&
-         double(p.sparse.nnz) >= kGpuVendorOnLargeTransposeMinNnz &&
-         p.sparse.row_mean >= kGpuVendorOnLargeTransposeMinMean &&
-         p.sparse.row_cv >= kGpuVendorOnLargeTransposeMinCv &&
-         p.sparse.density <= kGpuVendorOnLargeTransposeMaxDensity;
+  if (!p.transposed || p.k < kGpuVendorOnLargeTransposeMinK ||
+      p.k > kGpuVendorOnLargeTransposeMaxK ||
+      p.sparse.density > kGpuVendorOnLargeTransposeMaxDensity)
+    return false;
+  const double nnz = double(p.sparse.nnz);
+  if (nnz >= kGpuVendorOnLargeTransposeMinNnz)
+    return p.sparse.row_mean >= kGpuVendorOnLargeTransposeMinMean &&
+           p.sparse.row_cv >= kGpuVendorOnLargeTransposeMinCv;
+  return nnz >= kGpuVendorOnMediumTransposeMinNnz &&
+         p.sparse.row_mean >= kGpuVendorOnMediumTransposeMinMean &&
+         p.sparse.row_cv >= kGpuVendorOnMediumTransposeMinCv &&
+         double(p.sparse.rows) >= kGpuVendorOnMediumTransposeMinRows;
 }
 
 const SpmmVariant* choose_gpu_spmm_by_shape(const std::vector<const SpmmVariant*>& all,

@@ -252,7 +252,8 @@ TEST(CudaSpmmSpecific, AutoForTransposedProductAtK32) {
   // Row statistics of Sᵀ, rounded; cv is set on the side it falls in the rules (even <= 1.5).
   const PickCase cases[] = {{"DLMC final_dense", 2048, 100, 0.3, "cuda.spmm.vdl"},
                             {"bcsstk13", 2003, 42, 0.5, "cuda.spmm.vdl"},
-                            {"nips", 12419, 60, 2.5, "cuda.spmm.nnz_vsr"},
+                            // (bf43c74 report: 34.8 us against nnz_vsr's 35.9; session 41's rule)
+                            {"nips", 12419, 60, 2.5, "cuda.spmm.cusparse_on_transpose"},
                             {"netflix", 17770, 5654, 1.4, "cuda.spmm.cusparse_on_transpose"},
                             {"ml-20m", 26744, 748, 2.5, "cuda.spmm.cusparse_on_transpose"},
                             {"nytimes", 102660, 673, 6.0, "cuda.spmm.cusparse_on_transpose"},
@@ -425,8 +426,13 @@ TEST(CudaSpmmSpecific, AutoNnzVsrOnUnevenMediumMatrices) {
       EXPECT_EQ(pick(k, 3000, 100, 2776, t), want) << "power-law 300K, K=" << k << " t=" << t;
       // S·B at K = 16-64 on a million nonzeros in rows of mean >= 20: cuSPARSE (session 41;
       // short-rows-refit's oos3 had measured this very shape 1.4-1.7x faster there).
+      // Sᵀ·B at K = 32-64 on such a transpose: cuSPARSE on the cached transpose (session 41).
       const bool vendor = !t && k >= 16 && k <= 64;
-      EXPECT_EQ(pick(k, 50000, 30, 3365, t), vendor ? "cuda.spmm.cusparse" : want)
+      const bool vendor_t = t && k >= 32 && k <= 64;
+      EXPECT_EQ(pick(k, 50000, 30, 3365, t),
+                vendor     ? "cuda.spmm.cusparse"
+                : vendor_t ? "cuda.spmm.cusparse_on_transpose"
+                           : want)
           << "power-law 1.5M, K=" << k << " t=" << t;
     }
   EXPECT_NE(pick(32, 8361, 3.8, 50, false), "cuda.spmm.nnz_vsr");  // hep-th: 31K nonzeros
@@ -478,7 +484,7 @@ TEST(CudaSpmmSpecific, AutoVendorOnTransposeAtWideK) {
 // uniform (cv >= 0.1) and not dense-ish (<= 5%) runs cuSPARSE on the cached transpose, whatever the
 // rules gave (vendor_on_large_transpose_pays; H100, 2026-11-27, checks/vendor-on-transpose: 1.11x the
 // picks before on 12 held-out problems). Not S·B, not K = 16 or 128, not the 1M x 1M power law's
-// rows of 20, not uniform or dense-ish transposes, not under 4M nonzeros. Needs no device.
+// rows of 20, not uniform or dense-ish transposes. Needs no device.
 TEST(CudaSpmmSpecific, AutoVendorOnLargeTransposesAtNarrowK) {
   auto pick = [](int k, std::int64_t rows, double mean, double cv, bool transposed, double density) {
     KernelProblem p = test::rule_problem(k, rows, mean, cv);
@@ -494,7 +500,10 @@ TEST(CudaSpmmSpecific, AutoVendorOnLargeTransposesAtNarrowK) {
     EXPECT_NE(pick(k, 1000000, 20, 1.2, true, 2e-5), vendor) << "rows of 20, K=" << k;
     EXPECT_NE(pick(k, 30000, 1333, 0.03, true, 0.003), vendor) << "uniform, K=" << k;
     EXPECT_NE(pick(k, 4096, 1228, 0.5, true, 0.3), vendor) << "30% dense, K=" << k;
-    EXPECT_NE(pick(k, 12419, 60, 2.5, true, 0.005), vendor) << "nips (0.75M), K=" << k;
+    // Medium transposes since session 41 (AutoOnMediumUnevenMatrices), nips among them; not a
+    // banded one (cv 0.11).
+    EXPECT_EQ(pick(k, 12419, 60, 2.5, true, 0.005), vendor) << "nips (0.75M), K=" << k;
+    EXPECT_NE(pick(k, 50000, 40, 0.11, true, 0.0008), vendor) << "banded (2M), K=" << k;
   }
   for (int k : {16, 128}) EXPECT_NE(pick(k, 26744, 748, 1.58, true, 0.005), vendor) << k;
 }
@@ -1043,7 +1052,8 @@ TEST(CudaSpmmSpecific, AutoOnSmallMatricesOfFarLongestRows) {
 // * Sᵀ·B at K = 1 on short rows of S (parts under 50) whose transpose has a cv over 0.5: not panel
 //   (the same matrix, Sᵀ cv 1.24), though an even transpose (cv 0.26) keeps it;
 // * Sᵀ·B at K <= 4 whose transposed longest row is 15 means or more, under 400: nnz_vsr, not vdl
-//   (power-law 100K x 100K of 500K, Sᵀ longest 338 of mean 5).
+//   (power-law 100K x 100K of 500K, Sᵀ longest 338 of mean 5);
+// * Sᵀ·B at K = 32-64 on medium transposes: cuSPARSE on the cached transpose.
 TEST(CudaSpmmSpecific, AutoOnMediumUnevenMatrices) {
   for (int k : {16, 32, 64, 128}) {
     KernelProblem p = test::rule_problem(k, 50000, 30, 1.37);
@@ -1057,6 +1067,18 @@ TEST(CudaSpmmSpecific, AutoOnMediumUnevenMatrices) {
   EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, uneven).name(), "cuda.spmm.panel");
   const KernelProblem even = test::transposed_rule_problem(1, 5000, 400, 80000, 4.4, 0.26);
   EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, even).name(), "cuda.spmm.panel");
+  // Sᵀ·B at K = 32-64 on medium transposes (500K-4M nonzeros, >= 10000 rows of mean >= 12):
+  // cuSPARSE on the cached transpose (power-law 400K x 30K of 2M), not at K = 16 or 128, nor on a
+  // transpose of 5000 rows (power-law 80K x 5K of 2M, rows of 400).
+  for (int k : {16, 32, 64, 128}) {
+    const KernelProblem medium = test::transposed_rule_problem(k, 30000, 66.7, 400000, 37, 0.78);
+    EXPECT_EQ(std::string(choose_spmm_variant(DeviceKind::kGpu, medium).name()) ==
+                  "cuda.spmm.cusparse_on_transpose",
+              k == 32 || k == 64)
+        << k;
+  }
+  const KernelProblem few = test::transposed_rule_problem(32, 5000, 400, 80000, 4.4, 0.26);
+  EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, few).name(), "cuda.spmm.cusparse_on_transpose");
   for (int k : {1, 4}) {
     const KernelProblem far = test::transposed_rule_problem(k, 100000, 5, 100000, 67.6, 0.92);
     EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, far).name(), "cuda.spmm.nnz_vsr") << k;
