@@ -44,3 +44,22 @@ call_memcheck() {
   echo "memcheck $1: rc=$? $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED|SKIPPED)' /tmp/memcheck.txt | tr '\n' ' ')" |
     tee -a "$o/summary.txt"
 }
+
+# call_sweep NAME SECONDS "FK_BENCH_ARGS" SOURCE...: `fk-bench spmm FK_BENCH_ARGS SOURCE` for each
+# SOURCE (e.g. "--gen powerlaw:rows=4000,...,seed=2" or "--input FILE"), rows appended to
+# $o/NAME.csv, no new one started after SECONDS; a line in summary.txt, the CSV gzipped, and
+# fk-bench's stderr kept in $o/NAME-errors.txt less cuSPARSE's algorithm lines.
+call_sweep() {
+  local name=$1 secs=$2 args=$3 source n=0
+  shift 3
+  SECONDS=0
+  for source in "$@"; do
+    ((SECONDS > secs)) && { echo "$name stopped before $source" | tee -a "$o/summary.txt"; break; }
+    # shellcheck disable=SC2086  # both hold several words
+    $bin/fk-bench spmm $args $source --device gpu --csv "$o/$name.csv" > /dev/null \
+      2>> "/tmp/$name-errors.txt" && n=$((n + 1))
+  done
+  echo "$name: $n matrices in ${SECONDS}s" | tee -a "$o/summary.txt"
+  gzip -9 "$o/$name.csv"
+  grep -v "cuda.spmm.cusparse: " "/tmp/$name-errors.txt" > "$o/$name-errors.txt"
+}

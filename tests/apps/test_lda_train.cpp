@@ -653,12 +653,12 @@ struct InferSetup {
   std::string docs;
 };
 
-// infer's E-step over many documents gives progress lines as a training pass does (there was no
-// line between the kernel line and the result, minutes on a large corpus): here every minibatch,
-// through the interval the app sets to 10 s.
-TEST(LdaTrain, InferReportsProgress) {
+// What infer_topics logs (progress lines every minibatch and E-step iteration: an interval of 0)
+// for kSmall's 300 documents under a 3-topic model trained for one pass, in minibatches of
+// `batch_size` with at most `inner_iters` E-step iterations stopping below `tol`.
+std::string infer_log(std::int64_t batch_size, int inner_iters, double tol) {
   test::TempDir dir;
-  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "3", "--iters", "1", "--device", "cpu", "-q",
+  EXPECT_EQ(run_lda({"--input", kSmall, "--topics", "3", "--iters", "1", "--device", "cpu", "-q",
                      "--out", dir.path()})
                 .status,
             0);
@@ -666,28 +666,26 @@ TEST(LdaTrain, InferReportsProgress) {
   const Corpus docs = load_corpus(kSmall, io::InputFormat::kAuto, TextOptions{});
   ::testing::internal::CaptureStderr();
   const HostDense<float> theta =
-      infer_topics(model, docs.counts, Context::create(DeviceRequest::kCpu, 1), 100, 1,
-                   model.inner_iters, model.tol, "auto", "auto", Precision::kF32, "auto", 0.0);
+      infer_topics(model, docs.counts, Context::create(DeviceRequest::kCpu, 1), batch_size, 1,
+                   inner_iters, tol, "auto", "auto", Precision::kF32, "auto", 0.0);
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(theta.rows(), 300);
+  return err;
+}
+
+// infer's E-step over many documents gives progress lines as a training pass does (there was no
+// line between the kernel line and the result, minutes on a large corpus): here every minibatch,
+// through the interval the app sets to 10 s.
+TEST(LdaTrain, InferReportsProgress) {
+  const std::string err = infer_log(100, 50, 1e-3);
   EXPECT_NE(err.find("infer: minibatches: 2/3"), std::string::npos) << err;
 }
 
 // One minibatch is one E-step: the minibatch line never came inside it, so a --batch pass or an
 // infer run of a whole large corpus printed nothing for minutes. Lines now come from inside the
-// E-step (here every iteration, through an interval of 0), numbered, with γ's change and the tol.
+// E-step (here every iteration), numbered, with γ's change and the tol.
 TEST(LdaTrain, InferOfOneMinibatchReportsEStepIterations) {
-  test::TempDir dir;
-  ASSERT_EQ(run_lda({"--input", kSmall, "--topics", "3", "--iters", "1", "--device", "cpu", "-q",
-                     "--out", dir.path()})
-                .status,
-            0);
-  const LdaModel model = load_lda_model(dir.path());
-  const Corpus docs = load_corpus(kSmall, io::InputFormat::kAuto, TextOptions{});
-  ::testing::internal::CaptureStderr();
-  infer_topics(model, docs.counts, Context::create(DeviceRequest::kCpu, 1), 1000, 1, 3, 0.0, "auto",
-               "auto", Precision::kF32, "auto", 0.0);
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::string err = infer_log(1000, 3, 0.0);
   for (const char* line : {"infer: E-step iteration 1 (at most 3), mean change of gamma ",
                            "infer: E-step iteration 3 (at most 3)", "(stops below 0)"})
     EXPECT_NE(err.find(line), std::string::npos) << line << " in\n" << err;

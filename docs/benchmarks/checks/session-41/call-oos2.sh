@@ -8,20 +8,18 @@
 # 128. Run with carry [".carry"]; returns oos2.csv.gz and summary.txt.
 cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
 call_start
-SECONDS=0
-n=0
-for g in powerlaw:rows=150000,cols=60000,nnz=900000,param=0.45 powerlaw:rows=300000,cols=120000,nnz=600000,param=0.35 \
-         powerlaw:rows=40000,cols=40000,nnz=300000,param=0.5 clustered:rows=200000,cols=150000,nnz=2000000 \
-         powerlaw:rows=400000,cols=30000,nnz=2000000,param=0.4 uniform:rows=300000,cols=100000,nnz=1500000 \
-         powerlaw:rows=60000,cols=30000,nnz=2400000,param=0.45 powerlaw:rows=40000,cols=10000,nnz=1200000,param=0.3 \
-         powerlaw:rows=100000,cols=40000,nnz=3500000,param=0.6 powerlaw:rows=30000,cols=60000,nnz=1800000,param=0.4 \
-         powerlaw:rows=120000,cols=50000,nnz=3000000,param=0.25 powerlaw:rows=20000,cols=20000,nnz=1000000,param=0.55; do
-  ((SECONDS > 420)) && { echo "oos2 stopped before $g" | tee -a "$o/summary.txt"; break; }
-  $bin/fk-bench spmm --op both --k 1,2,4,16,32,64,128 --gen "$g,seed=5" --device gpu \
-    --csv "$o/oos2.csv" > /dev/null 2>> "$o/errors.txt" && n=$((n + 1))
-done
-echo "oos2: $n matrices in ${SECONDS}s" | tee -a "$o/summary.txt"
-gzip -9 "$o"/*.csv
-grep -v "cuda.spmm.cusparse: " "$o/errors.txt" > "$o/other-errors.txt"; rm "$o/errors.txt"
+call_sweep oos2 420 "--op both --k 1,2,4,16,32,64,128" \
+  "--gen powerlaw:rows=150000,cols=60000,nnz=900000,param=0.45,seed=5" \
+  "--gen powerlaw:rows=300000,cols=120000,nnz=600000,param=0.35,seed=5" \
+  "--gen powerlaw:rows=40000,cols=40000,nnz=300000,param=0.5,seed=5" \
+  "--gen clustered:rows=200000,cols=150000,nnz=2000000,seed=5" \
+  "--gen powerlaw:rows=400000,cols=30000,nnz=2000000,param=0.4,seed=5" \
+  "--gen uniform:rows=300000,cols=100000,nnz=1500000,seed=5" \
+  "--gen powerlaw:rows=60000,cols=30000,nnz=2400000,param=0.45,seed=5" \
+  "--gen powerlaw:rows=40000,cols=10000,nnz=1200000,param=0.3,seed=5" \
+  "--gen powerlaw:rows=100000,cols=40000,nnz=3500000,param=0.6,seed=5" \
+  "--gen powerlaw:rows=30000,cols=60000,nnz=1800000,param=0.4,seed=5" \
+  "--gen powerlaw:rows=120000,cols=50000,nnz=3000000,param=0.25,seed=5" \
+  "--gen powerlaw:rows=20000,cols=20000,nnz=1000000,param=0.55,seed=5"
 call_binaries "fk_kernel_tests 300"
 true

@@ -6,19 +6,17 @@
 # commit), Sᵀ·B at K = 16, 32, 64, 128. Run with carry [".carry"]; returns oos3.csv.gz.
 cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
 call_start
-SECONDS=0
-n=0
-for g in powerlaw:rows=200000,cols=80000,nnz=1600000,param=0.4 powerlaw:rows=50000,cols=25000,nnz=750000,param=0.5 \
-         clustered:rows=150000,cols=120000,nnz=1800000 uniform:rows=400000,cols=60000,nnz=2400000 \
-         powerlaw:rows=250000,cols=40000,nnz=3800000,param=0.3 powerlaw:rows=80000,cols=15000,nnz=900000,param=0.55 \
-         clustered:rows=60000,cols=30000,nnz=1000000 powerlaw:rows=600000,cols=200000,nnz=3000000,param=0.5 \
-         uniform:rows=100000,cols=20000,nnz=600000 powerlaw:rows=30000,cols=12000,nnz=1500000,param=0.35 \
-         banded:rows=80000,cols=80000,nnz=2400000 banded:rows=40000,cols=40000,nnz=800000; do
-  ((SECONDS > 300)) && { echo "oos3 stopped before $g" | tee -a "$o/summary.txt"; break; }
-  $bin/fk-bench spmm --op t --k 16,32,64,128 --gen "$g,seed=6" --device gpu \
-    --csv "$o/oos3.csv" > /dev/null 2>> "$o/errors.txt" && n=$((n + 1))
-done
-echo "oos3: $n matrices in ${SECONDS}s" | tee -a "$o/summary.txt"
-gzip -9 "$o"/*.csv
-grep -v "cuda.spmm.cusparse: " "$o/errors.txt" > "$o/other-errors.txt"; rm "$o/errors.txt"
+call_sweep oos3 300 "--op t --k 16,32,64,128" \
+  "--gen powerlaw:rows=200000,cols=80000,nnz=1600000,param=0.4,seed=6" \
+  "--gen powerlaw:rows=50000,cols=25000,nnz=750000,param=0.5,seed=6" \
+  "--gen clustered:rows=150000,cols=120000,nnz=1800000,seed=6" \
+  "--gen uniform:rows=400000,cols=60000,nnz=2400000,seed=6" \
+  "--gen powerlaw:rows=250000,cols=40000,nnz=3800000,param=0.3,seed=6" \
+  "--gen powerlaw:rows=80000,cols=15000,nnz=900000,param=0.55,seed=6" \
+  "--gen clustered:rows=60000,cols=30000,nnz=1000000,seed=6" \
+  "--gen powerlaw:rows=600000,cols=200000,nnz=3000000,param=0.5,seed=6" \
+  "--gen uniform:rows=100000,cols=20000,nnz=600000,seed=6" \
+  "--gen powerlaw:rows=30000,cols=12000,nnz=1500000,param=0.35,seed=6" \
+  "--gen banded:rows=80000,cols=80000,nnz=2400000,seed=6" \
+  "--gen banded:rows=40000,cols=40000,nnz=800000,seed=6"
 true

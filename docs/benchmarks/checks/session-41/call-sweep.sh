@@ -8,22 +8,21 @@
 # uneven.csv.gz and summary.txt.
 cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
 call_start
-SECONDS=0
-n=0
-for g in rows=40000,cols=40000,nnz=99000,param=0.5 rows=30000,cols=30000,nnz=90000,param=0.4 \
-         rows=30000,cols=30000,nnz=90000,param=0.6 rows=20000,cols=20000,nnz=60000,param=0.5 \
-         rows=10000,cols=10000,nnz=50000,param=0.5 rows=15000,cols=15000,nnz=80000,param=0.45 \
-         rows=50000,cols=30000,nnz=95000,param=0.35 rows=8000,cols=8000,nnz=40000,param=0.6 \
-         rows=25000,cols=25000,nnz=70000,param=0.4 rows=40000,cols=40000,nnz=99000,param=0.3 \
-         rows=6000,cols=6000,nnz=60000,param=0.5 rows=12000,cols=12000,nnz=90000,param=0.6 \
-         rows=4000,cols=8000,nnz=50000,param=0.7 rows=60000,cols=30000,nnz=99000,param=0.6; do
-  ((SECONDS > 240)) && { echo "uneven stopped before $g" | tee -a "$o/summary.txt"; break; }
-  $bin/fk-bench spmm --op both --k 1,4,16,32,64,128,256 --gen "powerlaw:$g,seed=2" --device gpu \
-    --csv "$o/uneven.csv" > /dev/null 2>> "$o/errors.txt" && n=$((n + 1))
-done
-$bin/fk-bench spmm --op both --k 1,4,16,32,64,128,256 --input .carry/data/suitesparse/hep-th.mtx \
-  --device gpu --csv "$o/uneven.csv" > /dev/null 2>> "$o/errors.txt" && n=$((n + 1))
-echo "uneven: $n matrices in ${SECONDS}s" | tee -a "$o/summary.txt"
-gzip -9 "$o"/*.csv
+call_sweep uneven 240 "--op both --k 1,4,16,32,64,128,256" \
+  "--gen powerlaw:rows=40000,cols=40000,nnz=99000,param=0.5,seed=2" \
+  "--gen powerlaw:rows=30000,cols=30000,nnz=90000,param=0.4,seed=2" \
+  "--gen powerlaw:rows=30000,cols=30000,nnz=90000,param=0.6,seed=2" \
+  "--gen powerlaw:rows=20000,cols=20000,nnz=60000,param=0.5,seed=2" \
+  "--gen powerlaw:rows=10000,cols=10000,nnz=50000,param=0.5,seed=2" \
+  "--gen powerlaw:rows=15000,cols=15000,nnz=80000,param=0.45,seed=2" \
+  "--gen powerlaw:rows=50000,cols=30000,nnz=95000,param=0.35,seed=2" \
+  "--gen powerlaw:rows=8000,cols=8000,nnz=40000,param=0.6,seed=2" \
+  "--gen powerlaw:rows=25000,cols=25000,nnz=70000,param=0.4,seed=2" \
+  "--gen powerlaw:rows=40000,cols=40000,nnz=99000,param=0.3,seed=2" \
+  "--gen powerlaw:rows=6000,cols=6000,nnz=60000,param=0.5,seed=2" \
+  "--gen powerlaw:rows=12000,cols=12000,nnz=90000,param=0.6,seed=2" \
+  "--gen powerlaw:rows=4000,cols=8000,nnz=50000,param=0.7,seed=2" \
+  "--gen powerlaw:rows=60000,cols=30000,nnz=99000,param=0.6,seed=2" \
+  "--input .carry/data/suitesparse/hep-th.mtx"
 call_binaries "fk_app_tests 240"
 true
