@@ -599,7 +599,9 @@ bool row_split_pays(const KernelProblem& p) {
 //   variant at K = 1 and 2, 2.2x at K = 4, slowest 0.94x. Short parts lose from a cv of 0.5 on
 //   (H200, session 41, docs/benchmarks/checks/session-41/medium.csv.gz: transposes of cv 0.62,
 //   1.09 and 1.24 with parts of 5-30 ran panel 0.29-0.60x cuSPARSE at K = 1; one of cv 0.26 and
-//   parts of 25 kept its lead), where the bound had been a cv of 2.
+//   parts of 25 kept its lead), where the bound had been a cv of 2. And parts under 10 lose
+//   whatever the cv (a uniform 300K x 100K, parts of 5, cv 0.26: 0.62x cuSPARSE at K = 1 and 0.76x
+//   at K = 2; session 41's oos2.csv.gz).
 // * S·B: at K = 2-4 with at most 2 panels and even rows it ran 0.95-1.32x the best (netflix 1.21x,
 //   uniform 2M x 20000 1.11-1.32x at K = 2 and 4; out of sample 1.04-1.07x at K = 2 and 0.94x at
 //   K = 4); with more panels or skewed rows (power-law) 0.3-0.9x. At K = 1 it beat cuSPARSE where x
@@ -616,6 +618,7 @@ constexpr double kGpuPanelFloats = 58112.0;
 constexpr double kGpuPanelMinNnz = 500e3;
 constexpr double kGpuPanelTransposedMaxPanels = 4.0;
 constexpr double kGpuPanelTransposedMinPart = 50.0;
+constexpr double kGpuPanelTransposedShortPart = 10.0;
 constexpr double kGpuPanelTransposedEvenCv = 0.5;
 constexpr double kGpuPanelTransposedWideMinMean = 2000.0;
 constexpr double kGpuPanelMinNnzNoTrans = 2e6;
@@ -632,7 +635,9 @@ bool panel_pays(const KernelProblem& p) {
   if (p.transposed) {
     const double s_mean = double(p.sparse.nnz) / std::max(1.0, double(p.sparse.cols));  // S's rows
     if (panels > kGpuPanelTransposedMaxPanels) return false;
-    if (s_mean / panels < kGpuPanelTransposedMinPart && p.sparse.row_cv > kGpuPanelTransposedEvenCv)
+    const double part = s_mean / panels;
+    if (part < kGpuPanelTransposedShortPart ||
+        (part < kGpuPanelTransposedMinPart && p.sparse.row_cv > kGpuPanelTransposedEvenCv))
       return false;
     return p.k <= 2 ||
            (panels <= kGpuPanelMaxPanels && p.sparse.row_mean >= kGpuPanelTransposedWideMinMean);

@@ -1067,6 +1067,9 @@ TEST(CudaSpmmSpecific, AutoOnMediumUnevenMatrices) {
   EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, uneven).name(), "cuda.spmm.panel");
   const KernelProblem even = test::transposed_rule_problem(1, 5000, 400, 80000, 4.4, 0.26);
   EXPECT_STREQ(choose_spmm_variant(DeviceKind::kGpu, even).name(), "cuda.spmm.panel");
+  // Parts of 5 lose whatever the cv (uniform 300K x 100K, Sᵀ cv 0.26).
+  const KernelProblem short_parts = test::transposed_rule_problem(1, 100000, 15, 300000, 2.4, 0.26);
+  EXPECT_STRNE(choose_spmm_variant(DeviceKind::kGpu, short_parts).name(), "cuda.spmm.panel");
   // Sᵀ·B at K = 32-64 on medium transposes (500K-4M nonzeros, >= 10000 rows of mean >= 12):
   // cuSPARSE on the cached transpose (power-law 400K x 30K of 2M), not at K = 16 or 128, nor on a
   // transpose of 5000 rows (power-law 80K x 5K of 2M, rows of 400).
