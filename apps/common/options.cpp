@@ -297,6 +297,13 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
            ? std::string("It seeds what the run draws (initial values, the held-out split), not "
                          "generated gen: input, whose spec's seed= does (1 unless given)")
            : defaults.seed_use);
+  // A command without --device (fk-als recommend, similar) makes no kernel plans to tell of.
+  const bool plans = std::find(not_applicable_.begin(), not_applicable_.end(), "device") ==
+                     not_applicable_.end();
+  const std::string verbose_help =
+      plans ? "also print debug lines: the variant auto chose for each kernel plan, the repeatable "
+              "one put in its place (--repeatable), how the GPU's ASpT and dense kernels tile S"
+            : "also print debug lines";
   // clang-format off
   common_desc_.add_options()
     ("help,h", "print this help and exit")
@@ -332,9 +339,7 @@ CommandLine::CommandLine(std::string app, std::string synopsis, std::string usag
      "the fastest repeatable variant, timed as each plan is made, runs instead; may be slower. "
      "Variants named with --spmm/--sddmm are kept")
     ("quiet,q", po::bool_switch(&common_.quiet), "print warnings and errors only")
-    ("verbose,v", po::bool_switch(&common_.verbose),
-     "also print debug lines: the variant auto chose for each kernel plan, the repeatable one "
-     "put in its place (--repeatable), how the GPU's ASpT and dense kernels tile S");
+    ("verbose,v", po::bool_switch(&common_.verbose), verbose_help.c_str());
   // clang-format on
 }
 

@@ -831,7 +831,9 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   // A command that reads a saved model lists only the options it takes.
   const Outcome help = run_als(dir, "recommend --help");
   EXPECT_EQ(help.code, 0);
-  for (const char* gone : {"--device", "--iters", "--input", "--seed", "metrics.jsonl"})
+  // (--repeatable too: -v's text named it, and kernel plans recommend does not make.)
+  for (const char* gone : {"--device", "--iters", "--input", "--seed", "metrics.jsonl",
+                           "--repeatable", "kernel plan"})
     EXPECT_EQ(help.out.find(gone), std::string::npos) << gone;
   EXPECT_NE(help.out.find("recommendations.csv"), std::string::npos) << help.out;
   // Training's help says what becomes of an --out that holds an earlier model; recommend's, which
@@ -840,6 +842,7 @@ TEST(AlsCli, BadInputExitsOneAndBadOptionsExitTwo) {
   const Outcome train_help = run_als(dir, "--help");
   EXPECT_NE(train_help.out.find("keeps it in --out/previous-run until"), std::string::npos)
       << train_help.out;
+  EXPECT_NE(train_help.out.find("kernel plan"), std::string::npos) << train_help.out;
   const Outcome no_input = run_als(dir, "--out '" + dir.file("o") + "'");
   EXPECT_EQ(no_input.code, 2);
   EXPECT_NE(no_input.err.find("--input"), std::string::npos);
