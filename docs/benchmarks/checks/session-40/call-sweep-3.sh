@@ -5,17 +5,6 @@
 # variant, fk-bench's defaults. Run with carry [".carry"]; returns tiny.csv.gz and summary.txt.
 cd "$(dirname "$0")/../../../.." && source scripts/device_env.sh && source scripts/device_call.sh
 call_start
-SECONDS=0
-n=0
-for g in uniform:rows=10000,cols=10000,nnz=40000 uniform:rows=12000,cols=30000,nnz=36000 \
-         uniform:rows=25000,cols=25000,nnz=50000 uniform:rows=35000,cols=10000,nnz=95000 \
-         clustered:rows=24000,cols=24000,nnz=90000 clustered:rows=10000,cols=10000,nnz=45000,param=8 \
-         powerlaw:rows=20000,cols=20000,nnz=80000,param=0.3 powerlaw:rows=40000,cols=40000,nnz=99000,param=0.5 \
-         uniform:rows=9000,cols=9000,nnz=40000 uniform:rows=6000,cols=6000,nnz=20000 \
-         clustered:rows=14000,cols=7000,nnz=50000 uniform:rows=16000,cols=16000,nnz=64000,seed=7; do
-  $bin/fk-bench spmm --op n --k 16,32,48,64 --gen "$g" --device gpu --csv "$o/tiny.csv" \
-    > /dev/null 2>> "$o/errors.txt" && n=$((n + 1))
-done
-echo "tiny: $n matrices in ${SECONDS}s" | tee -a "$o/summary.txt"
-gzip -9 "$o"/*.csv
+mapfile -t tiny < docs/benchmarks/checks/session-40/tiny-matrices.txt  # the third sweep's matrices
+call_sweep tiny 100000 "--op n --k 16,32,48,64" "${tiny[@]/#/--gen }"
 true
